@@ -1,0 +1,522 @@
+#include "commands.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/core/build_config.hpp"
+#include "attnlab/core/check_job.hpp"
+#include "attnlab/core/compiler.hpp"
+#include "attnlab/core/course.hpp"
+#include "attnlab/core/messages.hpp"
+#include "attnlab/core/report.hpp"
+#include "attnlab/core/runner.hpp"
+#include "attnlab/core/util.hpp"
+#include "attnlab/core/workspace.hpp"
+#include "attnlab/reference/registry.hpp"
+
+namespace attnlab::cli {
+namespace {
+
+using nlohmann::json;
+
+// ---- help -------------------------------------------------------------------
+
+struct HelpText {
+    const char* en;
+    const char* id;
+};
+
+const std::map<std::string, HelpText>& help_texts() {
+    static const std::map<std::string, HelpText> h = {
+        {"", {R"(attnlab — learn causal multi-head self-attention by writing it
+
+usage: attnlab [--lang en|id] [--course DIR] COMMAND [ARGS]
+
+commands:
+  list                 the exercises in course order, with your progress
+  show ID              the exercise statement and the function to write
+  check ID [FILE]      compile and check your file (default: your workspace copy)
+  hint ID [N]          hint N (1 = gentlest)
+  solution ID          the reference solution and explanation, after a pass
+  reset ID             put the starter back (your file is kept as a backup)
+  watch ID [FILE]      re-check every time the file is saved
+  dev check            course authors: every starter fails, every solution passes
+  dev ops              course authors: the Eigen reference ops and their parameters
+
+options: --lang en|id (language), --json (list, show, check, dev check), --help
+exit codes: 0 pass/ok, 1 a check failed, 2 usage or set-up error
+data: $ATTNLAB_HOME, else the XDG data/cache/config dirs (see README))",
+              R"(attnlab — belajar causal multi-head self-attention dengan menuliskannya
+
+pemakaian: attnlab [--lang en|id] [--course DIR] PERINTAH [ARGUMEN]
+
+perintah:
+  list                 daftar latihan sesuai urutan kursus, dengan kemajuanmu
+  show ID              soal latihan dan fungsi yang harus ditulis
+  check ID [BERKAS]    kompilasi dan periksa berkasmu (bawaan: salinan di workspace)
+  hint ID [N]          petunjuk ke-N (1 = paling ringan)
+  solution ID          solusi referensi dan penjelasannya, setelah lulus
+  reset ID             kembalikan starter (berkasmu disimpan sebagai cadangan)
+  watch ID [BERKAS]    periksa ulang setiap kali berkas disimpan
+  dev check            penulis kursus: setiap starter gagal, setiap solusi lulus
+  dev ops              penulis kursus: operasi referensi Eigen dan parameternya
+
+opsi: --lang en|id (bahasa), --json (list, show, check, dev check), --help
+kode keluar: 0 lulus/ok, 1 pemeriksaan gagal, 2 galat pemakaian atau persiapan
+data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"}},
+        {"list", {"usage: attnlab list [--json]\nLists the exercises in course order with your progress and topics.",
+                  "pemakaian: attnlab list [--json]\nMenampilkan latihan sesuai urutan kursus beserta kemajuan dan topiknya."}},
+        {"show", {"usage: attnlab show ID [--json]\nPrints the statement, the function signature to write and where your file is.",
+                  "pemakaian: attnlab show ID [--json]\nMenampilkan soal, signature fungsi yang harus ditulis, dan lokasi berkasmu."}},
+        {"check", {"usage: attnlab check ID [FILE] [--json]\nCompiles FILE (default: your workspace copy) and checks it on every case\nagainst the Eigen reference. Exit code 0 when it passes, 1 when not.",
+                   "pemakaian: attnlab check ID [BERKAS] [--json]\nMengompilasi BERKAS (bawaan: salinan di workspace) dan memeriksanya pada setiap\nkasus terhadap referensi Eigen. Kode keluar 0 bila lulus, 1 bila tidak."}},
+        {"hint", {"usage: attnlab hint ID [N]\nShows hint N (default: the next one you have not seen).",
+                  "pemakaian: attnlab hint ID [N]\nMenampilkan petunjuk ke-N (bawaan: petunjuk berikutnya yang belum kamu lihat)."}},
+        {"solution", {"usage: attnlab solution ID [--force]\nShows the reference solution and the explanation once you have passed.",
+                      "pemakaian: attnlab solution ID [--force]\nMenampilkan solusi referensi dan penjelasannya setelah kamu lulus."}},
+        {"reset", {"usage: attnlab reset ID [--yes]\nRestores the starter file; your current file is kept as a timestamped backup.",
+                   "pemakaian: attnlab reset ID [--yes]\nMengembalikan berkas starter; berkasmu sekarang disimpan sebagai cadangan bertanda waktu."}},
+        {"watch", {"usage: attnlab watch ID [FILE]\nChecks the file now and again every time it is saved. Ctrl+C stops.",
+                   "pemakaian: attnlab watch ID [BERKAS]\nMemeriksa berkas sekarang dan setiap kali disimpan. Ctrl+C untuk berhenti."}},
+        {"dev", {"usage: attnlab dev check [--json] | attnlab dev ops\ncheck: compiles every starter (must compile and fail) and every solution (must pass).\nops: lists the Eigen reference ops an exercise can name.",
+                 "pemakaian: attnlab dev check [--json] | attnlab dev ops\ncheck: mengompilasi setiap starter (harus terkompilasi dan gagal) dan setiap solusi (harus lulus).\nops: menampilkan operasi referensi Eigen yang bisa dipakai latihan."}},
+    };
+    return h;
+}
+
+// ---- options and context ----------------------------------------------------
+
+struct Options {
+    std::string lang_flag;
+    std::string course_dir;
+    bool json = false;
+    bool help = false;
+    bool force = false;
+    bool yes = false;
+    std::vector<std::string> positional;
+};
+
+[[noreturn]] void usage_error(const std::string& msg) {
+    std::cerr << "attnlab: " << msg << "\n(attnlab --help)\n";
+    std::exit(kExitUsage);
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+    Options o;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&](const std::string& name) -> std::string {
+            if (i + 1 >= args.size()) usage_error(name + " needs a value");
+            return args[++i];
+        };
+        if (a == "--lang") o.lang_flag = value(a);
+        else if (a.rfind("--lang=", 0) == 0) o.lang_flag = a.substr(7);
+        else if (a == "--course") o.course_dir = value(a);
+        else if (a.rfind("--course=", 0) == 0) o.course_dir = a.substr(9);
+        else if (a == "--json") o.json = true;
+        else if (a == "--help" || a == "-h") o.help = true;
+        else if (a == "--force") o.force = true;
+        else if (a == "--yes" || a == "-y") o.yes = true;
+        else if (a.size() > 1 && a[0] == '-') usage_error("unknown option " + a);
+        else o.positional.push_back(a);
+    }
+    if (!o.lang_flag.empty()) {
+        Lang l;
+        if (!parse_lang(o.lang_flag, l) || (o.lang_flag != "en" && o.lang_flag != "id")) usage_error("--lang takes en or id");
+    }
+    return o;
+}
+
+struct Context {
+    Options opt;
+    Lang lang = Lang::En;
+    Paths paths;
+    Settings settings;
+    Course course;
+    std::unique_ptr<Workspace> workspace;
+    std::unique_ptr<ProgressStore> progress;
+    std::unique_ptr<Compiler> compiler;
+    std::unique_ptr<Runner> runner;
+
+    const std::string& t(const std::string& key) const { return tr(lang, key); }
+    std::string t(const std::string& key, const std::map<std::string, std::string>& args) const { return tr(lang, key, args); }
+
+    const Exercise& exercise(const std::string& id) const {
+        const Exercise* e = course.find(id);
+        if (!e) {
+            std::cerr << "attnlab: " << t("cli.unknown_exercise", {{"id", id}}) << "\n";
+            std::exit(kExitUsage);
+        }
+        return *e;
+    }
+    Runner& get_runner() {
+        if (!runner) {
+            compiler = std::make_unique<Compiler>(Toolchain::detect(), paths.cache);
+            runner = std::make_unique<Runner>(*compiler);
+        }
+        return *runner;
+    }
+};
+
+fs::path course_dir(const Options& o) {
+    if (!o.course_dir.empty()) return o.course_dir;
+    if (const char* env = std::getenv("ATTNLAB_COURSE"); env && *env) return env;
+    return ATTNLAB_EXERCISES_DIR;
+}
+
+int setup(Context& ctx) {
+    ctx.paths = Paths::from_environment();
+    std::string warning;
+    ctx.settings = Settings::load(ctx.paths.settings_file(), &warning);
+    ctx.lang = resolve_language(ctx.opt.lang_flag, ctx.settings);
+    if (!warning.empty()) std::cerr << ctx.t("cli.progress_recovered", {{"message", warning}}) << "\n";
+    try {
+        ctx.course = load_course(course_dir(ctx.opt));
+    } catch (const CourseError& e) {
+        std::cerr << "attnlab: " << ctx.t("cli.course_problem", {{"message", e.what()}}) << "\n";
+        return kExitUsage;
+    }
+    ctx.workspace = std::make_unique<Workspace>(ctx.paths);
+    ctx.progress = std::make_unique<ProgressStore>(ctx.paths.progress_file());
+    const std::string recovered = ctx.progress->load();
+    if (!recovered.empty()) std::cerr << ctx.t("cli.progress_recovered", {{"message", recovered}}) << "\n";
+    return kExitOk;
+}
+
+void save_progress(Context& ctx) {
+    try {
+        ctx.progress->save();
+    } catch (const std::exception& e) {
+        std::cerr << "attnlab: " << e.what() << "\n";
+    }
+}
+
+std::string status_label(const Context& ctx, ExerciseStatus s) { return ctx.t(std::string("cli.status.") + status_code(s)); }
+
+std::string rule() { return std::string(60, '-'); }
+
+// ---- commands ---------------------------------------------------------------
+
+int cmd_list(Context& ctx) {
+    int passed = 0;
+    for (const auto& e : ctx.course.exercises)
+        if (ctx.progress->get(e.id).status == ExerciseStatus::Passed) ++passed;
+    if (ctx.opt.json) {
+        json j;
+        j["language"] = lang_code(ctx.lang);
+        j["exercises"] = json::array();
+        for (size_t i = 0; i < ctx.course.exercises.size(); ++i) {
+            const Exercise& e = ctx.course.exercises[i];
+            const ExerciseProgress& p = ctx.progress->get(e.id);
+            json topics = json::array();
+            for (const auto& t : e.topics) topics.push_back(ctx.course.topic_label(t, ctx.lang));
+            j["exercises"].push_back({{"position", i + 1}, {"id", e.id}, {"title", e.title.get(ctx.lang)}, {"topics", topics},
+                                      {"status", status_code(p.status)}, {"attempts", p.attempts}});
+        }
+        j["problems"] = ctx.course.problems;
+        std::cout << j.dump(2) << "\n";
+        return ctx.course.problems.empty() ? kExitOk : kExitUsage;
+    }
+    std::cout << ctx.t("cli.list.header", {{"passed", std::to_string(passed)}, {"total", std::to_string(ctx.course.exercises.size())}})
+              << "\n\n";
+    const Exercise* next = nullptr;
+    for (size_t i = 0; i < ctx.course.exercises.size(); ++i) {
+        const Exercise& e = ctx.course.exercises[i];
+        const ExerciseProgress& p = ctx.progress->get(e.id);
+        const char* mark = p.status == ExerciseStatus::Passed ? "[x]" : p.status == ExerciseStatus::Attempted ? "[~]" : "[ ]";
+        if (!next && p.status != ExerciseStatus::Passed) next = &e;
+        std::string topics;
+        for (const auto& t : e.topics) topics += (topics.empty() ? "" : ", ") + ctx.course.topic_label(t, ctx.lang);
+        std::printf("%2zu. %s %-16s %s\n       %s · %s\n", i + 1, mark, e.id.c_str(), e.title.get(ctx.lang).c_str(),
+                    status_label(ctx, p.status).c_str(), topics.c_str());
+    }
+    for (const auto& problem : ctx.course.problems) std::cout << "\n! " << ctx.t("cli.list.broken", {{"problem", problem}}) << "\n";
+    if (next) {
+        std::cout << "\n"
+                  << ctx.t("cli.list.next", {{"id", next->id}, {"file", ctx.workspace->learner_file(*next).string()}}) << "\n";
+    }
+    return ctx.course.problems.empty() ? kExitOk : kExitUsage;
+}
+
+int cmd_show(Context& ctx) {
+    if (ctx.opt.positional.size() != 2) usage_error("show needs an exercise id");
+    const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
+    const fs::path file = ctx.workspace->ensure_learner_file(e);
+    ctx.progress->set_last_exercise(e.id);
+    save_progress(ctx);
+    if (ctx.opt.json) {
+        json params = json::array();
+        for (const auto& p : e.params) params.push_back({{"name", p.name}, {"kind", value_kind_name(p.kind)}, {"shape", p.shape}});
+        json j = {{"id", e.id},
+                  {"title", e.title.get(ctx.lang)},
+                  {"statement", e.statement.get(ctx.lang)},
+                  {"signature", e.signature()},
+                  {"params", params},
+                  {"returns", {{"kind", value_kind_name(e.returns.kind)}, {"shape", e.returns.shape}}},
+                  {"file", file.string()},
+                  {"hints", e.hints.size()},
+                  {"cases", e.cases.size()},
+                  {"status", status_code(ctx.progress->get(e.id).status)}};
+        std::cout << j.dump(2) << "\n";
+        return kExitOk;
+    }
+    std::cout << "# " << e.title.get(ctx.lang) << "  [" << e.id << "]\n\n" << e.statement.get(ctx.lang) << "\n" << rule() << "\n";
+    std::cout << ctx.t("cli.show.signature") << "\n    " << e.signature() << "\n";
+    for (const auto& p : e.params)
+        if (!p.shape.empty()) std::cout << "    // " << p.name << ": " << p.shape << "\n";
+    if (!e.returns.shape.empty()) std::cout << "    // -> " << e.returns.shape << "\n";
+    std::cout << "\n" << ctx.t("cli.show.file", {{"file", file.string()}}) << "\n";
+    std::cout << ctx.t("cli.show.hints", {{"count", std::to_string(e.hints.size())}, {"id", e.id}}) << "\n";
+    return kExitOk;
+}
+
+void print_result(Context& ctx, const Exercise& e, const CheckResult& r) {
+    if (ctx.opt.json) {
+        std::cout << to_json(r, e, ctx.lang).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+        return;
+    }
+    std::cout << explain(r, e, ctx.lang) << "\n";
+    std::cout << "\n"
+              << ctx.t("cli.check.timing", {{"compile", std::to_string(static_cast<long>(r.compile_ms))},
+                                            {"cached", r.compile_cached ? ctx.t("cli.check.cached") : ""},
+                                            {"run", std::to_string(static_cast<long>(r.run_ms))},
+                                            {"total", std::to_string(static_cast<long>(r.total_ms))}})
+              << "\n";
+    if (r.passed()) std::cout << ctx.t("cli.check.next", {{"id", e.id}}) << "\n";
+    else if (r.verdict != Verdict::Cancelled && r.verdict != Verdict::InternalError) std::cout << ctx.t("cli.check.stuck", {{"id", e.id}}) << "\n";
+}
+
+fs::path file_argument(Context& ctx, const Exercise& e) {
+    if (ctx.opt.positional.size() >= 3) {
+        fs::path f = ctx.opt.positional[2];
+        if (!fs::exists(f)) usage_error("no such file: " + f.string());
+        return f;
+    }
+    return ctx.workspace->ensure_learner_file(e);
+}
+
+int cmd_check(Context& ctx) {
+    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("check needs an exercise id and optionally a file");
+    const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
+    const fs::path file = file_argument(ctx, e);
+    if (!ctx.opt.json) std::cerr << ctx.t("cli.check.checking", {{"file", file.string()}}) << "\n";
+    CheckResult r = ctx.get_runner().check(e, file);
+    try {
+        ctx.progress->record_check(e.id, r);
+    } catch (const std::exception& ex) {
+        std::cerr << "attnlab: " << ex.what() << "\n";
+    }
+    print_result(ctx, e, r);
+    if (r.verdict == Verdict::InternalError) return kExitUsage;
+    return r.passed() ? kExitOk : kExitFailed;
+}
+
+int cmd_hint(Context& ctx) {
+    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("hint needs an exercise id and optionally a number");
+    const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
+    ExerciseProgress& p = ctx.progress->at(e.id);
+    const int count = static_cast<int>(e.hints.size());
+    int n = std::min(p.hints_revealed + 1, count);
+    if (ctx.opt.positional.size() == 3) {
+        char* end = nullptr;
+        long v = std::strtol(ctx.opt.positional[2].c_str(), &end, 10);
+        if (*end || v < 1 || v > count) {
+            std::cerr << "attnlab: " << ctx.t("cli.hint.range", {{"count", std::to_string(count)}}) << "\n";
+            return kExitUsage;
+        }
+        n = static_cast<int>(v);
+    }
+    p.hints_revealed = std::max(p.hints_revealed, n);
+    save_progress(ctx);
+    std::cout << ctx.t("cli.hint.title", {{"n", std::to_string(n)}, {"count", std::to_string(count)}}) << "\n\n"
+              << e.hints[static_cast<size_t>(n - 1)].get(ctx.lang) << "\n";
+    if (n < count) std::cout << rule() << "\n" << ctx.t("cli.hint.more", {{"id", e.id}, {"next", std::to_string(n + 1)}}) << "\n";
+    return kExitOk;
+}
+
+int cmd_solution(Context& ctx) {
+    if (ctx.opt.positional.size() != 2) usage_error("solution needs an exercise id");
+    const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
+    if (ctx.progress->get(e.id).status != ExerciseStatus::Passed && !ctx.opt.force) {
+        std::cerr << ctx.t("cli.solution.locked") << "\n";
+        return kExitFailed;
+    }
+    auto solution = read_file(e.solution_path());
+    std::cout << "# " << ctx.t("cli.solution.explanation") << "\n\n" << e.explanation.get(ctx.lang) << "\n" << rule() << "\n";
+    std::cout << "// " << e.solution_path().string() << "\n" << solution.value_or("") << "\n";
+    return kExitOk;
+}
+
+int cmd_reset(Context& ctx) {
+    if (ctx.opt.positional.size() != 2) usage_error("reset needs an exercise id");
+    const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
+    const fs::path file = ctx.workspace->learner_file(e);
+    if (!ctx.opt.yes && fs::exists(file)) {
+        if (!isatty(STDIN_FILENO)) usage_error("reset asks for confirmation; pass --yes when not on a terminal");
+        std::cout << ctx.t("cli.reset.confirm", {{"file", file.string()}}) << std::flush;
+        std::string answer;
+        std::getline(std::cin, answer);
+        if (answer != "y" && answer != "Y" && answer != "yes" && answer != "ya") {
+            std::cout << ctx.t("cli.reset.aborted") << "\n";
+            return kExitOk;
+        }
+    }
+    const fs::path backup = ctx.workspace->reset(e);
+    std::cout << ctx.t("cli.reset.done", {{"file", file.string()}}) << "\n";
+    if (!backup.empty()) std::cout << ctx.t("cli.reset.backup", {{"backup", backup.string()}}) << "\n";
+    return kExitOk;
+}
+
+std::atomic<bool> g_stop{false};
+void on_interrupt(int) { g_stop.store(true); }
+
+int cmd_watch(Context& ctx) {
+    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("watch needs an exercise id and optionally a file");
+    const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
+    const fs::path file = file_argument(ctx, e);
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+
+    CheckScheduler scheduler(ctx.get_runner());
+    std::cout << ctx.t("cli.watch.start", {{"file", file.string()}}) << "\n" << std::flush;
+    std::optional<std::string> last_text;
+    std::shared_ptr<CheckJob> job;
+    Phase shown_phase = Phase::Done;
+    int shown_case = -1;
+    int last_code = kExitFailed;
+    while (!g_stop.load()) {
+        auto text = read_file(file);
+        if (text && text != last_text) {
+            last_text = text;
+            job = scheduler.start(e, *text, file.string());  // cancels a check still running
+            shown_phase = Phase::Done;
+            shown_case = -1;
+        }
+        if (job) {
+            CheckProgress p = job->progress();
+            if (!job->done() && (p.phase != shown_phase || (p.phase == Phase::Running && p.case_index != shown_case))) {
+                if (p.phase == Phase::Compiling) std::cout << ctx.t("cli.watch.progress.compiling") << "\n" << std::flush;
+                if (p.phase == Phase::Running)
+                    std::cout << ctx.t("cli.watch.progress.running", {{"n", std::to_string(p.case_index + 1)}, {"count", std::to_string(p.case_count)}})
+                              << "\n" << std::flush;
+                shown_phase = p.phase;
+                shown_case = p.case_index;
+            }
+            if (job->done()) {
+                const CheckResult& r = job->result();
+                if (r.verdict != Verdict::Cancelled) {
+                    try {
+                        ctx.progress->record_check(e.id, r);
+                    } catch (const std::exception& ex) {
+                        std::cerr << "attnlab: " << ex.what() << "\n";
+                    }
+                    std::cout << rule() << "\n";
+                    print_result(ctx, e, r);
+                    std::cout << std::flush;
+                    last_code = r.passed() ? kExitOk : kExitFailed;
+                }
+                job.reset();
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    scheduler.cancel_all();
+    return last_code;
+}
+
+int cmd_dev(Context& ctx) {
+    if (ctx.opt.positional.size() != 2) usage_error("dev needs a subcommand: check or ops");
+    const std::string sub = ctx.opt.positional[1];
+    if (sub == "ops") {
+        for (const auto& op : reference::all_ops()) {
+            std::cout << op.name << "(";
+            for (size_t i = 0; i < op.params.size(); ++i)
+                std::cout << (i ? ", " : "") << op.params[i].name << ": " << value_kind_name(op.params[i].kind)
+                          << (op.params[i].shape.empty() ? "" : " " + op.params[i].shape);
+            std::cout << ") -> " << value_kind_name(op.returns) << (op.returns_shape.empty() ? "" : " " + op.returns_shape) << "\n    "
+                      << op.summary << "\n";
+        }
+        return kExitOk;
+    }
+    if (sub != "check") usage_error("unknown dev subcommand " + sub);
+    Runner& runner = ctx.get_runner();
+    std::vector<std::string> problems = ctx.course.problems;
+    json report = json::array();
+    for (const Exercise& e : ctx.course.exercises) {
+        CheckResult starter = runner.check(e, e.starter_path());
+        CheckResult solution = runner.check(e, e.solution_path());
+        std::vector<std::string> mine;
+        if (starter.verdict == Verdict::CompileError || starter.verdict == Verdict::MissingEntry || starter.verdict == Verdict::InternalError)
+            mine.push_back("starter does not build: " + explain(starter, e, Lang::En));
+        else if (starter.passed())
+            mine.push_back("starter passes: it must leave work to do");
+        if (!solution.passed()) mine.push_back("solution does not pass: " + explain(solution, e, Lang::En));
+        for (const auto& c : solution.cases) {
+            if (c.expected.kind == ValueKind::Tensor && !e.returns.dims.empty() &&
+                e.returns.dims.size() != c.expected.tensor.shape.size())
+                mine.push_back("returns.dims has " + std::to_string(e.returns.dims.size()) + " names but case " + std::to_string(c.index + 1) +
+                               " returns rank " + std::to_string(c.expected.tensor.shape.size()));
+        }
+        if (!ctx.opt.json) {
+            std::printf("%-18s starter: %-14s solution: %-14s %s\n", e.id.c_str(), verdict_code(starter.verdict), verdict_code(solution.verdict),
+                        mine.empty() ? "ok" : "FAIL");
+            for (const auto& m : mine) std::printf("    %s\n", m.c_str());
+        }
+        report.push_back({{"id", e.id}, {"starter", verdict_code(starter.verdict)}, {"solution", verdict_code(solution.verdict)}, {"problems", mine}});
+        for (auto& m : mine) problems.push_back(e.id + ": " + m);
+    }
+    if (ctx.opt.json) {
+        std::cout << json({{"exercises", report}, {"problems", problems}}).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    } else {
+        for (const auto& p : ctx.course.problems) std::printf("! %s\n", p.c_str());
+        std::cout << (problems.empty() ? ctx.t("cli.dev.ok", {{"count", std::to_string(ctx.course.exercises.size())}})
+                                       : ctx.t("cli.dev.fail", {{"count", std::to_string(problems.size())}}))
+                  << "\n";
+    }
+    return problems.empty() ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args) {
+    Context ctx;
+    ctx.opt = parse_options(args);
+    const std::string command = ctx.opt.positional.empty() ? "" : ctx.opt.positional[0];
+    if (ctx.opt.help || command == "help") {
+        Lang lang = resolve_language(ctx.opt.lang_flag, Settings::load(Paths::from_environment().settings_file()));
+        const std::string topic = command == "help" ? (ctx.opt.positional.size() > 1 ? ctx.opt.positional[1] : "") : command;
+        auto it = help_texts().find(topic);
+        if (it == help_texts().end()) it = help_texts().find("");
+        std::cout << (lang == Lang::Id ? it->second.id : it->second.en) << "\n";
+        return kExitOk;
+    }
+    static const std::map<std::string, int (*)(Context&)> commands = {
+        {"", cmd_list},         {"list", cmd_list},   {"show", cmd_show},   {"check", cmd_check}, {"hint", cmd_hint},
+        {"solution", cmd_solution}, {"reset", cmd_reset}, {"watch", cmd_watch}, {"dev", cmd_dev},
+    };
+    auto it = commands.find(command);
+    if (it == commands.end()) usage_error("unknown command " + command);
+    if (int rc = setup(ctx); rc != kExitOk) return rc;
+    try {
+        return it->second(ctx);
+    } catch (const std::exception& e) {
+        std::cerr << "attnlab: " << e.what() << "\n";
+        return kExitUsage;
+    }
+}
+
+}  // namespace attnlab::cli

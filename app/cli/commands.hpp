@@ -1,0 +1,15 @@
+#pragma once
+// The `attnlab` command line: parsing and the commands themselves.
+#include <string>
+#include <vector>
+
+namespace attnlab::cli {
+
+// Exit codes: 0 pass / ok, 1 a check failed, 2 usage or set-up error.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+int run(const std::vector<std::string>& args);
+
+}  // namespace attnlab::cli

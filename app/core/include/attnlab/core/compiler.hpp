@@ -1,0 +1,69 @@
+#pragma once
+// Compiling a learner's file: the toolchain, the binary cache and the
+// translation of compiler output into diagnostics on the learner's own file.
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "attnlab/core/check_result.hpp"
+#include "attnlab/core/course.hpp"
+
+namespace attnlab {
+
+namespace fs = std::filesystem;
+
+struct Toolchain {
+    std::string compiler;        // g++ by default (ATTNLAB_CXX overrides)
+    fs::path include_dir;        // holds attnlab/tensor.hpp and attnlab/entry.hpp
+    fs::path learner_library;    // libattnlab_learner.a
+    fs::path sandbox;            // attnlab-sandbox
+    std::vector<std::string> flags;  // language, optimisation and diagnostic flags
+
+    // Build-tree defaults, overridable with ATTNLAB_CXX, ATTNLAB_CXXFLAGS,
+    // ATTNLAB_LEARNER_INCLUDE, ATTNLAB_LEARNER_LIB and ATTNLAB_SANDBOX.
+    static Toolchain detect();
+    // Changes whenever the compiler, the flags, the learner runtime or the
+    // header change: part of every cache key, so a stale binary is never reused.
+    std::string fingerprint() const;
+    // "" when usable, else what is missing.
+    std::string problem() const;
+};
+
+struct CompileOutput {
+    bool ok = false;
+    bool cached = false;
+    fs::path binary;
+    std::vector<Diagnostic> diagnostics;
+    std::string raw_output;                // paths mapped to the learner's file
+    bool missing_entry = false;            // the entry point is not defined (link error)
+    bool defines_main = false;             // the learner wrote main(): the harness owns it
+    std::string internal_error;            // the compiler could not run at all
+    bool cancelled = false;
+    double ms = 0;
+};
+
+// Learner sources above this size are refused before compiling.
+inline constexpr size_t kMaxSourceBytes = 1u << 20;
+
+class Compiler {
+public:
+    Compiler(Toolchain toolchain, fs::path cache_dir);
+    // `display_name` is how diagnostics name the file (the learner's path).
+    CompileOutput compile(const Exercise& exercise, const std::string& source, const std::string& display_name,
+                          const std::atomic<bool>* cancel);
+    const Toolchain& toolchain() const { return toolchain_; }
+    const fs::path& cache_dir() const { return cache_dir_; }
+
+private:
+    fs::path entry_header(const Exercise& exercise);
+    Toolchain toolchain_;
+    fs::path cache_dir_;
+    std::string fingerprint_;
+};
+
+// Parses gcc/clang output ("file:line:col: error: message" plus context lines)
+// into diagnostics, keeping those on `file_filter` (or all when empty).
+std::vector<Diagnostic> parse_diagnostics(const std::string& output);
+
+}  // namespace attnlab

@@ -1,0 +1,107 @@
+#pragma once
+// The course: exercises loaded from data folders (see exercises/README.md).
+// Nothing here knows any exercise by name; everything follows the schema.
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attnlab/common/value.hpp"
+
+namespace attnlab {
+
+namespace fs = std::filesystem;
+
+enum class Lang { En, Id };
+const char* lang_code(Lang lang);                // "en" / "id"
+bool parse_lang(const std::string& s, Lang& out);  // accepts en, id (and en_US.UTF-8 style)
+
+struct LocalizedText {
+    std::string en, id;
+    const std::string& get(Lang lang) const { return lang == Lang::Id && !id.empty() ? id : en; }
+};
+
+struct ParamSpec {
+    std::string name;
+    ValueKind kind = ValueKind::Tensor;
+    std::string shape;  // documentation, e.g. "(T, D)"
+};
+
+struct ReturnSpec {
+    ValueKind kind = ValueKind::Tensor;
+    std::string shape;
+    std::vector<std::string> dims;  // axis names for reporting, e.g. head,row,col
+};
+
+struct Tolerance {
+    double atol = 1e-5;
+    double rtol = 1e-4;
+};
+
+struct Limits {
+    double cpu_seconds = 2.0;
+    double wall_seconds = 5.0;
+    long memory_mb = 512;
+    long output_kb = 256;
+};
+
+struct Case {
+    LocalizedText name;
+    std::vector<Value> args;  // in entry-parameter order
+    std::vector<std::string> tokens;
+};
+
+struct Exercise {
+    std::string id;
+    fs::path dir;
+    LocalizedText title;
+    std::vector<std::string> topics;
+    std::string function;
+    std::vector<ParamSpec> params;
+    ReturnSpec returns;
+    std::string reference;
+    Tolerance tolerance;
+    Limits limits;
+    std::vector<Case> cases;
+    LocalizedText statement;
+    std::vector<LocalizedText> hints;
+    LocalizedText explanation;
+
+    fs::path starter_path() const { return dir / "starter.cpp"; }
+    fs::path solution_path() const { return dir / "solution.cpp"; }
+    // What the learner writes, e.g. "Tensor split_heads(const Tensor& x, int n_heads)".
+    std::string signature() const;
+    // The same, fully qualified, for the generated declaration header.
+    std::string qualified_declaration() const;
+};
+
+// A problem in the course data. what() reads "<file>: <field>: <problem>".
+class CourseError : public std::runtime_error {
+public:
+    CourseError(const fs::path& file, const std::string& field, const std::string& problem);
+    const fs::path& file() const { return file_; }
+    const std::string& field() const { return field_; }
+
+private:
+    fs::path file_;
+    std::string field_;
+};
+
+struct Course {
+    fs::path dir;
+    std::map<std::string, LocalizedText> topics;
+    std::vector<Exercise> exercises;       // manifest order, only those that loaded
+    std::vector<std::string> problems;     // one message per exercise that did not load
+    const Exercise* find(const std::string& id) const;
+    std::string topic_label(const std::string& topic, Lang lang) const;
+};
+
+// Loads the manifest and every exercise. A broken manifest throws CourseError;
+// a broken exercise is left out and described in Course::problems, so one bad
+// folder never takes the rest of the course down.
+Course load_course(const fs::path& dir);
+// Loads one exercise folder (throws CourseError).
+Exercise load_exercise(const fs::path& dir, const std::map<std::string, LocalizedText>& topics);
+
+}  // namespace attnlab

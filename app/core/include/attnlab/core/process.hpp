@@ -1,0 +1,52 @@
+#pragma once
+// Runs a program inside attnlab-sandbox and pumps its output without ever
+// blocking on it: stdout/stderr are captured up to a cap (the rest is drained
+// and counted), the result channel (fd 3) is handed to a callback, and a
+// cancel flag or a parent-side deadline ends the run. Thread-safe to call from
+// several threads: every descriptor is created close-on-exec.
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace attnlab {
+
+struct SandboxLimits {
+    double cpu_seconds = 0;   // 0 = none
+    double wall_seconds = 0;  // 0 = none
+    long memory_mb = 0;       // 0 = none
+    long file_size_mb = 64;
+};
+
+struct ProcessSpec {
+    std::string sandbox;            // path of attnlab-sandbox
+    std::vector<std::string> argv;  // program and arguments
+    std::string cwd;                // "" = inherit
+    SandboxLimits limits;
+    size_t capture_bytes = 256 * 1024;  // stdout and stderr are each kept up to this
+    size_t output_cap_bytes = 0;        // > 0: stop the run when stdout+stderr exceed this
+    bool with_channel = false;          // give the program a result channel on fd 3
+};
+
+struct ProcessOutcome {
+    enum class Status { Exited, Signaled, WallTimeout, Cancelled, OutputLimit, ChannelStop, ExecFailed, SpawnFailed };
+    Status status = Status::SpawnFailed;
+    int exit_code = 0;
+    int signal = 0;
+    long cpu_ms = 0;
+    long wall_ms = 0;
+    long maxrss_kb = 0;
+    std::string out;
+    std::string err;
+    size_t out_total = 0;
+    size_t err_total = 0;
+    std::string error;  // when spawning failed
+};
+
+// on_channel gets the bytes of fd 3 as they arrive; returning false stops the
+// run (status ChannelStop), e.g. when the channel is corrupt.
+ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const std::function<bool(const char*, size_t)>& on_channel,
+                              const std::atomic<bool>* cancel);
+
+}  // namespace attnlab

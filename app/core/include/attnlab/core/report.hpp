@@ -1,0 +1,22 @@
+#pragma once
+// Turning a CheckResult into words (for the CLI and the GUI) and into JSON.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/core/check_result.hpp"
+#include "attnlab/core/course.hpp"
+
+namespace attnlab {
+
+std::string verdict_title(Verdict v, Lang lang);
+// "(head 1, row 3, col 0)" using the exercise's axis names (translated when known).
+std::string format_index(const std::vector<int64_t>& index, const std::vector<std::string>& dims, Lang lang);
+// The learner-facing explanation of the verdict: what went wrong, where, and
+// what to look at. Several lines, no trailing newline.
+std::string explain(const CheckResult& result, const Exercise& exercise, Lang lang);
+// Stable machine-readable form (used by --json).
+nlohmann::json to_json(const CheckResult& result, const Exercise& exercise, Lang lang);
+
+}  // namespace attnlab

@@ -1,0 +1,48 @@
+#pragma once
+// One check: compile the learner's file, run it on every case in the sandbox,
+// compare each output with the Eigen reference, and say what happened.
+// The runner never throws for anything the learner's code does.
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "attnlab/core/check_result.hpp"
+#include "attnlab/core/compiler.hpp"
+#include "attnlab/core/course.hpp"
+
+namespace attnlab {
+
+enum class Phase { Queued, Compiling, Running, Comparing, Done };
+const char* phase_code(Phase p);
+
+struct CheckProgress {
+    Phase phase = Phase::Queued;
+    int case_index = 0;  // while Running: the case being run (0-based)
+    int case_count = 0;
+};
+
+struct CheckControl {
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(const CheckProgress&)> on_progress;
+};
+
+class Runner {
+public:
+    explicit Runner(Compiler& compiler) : compiler_(compiler) {}
+    // `display_name` names the file in messages (defaults to `source_path`).
+    CheckResult check(const Exercise& exercise, const fs::path& source_path, const CheckControl& control = {},
+                      const std::string& display_name = "");
+    // Same, for source text already in memory (the GUI's editor buffer).
+    CheckResult check_source(const Exercise& exercise, const std::string& source, const std::string& display_name,
+                             const CheckControl& control = {});
+    Compiler& compiler() { return compiler_; }
+
+private:
+    Compiler& compiler_;
+};
+
+// Computes the reference output and stages of one case (throws
+// reference::ReferenceError when the case does not fit the op).
+void compute_expected(const Exercise& exercise, const Case& c, Value& output, std::vector<NamedTensor>& stages);
+
+}  // namespace attnlab

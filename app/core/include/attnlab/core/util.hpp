@@ -1,0 +1,36 @@
+#pragma once
+// Small helpers used across the core: files, hashing, text.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace attnlab {
+
+namespace fs = std::filesystem;
+
+// Whole file as bytes; nullopt when it cannot be read.
+std::optional<std::string> read_file(const fs::path& path);
+// Write via a temporary file in the same directory, fsync, then rename: a
+// reader (or a crash at any moment) sees the old or the new file, never a mix.
+// Throws std::runtime_error naming the path on failure.
+void write_file_atomic(const fs::path& path, const std::string& contents);
+
+// Stable 64-bit FNV-1a (the same value on every run and machine).
+uint64_t hash64(const std::string& bytes, uint64_t seed = 1469598103934665603ull);
+std::string hex64(uint64_t v);
+
+// Replaces invalid UTF-8 sequences with U+FFFD so text can be shown and
+// serialised as JSON whatever bytes a learner's program printed.
+std::string sanitize_utf8(const std::string& s);
+
+// "{name}" placeholders replaced from `args`; unknown placeholders stay.
+std::string format_text(const std::string& templ, const std::map<std::string, std::string>& args);
+
+// "0.331" style: shortest of %.4g-ish, for numbers learners read.
+std::string format_number(double v);
+
+int64_t unix_now();
+
+}  // namespace attnlab

@@ -1,0 +1,100 @@
+#pragma once
+// Where the learner's things live, and the progress file.
+//
+//   data   $ATTNLAB_HOME, else $XDG_DATA_HOME/attnlab, else ~/.local/share/attnlab
+//            workspace/<exercise-id>.cpp     the learner's file (created from the starter)
+//            workspace/<exercise-id>.cpp.bak-<time>   kept by `reset`
+//            progress.json
+//   cache  $ATTNLAB_HOME/cache, else $XDG_CACHE_HOME/attnlab, else ~/.cache/attnlab
+//   config $ATTNLAB_HOME/config, else $XDG_CONFIG_HOME/attnlab, else ~/.config/attnlab
+//            settings.json
+//
+// Every write is atomic (temporary file + rename): killing attnlab at any
+// moment leaves the old or the new file, never a torn one.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnlab/core/check_result.hpp"
+#include "attnlab/core/course.hpp"
+
+namespace attnlab {
+
+namespace fs = std::filesystem;
+
+struct Paths {
+    fs::path data;
+    fs::path cache;
+    fs::path config;
+    fs::path workspace() const { return data / "workspace"; }
+    fs::path progress_file() const { return data / "progress.json"; }
+    fs::path settings_file() const { return config / "settings.json"; }
+    static Paths from_environment();
+};
+
+class Workspace {
+public:
+    explicit Workspace(Paths paths) : paths_(std::move(paths)) {}
+    const Paths& paths() const { return paths_; }
+    fs::path learner_file(const Exercise& exercise) const;
+    // Creates the learner's file from the starter when it does not exist yet.
+    fs::path ensure_learner_file(const Exercise& exercise) const;
+    // Keeps a timestamped backup of the learner's file, then restores the starter.
+    // Returns the backup path ("" when there was nothing to back up).
+    fs::path reset(const Exercise& exercise) const;
+    // Atomic save of an editor buffer.
+    void save(const Exercise& exercise, const std::string& text) const;
+
+private:
+    Paths paths_;
+};
+
+enum class ExerciseStatus { NotStarted, Attempted, Passed };
+const char* status_code(ExerciseStatus s);
+
+struct ExerciseProgress {
+    ExerciseStatus status = ExerciseStatus::NotStarted;
+    int attempts = 0;
+    int hints_revealed = 0;
+    std::string last_verdict;
+    int64_t last_check = 0;   // unix seconds
+    int64_t passed_at = 0;
+};
+
+class ProgressStore {
+public:
+    explicit ProgressStore(fs::path file) : file_(std::move(file)) {}
+    // Reads the file. A corrupt file is moved aside (progress.json.corrupt-<time>)
+    // and progress starts empty; the returned message says so ("" when fine).
+    std::string load();
+    void save() const;  // atomic; throws std::runtime_error on I/O failure
+
+    const ExerciseProgress& get(const std::string& id) const;
+    ExerciseProgress& at(const std::string& id) { return items_[id]; }
+    // Records a finished check (not a cancelled one) and saves.
+    void record_check(const std::string& id, const CheckResult& result);
+    const std::string& last_exercise() const { return last_exercise_; }
+    void set_last_exercise(const std::string& id) { last_exercise_ = id; }
+    const fs::path& file() const { return file_; }
+
+private:
+    fs::path file_;
+    std::map<std::string, ExerciseProgress> items_;
+    std::string last_exercise_;
+};
+
+// Settings shared by the CLI and the GUI (the GUI adds its own keys; unknown
+// keys are kept when saving).
+struct Settings {
+    std::optional<Lang> language;
+    std::string extra_json = "{}";  // everything else, round-tripped
+    static Settings load(const fs::path& file, std::string* warning = nullptr);
+    void save(const fs::path& file) const;
+};
+
+// --lang, then ATTNLAB_LANG, then settings, then LC_ALL/LC_MESSAGES/LANG, else English.
+Lang resolve_language(const std::string& flag, const Settings& settings);
+
+}  // namespace attnlab

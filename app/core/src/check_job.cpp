@@ -1,0 +1,74 @@
+#include "attnlab/core/check_job.hpp"
+
+#include <chrono>
+
+namespace attnlab {
+
+CheckJob::CheckJob(Runner& runner, Exercise exercise, std::string source, std::string display_name)
+    : runner_(runner), exercise_(std::move(exercise)), source_(std::move(source)), display_name_(std::move(display_name)) {
+    progress_.case_count = static_cast<int>(exercise_.cases.size());
+    thread_ = std::thread([this] {
+        CheckControl control;
+        control.cancel = &cancel_;
+        control.on_progress = [this](const CheckProgress& p) {
+            std::lock_guard<std::mutex> lock(mu_);
+            progress_ = p;
+        };
+        CheckResult r = runner_.check_source(exercise_, source_, display_name_, control);
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            result_ = std::move(r);
+            progress_.phase = Phase::Done;
+            done_.store(true);
+        }
+        cv_.notify_all();
+    });
+}
+
+CheckJob::~CheckJob() {
+    cancel();
+    if (thread_.joinable()) thread_.join();
+}
+
+CheckProgress CheckJob::progress() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return progress_;
+}
+
+const CheckResult& CheckJob::wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return done_.load(); });
+    return result_;
+}
+
+bool CheckJob::wait_for(int ms) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return done_.load(); });
+}
+
+std::shared_ptr<CheckJob> CheckScheduler::start(const Exercise& exercise, std::string source, std::string display_name) {
+    std::shared_ptr<CheckJob> previous;
+    std::shared_ptr<CheckJob> job;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = jobs_.find(exercise.id);
+        if (it != jobs_.end()) previous = it->second;
+        if (previous) previous->cancel();
+        job = std::make_shared<CheckJob>(runner_, exercise, std::move(source), std::move(display_name));
+        jobs_[exercise.id] = job;
+    }
+    return job;
+}
+
+std::shared_ptr<CheckJob> CheckScheduler::current(const std::string& exercise_id) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = jobs_.find(exercise_id);
+    return it == jobs_.end() ? nullptr : it->second;
+}
+
+void CheckScheduler::cancel_all() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [_, job] : jobs_) job->cancel();
+}
+
+}  // namespace attnlab

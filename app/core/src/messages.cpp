@@ -1,0 +1,169 @@
+#include "attnlab/core/messages.hpp"
+
+#include "attnlab/core/util.hpp"
+
+namespace attnlab {
+namespace {
+
+struct Entry {
+    const char* key;
+    const char* en;
+    const char* id;
+};
+
+// Keep keys grouped by where they appear. Indonesian is written for learners,
+// not translated word for word; technical terms (head, softmax) stay as used
+// in Indonesian ML writing.
+const Entry kMessages[] = {
+    // verdict titles
+    {"verdict.pass", "Passed", "Lulus"},
+    {"verdict.wrong_answer", "Wrong answer", "Jawaban salah"},
+    {"verdict.wrong_shape", "Wrong shape", "Bentuk salah"},
+    {"verdict.non_finite", "Non-finite output (NaN or infinity)", "Keluaran tidak hingga (NaN atau tak hingga)"},
+    {"verdict.compile_error", "Compile error", "Galat kompilasi"},
+    {"verdict.missing_entry", "Entry point missing", "Fungsi utama tidak ditemukan"},
+    {"verdict.runtime_error", "Uncaught exception", "Eksepsi tidak tertangani"},
+    {"verdict.crash", "Crashed", "Program crash"},
+    {"verdict.timeout", "Time limit exceeded", "Melewati batas waktu"},
+    {"verdict.memory_limit", "Memory limit exceeded", "Melewati batas memori"},
+    {"verdict.output_limit", "Output limit exceeded", "Melewati batas keluaran"},
+    {"verdict.protocol_error", "Result channel broken", "Saluran hasil rusak"},
+    {"verdict.cancelled", "Cancelled", "Dibatalkan"},
+    {"verdict.internal_error", "attnlab could not check this", "attnlab tidak bisa memeriksa ini"},
+    {"verdict.not_run", "Not run", "Tidak dijalankan"},
+
+    // verdict explanations
+    {"explain.pass", "All {count} cases match the Eigen reference (max error {max_error}).",
+     "Semua {count} kasus cocok dengan referensi Eigen (galat maksimum {max_error})."},
+    {"explain.wrong_shape", "Case {case}: expected shape {expected}, but your function returned {actual}.",
+     "Kasus {case}: bentuk yang diharapkan {expected}, tetapi fungsimu mengembalikan {actual}."},
+    {"explain.wrong_kind", "Case {case}: expected a {expected}, but your function returned a {actual}.",
+     "Kasus {case}: yang diharapkan {expected}, tetapi fungsimu mengembalikan {actual}."},
+    {"explain.wrong_answer", "Case {case}: {count} of {total} values differ from the reference (max error {max_error}; allowed |a − r| ≤ {atol} + {rtol}·|r|).",
+     "Kasus {case}: {count} dari {total} nilai berbeda dari referensi (galat maksimum {max_error}; batas |a − r| ≤ {atol} + {rtol}·|r|)."},
+    {"explain.mismatch", "at {index}: yours {actual}, reference {expected}", "di {index}: milikmu {actual}, referensi {expected}"},
+    {"explain.mismatch_masked", "at {index}: yours {actual}, reference -inf (a masked future position must be exactly -inf)",
+     "di {index}: milikmu {actual}, referensi -inf (posisi masa depan yang di-mask harus tepat -inf)"},
+    {"explain.scalar_mismatch", "Case {case}: your function returned {actual}, the reference says {expected}.",
+     "Kasus {case}: fungsimu mengembalikan {actual}, referensi menghasilkan {expected}."},
+    {"explain.non_finite", "Case {case}: your output has {value} at {index}, where the reference has {expected}. Look for a division by zero, exp() of a large number, or a row that is entirely -inf before softmax.",
+     "Kasus {case}: keluaranmu berisi {value} di {index}, padahal referensi berisi {expected}. Periksa pembagian dengan nol, exp() dari bilangan besar, atau baris yang seluruhnya -inf sebelum softmax."},
+    {"explain.compile_error", "Your file did not compile. The first errors:", "Berkasmu gagal dikompilasi. Galat pertama:"},
+    {"explain.source_too_large", "The source file is {size}; attnlab accepts up to 1 MB.", "Berkas sumber berukuran {size}; attnlab menerima paling besar 1 MB."},
+    {"explain.defines_main", "Remove your main(): attnlab provides it and calls your function with each case.",
+     "Hapus main() milikmu: attnlab sudah menyediakannya dan memanggil fungsimu untuk setiap kasus."},
+    {"explain.missing_entry", "Your file does not define the function attnlab calls. Define exactly:\n    {signature}\n(same name, same parameter types, outside any namespace).",
+     "Berkasmu tidak mendefinisikan fungsi yang dipanggil attnlab. Definisikan tepat seperti ini:\n    {signature}\n(nama dan tipe parameter sama, di luar namespace apa pun)."},
+    {"explain.runtime_error", "Case {case}: your function threw {type}: {what}", "Kasus {case}: fungsimu melempar {type}: {what}"},
+    {"explain.crash", "Case {case}: your program was killed by {signal}.", "Kasus {case}: programmu dihentikan oleh {signal}."},
+    {"explain.crash_static", "Your program was killed by {signal} before your function was called (in a global or static initialiser).",
+     "Programmu dihentikan oleh {signal} sebelum fungsimu dipanggil (di inisialisasi global atau static)."},
+    {"explain.crash.SIGSEGV", "That is an invalid memory access: an index out of range on a raw pointer, or a dangling reference.",
+     "Itu akses memori yang tidak sah: indeks di luar batas pada pointer mentah, atau referensi yang sudah tidak berlaku."},
+    {"explain.crash.SIGABRT", "The program aborted: a failed assert, std::terminate, or an exception thrown where it could not be caught.",
+     "Program berhenti paksa (abort): assert yang gagal, std::terminate, atau eksepsi yang dilempar di tempat yang tidak bisa ditangkap."},
+    {"explain.crash.SIGFPE", "An arithmetic error: most often an integer division by zero.", "Galat aritmetika: biasanya pembagian bilangan bulat dengan nol."},
+    {"explain.timeout_cpu", "Case {case}: stopped after {seconds} s of CPU time. Look for a loop that never ends.",
+     "Kasus {case}: dihentikan setelah {seconds} detik waktu CPU. Cari loop yang tidak pernah berhenti."},
+    {"explain.timeout_wall", "Case {case}: stopped after {seconds} s wall time. Look for a loop that never ends, or a wait on something that never comes.",
+     "Kasus {case}: dihentikan setelah {seconds} detik waktu nyata. Cari loop yang tidak pernah berhenti, atau penantian yang tak pernah selesai."},
+    {"explain.timeout_static", "Stopped after {seconds} s before your function was called (in a global or static initialiser).",
+     "Dihentikan setelah {seconds} detik sebelum fungsimu dipanggil (di inisialisasi global atau static)."},
+    {"explain.memory_limit", "Case {case}: an allocation failed under the {limit} MB memory limit.",
+     "Kasus {case}: alokasi memori gagal di bawah batas {limit} MB."},
+    {"explain.output_limit", "Your program printed more than {limit} KB, so it was stopped. Printing inside a loop over every element adds up fast.",
+     "Programmu mencetak lebih dari {limit} KB sehingga dihentikan. Mencetak di dalam loop atas setiap elemen cepat sekali membengkak."},
+    {"explain.protocol_error", "attnlab lost track of your program's results: {detail}. Do not write to file descriptor 3 or close it, and do not call exit().",
+     "attnlab kehilangan jejak hasil programmu: {detail}. Jangan menulis ke file descriptor 3 atau menutupnya, dan jangan memanggil exit()."},
+    {"explain.cancelled", "The check was cancelled.", "Pemeriksaan dibatalkan."},
+    {"explain.internal_error", "This is attnlab's fault, not yours: {detail}", "Ini kesalahan attnlab, bukan kesalahanmu: {detail}"},
+    {"explain.stdout", "Your program printed:", "Programmu mencetak:"},
+    {"explain.truncated", "[… output truncated …]", "[… keluaran dipotong …]"},
+    {"explain.case_line", "case {n} {name}: {verdict}", "kasus {n} {name}: {verdict}"},
+
+    // axis names used in positions "(head 1, row 3, col 0)"
+    {"dim.head", "head", "head"},
+    {"dim.row", "row", "baris"},
+    {"dim.col", "col", "kolom"},
+    {"dim.batch", "batch", "batch"},
+    {"dim.axis", "axis", "sumbu"},
+
+    // CLI
+    {"cli.status.not_started", "not started", "belum dimulai"},
+    {"cli.status.attempted", "attempted", "sudah dicoba"},
+    {"cli.status.passed", "passed", "lulus"},
+    {"cli.list.header", "attnlab course: {passed}/{total} passed", "Kursus attnlab: {passed}/{total} lulus"},
+    {"cli.list.broken", "broken exercise: {problem}", "latihan rusak: {problem}"},
+    {"cli.list.next", "Next: attnlab show {id}   then edit {file}   and run attnlab check {id}",
+     "Berikutnya: attnlab show {id}   lalu sunting {file}   dan jalankan attnlab check {id}"},
+    {"cli.show.signature", "Write this function:", "Tulis fungsi ini:"},
+    {"cli.show.file", "Your file: {file}", "Berkasmu: {file}"},
+    {"cli.show.hints", "{count} hints: attnlab hint {id} 1", "{count} petunjuk: attnlab hint {id} 1"},
+    {"cli.unknown_exercise", "unknown exercise \"{id}\" (attnlab list shows them)", "latihan \"{id}\" tidak dikenal (attnlab list menampilkannya)"},
+    {"cli.hint.title", "Hint {n} of {count}", "Petunjuk {n} dari {count}"},
+    {"cli.hint.range", "hint number must be between 1 and {count}", "nomor petunjuk harus antara 1 dan {count}"},
+    {"cli.hint.more", "More: attnlab hint {id} {next}", "Berikutnya: attnlab hint {id} {next}"},
+    {"cli.solution.locked", "Pass the exercise first (or use --force to look anyway).",
+     "Selesaikan latihan ini dulu (atau pakai --force untuk tetap melihat)."},
+    {"cli.solution.explanation", "Why it works", "Mengapa ini berhasil"},
+    {"cli.reset.done", "Restored the starter to {file}.", "Starter dikembalikan ke {file}."},
+    {"cli.reset.backup", "Your previous file was kept as {backup}.", "Berkasmu sebelumnya disimpan sebagai {backup}."},
+    {"cli.reset.confirm", "Reset {file} to the starter? Your current code is kept as a backup. [y/N] ",
+     "Kembalikan {file} ke starter? Kodemu sekarang disimpan sebagai cadangan. [y/N] "},
+    {"cli.reset.aborted", "Nothing changed.", "Tidak ada yang berubah."},
+    {"cli.check.checking", "Checking {file} …", "Memeriksa {file} …"},
+    {"cli.check.timing", "compile {compile} ms{cached}, run {run} ms, total {total} ms", "kompilasi {compile} ms{cached}, jalan {run} ms, total {total} ms"},
+    {"cli.check.cached", " (cached)", " (dari cache)"},
+    {"cli.check.next", "Passed! See the explanation and reference solution: attnlab solution {id}",
+     "Lulus! Lihat penjelasan dan solusi referensi: attnlab solution {id}"},
+    {"cli.check.stuck", "Stuck? attnlab hint {id}", "Buntu? attnlab hint {id}"},
+    {"cli.watch.start", "Watching {file}; save it to re-check. Ctrl+C stops.",
+     "Mengawasi {file}; simpan untuk memeriksa ulang. Ctrl+C untuk berhenti."},
+    {"cli.watch.progress.compiling", "compiling …", "mengompilasi …"},
+    {"cli.watch.progress.running", "running case {n} of {count} …", "menjalankan kasus {n} dari {count} …"},
+    {"cli.progress_recovered", "warning: {message}", "peringatan: {message}"},
+    {"cli.course_problem", "cannot load the course: {message}", "kursus tidak bisa dimuat: {message}"},
+    {"cli.dev.ok", "course OK: {count} exercises, every starter fails and every solution passes",
+     "kursus OK: {count} latihan, setiap starter gagal dan setiap solusi lulus"},
+    {"cli.dev.fail", "course check failed: {count} problems", "pemeriksaan kursus gagal: {count} masalah"},
+};
+
+const std::map<std::string, const Entry*>& index() {
+    static const std::map<std::string, const Entry*> m = [] {
+        std::map<std::string, const Entry*> out;
+        for (const Entry& e : kMessages) out[e.key] = &e;
+        return out;
+    }();
+    return m;
+}
+
+}  // namespace
+
+const std::string& tr(Lang lang, const std::string& key) {
+    static thread_local std::map<std::string, std::string> cache[2];
+    auto& c = cache[lang == Lang::Id ? 1 : 0];
+    auto hit = c.find(key);
+    if (hit != c.end()) return hit->second;
+    auto it = index().find(key);
+    std::string text = it == index().end() ? key : (lang == Lang::Id ? it->second->id : it->second->en);
+    return c.emplace(key, std::move(text)).first->second;
+}
+
+std::string tr(Lang lang, const std::string& key, const std::map<std::string, std::string>& args) {
+    return format_text(tr(lang, key), args);
+}
+
+std::vector<std::string> message_keys() {
+    std::vector<std::string> keys;
+    for (const Entry& e : kMessages) keys.push_back(e.key);
+    return keys;
+}
+
+bool has_message(Lang lang, const std::string& key) {
+    auto it = index().find(key);
+    if (it == index().end()) return false;
+    const char* text = lang == Lang::Id ? it->second->id : it->second->en;
+    return text && *text;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,246 @@
+#include "attnlab/core/report.hpp"
+
+#include <cmath>
+
+#include "attnlab/core/messages.hpp"
+#include "attnlab/core/util.hpp"
+
+namespace attnlab {
+
+const char* verdict_code(Verdict v) {
+    switch (v) {
+        case Verdict::Pass: return "pass";
+        case Verdict::WrongAnswer: return "wrong_answer";
+        case Verdict::WrongShape: return "wrong_shape";
+        case Verdict::NonFinite: return "non_finite";
+        case Verdict::CompileError: return "compile_error";
+        case Verdict::MissingEntry: return "missing_entry";
+        case Verdict::RuntimeError: return "runtime_error";
+        case Verdict::Crash: return "crash";
+        case Verdict::Timeout: return "timeout";
+        case Verdict::MemoryLimit: return "memory_limit";
+        case Verdict::OutputLimit: return "output_limit";
+        case Verdict::ProtocolError: return "protocol_error";
+        case Verdict::Cancelled: return "cancelled";
+        case Verdict::InternalError: return "internal_error";
+        case Verdict::NotRun: return "not_run";
+    }
+    return "?";
+}
+
+std::string verdict_title(Verdict v, Lang lang) { return tr(lang, std::string("verdict.") + verdict_code(v)); }
+
+std::string format_index(const std::vector<int64_t>& index, const std::vector<std::string>& dims, Lang lang) {
+    std::string s = "(";
+    for (size_t i = 0; i < index.size(); ++i) {
+        if (i) s += ", ";
+        if (i < dims.size() && dims.size() == index.size()) {
+            const std::string key = "dim." + dims[i];
+            s += (has_message(lang, key) ? tr(lang, key) : dims[i]) + " ";
+        }
+        s += std::to_string(index[i]);
+    }
+    return s + ")";
+}
+
+namespace {
+
+std::string describe_value(const Value& v) {
+    switch (v.kind) {
+        case ValueKind::Tensor: return "tensor " + shape_to_string(v.tensor.shape);
+        case ValueKind::Int: return "int";
+        case ValueKind::Float: return "float";
+    }
+    return "?";
+}
+
+std::string case_label(const CaseOutcome& c, Lang lang) {
+    return std::to_string(c.index + 1) + " (" + c.name.get(lang) + ")";
+}
+
+std::string scalar_text(const Value& v) {
+    if (v.kind == ValueKind::Int) return std::to_string(v.int_value);
+    if (v.kind == ValueKind::Float) return format_number(v.float_value);
+    return shape_to_string(v.tensor.shape);
+}
+
+std::string size_text(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MB", bytes / (1024.0 * 1024.0));
+    return buf;
+}
+
+std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exercise& ex, Lang lang) {
+    const std::string label = case_label(c, lang);
+    switch (c.verdict) {
+        case Verdict::WrongShape:
+            if (c.actual.kind != c.expected.kind || c.actual.kind != ValueKind::Tensor)
+                return tr(lang, "explain.wrong_kind", {{"case", label}, {"expected", describe_value(c.expected)}, {"actual", describe_value(c.actual)}});
+            return tr(lang, "explain.wrong_shape",
+                      {{"case", label}, {"expected", shape_to_string(c.expected.tensor.shape)}, {"actual", shape_to_string(c.actual.tensor.shape)}});
+        case Verdict::WrongAnswer: {
+            if (c.expected.kind != ValueKind::Tensor)
+                return tr(lang, "explain.scalar_mismatch", {{"case", label}, {"actual", scalar_text(c.actual)}, {"expected", scalar_text(c.expected)}});
+            std::string s = tr(lang, "explain.wrong_answer",
+                               {{"case", label},
+                                {"count", std::to_string(c.mismatch_count)},
+                                {"total", std::to_string(c.expected.tensor.numel())},
+                                {"max_error", format_number(c.max_abs_error)},
+                                {"atol", format_number(ex.tolerance.atol)},
+                                {"rtol", format_number(ex.tolerance.rtol)}});
+            for (const Mismatch& m : c.mismatches) {
+                s += "\n  - " + tr(lang, m.masked ? "explain.mismatch_masked" : "explain.mismatch",
+                                   {{"index", format_index(m.index, ex.returns.dims, lang)},
+                                    {"actual", format_number(m.actual)},
+                                    {"expected", format_number(m.expected)}});
+            }
+            return s;
+        }
+        case Verdict::NonFinite:
+            return tr(lang, "explain.non_finite",
+                      {{"case", label},
+                       {"value", format_number(c.nonfinite_value)},
+                       {"index", format_index(c.nonfinite_index, ex.returns.dims, lang)},
+                       {"expected", format_number(c.nonfinite_expected)}});
+        case Verdict::RuntimeError:
+            return tr(lang, "explain.runtime_error", {{"case", label}, {"type", c.exception_type}, {"what", c.exception_what}});
+        case Verdict::MemoryLimit:
+            return tr(lang, "explain.memory_limit", {{"case", label}, {"limit", std::to_string(ex.limits.memory_mb)}});
+        case Verdict::Crash: {
+            std::string s = r.crashed_before_entry ? tr(lang, "explain.crash_static", {{"signal", r.signal_name}})
+                                                   : tr(lang, "explain.crash", {{"case", label}, {"signal", r.signal_name}});
+            const std::string hint_key = "explain.crash." + r.signal_name;
+            if (has_message(lang, hint_key)) s += " " + tr(lang, hint_key);
+            return s;
+        }
+        case Verdict::Timeout: {
+            const std::string secs = format_number(r.limit_value);
+            if (r.crashed_before_entry) return tr(lang, "explain.timeout_static", {{"seconds", secs}});
+            return tr(lang, r.limit == LimitKind::CpuTime ? "explain.timeout_cpu" : "explain.timeout_wall", {{"case", label}, {"seconds", secs}});
+        }
+        case Verdict::OutputLimit: return tr(lang, "explain.output_limit", {{"limit", format_number(r.limit_value)}});
+        case Verdict::ProtocolError: return tr(lang, "explain.protocol_error", {{"detail", r.detail}});
+        default: return "";
+    }
+}
+
+}  // namespace
+
+std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
+    std::string s = verdict_title(r.verdict, lang);
+    auto add = [&](const std::string& line) {
+        if (!line.empty()) s += "\n" + line;
+    };
+    switch (r.verdict) {
+        case Verdict::Pass: {
+            double worst = 0;
+            for (const auto& c : r.cases) worst = std::max(worst, c.max_abs_error);
+            add(tr(lang, "explain.pass", {{"count", std::to_string(r.cases.size())}, {"max_error", format_number(worst)}}));
+            break;
+        }
+        case Verdict::CompileError:
+            if (r.detail == "source_too_large") {
+                add(tr(lang, "explain.source_too_large", {{"size", size_text(r.limit_value)}}));
+                break;
+            }
+            if (r.detail == "defines_main") add(tr(lang, "explain.defines_main"));
+            add(tr(lang, "explain.compile_error"));
+            {
+                int shown = 0;
+                for (const Diagnostic& d : r.diagnostics) {
+                    if (d.severity != "error" && d.severity != "fatal error") continue;
+                    add("  " + d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message);
+                    if (!d.context.empty()) {
+                        std::string ctx = d.context;
+                        if (ctx.back() == '\n') ctx.pop_back();
+                        add(ctx);
+                    }
+                    if (++shown == 5) break;
+                }
+                if (shown == 0) add(r.compiler_output.substr(0, 4000));
+            }
+            break;
+        case Verdict::MissingEntry: add(tr(lang, "explain.missing_entry", {{"signature", r.missing_entry_signature}})); break;
+        case Verdict::Cancelled: add(tr(lang, "explain.cancelled")); break;
+        case Verdict::InternalError: add(tr(lang, "explain.internal_error", {{"detail", r.detail}})); break;
+        default:
+            if (r.failed_case >= 0) add(explain_case(r, r.cases[static_cast<size_t>(r.failed_case)], ex, lang));
+            else add(explain_case(r, CaseOutcome{}, ex, lang));
+            break;
+    }
+    const bool ran = r.verdict != Verdict::CompileError && r.verdict != Verdict::MissingEntry && r.verdict != Verdict::InternalError &&
+                     r.verdict != Verdict::Cancelled;
+    if (ran && !r.cases.empty()) {
+        for (const auto& c : r.cases)
+            add("  " + tr(lang, "explain.case_line", {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}, {"verdict", verdict_title(c.verdict, lang)}}));
+    }
+    if (ran && (!r.stdout_text.empty() || !r.stderr_text.empty())) {
+        add(tr(lang, "explain.stdout"));
+        std::string out = r.stdout_text + r.stderr_text;
+        if (out.size() > 2000) out = out.substr(0, 2000);
+        if (!out.empty() && out.back() == '\n') out.pop_back();
+        add(out);
+        if (r.output_truncated || r.stdout_text.size() + r.stderr_text.size() > 2000) add(tr(lang, "explain.truncated"));
+    }
+    return s;
+}
+
+namespace {
+
+nlohmann::json value_json(const Value& v) {
+    switch (v.kind) {
+        case ValueKind::Tensor: {
+            nlohmann::json data = nlohmann::json::array();
+            for (float f : v.tensor.data) {
+                if (std::isfinite(f)) data.push_back(f);
+                else data.push_back(std::isnan(f) ? "nan" : (f < 0 ? "-inf" : "inf"));
+            }
+            return {{"kind", "tensor"}, {"shape", v.tensor.shape}, {"data", data}};
+        }
+        case ValueKind::Int: return {{"kind", "int"}, {"value", v.int_value}};
+        case ValueKind::Float: return {{"kind", "float"}, {"value", v.float_value}};
+    }
+    return {};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
+    nlohmann::json j;
+    j["exercise"] = r.exercise_id;
+    j["verdict"] = verdict_code(r.verdict);
+    j["title"] = verdict_title(r.verdict, lang);
+    j["message"] = explain(r, ex, lang);
+    j["failed_case"] = r.failed_case;
+    j["timing_ms"] = {{"compile", r.compile_ms}, {"run", r.run_ms}, {"total", r.total_ms}, {"cpu", r.cpu_ms}};
+    j["compile_cached"] = r.compile_cached;
+    if (r.signal) j["signal"] = r.signal_name;
+    if (r.limit != LimitKind::None) {
+        const char* names[] = {"none", "cpu_time", "wall_time", "memory", "output"};
+        j["limit"] = {{"kind", names[static_cast<int>(r.limit)]}, {"value", r.limit_value}};
+    }
+    j["diagnostics"] = nlohmann::json::array();
+    for (const auto& d : r.diagnostics)
+        j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}});
+    j["cases"] = nlohmann::json::array();
+    for (const auto& c : r.cases) {
+        nlohmann::json cj = {{"index", c.index}, {"name", c.name.get(lang)}, {"verdict", verdict_code(c.verdict)},
+                             {"max_abs_error", c.max_abs_error}, {"mismatch_count", c.mismatch_count}};
+        if (c.verdict != Verdict::NotRun) cj["actual_shape"] = c.actual.kind == ValueKind::Tensor ? nlohmann::json(c.actual.tensor.shape) : nlohmann::json();
+        if (c.expected.kind == ValueKind::Tensor) cj["expected_shape"] = c.expected.tensor.shape;
+        cj["mismatches"] = nlohmann::json::array();
+        for (const auto& m : c.mismatches)
+            cj["mismatches"].push_back({{"index", m.index}, {"actual", format_number(m.actual)}, {"expected", format_number(m.expected)}, {"masked", m.masked}});
+        if (!c.exception_what.empty()) cj["exception"] = {{"type", c.exception_type}, {"what", c.exception_what}};
+        cj["probes"] = nlohmann::json::array();
+        for (const auto& p : c.probes) cj["probes"].push_back({{"name", p.name}, {"shape", p.tensor.shape}});
+        if (c.verdict != Verdict::NotRun && c.actual.kind != ValueKind::Tensor) cj["actual"] = value_json(c.actual);
+        cj["expected"] = c.expected.kind == ValueKind::Tensor ? nlohmann::json({{"kind", "tensor"}, {"shape", c.expected.tensor.shape}}) : value_json(c.expected);
+        j["cases"].push_back(cj);
+    }
+    j["stdout"] = r.stdout_text;
+    j["stderr"] = r.stderr_text;
+    return j;
+}
+
+}  // namespace attnlab

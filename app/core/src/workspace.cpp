@@ -1,0 +1,188 @@
+#include "attnlab/core/workspace.hpp"
+
+#include <cstdlib>
+#include <ctime>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/core/util.hpp"
+
+namespace attnlab {
+
+using nlohmann::json;
+
+namespace {
+
+fs::path xdg(const char* var, const char* fallback_under_home) {
+    if (const char* v = std::getenv(var); v && *v == '/') return fs::path(v) / "attnlab";
+    const char* home = std::getenv("HOME");
+    return fs::path(home && *home ? home : "/tmp") / fallback_under_home / "attnlab";
+}
+
+std::string timestamp() {
+    std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
+    return buf;
+}
+
+}  // namespace
+
+Paths Paths::from_environment() {
+    Paths p;
+    if (const char* home = std::getenv("ATTNLAB_HOME"); home && *home) {
+        p.data = fs::absolute(home);
+        p.cache = p.data / "cache";
+        p.config = p.data / "config";
+        return p;
+    }
+    p.data = xdg("XDG_DATA_HOME", ".local/share");
+    p.cache = xdg("XDG_CACHE_HOME", ".cache");
+    p.config = xdg("XDG_CONFIG_HOME", ".config");
+    return p;
+}
+
+fs::path Workspace::learner_file(const Exercise& exercise) const { return paths_.workspace() / (exercise.id + ".cpp"); }
+
+fs::path Workspace::ensure_learner_file(const Exercise& exercise) const {
+    fs::path p = learner_file(exercise);
+    if (!fs::exists(p)) {
+        auto starter = read_file(exercise.starter_path());
+        if (!starter) throw std::runtime_error("cannot read " + exercise.starter_path().string());
+        write_file_atomic(p, *starter);
+    }
+    return p;
+}
+
+fs::path Workspace::reset(const Exercise& exercise) const {
+    fs::path p = learner_file(exercise);
+    fs::path backup;
+    if (auto current = read_file(p)) {
+        backup = p;
+        backup += ".bak-" + timestamp();
+        write_file_atomic(backup, *current);
+    }
+    auto starter = read_file(exercise.starter_path());
+    if (!starter) throw std::runtime_error("cannot read " + exercise.starter_path().string());
+    write_file_atomic(p, *starter);
+    return backup;
+}
+
+void Workspace::save(const Exercise& exercise, const std::string& text) const { write_file_atomic(learner_file(exercise), text); }
+
+const char* status_code(ExerciseStatus s) {
+    switch (s) {
+        case ExerciseStatus::NotStarted: return "not_started";
+        case ExerciseStatus::Attempted: return "attempted";
+        case ExerciseStatus::Passed: return "passed";
+    }
+    return "?";
+}
+
+std::string ProgressStore::load() {
+    items_.clear();
+    last_exercise_.clear();
+    auto text = read_file(file_);
+    if (!text) return "";  // no progress yet
+    try {
+        json root = json::parse(*text);
+        if (!root.is_object() || root.value("version", 0) != 1 || !root.contains("exercises") || !root["exercises"].is_object())
+            throw std::runtime_error("unexpected structure");
+        for (const auto& [id, e] : root["exercises"].items()) {
+            if (!e.is_object()) throw std::runtime_error("entry " + id + " is not an object");
+            ExerciseProgress p;
+            const std::string status = e.value("status", "not_started");
+            p.status = status == "passed" ? ExerciseStatus::Passed : status == "attempted" ? ExerciseStatus::Attempted : ExerciseStatus::NotStarted;
+            p.attempts = e.value("attempts", 0);
+            p.hints_revealed = e.value("hints_revealed", 0);
+            p.last_verdict = e.value("last_verdict", "");
+            p.last_check = e.value("last_check", int64_t{0});
+            p.passed_at = e.value("passed_at", int64_t{0});
+            items_[id] = p;
+        }
+        last_exercise_ = root.value("last_exercise", "");
+        return "";
+    } catch (const std::exception& e) {
+        items_.clear();
+        last_exercise_.clear();
+        fs::path aside = file_;
+        aside += ".corrupt-" + timestamp();
+        std::error_code ec;
+        fs::rename(file_, aside, ec);
+        return "progress file " + file_.string() + " was unreadable (" + e.what() + "); it was kept as " + aside.string() +
+               " and progress starts afresh";
+    }
+}
+
+void ProgressStore::save() const {
+    json root;
+    root["version"] = 1;
+    root["last_exercise"] = last_exercise_;
+    root["exercises"] = json::object();
+    for (const auto& [id, p] : items_) {
+        root["exercises"][id] = {{"status", status_code(p.status)}, {"attempts", p.attempts}, {"hints_revealed", p.hints_revealed},
+                                 {"last_verdict", p.last_verdict}, {"last_check", p.last_check}, {"passed_at", p.passed_at}};
+    }
+    write_file_atomic(file_, root.dump(2) + "\n");
+}
+
+const ExerciseProgress& ProgressStore::get(const std::string& id) const {
+    static const ExerciseProgress empty;
+    auto it = items_.find(id);
+    return it == items_.end() ? empty : it->second;
+}
+
+void ProgressStore::record_check(const std::string& id, const CheckResult& result) {
+    if (result.verdict == Verdict::Cancelled) return;
+    ExerciseProgress& p = items_[id];
+    p.attempts += 1;
+    p.last_verdict = verdict_code(result.verdict);
+    p.last_check = unix_now();
+    if (result.passed()) {
+        if (p.status != ExerciseStatus::Passed) p.passed_at = p.last_check;
+        p.status = ExerciseStatus::Passed;
+    } else if (p.status == ExerciseStatus::NotStarted) {
+        p.status = ExerciseStatus::Attempted;
+    }
+    last_exercise_ = id;
+    save();
+}
+
+Settings Settings::load(const fs::path& file, std::string* warning) {
+    Settings s;
+    auto text = read_file(file);
+    if (!text) return s;
+    try {
+        json root = json::parse(*text);
+        if (!root.is_object()) throw std::runtime_error("not an object");
+        if (root.contains("language") && root["language"].is_string()) {
+            Lang l;
+            if (parse_lang(root["language"].get<std::string>(), l)) s.language = l;
+        }
+        root.erase("language");
+        s.extra_json = root.dump();
+    } catch (const std::exception& e) {
+        if (warning) *warning = "settings file " + file.string() + " is unreadable (" + e.what() + "); using defaults";
+    }
+    return s;
+}
+
+void Settings::save(const fs::path& file) const {
+    json root = json::parse(extra_json, nullptr, false);
+    if (!root.is_object()) root = json::object();
+    if (language) root["language"] = lang_code(*language);
+    write_file_atomic(file, root.dump(2) + "\n");
+}
+
+Lang resolve_language(const std::string& flag, const Settings& settings) {
+    Lang l = Lang::En;
+    if (!flag.empty() && parse_lang(flag, l)) return l;
+    if (const char* v = std::getenv("ATTNLAB_LANG"); v && parse_lang(v, l)) return l;
+    if (settings.language) return *settings.language;
+    for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"})
+        if (const char* v = std::getenv(var); v && *v) return parse_lang(v, l) ? l : Lang::En;
+    return Lang::En;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,69 @@
+// Causal multi-head self-attention
+//
+//   Q, K, V = X W_Q, X W_K, X W_V                  (T, D)
+//   split each into heads                          (H, T, hd),  hd = D / H
+//   scores  = Q_h K_h^T / sqrt(hd)                 (H, T, T)
+//   masked  = scores, with -inf where key j > query i
+//   weights = softmax over each row of masked      (H, T, T)
+//   heads   = weights V_h                          (H, T, hd)
+//   concat  = heads merged back side by side       (T, D)
+//   out     = concat W_O                           (T, D)
+//
+// Reuse what you wrote in split-heads, causal-mask and concat-project: copy
+// it in as helper functions. Put helpers in an unnamed namespace and give them
+// new names (e.g. to_heads, apply_causal_mask, from_heads) so they cannot
+// clash with the earlier exercises' entry points.
+//
+// Debugging: probe("name", tensor) records a stage so attnlab can show it next
+// to the reference's stage of the same name. The reference's stages are
+// Q, K, V, scores, masked, weights, heads, concat, out; the first one that
+// differs from yours is where to look.
+#include <attnlab/tensor.hpp>
+
+#include <cmath>  // std::exp, std::sqrt
+
+using namespace attnlab;
+
+namespace {
+
+// TODO: helpers, for example
+//   Tensor to_heads(const Tensor& m, int n_heads);   // (T, D) -> (H, T, hd)
+//   Tensor apply_causal_mask(const Tensor& scores);  // copy, -inf where j > i
+//   Tensor softmax_rows(const Tensor& s);            // softmax over the last axis
+//   Tensor from_heads(const Tensor& m);              // (H, T, hd) -> (T, D)
+
+}  // namespace
+
+// x: (T, D), w_q / w_k / w_v / w_o: (D, D)  ->  (T, D)
+Tensor causal_mhsa(const Tensor& x, const Tensor& w_q, const Tensor& w_k,
+                   const Tensor& w_v, const Tensor& w_o, int n_heads) {
+    const int64_t T = x.shape(0);
+    const int64_t D = w_o.shape(1);
+
+    // Step 1 is done for you: one wide matmul per projection covers all heads.
+    Tensor q = matmul(x, w_q);
+    Tensor k = matmul(x, w_k);
+    Tensor v = matmul(x, w_v);
+    probe("Q", q);
+    probe("K", k);
+    probe("V", v);
+
+    // TODO 2: split q, k, v into heads: (T, D) -> (H, T, hd), hd = D / n_heads.
+
+    // TODO 3: scores = Q_h K_h^T scaled by 1/sqrt(hd), shape (H, T, T).
+    //         K_h^T per head is kh.transpose(0, 2, 1). Use hd, not D!
+    //         probe("scores", scores);
+
+    // TODO 4: mask the future (j > i) with kNegInf.   probe("masked", masked);
+
+    // TODO 5: softmax each row (subtract the row max before exp).
+    //         probe("weights", weights);  each row should sum to 1.
+
+    // TODO 6: heads = weights V_h, shape (H, T, hd).   probe("heads", heads);
+
+    // TODO 7: merge back to (T, D) (probe("concat", ...)), multiply by w_o,
+    //         probe("out", out) and return it.
+
+    (void)n_heads;  // TODO: remove once you use n_heads
+    return Tensor::zeros({T, D});  // TODO: replace with your result
+}

@@ -1,0 +1,53 @@
+#pragma once
+// The Eigen reference, seen from the runner: a registry of named operations
+// that take named Values and return a Value plus named intermediate stages.
+// This header has no Eigen include on purpose: the core and CLI only need this.
+//
+// An exercise names one op in its metadata ("reference": "causal_mhsa"); the
+// exercise's entry-point parameters must match the op's parameters by name and
+// kind. The runner knows only this schema, never an exercise by name.
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attnlab/common/value.hpp"
+
+namespace attnlab::reference {
+
+struct Param {
+    std::string name;   // e.g. "x", "n_heads"
+    ValueKind kind;     // tensor / int / float
+    std::string shape;  // documentation only, e.g. "(T, D)"; "" for scalars
+};
+
+struct Result {
+    Value output;
+    // Named intermediates, in pipeline order, e.g. Q, K, V, scores, masked,
+    // weights, heads, concat, out. Empty for ops that have none.
+    std::vector<NamedTensor> stages;
+};
+
+using Inputs = std::map<std::string, Value>;
+
+struct Op {
+    std::string name;
+    std::string summary;           // one line, English, for authors (`attnlab dev ops`)
+    std::vector<Param> params;
+    ValueKind returns = ValueKind::Tensor;
+    std::string returns_shape;     // documentation only, e.g. "(H, T, hd)"
+    std::function<Result(const Inputs&)> run;
+};
+
+// Thrown when inputs do not fit the op (wrong rank, D not divisible by H, a
+// missing input...). The message names the input and the expected shape.
+class ReferenceError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+const std::vector<Op>& all_ops();
+const Op* find_op(const std::string& name);  // nullptr when unknown
+
+}  // namespace attnlab::reference
