@@ -27,6 +27,17 @@ std::string timestamp() {
     return buf;
 }
 
+// `base`, or base-2, base-3 … when taken: a second backup within the same
+// second must not overwrite the first.
+fs::path unused_path(const fs::path& base) {
+    fs::path p = base;
+    for (int n = 2; fs::exists(p); ++n) {
+        p = base;
+        p += "-" + std::to_string(n);
+    }
+    return p;
+}
+
 }  // namespace
 
 Paths Paths::from_environment() {
@@ -61,6 +72,7 @@ fs::path Workspace::reset(const Exercise& exercise) const {
     if (auto current = read_file(p)) {
         backup = p;
         backup += ".bak-" + timestamp();
+        backup = unused_path(backup);
         write_file_atomic(backup, *current);
     }
     auto starter = read_file(exercise.starter_path());
@@ -108,6 +120,7 @@ std::string ProgressStore::load() {
         last_exercise_.clear();
         fs::path aside = file_;
         aside += ".corrupt-" + timestamp();
+        aside = unused_path(aside);
         std::error_code ec;
         fs::rename(file_, aside, ec);
         return "progress file " + file_.string() + " was unreadable (" + e.what() + "); it was kept as " + aside.string() +

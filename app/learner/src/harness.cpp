@@ -27,7 +27,8 @@ namespace {
 struct Entry {
     std::string name;
     int arity = -1;
-    detail::EntryFn fn;
+    detail::ErasedFn fn = nullptr;
+    detail::Invoker invoker = nullptr;
 };
 
 Entry& registered_entry() {
@@ -151,11 +152,12 @@ bool read_cases(const char* path, std::vector<std::vector<detail::Slot>>& cases)
 
 namespace detail {
 
-void register_entry(const char* name, int arity, EntryFn fn) {
+void register_entry(const char* name, int arity, ErasedFn fn, Invoker invoker) {
     Entry& e = registered_entry();
     e.name = name;
     e.arity = arity;
-    e.fn = std::move(fn);
+    e.fn = fn;
+    e.invoker = invoker;
 }
 
 void argument_kind_mismatch(int index, Kind expected, Kind got) {
@@ -217,11 +219,11 @@ int main(int argc, char** argv) {
         result.u32(k);
         const auto t0 = std::chrono::steady_clock::now();
         try {
-            if (!entry.fn) throw std::logic_error("attnlab: no entry point was registered");
+            if (!entry.fn || !entry.invoker) throw std::logic_error("attnlab: no entry point was registered");
             if (static_cast<size_t>(entry.arity) != cases[k].size())
                 throw std::logic_error("attnlab: the entry point takes " + std::to_string(entry.arity) +
                                        " arguments but the case supplies " + std::to_string(cases[k].size()));
-            detail::Slot out = entry.fn(cases[k]);
+            detail::Slot out = entry.invoker(entry.fn, cases[k]);
             const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             std::fflush(stdout);
             result.u8(static_cast<uint8_t>(wire::CaseStatus::Ok));

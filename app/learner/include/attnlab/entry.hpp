@@ -4,8 +4,6 @@
 // (from the exercise's metadata) and registers it with EntryRegistration; the
 // compiler is given that header with -include, so learner files need nothing
 // beyond <attnlab/tensor.hpp> and must not define main().
-#include <functional>
-#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -23,8 +21,11 @@ struct Slot {  // one argument or the return value
     double float_value = 0;
 };
 
-using EntryFn = std::function<Slot(const std::vector<Slot>&)>;
-void register_entry(const char* name, int arity, EntryFn fn);
+// Plain function pointers rather than std::function: this header is compiled
+// with every learner file, and <functional> alone costs ~0.1 s of that.
+using ErasedFn = void (*)();
+using Invoker = Slot (*)(ErasedFn fn, const std::vector<Slot>& args);
+void register_entry(const char* name, int arity, ErasedFn fn, Invoker invoker);
 [[noreturn]] void argument_kind_mismatch(int index, Kind expected, Kind got);
 
 template <class T>
@@ -66,12 +67,15 @@ Slot invoke(R (*f)(A...), const std::vector<Slot>& args, std::index_sequence<I..
     return to_slot(f(argument<std::decay_t<A>>(args, static_cast<int>(I))...));
 }
 
+template <class R, class... A>
+Slot invoke_erased(ErasedFn fn, const std::vector<Slot>& args) {
+    return invoke(reinterpret_cast<R (*)(A...)>(fn), args, std::index_sequence_for<A...>{});
+}
+
 struct EntryRegistration {
     template <class R, class... A>
     EntryRegistration(R (*f)(A...), const char* name) {
-        register_entry(name, static_cast<int>(sizeof...(A)), [f](const std::vector<Slot>& args) {
-            return invoke(f, args, std::index_sequence_for<A...>{});
-        });
+        register_entry(name, static_cast<int>(sizeof...(A)), reinterpret_cast<ErasedFn>(f), &invoke_erased<R, A...>);
     }
 };
 

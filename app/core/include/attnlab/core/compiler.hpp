@@ -3,6 +3,7 @@
 // translation of compiler output into diagnostics on the learner's own file.
 #include <atomic>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct Toolchain {
     fs::path learner_library;    // libattnlab_learner.a
     fs::path sandbox;            // attnlab-sandbox
     std::vector<std::string> flags;  // language, optimisation and diagnostic flags
+    std::vector<std::string> link_flags;  // e.g. -fuse-ld=gold when available
+    bool use_pch = true;             // precompile the learner headers (gcc only)
 
     // Build-tree defaults, overridable with ATTNLAB_CXX, ATTNLAB_CXXFLAGS,
     // ATTNLAB_LEARNER_INCLUDE, ATTNLAB_LEARNER_LIB and ATTNLAB_SANDBOX.
@@ -57,9 +60,14 @@ public:
 
 private:
     fs::path entry_header(const Exercise& exercise);
+    // The learner headers precompiled once per toolchain fingerprint; "" when
+    // unavailable (clang, or the build failed), in which case we compile without.
+    fs::path precompiled_header(const std::atomic<bool>* cancel);
     Toolchain toolchain_;
     fs::path cache_dir_;
     std::string fingerprint_;
+    std::mutex pch_mu_;  // checks of different exercises may compile at once
+    bool pch_failed_ = false;
 };
 
 // Parses gcc/clang output ("file:line:col: error: message" plus context lines)

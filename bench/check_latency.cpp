@@ -1,0 +1,120 @@
+// Edit -> verdict latency for every exercise of a course, and what the same
+// solution would cost to compile against Eigen. A benchmark, not a test:
+// it prints figures and asserts nothing.
+//
+//   build/bench/attnlab-bench-latency [--course DIR] [--runs N] [--cold-runs N]
+//
+// cold      : empty cache (the precompiled header is built as part of it)
+// warm edit : cache warm, source changed (a new comment) -> compile + run + compare
+// unchanged : the same source again -> no compile at all
+// eigen     : g++ -c of bench/eigen/<id>.cpp with the same flags, and its ratio to warm edit
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "attnlab/core/build_config.hpp"
+#include "attnlab/core/compiler.hpp"
+#include "attnlab/core/course.hpp"
+#include "attnlab/core/report.hpp"
+#include "attnlab/core/runner.hpp"
+#include "attnlab/core/util.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const double pos = p * static_cast<double>(v.size() - 1);
+    const size_t lo = static_cast<size_t>(pos);
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+fs::path temp_dir() {
+    std::string tmpl = (fs::temp_directory_path() / "attnlab-bench-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) std::exit(2);
+    return tmpl;
+}
+
+double time_ms(const std::string& command) {
+    const auto t0 = std::chrono::steady_clock::now();
+    int rc = std::system(command.c_str());
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return rc == 0 ? ms : -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    fs::path course_dir = ATTNLAB_EXERCISES_DIR;
+    int runs = 10, cold_runs = 3;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        std::string a = argv[i];
+        if (a == "--course") course_dir = argv[i + 1];
+        else if (a == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
+        else if (a == "--cold-runs") cold_runs = std::max(1, std::atoi(argv[i + 1]));
+    }
+    Course course = load_course(course_dir);
+    const Toolchain toolchain = Toolchain::detect();
+    std::string flags;
+    for (const auto& f : toolchain.flags) flags += " " + f;
+    std::printf("compiler: %s%s%s  pch: %s\n", toolchain.compiler.c_str(), flags.c_str(),
+                toolchain.link_flags.empty() ? "" : (" link:" + toolchain.link_flags[0]).c_str(), toolchain.use_pch ? "yes" : "no");
+    std::printf("%-16s %9s %9s | %9s %9s | %9s | %9s %7s\n", "exercise", "cold p50", "cold p90", "warm p50", "warm p90", "unchanged",
+                "eigen", "ratio");
+
+    const fs::path warm_cache = temp_dir();
+    Compiler warm_compiler(toolchain, warm_cache);
+    Runner warm_runner(warm_compiler);
+    bool all_passed = true;
+    for (const Exercise& ex : course.exercises) {
+        const std::string solution = read_file(ex.solution_path()).value_or("");
+        std::vector<double> cold, warm, unchanged;
+        for (int r = 0; r < cold_runs; ++r) {
+            const fs::path cache = temp_dir();
+            Compiler compiler(toolchain, cache);
+            Runner runner(compiler);
+            const auto t0 = std::chrono::steady_clock::now();
+            CheckResult res = runner.check_source(ex, solution, ex.solution_path().string());
+            cold.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            all_passed &= res.passed();
+            fs::remove_all(cache);
+        }
+        warm_runner.check_source(ex, solution, "warm-up");  // builds the PCH once
+        for (int r = 0; r < runs; ++r) {
+            const std::string edited = solution + "\n// edit " + std::to_string(r) + " " + hex64(hash64(std::to_string(getpid()))) + "\n";
+            const auto t0 = std::chrono::steady_clock::now();
+            CheckResult res = warm_runner.check_source(ex, edited, "edited.cpp");
+            warm.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            all_passed &= res.passed();
+            const auto t1 = std::chrono::steady_clock::now();
+            res = warm_runner.check_source(ex, edited, "edited.cpp");
+            unchanged.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
+            all_passed &= res.passed() && res.compile_cached;
+        }
+        double eigen = -1;
+        const fs::path eigen_src = fs::path(ATTNLAB_SOURCE_DIR) / "bench" / "eigen" / (ex.id + ".cpp");
+        if (fs::exists(eigen_src)) {
+            std::vector<double> times;
+            const fs::path obj = warm_cache / "eigen.o";
+            for (int r = 0; r < 3; ++r)
+                times.push_back(time_ms(toolchain.compiler + flags + " -I/usr/include/eigen3 -c " + eigen_src.string() + " -o " + obj.string()));
+            eigen = percentile(times, 0.5);
+        }
+        const double warm50 = percentile(warm, 0.5);
+        std::printf("%-16s %7.0fms %7.0fms | %7.0fms %7.0fms | %7.1fms | %7.0fms %6.1fx\n", ex.id.c_str(), percentile(cold, 0.5),
+                    percentile(cold, 0.9), warm50, percentile(warm, 0.9), percentile(unchanged, 0.5), eigen,
+                    eigen > 0 ? eigen / warm50 : 0.0);
+        std::fflush(stdout);
+    }
+    fs::remove_all(warm_cache);
+    if (!all_passed) std::printf("warning: some checks did not pass; figures may not be representative\n");
+    return 0;
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# attnlab set-up: install what is missing (Debian 12 packages), build, then
+#   ./setup.sh [ATTNLAB ARGS]   start attnlab (the CLI's exercise list by default)
+#   ./setup.sh test             run every test through ctest
+# Safe to run again: installed packages are skipped and the build is incremental.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(
+  g++ cmake ninja-build pkg-config       # toolchain
+  libeigen3-dev                          # the reference implementation
+  nlohmann-json3-dev                     # course data, progress, --json
+  doctest-dev                            # tests
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "attnlab setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+BUILD_DIR=${ATTNLAB_BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD_DIR" -j "$(nproc)"
+
+if [ "${1:-}" = "test" ]; then
+  # Serial on purpose: the runner's tests measure CPU and wall-time limits.
+  exec ctest --test-dir "$BUILD_DIR" --output-on-failure
+fi
+exec "$BUILD_DIR/app/cli/attnlab" "$@"

@@ -1,0 +1,368 @@
+// The runner against fixture solutions (tests/fixtures/solutions) on fixture
+// exercises (tests/fixtures/course) — never the real course. Every hostile
+// program must end in a specific verdict, leave no process or temp file
+// behind, and the next correct check must still pass.
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "attnlab/core/check_job.hpp"
+#include "attnlab/core/compiler.hpp"
+#include "attnlab/core/course.hpp"
+#include "attnlab/core/report.hpp"
+#include "attnlab/core/runner.hpp"
+#include "attnlab/core/util.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+const fs::path kFixtures = ATTNLAB_TEST_FIXTURES;
+
+fs::path make_temp_dir() {
+    std::string tmpl = (fs::temp_directory_path() / "attnlab-test-XXXXXX").string();
+    REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    return tmpl;
+}
+
+// One compiler cache and runner for the whole file: like a learner's session.
+struct Env {
+    fs::path cache = make_temp_dir();
+    Course course = load_course(kFixtures / "course");
+    Compiler compiler{Toolchain::detect(), cache};
+    Runner runner{compiler};
+    ~Env() {
+        std::error_code ec;
+        fs::remove_all(cache, ec);
+    }
+};
+
+Env& env() {
+    static Env e;
+    return e;
+}
+
+const Exercise& split() {
+    const Exercise* e = env().course.find("fx-split");
+    REQUIRE(e != nullptr);
+    return *e;
+}
+
+// Processes whose executable lives in our cache: compiled learner programs.
+std::vector<pid_t> programs_still_running() {
+    std::vector<pid_t> found;
+    const std::string prefix = fs::canonical(env().cache).string();
+    DIR* d = opendir("/proc");
+    while (dirent* e = readdir(d)) {
+        char* end = nullptr;
+        long pid = std::strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0) continue;
+        char buf[4096];
+        const std::string link = std::string("/proc/") + e->d_name + "/exe";
+        ssize_t n = readlink(link.c_str(), buf, sizeof buf - 1);
+        if (n <= 0) continue;
+        buf[n] = '\0';
+        if (std::string(buf).rfind(prefix, 0) == 0) found.push_back(static_cast<pid_t>(pid));
+    }
+    closedir(d);
+    return found;
+}
+
+bool temp_dir_empty() {
+    std::error_code ec;
+    return fs::is_empty(env().cache / "tmp", ec);
+}
+
+CheckResult check_file(const std::string& name, const Exercise& ex = split()) {
+    CheckResult r = env().runner.check(ex, kFixtures / "solutions" / name);
+    INFO("verdict: " << verdict_code(r.verdict) << "\n" << explain(r, ex, Lang::En));
+    CHECK(programs_still_running().empty());
+    CHECK(temp_dir_empty());
+    return r;
+}
+
+void still_healthy() {
+    CheckResult r = env().runner.check(split(), kFixtures / "solutions" / "correct.cpp");
+    CHECK(r.verdict == Verdict::Pass);
+}
+
+std::vector<pid_t> read_pids(const fs::path& file) {
+    std::vector<pid_t> pids;
+    std::ifstream in(file);
+    for (long p; in >> p;) pids.push_back(static_cast<pid_t>(p));
+    return pids;
+}
+
+bool alive(pid_t pid) {
+    if (kill(pid, 0) != 0) return false;
+    // A zombie is dead for our purposes (its parent, not us, must reap it).
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    auto close = line.rfind(')');
+    return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+}  // namespace
+
+TEST_CASE("the fixture course loads") {
+    CHECK(env().course.problems.empty());
+    REQUIRE(env().course.exercises.size() == 2);
+    CHECK(split().signature() == "Tensor split_heads(const Tensor& x, int n_heads)");
+}
+
+TEST_CASE("a correct solution passes, and an unchanged file is not recompiled") {
+    CheckResult first = check_file("correct.cpp");
+    CHECK(first.verdict == Verdict::Pass);
+    REQUIRE(first.cases.size() == 2);
+    for (const auto& c : first.cases) CHECK(c.verdict == Verdict::Pass);
+    CheckResult second = check_file("correct.cpp");
+    CHECK(second.verdict == Verdict::Pass);
+    CHECK(second.compile_cached);
+}
+
+TEST_CASE("wrong values: first mismatches are reported by (head, row, col)") {
+    CheckResult r = check_file("wrong_values.cpp");
+    REQUIRE(r.verdict == Verdict::WrongAnswer);
+    REQUIRE(r.failed_case == 0);
+    const CaseOutcome& c = r.cases[0];
+    // arange(8) as (2, 4), 2 heads: expected (2, 2, 2) = [[0,1],[4,5]], [[2,3],[6,7]];
+    // without the transpose the learner returns [[0,1],[2,3]], [[4,5],[6,7]].
+    CHECK(c.mismatch_count == 4);
+    REQUIRE(c.mismatches.size() == 4);
+    CHECK(c.mismatches[0].index == std::vector<int64_t>{0, 1, 0});
+    CHECK(c.mismatches[0].actual == 2.0);
+    CHECK(c.mismatches[0].expected == 4.0);
+    CHECK(c.max_abs_error == doctest::Approx(2.0));
+    const std::string text = explain(r, split(), Lang::En);
+    CHECK(text.find("(head 0, row 1, col 0)") != std::string::npos);
+    CHECK(explain(r, split(), Lang::Id).find("(head 0, baris 1, kolom 0)") != std::string::npos);
+}
+
+TEST_CASE("wrong shape names both shapes") {
+    CheckResult r = check_file("wrong_shape.cpp");
+    REQUIRE(r.verdict == Verdict::WrongShape);
+    CHECK(r.cases[0].expected.tensor.shape == Shape{2, 2, 2});
+    CHECK(r.cases[0].actual.tensor.shape == Shape{2, 4});
+    const std::string text = explain(r, split(), Lang::En);
+    CHECK(text.find("(2, 2, 2)") != std::string::npos);
+    CHECK(text.find("(2, 4)") != std::string::npos);
+}
+
+TEST_CASE("compile errors are mapped to the learner's file and line") {
+    CheckResult r = check_file("compile_error.cpp");
+    REQUIRE(r.verdict == Verdict::CompileError);
+    REQUIRE(!r.diagnostics.empty());
+    const Diagnostic& d = r.diagnostics.front();
+    CHECK(d.severity == "error");
+    CHECK(d.file == (kFixtures / "solutions" / "compile_error.cpp").string());
+    CHECK((d.line == 4 || d.line == 5));
+    CHECK(r.compiler_output.find("solution.cpp") == std::string::npos);  // the private copy's name never shows
+}
+
+TEST_CASE("a flood of compile errors is cut to the first ones") {
+    CheckResult r = check_file("many_errors.cpp");
+    REQUIRE(r.verdict == Verdict::CompileError);
+    int errors = 0;
+    for (const auto& d : r.diagnostics) errors += d.severity == "error";
+    CHECK(errors >= 1);
+    CHECK(errors <= 11);  // -fmax-errors=10 (+ the "compilation terminated" line)
+    CHECK(r.diagnostics.front().line == 4);
+    CHECK(r.compiler_output.size() < 300 * 1024);
+}
+
+TEST_CASE("a missing entry point says which signature to define") {
+    for (const char* f : {"missing_entry.cpp", "empty.cpp"}) {
+        CheckResult r = check_file(f);
+        CHECK(r.verdict == Verdict::MissingEntry);
+        CHECK(r.missing_entry_signature == "Tensor split_heads(const Tensor& x, int n_heads)");
+    }
+}
+
+TEST_CASE("defining main() is a compile error with a specific message") {
+    CheckResult r = check_file("defines_main.cpp");
+    CHECK(r.verdict == Verdict::CompileError);
+    CHECK(r.detail == "defines_main");
+}
+
+TEST_CASE("crashes are named by signal") {
+    CheckResult segv = check_file("segfault.cpp");
+    CHECK(segv.verdict == Verdict::Crash);
+    CHECK(segv.signal_name == "SIGSEGV");
+    CHECK(segv.failed_case == 0);
+    CHECK_FALSE(segv.crashed_before_entry);
+    CheckResult abrt = check_file("abort.cpp");
+    CHECK(abrt.verdict == Verdict::Crash);
+    CHECK(abrt.signal_name == "SIGABRT");
+    still_healthy();
+}
+
+TEST_CASE("a crash or a hang in a static initialiser is reported as such") {
+    CheckResult crash = check_file("static_init_crash.cpp");
+    CHECK(crash.verdict == Verdict::Crash);
+    CHECK(crash.crashed_before_entry);
+    CHECK(explain(crash, split(), Lang::En).find("before your function was called") != std::string::npos);
+    CheckResult loop = check_file("static_init_loop.cpp");
+    CHECK(loop.verdict == Verdict::Timeout);
+    CHECK(loop.crashed_before_entry);
+}
+
+TEST_CASE("an infinite loop hits the CPU limit; a sleeper hits the wall limit") {
+    CheckResult spin = check_file("infinite_loop.cpp");
+    CHECK(spin.verdict == Verdict::Timeout);
+    CHECK(spin.limit == LimitKind::CpuTime);
+    CHECK(spin.limit_value == 1.0);
+    CHECK(explain(spin, split(), Lang::En).find("stopped after 1 s of CPU time") != std::string::npos);
+    CheckResult sleeper = check_file("sleeps.cpp");
+    CHECK(sleeper.verdict == Verdict::Timeout);
+    CHECK(sleeper.limit == LimitKind::WallTime);
+    CHECK(explain(sleeper, split(), Lang::En).find("stopped after 2 s wall time") != std::string::npos);
+    still_healthy();
+}
+
+TEST_CASE("forked children and a daemon in its own session are all killed") {
+    const fs::path pidfile = env().cache / "pids.txt";
+    setenv("ATTNLAB_TEST_PIDFILE", pidfile.c_str(), 1);
+    CheckResult forks = check_file("fork_children.cpp");
+    CHECK(forks.verdict == Verdict::Timeout);
+    std::vector<pid_t> pids = read_pids(pidfile);
+    CHECK(pids.size() >= 100);
+    for (pid_t p : pids) CHECK_MESSAGE(!alive(p), "child " << p << " survived");
+    fs::remove(pidfile);
+
+    CheckResult daemon = check_file("background_daemon.cpp");
+    CHECK(daemon.verdict == Verdict::Pass);  // its answer is right; its leftovers are cleaned up
+    pids = read_pids(pidfile);
+    CHECK(!pids.empty());
+    for (pid_t p : pids) CHECK_MESSAGE(!alive(p), "daemon " << p << " survived");
+    unsetenv("ATTNLAB_TEST_PIDFILE");
+    still_healthy();
+}
+
+TEST_CASE("an 8 GiB allocation is a memory-limit verdict") {
+    CheckResult r = check_file("huge_alloc.cpp");
+    CHECK(r.verdict == Verdict::MemoryLimit);
+    CHECK(explain(r, split(), Lang::En).find("256 MB") != std::string::npos);
+    still_healthy();
+}
+
+TEST_CASE("100 MB on stdout or stderr stops at the output limit") {
+    for (const char* f : {"stdout_flood.cpp", "stderr_flood.cpp"}) {
+        CheckResult r = check_file(f);
+        CHECK(r.verdict == Verdict::OutputLimit);
+        CHECK(r.limit_value == 64.0);
+        CHECK(r.output_truncated);
+        CHECK(r.stdout_text.size() + r.stderr_text.size() <= 2 * 64 * 1024);
+    }
+    still_healthy();
+}
+
+TEST_CASE("garbage on the result channel is a protocol error, not a crash of attnlab") {
+    CheckResult r = check_file("channel_garbage.cpp");
+    CHECK(r.verdict == Verdict::ProtocolError);
+    CHECK(r.detail.find("corrupted") != std::string::npos);
+    CheckResult early = check_file("exits_early.cpp");
+    CHECK(early.verdict == Verdict::ProtocolError);
+    still_healthy();
+}
+
+TEST_CASE("an uncaught exception reports its type and what()") {
+    CheckResult r = check_file("uncaught_exception.cpp");
+    REQUIRE(r.verdict == Verdict::RuntimeError);
+    CHECK(r.cases[0].exception_type == "std::runtime_error");
+    CHECK(r.cases[0].exception_what == "boom: my own message");
+}
+
+TEST_CASE("NaN output is its own verdict, with the position") {
+    CheckResult r = check_file("nan_output.cpp");
+    REQUIRE(r.verdict == Verdict::NonFinite);
+    CHECK(r.cases[0].nonfinite_index == std::vector<int64_t>{0, 0, 0});
+    CHECK(explain(r, split(), Lang::En).find("NaN at (head 0, row 0, col 0)") != std::string::npos);
+}
+
+TEST_CASE("a source that is not UTF-8 still compiles and its messages are valid UTF-8") {
+    CheckResult r = check_file("not_utf8.cpp");
+    CHECK(r.verdict == Verdict::Pass);
+    CHECK(sanitize_utf8(explain(r, split(), Lang::En)) == explain(r, split(), Lang::En));
+}
+
+TEST_CASE("a 10 MB source is refused before compiling") {
+    const fs::path big = env().cache / "big.cpp";
+    {
+        std::ofstream out(big);
+        std::string line(1023, '/');  // 10 MiB of comment lines
+        for (int i = 0; i < 10 * 1024; ++i) out << line << "\n";
+    }
+    CheckResult r = env().runner.check(split(), big);
+    CHECK(r.verdict == Verdict::CompileError);
+    CHECK(r.detail == "source_too_large");
+    CHECK(explain(r, split(), Lang::En).find("10.0 MB") != std::string::npos);
+}
+
+TEST_CASE("probes come back with names and shapes") {
+    CheckResult r = check_file("with_probes.cpp");
+    REQUIRE(r.verdict == Verdict::Pass);
+    REQUIRE(r.cases[0].probes.size() == 2);
+    CHECK(r.cases[0].probes[0].name == "chunks");
+    CHECK(r.cases[0].probes[0].tensor.shape == Shape{2, 2, 2});
+    CHECK(r.cases[0].probes[1].name == "heads");
+    CHECK(r.cases[0].probes[1].tensor.data == r.cases[0].expected.tensor.data);
+}
+
+TEST_CASE("integer results are compared exactly") {
+    const Exercise* params = env().course.find("fx-params");
+    REQUIRE(params != nullptr);
+    CheckResult ok = env().runner.check(*params, params->solution_path());
+    CHECK(ok.verdict == Verdict::Pass);
+    CHECK(ok.cases[0].expected.int_value == 28311552);
+    CheckResult starter = env().runner.check(*params, params->starter_path());
+    CHECK(starter.verdict == Verdict::WrongAnswer);
+    CHECK(explain(starter, *params, Lang::En).find("28311552") != std::string::npos);
+}
+
+TEST_CASE("a background check reports progress and can be cancelled at any point") {
+    auto source = read_file(kFixtures / "solutions" / "sleeps.cpp");
+    REQUIRE(source);
+    CheckScheduler scheduler(env().runner);
+    auto job = scheduler.start(split(), *source + "\n// variant for cancel test\n", "sleeps.cpp");
+    // Wait until the program is running, then cancel.
+    for (int i = 0; i < 200 && job->progress().phase != Phase::Running; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(job->progress().phase == Phase::Running);
+    const auto t0 = std::chrono::steady_clock::now();
+    job->cancel();
+    const CheckResult& r = job->wait();
+    CHECK(r.verdict == Verdict::Cancelled);
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));  // well before the 2 s wall limit
+    CHECK(programs_still_running().empty());
+    CHECK(temp_dir_empty());
+
+    // A new check of the same exercise cancels the previous one.
+    auto slow = scheduler.start(split(), *source + "\n// variant 2\n", "sleeps.cpp");
+    auto correct = read_file(kFixtures / "solutions" / "correct.cpp");
+    auto fast = scheduler.start(split(), *correct, "correct.cpp");
+    CHECK(slow->wait().verdict == Verdict::Cancelled);
+    CHECK(fast->wait().verdict == Verdict::Pass);
+    CHECK(scheduler.current("fx-split") == fast);
+    CHECK(programs_still_running().empty());
+}
+
+TEST_CASE("cancel during compilation") {
+    std::atomic<bool> cancel{true};
+    CheckControl control;
+    control.cancel = &cancel;
+    auto source = read_file(kFixtures / "solutions" / "correct.cpp");
+    CheckResult r = env().runner.check_source(split(), *source + "\n// never compiled\n", "x.cpp", control);
+    CHECK(r.verdict == Verdict::Cancelled);
+    CHECK(temp_dir_empty());
+}
