@@ -45,9 +45,12 @@ void write_file_atomic(const fs::path& path, const std::string& contents) {
         left -= static_cast<size_t>(n);
     }
     ::fchmod(fd, 0644);
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const bool synced = ::fsync(fd) == 0;
+    const int sync_errno = errno;
+    const bool closed = ::close(fd) == 0;
+    if (!synced || !closed) {
         ::unlink(tmpl.c_str());
-        throw std::runtime_error("cannot flush " + path.string() + ": " + std::strerror(errno));
+        throw std::runtime_error("cannot flush " + path.string() + ": " + std::strerror(synced ? errno : sync_errno));
     }
     if (::rename(tmpl.c_str(), path.c_str()) != 0) {
         int err = errno;

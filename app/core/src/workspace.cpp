@@ -94,6 +94,7 @@ const char* status_code(ExerciseStatus s) {
 
 std::string ProgressStore::load() {
     items_.clear();
+    readonly_ = false;
     last_exercise_.clear();
     auto text = read_file(file_);
     if (!text) return "";  // no progress yet
@@ -123,12 +124,20 @@ std::string ProgressStore::load() {
         aside = unused_path(aside);
         std::error_code ec;
         fs::rename(file_, aside, ec);
+        if (ec) {
+            // Could not move it aside: leave it untouched and do not overwrite it
+            // later either, so nothing is lost.
+            readonly_ = true;
+            return "progress file " + file_.string() + " is unreadable (" + e.what() + ") and could not be moved aside (" +
+                   ec.message() + "); progress will not be saved this session";
+        }
         return "progress file " + file_.string() + " was unreadable (" + e.what() + "); it was kept as " + aside.string() +
                " and progress starts afresh";
     }
 }
 
 void ProgressStore::save() const {
+    if (readonly_) return;
     json root;
     root["version"] = 1;
     root["last_exercise"] = last_exercise_;

@@ -18,7 +18,7 @@ std::optional<std::string> read_file(const fs::path& path);
 void write_file_atomic(const fs::path& path, const std::string& contents);
 
 // Stable 64-bit FNV-1a (the same value on every run and machine).
-uint64_t hash64(const std::string& bytes, uint64_t seed = 1469598103934665603ull);
+uint64_t hash64(const std::string& bytes, uint64_t seed = 14695981039346656037ull);
 std::string hex64(uint64_t v);
 
 // Replaces invalid UTF-8 sequences with U+FFFD so text can be shown and

@@ -83,6 +83,7 @@ private:
     fs::path file_;
     std::map<std::string, ExerciseProgress> items_;
     std::string last_exercise_;
+    bool readonly_ = false;  // a corrupt file that could not be moved aside is never overwritten
 };
 
 // Settings shared by the CLI and the GUI (the GUI adds its own keys; unknown

@@ -1,0 +1,146 @@
+#pragma once
+// A learner's session at the desk: the open exercise, the editor buffer and its
+// file, background checks, hints, progress and preferences. This is what the
+// GUI's panels read and command; it has no GUI code in it, so it is tested
+// headlessly and could drive any front end.
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnlab/core/check_job.hpp"
+#include "attnlab/core/compiler.hpp"
+#include "attnlab/core/course.hpp"
+#include "attnlab/core/runner.hpp"
+#include "attnlab/core/workspace.hpp"
+
+namespace attnlab {
+
+namespace fs = std::filesystem;
+
+// Preferences the GUI persists (in settings.json, beside the language).
+struct Preferences {
+    float font_size = 16.0f;
+    float ui_scale = 1.0f;
+    int tab_width = 4;
+    bool dark_theme = true;
+    bool auto_run_on_save = false;
+    bool autosave = true;
+    std::string layout_ini;  // Dear ImGui's window layout, stored as text
+};
+
+class Session {
+public:
+    struct Options {
+        fs::path course_dir;    // empty: $ATTNLAB_COURSE or the built-in course
+        std::string lang_flag;  // "en"/"id" or empty
+        Paths paths = Paths::from_environment();
+    };
+    explicit Session(Options options);
+    ~Session();
+
+    // ---- course and language ------------------------------------------------
+    const Course& course() const { return course_; }
+    bool course_loaded() const { return course_error_.empty(); }
+    const std::string& course_error() const { return course_error_; }
+    // Warnings for the learner (corrupt progress file, unreadable settings…).
+    const std::vector<std::string>& notices() const { return notices_; }
+    void dismiss_notices() { notices_.clear(); }
+    Lang lang() const { return lang_; }
+    void set_lang(Lang lang);
+    ExerciseStatus status(const std::string& id) const { return progress_.get(id).status; }
+    const ExerciseProgress& progress(const std::string& id) const { return progress_.get(id); }
+
+    // ---- the open exercise and its file ---------------------------------------
+    const Exercise* current() const { return current_; }
+    // Saves the buffer of the exercise being left, then loads `id`'s file
+    // (created from the starter on first open). False for an unknown id.
+    bool open(const std::string& id);
+    // The exercise to continue with: the last one opened, else the first not passed.
+    std::string continue_id() const;
+    fs::path file() const;
+    // The editor edits this string directly; call mark_edited() after a change.
+    std::string& buffer() { return buffer_; }
+    const std::string& buffer() const { return buffer_; }
+    void mark_edited();
+    bool dirty() const { return dirty_; }
+    // Bumped whenever the buffer is replaced from outside the editor (another
+    // exercise, a reload, a reset): an editor widget holding its own copy must
+    // drop it then.
+    int buffer_generation() const { return buffer_generation_; }
+    // Atomic save of the buffer. Returns false (and adds a notice) on failure.
+    bool save();
+    // Restores the starter (keeps a backup of the file) and reloads the buffer.
+    fs::path reset_to_starter();
+
+    // The file changed on disk (another editor). With no unsaved edits it is
+    // reloaded silently; with unsaved edits the GUI must ask: keep_mine() or
+    // take_disk().
+    bool disk_conflict() const { return conflict_; }
+    void keep_mine();   // overwrite the file with the buffer
+    void take_disk();   // drop the edits, load the file
+    // $VISUAL, $EDITOR, else xdg-open; runs detached. Returns the command line used.
+    std::string open_in_external_editor();
+
+    // ---- checks -----------------------------------------------------------------
+    // Saves, then checks the buffer in the background (cancelling a running one).
+    void run_check();
+    void cancel_check();
+    bool checking() const { return job_ && !job_->done(); }
+    CheckProgress check_progress() const;
+    // The latest finished check of the current exercise (nullptr when none yet).
+    const CheckResult* last_result() const { return last_result_ ? &*last_result_ : nullptr; }
+    // Bumped each time a new result arrives: views rebuild caches when it changes.
+    int result_generation() const { return result_generation_; }
+
+    // ---- hints --------------------------------------------------------------------
+    int hints_revealed() const;
+    void reveal_next_hint();
+
+    // ---- preferences ----------------------------------------------------------------
+    const Preferences& preferences() const { return prefs_; }
+    void set_preferences(const Preferences& p);  // saved at once
+
+    // Call once per frame (cheap): collects finished checks, notices disk
+    // changes, autosaves after a pause in typing, runs auto-run-on-save.
+    void poll();
+
+    // For tests: the runner this session uses.
+    Runner& runner() { return *runner_; }
+
+private:
+    void load_buffer();
+    void save_settings();
+    std::optional<fs::file_time_type> disk_time() const;
+
+    Paths paths_;
+    Course course_;
+    std::string course_error_;
+    std::vector<std::string> notices_;
+    Lang lang_ = Lang::En;
+    Settings settings_;
+    Preferences prefs_;
+    std::unique_ptr<Workspace> workspace_;
+    ProgressStore progress_;
+    std::unique_ptr<Compiler> compiler_;
+    std::unique_ptr<Runner> runner_;
+    std::unique_ptr<CheckScheduler> scheduler_;
+
+    const Exercise* current_ = nullptr;
+    std::string buffer_;
+    std::string saved_text_;  // what the file held when last loaded or saved
+    bool dirty_ = false;
+    int buffer_generation_ = 0;
+    bool conflict_ = false;
+    std::optional<fs::file_time_type> disk_time_;
+    std::chrono::steady_clock::time_point last_edit_{};
+    std::chrono::steady_clock::time_point last_disk_poll_{};
+
+    std::shared_ptr<CheckJob> job_;
+    std::optional<CheckResult> last_result_;
+    int result_generation_ = 0;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,293 @@
+#include "attnlab/core/session.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/core/build_config.hpp"
+#include "attnlab/core/util.hpp"
+
+extern char** environ;
+
+namespace attnlab {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr auto kAutosaveDelay = std::chrono::milliseconds(1500);
+constexpr auto kDiskPollInterval = std::chrono::milliseconds(500);
+
+fs::path default_course_dir() {
+    if (const char* env = std::getenv("ATTNLAB_COURSE"); env && *env) return env;
+    return ATTNLAB_EXERCISES_DIR;
+}
+
+Preferences preferences_from(const std::string& extra_json) {
+    Preferences p;
+    json j = json::parse(extra_json, nullptr, false);
+    if (!j.is_object()) return p;
+    auto number = [&](const char* key, double lo, double hi, double fallback) {
+        if (!j.contains(key) || !j[key].is_number()) return fallback;
+        return std::clamp(j[key].get<double>(), lo, hi);
+    };
+    auto boolean = [&](const char* key, bool fallback) { return j.contains(key) && j[key].is_boolean() ? j[key].get<bool>() : fallback; };
+    p.font_size = static_cast<float>(number("font_size", 10, 32, p.font_size));
+    p.ui_scale = static_cast<float>(number("ui_scale", 0.75, 3, p.ui_scale));
+    p.tab_width = static_cast<int>(number("tab_width", 1, 8, p.tab_width));
+    p.dark_theme = boolean("dark_theme", p.dark_theme);
+    p.auto_run_on_save = boolean("auto_run_on_save", p.auto_run_on_save);
+    p.autosave = boolean("autosave", p.autosave);
+    if (j.contains("layout_ini") && j["layout_ini"].is_string()) p.layout_ini = j["layout_ini"].get<std::string>();
+    return p;
+}
+
+}  // namespace
+
+Session::Session(Options options) : paths_(options.paths), progress_(paths_.progress_file()) {
+    std::string warning;
+    settings_ = Settings::load(paths_.settings_file(), &warning);
+    if (!warning.empty()) notices_.push_back(warning);
+    prefs_ = preferences_from(settings_.extra_json);
+    lang_ = resolve_language(options.lang_flag, settings_);
+    try {
+        course_ = load_course(options.course_dir.empty() ? default_course_dir() : options.course_dir);
+        for (const auto& p : course_.problems) notices_.push_back(p);
+    } catch (const CourseError& e) {
+        course_error_ = e.what();
+    }
+    workspace_ = std::make_unique<Workspace>(paths_);
+    if (std::string recovered = progress_.load(); !recovered.empty()) notices_.push_back(recovered);
+    compiler_ = std::make_unique<Compiler>(Toolchain::detect(), paths_.cache);
+    runner_ = std::make_unique<Runner>(*compiler_);
+    scheduler_ = std::make_unique<CheckScheduler>(*runner_);
+}
+
+Session::~Session() {
+    if (dirty_) save();  // never lose the learner's code on the way out
+    if (scheduler_) scheduler_->cancel_all();
+}
+
+void Session::set_lang(Lang lang) {
+    lang_ = lang;
+    settings_.language = lang;
+    save_settings();
+}
+
+void Session::save_settings() {
+    json j = json::parse(settings_.extra_json, nullptr, false);
+    if (!j.is_object()) j = json::object();
+    j["font_size"] = prefs_.font_size;
+    j["ui_scale"] = prefs_.ui_scale;
+    j["tab_width"] = prefs_.tab_width;
+    j["dark_theme"] = prefs_.dark_theme;
+    j["auto_run_on_save"] = prefs_.auto_run_on_save;
+    j["autosave"] = prefs_.autosave;
+    j["layout_ini"] = prefs_.layout_ini;
+    settings_.extra_json = j.dump();
+    try {
+        settings_.save(paths_.settings_file());
+    } catch (const std::exception& e) {
+        notices_.push_back(e.what());
+    }
+}
+
+void Session::set_preferences(const Preferences& p) {
+    prefs_ = p;
+    save_settings();
+}
+
+std::string Session::continue_id() const {
+    if (course_.find(progress_.last_exercise())) return progress_.last_exercise();
+    for (const auto& e : course_.exercises)
+        if (progress_.get(e.id).status != ExerciseStatus::Passed) return e.id;
+    return course_.exercises.empty() ? "" : course_.exercises.front().id;
+}
+
+bool Session::open(const std::string& id) {
+    const Exercise* next = course_.find(id);
+    if (!next) return false;
+    if (current_ && dirty_) save();
+    current_ = next;
+    conflict_ = false;
+    try {
+        workspace_->ensure_learner_file(*current_);
+    } catch (const std::exception& e) {
+        notices_.push_back(e.what());
+    }
+    load_buffer();
+    progress_.set_last_exercise(id);
+    try {
+        progress_.save();
+    } catch (const std::exception& e) {
+        notices_.push_back(e.what());
+    }
+    return true;
+}
+
+fs::path Session::file() const { return current_ ? workspace_->learner_file(*current_) : fs::path(); }
+
+std::optional<fs::file_time_type> Session::disk_time() const {
+    std::error_code ec;
+    auto t = fs::last_write_time(file(), ec);
+    if (ec) return std::nullopt;
+    return t;
+}
+
+void Session::load_buffer() {
+    buffer_ = read_file(file()).value_or("");
+    saved_text_ = buffer_;
+    dirty_ = false;
+    disk_time_ = disk_time();
+    ++buffer_generation_;
+}
+
+void Session::mark_edited() {
+    dirty_ = buffer_ != saved_text_;
+    last_edit_ = std::chrono::steady_clock::now();
+}
+
+bool Session::save() {
+    if (!current_) return false;
+    try {
+        workspace_->save(*current_, buffer_);
+    } catch (const std::exception& e) {
+        notices_.push_back(e.what());
+        return false;
+    }
+    saved_text_ = buffer_;
+    dirty_ = false;
+    conflict_ = false;
+    disk_time_ = disk_time();
+    return true;
+}
+
+fs::path Session::reset_to_starter() {
+    if (!current_) return {};
+    fs::path backup;
+    try {
+        if (dirty_) save();  // the backup must hold what the learner last saw
+        backup = workspace_->reset(*current_);
+    } catch (const std::exception& e) {
+        notices_.push_back(e.what());
+    }
+    load_buffer();
+    return backup;
+}
+
+void Session::keep_mine() { save(); }
+
+void Session::take_disk() {
+    load_buffer();
+    conflict_ = false;
+}
+
+std::string Session::open_in_external_editor() {
+    if (!current_) return "";
+    if (dirty_) save();
+    std::string editor;
+    for (const char* var : {"VISUAL", "EDITOR"})
+        if (const char* v = std::getenv(var); v && *v) {
+            editor = v;
+            break;
+        }
+    std::vector<std::string> argv;
+    if (editor.empty()) {
+        argv = {"xdg-open"};
+    } else {  // $EDITOR may carry arguments ("code -w")
+        size_t pos = 0;
+        while (pos < editor.size()) {
+            size_t end = editor.find(' ', pos);
+            if (end == std::string::npos) end = editor.size();
+            if (end > pos) argv.push_back(editor.substr(pos, end - pos));
+            pos = end + 1;
+        }
+    }
+    argv.push_back(file().string());
+    std::vector<char*> cargs;
+    for (auto& a : argv) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    pid_t pid;
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);  // detached: closing attnlab leaves the editor open
+    int rc = posix_spawnp(&pid, cargs[0], nullptr, &attr, cargs.data(), environ);
+    posix_spawnattr_destroy(&attr);
+    std::string command;
+    for (const auto& a : argv) command += (command.empty() ? "" : " ") + a;
+    if (rc != 0) notices_.push_back("cannot start " + command);
+    return command;
+}
+
+void Session::run_check() {
+    if (!current_) return;
+    save();
+    job_ = scheduler_->start(*current_, buffer_, file().string());
+}
+
+void Session::cancel_check() {
+    if (job_) job_->cancel();
+}
+
+CheckProgress Session::check_progress() const {
+    if (!job_) return CheckProgress{Phase::Done, 0, 0};
+    return job_->progress();
+}
+
+int Session::hints_revealed() const { return current_ ? progress_.get(current_->id).hints_revealed : 0; }
+
+void Session::reveal_next_hint() {
+    if (!current_) return;
+    ExerciseProgress& p = progress_.at(current_->id);
+    p.hints_revealed = std::min(p.hints_revealed + 1, static_cast<int>(current_->hints.size()));
+    try {
+        progress_.save();
+    } catch (const std::exception& e) {
+        notices_.push_back(e.what());
+    }
+}
+
+void Session::poll() {
+    const auto now = std::chrono::steady_clock::now();
+    if (job_ && job_->done()) {
+        const CheckResult& r = job_->result();
+        if (r.verdict != Verdict::Cancelled) {
+            try {
+                progress_.record_check(r.exercise_id, r);
+            } catch (const std::exception& e) {
+                notices_.push_back(e.what());
+            }
+        }
+        if (current_ && r.exercise_id == current_->id) {
+            last_result_ = r;
+            ++result_generation_;
+        }
+        job_.reset();
+    }
+    if (!current_) return;
+    if (prefs_.autosave && dirty_ && !conflict_ && now - last_edit_ > kAutosaveDelay) save();
+    if (now - last_disk_poll_ > kDiskPollInterval) {
+        last_disk_poll_ = now;
+        auto t = disk_time();
+        if (t && t != disk_time_) {
+            auto text = read_file(file());
+            disk_time_ = t;
+            if (text && *text != saved_text_) {
+                if (!dirty_) {
+                    buffer_ = saved_text_ = *text;
+                    ++buffer_generation_;
+                    if (prefs_.auto_run_on_save) run_check();
+                } else {
+                    conflict_ = true;
+                }
+            }
+        }
+    }
+}
+
+}  // namespace attnlab

@@ -1,0 +1,509 @@
+// End-to-end tests of the `attnlab` binary: each run gets a private
+// ATTNLAB_HOME, a clean language environment and /dev/null as stdin; stdout,
+// stderr and the exit code are captured. Expected texts (titles, hints) are
+// read from the course files, not written out here.
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kSourceDir = fs::path(ATTNLAB_TEST_FIXTURES).parent_path().parent_path();
+const fs::path kCourse = kSourceDir / "exercises";
+const fs::path kFixtureCourse = fs::path(ATTNLAB_TEST_FIXTURES) / "courses" / "valid";
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    REQUIRE_MESSAGE(in, "cannot read " << p.string());
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void spit(const fs::path& p, const std::string& text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out << text;
+    REQUIRE(out.good());
+}
+
+class TempDir {
+public:
+    TempDir() {
+        std::string tmpl = (fs::temp_directory_path() / "attnlab-test-cli-XXXXXX").string();
+        if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+        path_ = tmpl;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+struct Result {
+    int code = -1;
+    std::string out;
+    std::string err;
+};
+
+std::ostream& operator<<(std::ostream& os, const Result& r) {
+    return os << "exit " << r.code << "\n--- stdout ---\n" << r.out << "\n--- stderr ---\n" << r.err;
+}
+
+// A learner's home: ATTNLAB_HOME for every run of the CLI.
+class Cli {
+public:
+    const fs::path& home() const { return home_.path(); }
+
+    Result run(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) const {
+        const fs::path out_file = capture_.path() / "stdout";
+        const fs::path err_file = capture_.path() / "stderr";
+        std::vector<std::string> argv_storage = {ATTNLAB_CLI_PATH};
+        argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (auto& a : argv_storage) argv.push_back(a.data());
+        argv.push_back(nullptr);
+
+        const pid_t pid = fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            const int in = open("/dev/null", O_RDONLY);
+            const int out = open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            const int err = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (in < 0 || out < 0 || err < 0) _exit(126);
+            dup2(in, STDIN_FILENO);
+            dup2(out, STDOUT_FILENO);
+            dup2(err, STDERR_FILENO);
+            for (const char* name : {"ATTNLAB_LANG", "ATTNLAB_COURSE", "LC_ALL", "LC_MESSAGES", "XDG_DATA_HOME", "XDG_CACHE_HOME",
+                                     "XDG_CONFIG_HOME"})
+                unsetenv(name);
+            setenv("LANG", "C", 1);
+            setenv("ATTNLAB_HOME", home().c_str(), 1);
+            for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+            alarm(240);  // survives exec: a hung CLI is killed, never the test run
+            execv(argv[0], argv.data());
+            _exit(127);
+        }
+        int status = 0;
+        REQUIRE(waitpid(pid, &status, 0) == pid);
+        Result r;
+        r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        r.out = slurp(out_file);
+        r.err = slurp(err_file);
+        return r;
+    }
+
+    json run_json(const std::vector<std::string>& args, int expected_code) const {
+        const Result r = run(args);
+        INFO(r);
+        CHECK(r.code == expected_code);
+        json j = json::parse(r.out, nullptr, false);
+        REQUIRE_MESSAGE(!j.is_discarded(), "stdout is not JSON");
+        return j;
+    }
+
+private:
+    TempDir home_;
+    TempDir capture_;
+};
+
+struct ExerciseInfo {
+    std::string id, title_en, title_id;
+};
+
+// The real course, read from its files.
+std::vector<ExerciseInfo> course_exercises() {
+    const json manifest = json::parse(slurp(kCourse / "manifest.json"));
+    std::vector<ExerciseInfo> out;
+    for (const auto& id : manifest.at("exercises")) {
+        const json ex = json::parse(slurp(kCourse / id.get<std::string>() / "exercise.json"));
+        out.push_back({id.get<std::string>(), ex.at("title").at("en").get<std::string>(), ex.at("title").at("id").get<std::string>()});
+    }
+    return out;
+}
+
+std::vector<fs::path> files_containing(const fs::path& dir, const std::string& part) {
+    std::vector<fs::path> out;
+    if (!fs::is_directory(dir)) return out;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (contains(e.path().filename().string(), part)) out.push_back(e.path());
+    return out;
+}
+
+const std::string kSolution = (kCourse / "split-heads" / "solution.cpp").string();
+const std::string kStarter = (kCourse / "split-heads" / "starter.cpp").string();
+
+}  // namespace
+
+TEST_CASE("list shows the course in order, in English and in Indonesian") {
+    const auto exercises = course_exercises();
+    REQUIRE(exercises.size() == 4);
+    CHECK(exercises[0].id == "split-heads");
+    CHECK(exercises[1].id == "causal-mask");
+    CHECK(exercises[2].id == "concat-project");
+    CHECK(exercises[3].id == "causal-mhsa");
+
+    Cli cli;
+    const Result en = cli.run({"list"});
+    INFO(en);
+    CHECK(en.code == 0);
+    size_t last = 0;
+    for (const auto& e : exercises) {
+        CAPTURE(e.id);
+        const size_t at = en.out.find(e.id);
+        REQUIRE(at != std::string::npos);
+        CHECK(at >= last);  // manifest order
+        last = at;
+        CHECK(contains(en.out, e.title_en));
+        if (!contains(e.title_en, e.title_id)) CHECK_FALSE(contains(en.out, e.title_id));
+    }
+    // No command at all is `list`.
+    CHECK(cli.run({}).out == en.out);
+
+    const Result id = cli.run({"--lang", "id", "list"});
+    INFO(id);
+    CHECK(id.code == 0);
+    for (const auto& e : exercises) {
+        CAPTURE(e.id);
+        CHECK(contains(id.out, e.id));
+        CHECK(contains(id.out, e.title_id));
+        if (!contains(e.title_id, e.title_en)) CHECK_FALSE(contains(id.out, e.title_en));
+    }
+    CHECK(id.out != en.out);
+
+    // The language also comes from ATTNLAB_LANG and from LANG.
+    CHECK(cli.run({"list"}, {{"ATTNLAB_LANG", "id"}}).out == id.out);
+    CHECK(cli.run({"list"}, {{"LANG", "id_ID.UTF-8"}}).out == id.out);
+    CHECK(cli.run({"list", "--lang=en"}, {{"LANG", "id_ID.UTF-8"}}).out == en.out);
+}
+
+TEST_CASE("list --json") {
+    const auto exercises = course_exercises();
+    Cli cli;
+    const json j = cli.run_json({"list", "--json"}, 0);
+    CHECK(j["language"] == "en");
+    REQUIRE(j["exercises"].is_array());
+    REQUIRE(j["exercises"].size() == 4);
+    for (size_t i = 0; i < exercises.size(); ++i) {
+        const json& e = j["exercises"][i];
+        CHECK(e["position"] == i + 1);
+        CHECK(e["id"] == exercises[i].id);
+        CHECK(e["title"] == exercises[i].title_en);
+        CHECK(e["status"] == "not_started");
+        CHECK(e["attempts"] == 0);
+        CHECK(e["topics"].is_array());
+        CHECK_FALSE(e["topics"].empty());
+    }
+    CHECK(j["problems"].empty());
+
+    const json ji = cli.run_json({"list", "--json", "--lang", "id"}, 0);
+    CHECK(ji["language"] == "id");
+    REQUIRE(ji["exercises"].size() == 4);
+    for (size_t i = 0; i < exercises.size(); ++i) CHECK(ji["exercises"][i]["title"] == exercises[i].title_id);
+}
+
+TEST_CASE("show --json gives the signature and creates the learner's file") {
+    Cli cli;
+    const json j = cli.run_json({"show", "split-heads", "--json"}, 0);
+    CHECK(j["id"] == "split-heads");
+    CHECK(j["signature"] == "Tensor split_heads(const Tensor& x, int n_heads)");
+    CHECK(j["title"] == course_exercises()[0].title_en);
+    CHECK(j["statement"] == slurp(kCourse / "split-heads" / "statement.en.md"));
+    CHECK(j["hints"] == 3);
+    REQUIRE(j["params"].size() == 2);
+    CHECK(j["params"][0]["name"] == "x");
+    CHECK(j["params"][1]["kind"] == "int");
+    const fs::path file = cli.home() / "workspace" / "split-heads.cpp";
+    CHECK(j["file"] == file.string());
+    CHECK(slurp(file) == slurp(kStarter));
+
+    const json ji = cli.run_json({"show", "split-heads", "--json", "--lang", "id"}, 0);
+    CHECK(ji["statement"] == slurp(kCourse / "split-heads" / "statement.id.md"));
+
+    const Result text = cli.run({"show", "split-heads"});
+    INFO(text);
+    CHECK(text.code == 0);
+    CHECK(contains(text.out, "Tensor split_heads(const Tensor& x, int n_heads)"));
+    CHECK(contains(text.out, file.string()));
+
+    CHECK(cli.run({"show"}).code == 2);
+    CHECK(cli.run({"show", "nope"}).code == 2);
+}
+
+TEST_CASE("check: the solution passes, the starter fails") {
+    Cli cli;
+    const Result pass = cli.run({"check", "split-heads", kSolution});
+    INFO(pass);
+    CHECK(pass.code == 0);
+    CHECK(contains(pass.out, "attnlab solution split-heads"));
+
+    const json pj = cli.run_json({"check", "split-heads", kSolution, "--json"}, 0);
+    CHECK(pj["verdict"] == "pass");
+    CHECK(pj["exercise"] == "split-heads");
+    CHECK(pj["cases"].is_array());
+    CHECK_FALSE(pj["cases"].empty());
+
+    const json fj = cli.run_json({"check", "split-heads", kStarter, "--json"}, 1);
+    CHECK(fj["verdict"] == "wrong_answer");
+    CHECK(fj["failed_case"] == 0);
+
+    // The default file is the learner's workspace copy of the starter.
+    const Result fail = cli.run({"check", "split-heads"});
+    INFO(fail);
+    CHECK(fail.code == 1);
+    CHECK(contains(fail.out, "attnlab hint split-heads"));
+    CHECK(fs::exists(cli.home() / "workspace" / "split-heads.cpp"));
+
+    // Progress remembers: passed stays passed, attempts count every check.
+    const json list = cli.run_json({"list", "--json"}, 0);
+    CHECK(list["exercises"][0]["status"] == "passed");
+    CHECK(list["exercises"][0]["attempts"] == 4);
+}
+
+TEST_CASE("usage errors exit 2") {
+    Cli cli;
+    const Result unknown_ex = cli.run({"check", "nope"});
+    INFO(unknown_ex);
+    CHECK(unknown_ex.code == 2);
+    CHECK(contains(unknown_ex.err, "nope"));
+    CHECK(unknown_ex.out.empty());
+
+    const Result bad_option = cli.run({"list", "--frobnicate"});
+    INFO(bad_option);
+    CHECK(bad_option.code == 2);
+    CHECK(contains(bad_option.err, "--frobnicate"));
+
+    CHECK(cli.run({"frobnicate"}).code == 2);
+    CHECK(cli.run({"--lang", "fr", "list"}).code == 2);
+    CHECK(cli.run({"--lang"}).code == 2);
+    CHECK(cli.run({"check"}).code == 2);
+    CHECK(cli.run({"check", "split-heads", (cli.home() / "missing.cpp").string()}).code == 2);
+    CHECK(cli.run({"dev", "frobnicate"}).code == 2);
+    CHECK(cli.run({"list", "--course", (cli.home() / "no-course").string()}).code == 2);
+}
+
+TEST_CASE("--help in both languages") {
+    Cli cli;
+    const Result en = cli.run({"--help"});
+    const Result id = cli.run({"--help", "--lang", "id"});
+    const Result check_en = cli.run({"check", "--help"});
+    const Result check_id = cli.run({"check", "--help", "--lang", "id"});
+    for (const Result* r : {&en, &id, &check_en, &check_id}) {
+        INFO(*r);
+        CHECK(r->code == 0);
+        CHECK_FALSE(r->out.empty());
+        CHECK(contains(r->out, "attnlab"));
+    }
+    CHECK(en.out != id.out);
+    CHECK(check_en.out != check_id.out);
+    CHECK(check_en.out != en.out);
+    CHECK(contains(en.out, "check"));
+    CHECK(contains(en.out, "hint"));
+    CHECK(contains(check_en.out, "attnlab check"));
+    CHECK(contains(check_id.out, "attnlab check"));
+    CHECK(cli.run({"-h"}).out == en.out);
+    CHECK(cli.run({"help", "check"}).out == check_en.out);
+    // Help needs no course and changes nothing in the home.
+    CHECK(cli.run({"--help", "--course", (cli.home() / "no-course").string()}).code == 0);
+    CHECK_FALSE(fs::exists(cli.home() / "progress.json"));
+}
+
+TEST_CASE("solution is shown only after a pass") {
+    Cli cli;
+    const std::string solution_text = slurp(kSolution);
+    const Result locked = cli.run({"solution", "split-heads"});
+    INFO(locked);
+    CHECK(locked.code == 1);
+    CHECK_FALSE(contains(locked.out, solution_text));
+    CHECK_FALSE(locked.err.empty());
+
+    // A failed check does not unlock it.
+    CHECK(cli.run({"check", "split-heads", kStarter}).code == 1);
+    CHECK(cli.run({"solution", "split-heads"}).code == 1);
+
+    REQUIRE(cli.run({"check", "split-heads", kSolution}).code == 0);
+    const Result shown = cli.run({"solution", "split-heads"});
+    INFO(shown);
+    CHECK(shown.code == 0);
+    CHECK(contains(shown.out, solution_text));
+    CHECK(contains(shown.out, slurp(kCourse / "split-heads" / "explanation.en.md")));
+    const Result shown_id = cli.run({"solution", "split-heads", "--lang", "id"});
+    CHECK(contains(shown_id.out, slurp(kCourse / "split-heads" / "explanation.id.md")));
+
+    // --force looks anyway, for another exercise.
+    const Result forced = cli.run({"solution", "causal-mask", "--force"});
+    CHECK(forced.code == 0);
+    CHECK(contains(forced.out, slurp(kCourse / "causal-mask" / "solution.cpp")));
+    CHECK(cli.run({"solution", "causal-mask"}).code == 1);
+}
+
+TEST_CASE("hint N prints that hint's file") {
+    Cli cli;
+    const Result h2 = cli.run({"hint", "split-heads", "2"});
+    INFO(h2);
+    CHECK(h2.code == 0);
+    CHECK(contains(h2.out, slurp(kCourse / "split-heads" / "hint-2.en.md")));
+    CHECK_FALSE(contains(h2.out, slurp(kCourse / "split-heads" / "hint-1.en.md")));
+
+    const Result h2id = cli.run({"hint", "split-heads", "2", "--lang", "id"});
+    CHECK(h2id.code == 0);
+    CHECK(contains(h2id.out, slurp(kCourse / "split-heads" / "hint-2.id.md")));
+
+    // Without N: the next one not yet seen (2 was seen, so 3).
+    const Result next = cli.run({"hint", "split-heads"});
+    CHECK(next.code == 0);
+    CHECK(contains(next.out, slurp(kCourse / "split-heads" / "hint-3.en.md")));
+
+    for (const char* bad : {"9", "0", "-1", "two", "4"}) {
+        CAPTURE(bad);
+        const Result r = cli.run({"hint", "split-heads", bad});
+        CHECK(r.code == 2);
+        CHECK(r.out.empty());
+        CHECK_FALSE(r.err.empty());
+    }
+    CHECK(cli.run({"hint", "nope", "1"}).code == 2);
+}
+
+TEST_CASE("reset --yes keeps a backup") {
+    Cli cli;
+    REQUIRE(cli.run({"show", "split-heads"}).code == 0);
+    const fs::path file = cli.home() / "workspace" / "split-heads.cpp";
+    spit(file, "// my own attempt\n");
+
+    // Without --yes and without a terminal it refuses and changes nothing.
+    CHECK(cli.run({"reset", "split-heads"}).code == 2);
+    CHECK(slurp(file) == "// my own attempt\n");
+
+    const Result r = cli.run({"reset", "split-heads", "--yes"});
+    INFO(r);
+    CHECK(r.code == 0);
+    CHECK(slurp(file) == slurp(kStarter));
+    const auto backups = files_containing(file.parent_path(), "split-heads.cpp.bak-");
+    REQUIRE(backups.size() == 1);
+    CHECK(slurp(backups[0]) == "// my own attempt\n");
+    CHECK(contains(r.out, backups[0].string()));
+
+    // A second reset right away keeps the first backup.
+    spit(file, "// second attempt\n");
+    CHECK(cli.run({"reset", "split-heads", "-y"}).code == 0);
+    const auto after = files_containing(file.parent_path(), "split-heads.cpp.bak-");
+    CHECK(after.size() == 2);
+    CHECK(slurp(backups[0]) == "// my own attempt\n");
+}
+
+TEST_CASE("a corrupt progress file gives a warning, not a failure") {
+    Cli cli;
+    spit(cli.home() / "progress.json", "{\"version\": 1, \"exercises\": {\"split-he");
+    const Result r = cli.run({"list"});
+    INFO(r);
+    CHECK(r.code == 0);
+    CHECK(contains(r.err, "warning"));
+    CHECK(contains(r.err, "progress.json"));
+    CHECK(contains(r.out, "split-heads"));
+    const auto aside = files_containing(cli.home(), "progress.json.corrupt-");
+    REQUIRE(aside.size() == 1);
+    CHECK(slurp(aside[0]) == "{\"version\": 1, \"exercises\": {\"split-he");
+
+    // Recovered: the next run is quiet, and progress is recorded again.
+    const Result again = cli.run({"list"});
+    CHECK(again.code == 0);
+    CHECK(again.err.empty());
+    CHECK(cli.run({"check", "split-heads", kSolution}).code == 0);
+    CHECK(cli.run_json({"list", "--json"}, 0)["exercises"][0]["status"] == "passed");
+
+    // A corrupt settings file is also only a warning.
+    spit(cli.home() / "config" / "settings.json", "not json");
+    const Result s = cli.run({"list"});
+    CHECK(s.code == 0);
+    CHECK(contains(s.err, "settings.json"));
+}
+
+TEST_CASE("dev check") {
+    Cli cli;
+    SUBCASE("the real course is consistent") {
+        const Result r = cli.run({"dev", "check"});
+        INFO(r);
+        CHECK(r.code == 0);
+        for (const auto& e : course_exercises()) CHECK(contains(r.out, e.id));
+        const json j = cli.run_json({"dev", "check", "--json"}, 0);
+        CHECK(j["problems"].empty());
+        CHECK(j["exercises"].size() == 4);
+    }
+    SUBCASE("the valid fixture course is consistent") {
+        const json j = cli.run_json({"dev", "check", "--json", "--course", kFixtureCourse.string()}, 0);
+        CHECK(j["problems"].empty());
+        REQUIRE(j["exercises"].size() == 2);
+        for (const auto& e : j["exercises"]) {
+            CHECK(e["starter"] == "wrong_answer");
+            CHECK(e["solution"] == "pass");
+        }
+    }
+    SUBCASE("a course whose solution fails") {
+        TempDir tmp;
+        const fs::path course = tmp.path() / "course";
+        fs::copy(kFixtureCourse, course, fs::copy_options::recursive);
+        // The "solution" is now the starter: it compiles but does not pass.
+        fs::copy_file(course / "mini-merge" / "starter.cpp", course / "mini-merge" / "solution.cpp",
+                      fs::copy_options::overwrite_existing);
+        const Result r = cli.run({"dev", "check", "--course", course.string()});
+        INFO(r);
+        CHECK(r.code == 1);
+        CHECK(contains(r.out, "mini-merge"));
+        CHECK(contains(r.out, "solution does not pass"));
+        const json j = cli.run_json({"dev", "check", "--json", "--course", course.string()}, 1);
+        REQUIRE(j["problems"].size() == 1);
+        CHECK(contains(j["problems"][0].get<std::string>(), "mini-merge"));
+        CHECK(j["exercises"][0]["solution"] == "pass");  // mini-split is still fine
+        CHECK(j["exercises"][1]["solution"] == "wrong_answer");
+    }
+    SUBCASE("a course with a starter that already passes") {
+        TempDir tmp;
+        const fs::path course = tmp.path() / "course";
+        fs::copy(kFixtureCourse, course, fs::copy_options::recursive);
+        fs::copy_file(course / "mini-split" / "solution.cpp", course / "mini-split" / "starter.cpp",
+                      fs::copy_options::overwrite_existing);
+        const json j = cli.run_json({"dev", "check", "--json", "--course", course.string()}, 1);
+        REQUIRE(j["problems"].size() == 1);
+        CHECK(contains(j["problems"][0].get<std::string>(), "starter passes"));
+    }
+    SUBCASE("a course with a broken exercise") {
+        TempDir tmp;
+        const fs::path course = tmp.path() / "course";
+        fs::copy(kFixtureCourse, course, fs::copy_options::recursive);
+        fs::remove(course / "mini-merge" / "hint-3.id.md");
+        const Result r = cli.run({"dev", "check", "--course", course.string()});
+        INFO(r);
+        CHECK(r.code == 1);
+        CHECK(contains(r.out, "hint-3.id.md"));
+        // `list` shows the rest and names the problem, but exits 2.
+        const Result list = cli.run({"list", "--course", course.string()});
+        INFO(list);
+        CHECK(list.code == 2);
+        CHECK(contains(list.out, "mini-split"));
+        CHECK(contains(list.out, "hint-3.id.md"));
+    }
+}

@@ -1,0 +1,576 @@
+// Course loading (exercises/README.md is the schema): a valid fixture course
+// loads, and every kind of broken data is reported with the file and the field
+// at fault. Broken variants are made at test time by copying the valid fixture
+// into a temporary folder and editing one file.
+#include "attnlab/core/case_inputs.hpp"
+#include "attnlab/core/course.hpp"
+#include "attnlab/core/util.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+using namespace attnlab;
+using nlohmann::json;
+
+namespace {
+
+const fs::path kValidCourse = fs::path(ATTNLAB_TEST_FIXTURES) / "courses" / "valid";
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A fresh temporary directory, removed again at the end of the test.
+class TempDir {
+public:
+    TempDir() {
+        std::string tmpl = (fs::temp_directory_path() / "attnlab-test-course-XXXXXX").string();
+        if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+        path_ = tmpl;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+// A writable copy of the valid fixture course.
+class CourseCopy {
+public:
+    CourseCopy() { fs::copy(kValidCourse, dir(), fs::copy_options::recursive); }
+    fs::path dir() const { return tmp_.path() / "course"; }
+    fs::path file(const std::string& rel) const { return dir() / rel; }
+
+    json read_json(const std::string& rel) const {
+        auto text = read_file(file(rel));
+        REQUIRE(text);
+        return json::parse(*text);
+    }
+    void write_json(const std::string& rel, const json& j) const { write_text(rel, j.dump(2)); }
+    void write_text(const std::string& rel, const std::string& text) const { write_file_atomic(file(rel), text); }
+    void edit_json(const std::string& rel, const std::function<void(json&)>& edit) const {
+        json j = read_json(rel);
+        edit(j);
+        write_json(rel, j);
+    }
+    std::map<std::string, LocalizedText> topics() const { return load_course(dir()).topics; }
+
+private:
+    TempDir tmp_;
+};
+
+// Loads `exercise` of `course` directly (must throw a CourseError naming
+// `file` and `field`) and through load_course (the exercise is left out, the
+// problem names file and field, and the other exercise still loads).
+void expect_broken(const CourseCopy& course, const std::string& exercise, const std::string& file, const std::string& field,
+                   const std::string& problem_part = "") {
+    CAPTURE(file);
+    CAPTURE(field);
+    bool threw = false;
+    try {
+        load_exercise(course.dir() / exercise, course.topics());
+    } catch (const CourseError& e) {
+        threw = true;
+        const std::string what = e.what();
+        CAPTURE(what);
+        CHECK(e.file().filename().string() == file);
+        CHECK(e.field() == field);
+        CHECK(contains(what, file));
+        if (!field.empty()) CHECK(contains(what, field));
+        if (!problem_part.empty()) CHECK(contains(what, problem_part));
+    }
+    CHECK(threw);
+
+    Course c = load_course(course.dir());
+    REQUIRE(c.problems.size() == 1);
+    CAPTURE(c.problems[0]);
+    CHECK(contains(c.problems[0], file));
+    if (!field.empty()) CHECK(contains(c.problems[0], field));
+    CHECK(c.find(exercise) == nullptr);
+    REQUIRE(c.exercises.size() == 1);
+    CHECK(c.exercises[0].id != exercise);
+}
+
+TensorData lit(const std::string& text) { return parse_tensor_literal(json::parse(text)); }
+
+std::string literal_error(const std::string& text) {
+    try {
+        lit(text);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    FAIL("parse_tensor_literal accepted " << text);
+    return {};
+}
+
+}  // namespace
+
+// ---- the valid fixture ------------------------------------------------------
+
+TEST_CASE("the valid fixture course loads completely") {
+    Course c = load_course(kValidCourse);
+    INFO((c.problems.empty() ? std::string() : c.problems[0]));
+    REQUIRE(c.problems.empty());
+    REQUIRE(c.exercises.size() == 2);
+    CHECK(c.exercises[0].id == "mini-split");  // manifest order
+    CHECK(c.exercises[1].id == "mini-merge");
+    CHECK(c.topic_label("reshape", Lang::En) == "reshape & transpose");
+    CHECK(c.topic_label("not-a-topic", Lang::Id) == "not-a-topic");
+
+    const Exercise* split = c.find("mini-split");
+    REQUIRE(split);
+    CHECK(split->dir == kValidCourse / "mini-split");
+    CHECK(split->title.get(Lang::En) == "Mini split");
+    CHECK(split->title.get(Lang::Id) == "Pecah mini");
+    CHECK(split->topics == std::vector<std::string>{"reshape", "multi-head"});
+    CHECK(split->function == "split_heads");
+    REQUIRE(split->params.size() == 2);
+    CHECK(split->params[0].name == "x");
+    CHECK(split->params[0].kind == ValueKind::Tensor);
+    CHECK(split->params[0].shape == "(T, D)");
+    CHECK(split->params[1].name == "n_heads");
+    CHECK(split->params[1].kind == ValueKind::Int);
+    CHECK(split->returns.kind == ValueKind::Tensor);
+    CHECK(split->returns.dims == std::vector<std::string>{"head", "row", "col"});
+    CHECK(split->reference == "split_heads");
+    CHECK(split->limits.cpu_seconds == 2.0);
+    CHECK(split->limits.wall_seconds == 10.0);
+    CHECK(split->limits.memory_mb == 512);  // default kept
+    CHECK(split->limits.output_kb == 256);
+
+    REQUIRE(split->cases.size() == 2);
+    const Case& c0 = split->cases[0];
+    CHECK(c0.name.get(Lang::En) == "0..7 as 2x4, 2 heads");
+    CHECK(c0.name.get(Lang::Id) == "0..7 sebagai 2x4, 2 head");
+    CHECK(c0.tokens == std::vector<std::string>{"the", "cat"});
+    REQUIRE(c0.args.size() == 2);
+    CHECK(c0.args[0].kind == ValueKind::Tensor);
+    CHECK(c0.args[0].tensor.shape == Shape{2, 4});
+    CHECK(c0.args[0].tensor.data == std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7});
+    CHECK(c0.args[1].kind == ValueKind::Int);
+    CHECK(c0.args[1].int_value == 2);
+    const Case& c1 = split->cases[1];
+    CHECK(c1.name.get(Lang::En) == "nested 2x2, 1 head");  // a plain-string name serves both languages
+    CHECK(c1.name.get(Lang::Id) == "nested 2x2, 1 head");
+    CHECK(c1.tokens.empty());
+    CHECK(c1.args[0].tensor.data == std::vector<float>{1, 2, 3, 4});
+
+    // Texts come from the Markdown files, verbatim.
+    CHECK(split->statement.get(Lang::En) == *read_file(kValidCourse / "mini-split" / "statement.en.md"));
+    CHECK(split->statement.get(Lang::Id) == *read_file(kValidCourse / "mini-split" / "statement.id.md"));
+    CHECK(split->explanation.get(Lang::Id) == *read_file(kValidCourse / "mini-split" / "explanation.id.md"));
+    REQUIRE(split->hints.size() == 3);
+    for (int n = 1; n <= 3; ++n) {
+        const fs::path dir = kValidCourse / "mini-split";
+        CHECK(split->hints[static_cast<size_t>(n - 1)].get(Lang::En) == *read_file(dir / ("hint-" + std::to_string(n) + ".en.md")));
+        CHECK(split->hints[static_cast<size_t>(n - 1)].get(Lang::Id) == *read_file(dir / ("hint-" + std::to_string(n) + ".id.md")));
+    }
+    CHECK(split->starter_path() == kValidCourse / "mini-split" / "starter.cpp");
+    CHECK(split->solution_path() == kValidCourse / "mini-split" / "solution.cpp");
+
+    const Exercise* merge = c.find("mini-merge");
+    REQUIRE(merge);
+    // No tolerance given: the defaults.
+    CHECK(merge->tolerance.atol == doctest::Approx(1e-5));
+    CHECK(merge->tolerance.rtol == doctest::Approx(1e-4));
+    REQUIRE(merge->cases.size() == 2);
+    CHECK(merge->cases[1].args[0].tensor.shape == Shape{2, 1, 2});
+    CHECK(merge->cases[1].args[0].tensor.data == std::vector<float>{1, 2, 3, 4});
+}
+
+TEST_CASE("Exercise::signature and qualified_declaration follow the parameter kinds") {
+    Course c = load_course(kValidCourse);
+    const Exercise* split = c.find("mini-split");
+    REQUIRE(split);
+    CHECK(split->signature() == "Tensor split_heads(const Tensor& x, int n_heads)");
+    CHECK(split->qualified_declaration() == "attnlab::Tensor split_heads(const attnlab::Tensor& x, int n_heads)");
+    const Exercise* merge = c.find("mini-merge");
+    REQUIRE(merge);
+    CHECK(merge->signature() == "Tensor merge_heads(const Tensor& heads)");
+    CHECK(merge->qualified_declaration() == "attnlab::Tensor merge_heads(const attnlab::Tensor& heads)");
+
+    Exercise scalar;
+    scalar.function = "count";
+    scalar.returns.kind = ValueKind::Int;
+    scalar.params = {{"d_model", ValueKind::Int, ""}, {"scale", ValueKind::Float, ""}, {"w", ValueKind::Tensor, "(D, D)"}};
+    CHECK(scalar.signature() == "long long count(int d_model, float scale, const Tensor& w)");
+    CHECK(scalar.qualified_declaration() == "long long count(int d_model, float scale, const attnlab::Tensor& w)");
+    scalar.returns.kind = ValueKind::Float;
+    scalar.params.clear();
+    CHECK(scalar.signature() == "double count()");
+}
+
+TEST_CASE("the real course loads without problems") {
+    const fs::path real = fs::path(ATTNLAB_TEST_FIXTURES).parent_path().parent_path() / "exercises";
+    Course c = load_course(real);
+    INFO((c.problems.empty() ? std::string() : c.problems[0]));
+    CHECK(c.problems.empty());
+    CHECK(c.exercises.size() == 4);
+    for (const auto& e : c.exercises) {
+        CHECK(e.hints.size() >= 3);
+        CHECK(!e.cases.empty());
+    }
+}
+
+// ---- broken exercises -----------------------------------------------------
+
+TEST_CASE("invalid JSON names the file") {
+    CourseCopy course;
+    course.write_text("mini-split/exercise.json", "{\"id\": \"mini-split\", \"title\": ");
+    expect_broken(course, "mini-split", "exercise.json", "", "invalid JSON");
+}
+
+TEST_CASE("invalid JSON in cases.json names that file") {
+    CourseCopy course;
+    course.write_text("mini-merge/cases.json", "{\"cases\": [ {,] }");
+    expect_broken(course, "mini-merge", "cases.json", "", "invalid JSON");
+}
+
+TEST_CASE("missing entry.function") {
+    CourseCopy course;
+    course.edit_json("mini-split/exercise.json", [](json& j) { j["entry"].erase("function"); });
+    expect_broken(course, "mini-split", "exercise.json", "entry.function", "missing");
+}
+
+TEST_CASE("entry.function must be an identifier other than main") {
+    CourseCopy course;
+    course.edit_json("mini-split/exercise.json", [](json& j) { j["entry"]["function"] = "main"; });
+    expect_broken(course, "mini-split", "exercise.json", "entry.function");
+    course.edit_json("mini-split/exercise.json", [](json& j) { j["entry"]["function"] = "split heads"; });
+    expect_broken(course, "mini-split", "exercise.json", "entry.function");
+}
+
+TEST_CASE("bad entry.params[1].kind") {
+    CourseCopy course;
+    course.edit_json("mini-split/exercise.json", [](json& j) { j["entry"]["params"][1]["kind"] = "integer"; });
+    expect_broken(course, "mini-split", "exercise.json", "entry.params[1].kind", "\"int\"");
+}
+
+TEST_CASE("bad entry.returns.kind") {
+    CourseCopy course;
+    course.edit_json("mini-merge/exercise.json", [](json& j) { j["entry"]["returns"]["kind"] = 3; });
+    expect_broken(course, "mini-merge", "exercise.json", "entry.returns.kind");
+}
+
+TEST_CASE("id must equal the folder name") {
+    CourseCopy course;
+    course.edit_json("mini-split/exercise.json", [](json& j) { j["id"] = "mini-splitter"; });
+    expect_broken(course, "mini-split", "exercise.json", "id", "folder name");
+}
+
+TEST_CASE("unknown reference op") {
+    CourseCopy course;
+    course.edit_json("mini-split/exercise.json", [](json& j) { j["reference"] = "split_heads_v2"; });
+    expect_broken(course, "mini-split", "exercise.json", "reference", "split_heads_v2");
+}
+
+TEST_CASE("parameter names must match the reference op") {
+    CourseCopy course;
+    course.edit_json("mini-split/exercise.json", [](json& j) { j["entry"]["params"][1]["name"] = "heads"; });
+    expect_broken(course, "mini-split", "exercise.json", "entry.params", "n_heads");
+}
+
+TEST_CASE("parameter count and kinds must match the reference op") {
+    CourseCopy course;
+    course.edit_json("mini-merge/exercise.json",
+                     [](json& j) { j["entry"]["params"].push_back({{"name", "extra"}, {"kind", "int"}}); });
+    expect_broken(course, "mini-merge", "exercise.json", "entry.params", "merge_heads");
+
+    CourseCopy course2;
+    course2.edit_json("mini-split/exercise.json", [](json& j) { j["entry"]["params"][1]["kind"] = "float"; });
+    expect_broken(course2, "mini-split", "exercise.json", "entry.params", "n_heads");
+}
+
+TEST_CASE("duplicate parameter names") {
+    CourseCopy course;
+    course.edit_json("mini-split/exercise.json", [](json& j) { j["entry"]["params"][1]["name"] = "x"; });
+    expect_broken(course, "mini-split", "exercise.json", "entry.params[1].name");
+}
+
+TEST_CASE("unknown topic") {
+    CourseCopy course;
+    course.edit_json("mini-split/exercise.json", [](json& j) { j["topics"].push_back("gradients"); });
+    expect_broken(course, "mini-split", "exercise.json", "topics", "gradients");
+}
+
+TEST_CASE("bad tolerance and limits") {
+    CourseCopy course;
+    course.edit_json("mini-split/exercise.json", [](json& j) { j["tolerance"]["atol"] = -1; });
+    expect_broken(course, "mini-split", "exercise.json", "tolerance.atol");
+    CourseCopy course2;
+    course2.edit_json("mini-split/exercise.json", [](json& j) { j["limits"]["memory_mb"] = 0; });
+    expect_broken(course2, "mini-split", "exercise.json", "limits.memory_mb");
+}
+
+TEST_CASE("a case missing an input") {
+    CourseCopy course;
+    course.edit_json("mini-split/cases.json", [](json& j) { j["cases"][1]["inputs"].erase("n_heads"); });
+    expect_broken(course, "mini-split", "cases.json", "cases[1].inputs.n_heads", "missing");
+}
+
+TEST_CASE("a case with an input the entry point does not take") {
+    CourseCopy course;
+    course.edit_json("mini-split/cases.json", [](json& j) { j["cases"][0]["inputs"]["w_o"] = json::array({1}); });
+    expect_broken(course, "mini-split", "cases.json", "cases[0].inputs.w_o");
+}
+
+TEST_CASE("an int input that is not an integer") {
+    CourseCopy course;
+    course.edit_json("mini-split/cases.json", [](json& j) { j["cases"][0]["inputs"]["n_heads"] = 2.5; });
+    expect_broken(course, "mini-split", "cases.json", "cases[0].inputs.n_heads", "integer");
+}
+
+TEST_CASE("a non-rectangular nested array") {
+    CourseCopy course;
+    course.edit_json("mini-split/cases.json", [](json& j) { j["cases"][1]["inputs"]["x"] = json::parse("[[1, 2], [3]]"); });
+    expect_broken(course, "mini-split", "cases.json", "cases[1].inputs.x", "rectangular");
+}
+
+TEST_CASE("data length different from the shape") {
+    CourseCopy course;
+    course.edit_json("mini-merge/cases.json", [](json& j) { j["cases"][1]["inputs"]["heads"]["data"] = json::array({1, 2, 3}); });
+    expect_broken(course, "mini-merge", "cases.json", "cases[1].inputs.heads", "3 values");
+}
+
+TEST_CASE("no cases at all") {
+    CourseCopy course;
+    course.write_json("mini-merge/cases.json", json{{"cases", json::array()}});
+    expect_broken(course, "mini-merge", "cases.json", "cases");
+}
+
+TEST_CASE("missing statement.id.md") {
+    CourseCopy course;
+    fs::remove(course.file("mini-split/statement.id.md"));
+    expect_broken(course, "mini-split", "statement.id.md", "", "missing");
+}
+
+TEST_CASE("an empty explanation file") {
+    CourseCopy course;
+    course.write_text("mini-merge/explanation.en.md", "  \n\n");
+    expect_broken(course, "mini-merge", "explanation.en.md", "", "empty");
+}
+
+TEST_CASE("only 2 hints") {
+    CourseCopy course;
+    fs::remove(course.file("mini-split/hint-3.en.md"));
+    fs::remove(course.file("mini-split/hint-3.id.md"));
+    bool threw = false;
+    try {
+        load_exercise(course.dir() / "mini-split", course.topics());
+    } catch (const CourseError& e) {
+        threw = true;
+        const std::string what = e.what();
+        CAPTURE(what);
+        CHECK(contains(e.file().filename().string(), "hint-"));
+        CHECK(contains(what, "3 hints"));
+        CHECK(contains(what, "found 2"));
+    }
+    CHECK(threw);
+    Course c = load_course(course.dir());
+    REQUIRE(c.problems.size() == 1);
+    CHECK(contains(c.problems[0], "hint-"));
+    CHECK(c.exercises.size() == 1);
+}
+
+TEST_CASE("a hint present in one language only") {
+    CourseCopy course;
+    fs::remove(course.file("mini-split/hint-2.id.md"));
+    expect_broken(course, "mini-split", "hint-2.id.md", "", "missing");
+}
+
+TEST_CASE("missing solution.cpp") {
+    CourseCopy course;
+    fs::remove(course.file("mini-merge/solution.cpp"));
+    expect_broken(course, "mini-merge", "solution.cpp", "", "missing");
+}
+
+// ---- the manifest -----------------------------------------------------------
+
+TEST_CASE("a manifest listing a missing folder: a problem, the rest still loads") {
+    CourseCopy course;
+    course.edit_json("manifest.json", [](json& j) {
+        j["exercises"] = json::array({"mini-split", "no-such-exercise", "mini-merge"});
+    });
+    Course c = load_course(course.dir());
+    REQUIRE(c.problems.size() == 1);
+    CHECK(contains(c.problems[0], "no-such-exercise"));
+    CHECK(contains(c.problems[0], "does not exist"));
+    REQUIRE(c.exercises.size() == 2);
+    CHECK(c.exercises[0].id == "mini-split");
+    CHECK(c.exercises[1].id == "mini-merge");
+}
+
+TEST_CASE("a broken manifest throws") {
+    SUBCASE("invalid JSON") {
+        CourseCopy course;
+        course.write_text("manifest.json", "{\"exercises\": [\"mini-split\"");
+        try {
+            load_course(course.dir());
+            FAIL("load_course did not throw");
+        } catch (const CourseError& e) {
+            CHECK(e.file().filename() == "manifest.json");
+            CHECK(contains(e.what(), "manifest.json"));
+            CHECK(contains(e.what(), "invalid JSON"));
+        }
+    }
+    SUBCASE("no exercises list") {
+        CourseCopy course;
+        course.edit_json("manifest.json", [](json& j) { j.erase("exercises"); });
+        try {
+            load_course(course.dir());
+            FAIL("load_course did not throw");
+        } catch (const CourseError& e) {
+            CHECK(e.file().filename() == "manifest.json");
+            CHECK(e.field() == "exercises");
+            CHECK(contains(e.what(), "exercises"));
+        }
+    }
+    SUBCASE("a topic without both languages") {
+        CourseCopy course;
+        course.edit_json("manifest.json", [](json& j) { j["topics"]["reshape"] = json{{"en", "reshape"}}; });
+        try {
+            load_course(course.dir());
+            FAIL("load_course did not throw");
+        } catch (const CourseError& e) {
+            CHECK(e.file().filename() == "manifest.json");
+            CHECK(e.field() == "topics.reshape.id");
+        }
+    }
+    SUBCASE("an exercise listed twice") {
+        CourseCopy course;
+        course.edit_json("manifest.json", [](json& j) { j["exercises"].push_back("mini-split"); });
+        try {
+            load_course(course.dir());
+            FAIL("load_course did not throw");
+        } catch (const CourseError& e) {
+            CHECK(e.field() == "exercises[2]");
+            CHECK(contains(e.what(), "twice"));
+        }
+    }
+    SUBCASE("no manifest at all") {
+        CourseCopy course;
+        fs::remove(course.file("manifest.json"));
+        CHECK_THROWS_AS(load_course(course.dir()), CourseError);
+    }
+}
+
+// ---- tensor literals --------------------------------------------------------
+
+TEST_CASE("tensor literal: nested arrays") {
+    TensorData t = lit("[[1, 2, 3], [4, 5, 6]]");
+    CHECK(t.shape == Shape{2, 3});
+    CHECK(t.data == std::vector<float>{1, 2, 3, 4, 5, 6});
+    TensorData v = lit("[0.5, -1.25]");
+    CHECK(v.shape == Shape{2});
+    CHECK(v.data == std::vector<float>{0.5f, -1.25f});
+    TensorData d3 = lit("[[[1], [2]], [[3], [4]]]");
+    CHECK(d3.shape == Shape{2, 2, 1});
+    CHECK(d3.data == std::vector<float>{1, 2, 3, 4});
+
+    CHECK(contains(literal_error("[[1, 2], [3]]"), "rectangular"));
+    CHECK(contains(literal_error("[[1, 2], 3]"), "rectangular"));
+    CHECK(contains(literal_error("[1, [2]]"), "rectangular"));
+    CHECK(contains(literal_error("[[[1]], [2]]"), "rectangular"));
+    CHECK(contains(literal_error("[[1, true]]"), "numbers"));
+    CHECK(contains(literal_error("\"-inf\""), "tensor"));
+    CHECK(contains(literal_error("{\"ones\": 3}"), "unknown tensor form"));
+}
+
+TEST_CASE("tensor literal: shape + data") {
+    TensorData t = lit(R"({"shape": [2, 3], "data": [1, 2, 3, 4, 5, 6]})");
+    CHECK(t.shape == Shape{2, 3});
+    CHECK(t.data == std::vector<float>{1, 2, 3, 4, 5, 6});
+    const std::string short_data = literal_error(R"({"shape": [2, 3], "data": [1, 2, 3, 4, 5]})");
+    CHECK(contains(short_data, "5 values"));
+    CHECK(contains(short_data, "(2, 3)"));
+    CHECK(contains(short_data, "6"));
+    CHECK(contains(literal_error(R"({"shape": [2, 2], "data": [1, 2, 3, 4, 5]})"), "5 values"));
+    CHECK(contains(literal_error(R"({"data": [1, 2]})"), "shape"));
+    CHECK(contains(literal_error(R"({"shape": [2, -1], "data": [1, 2]})"), "shape"));
+    CHECK(contains(literal_error(R"({"shape": [2], "data": 3})"), "data"));
+}
+
+TEST_CASE("tensor literal: infinities as strings") {
+    TensorData t = lit(R"([[0, "-inf"], ["inf", 1]])");
+    REQUIRE(t.data.size() == 4);
+    CHECK(t.data[0] == 0.0f);
+    CHECK(std::isinf(t.data[1]));
+    CHECK(t.data[1] < 0);
+    CHECK(std::isinf(t.data[2]));
+    CHECK(t.data[2] > 0);
+    TensorData n = lit(R"({"shape": [2], "data": ["nan", "-inf"]})");
+    CHECK(std::isnan(n.data[0]));
+    CHECK(n.data[1] == -std::numeric_limits<float>::infinity());
+    TensorData f = lit(R"({"full": {"shape": [2, 2], "value": "-inf"}})");
+    for (float v : f.data) CHECK(v == -std::numeric_limits<float>::infinity());
+    CHECK(contains(literal_error(R"([["-infinity"]])"), "numbers"));
+}
+
+TEST_CASE("tensor literal: random is deterministic and in range") {
+    const std::string text = R"({"random": {"shape": [8, 16], "seed": 7, "scale": 0.5}})";
+    TensorData a = lit(text);
+    TensorData b = lit(text);
+    CHECK(a.shape == Shape{8, 16});
+    REQUIRE(a.data.size() == 128);
+    CHECK(a.data == b.data);
+    float lo = 1, hi = -1;
+    for (float v : a.data) {
+        CHECK(v >= -0.5f);
+        CHECK(v <= 0.5f);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    // Spread over the interval, not a constant: both halves are reached.
+    CHECK(lo < -0.25f);
+    CHECK(hi > 0.25f);
+    TensorData other_seed = lit(R"({"random": {"shape": [8, 16], "seed": 8, "scale": 0.5}})");
+    CHECK(other_seed.data != a.data);
+    // Same generator whether written as a literal or called directly.
+    CHECK(random_tensor({8, 16}, 7, 0.5).data == a.data);
+    // The first values never change between versions and machines.
+    TensorData again = random_tensor({8, 16}, 7, 0.5);
+    CHECK(again.data[0] == a.data[0]);
+    // Scale 0 gives zeros; scale stretches the same underlying draws.
+    TensorData zero = lit(R"({"random": {"shape": [3], "seed": 1, "scale": 0}})");
+    for (float v : zero.data) CHECK(v == 0.0f);
+    TensorData unit = lit(R"({"random": {"shape": [8, 16], "seed": 7, "scale": 1.0}})");
+    for (size_t i = 0; i < unit.data.size(); ++i) CHECK(unit.data[i] == doctest::Approx(2.0 * a.data[i]));
+
+    CHECK(contains(literal_error(R"({"random": {"shape": [2], "seed": 1.5}})"), "seed"));
+    CHECK(contains(literal_error(R"({"random": {"shape": [2], "scale": -1}})"), "scale"));
+    CHECK(contains(literal_error(R"({"random": [2, 2]})"), "random"));
+}
+
+TEST_CASE("tensor literal: eye, full, arange") {
+    TensorData e = lit(R"({"eye": 3})");
+    CHECK(e.shape == Shape{3, 3});
+    CHECK(e.data == std::vector<float>{1, 0, 0, 0, 1, 0, 0, 0, 1});
+    CHECK(contains(literal_error(R"({"eye": 0})"), "eye"));
+    CHECK(contains(literal_error(R"({"eye": 2.5})"), "eye"));
+
+    TensorData f = lit(R"({"full": {"shape": [2, 3], "value": 0.5}})");
+    CHECK(f.shape == Shape{2, 3});
+    CHECK(f.data == std::vector<float>(6, 0.5f));
+
+    TensorData a = lit(R"({"arange": {"shape": [2, 3]}})");
+    CHECK(a.shape == Shape{2, 3});
+    CHECK(a.data == std::vector<float>{0, 1, 2, 3, 4, 5});
+    TensorData a3 = lit(R"({"arange": {"shape": [2, 2, 2]}})");
+    CHECK(a3.data == std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7});
+    CHECK(contains(literal_error(R"({"arange": {}})"), "shape"));
+    CHECK(contains(literal_error(R"({"arange": {"shape": [100000, 100000]}})"), "too large"));
+}
