@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # attnlab set-up: install what is missing (Debian 12 packages), build, then
-#   ./setup.sh [ATTNLAB ARGS]   start attnlab (the CLI's exercise list by default)
+#   ./setup.sh [ATTNLAB ARGS]   start attnlab (its window; with a command, the CLI)
 #   ./setup.sh test             run every test through ctest
 # Safe to run again: installed packages are skipped and the build is incremental.
 set -euo pipefail
@@ -11,6 +11,10 @@ PACKAGES=(
   libeigen3-dev                          # the reference implementation
   nlohmann-json3-dev                     # course data, progress, --json
   doctest-dev                            # tests
+  libimgui-dev libglfw3-dev libgl-dev    # the desktop GUI (Dear ImGui 1.86 with its GLFW/OpenGL3 backends)
+  libmd4c-dev libmd4c-html0-dev          # Markdown (md4c's CMake config needs the html part too)
+  libstb-dev fonts-dejavu-core           # PNG screenshots; a font with √ · × ≤ →
+  xvfb xauth                             # the GUI smoke test runs in a virtual display
 )
 
 missing=()

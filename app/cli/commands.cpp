@@ -25,6 +25,9 @@
 #include "attnlab/core/util.hpp"
 #include "attnlab/core/workspace.hpp"
 #include "attnlab/reference/registry.hpp"
+#ifdef ATTNLAB_HAVE_GUI
+#include "gui.hpp"
+#endif
 
 namespace attnlab::cli {
 namespace {
@@ -42,7 +45,10 @@ const std::map<std::string, HelpText>& help_texts() {
     static const std::map<std::string, HelpText> h = {
         {"", {R"(attnlab — learn causal multi-head self-attention by writing it
 
-usage: attnlab [--lang en|id] [--course DIR] COMMAND [ARGS]
+usage: attnlab [--lang en|id] [--course DIR] [COMMAND [ARGS]]
+
+With no command, attnlab opens its window (GUI options: --exercise ID, --run,
+--screenshot out.png, --quit-after N, --size WxH, --timing).
 
 commands:
   list                 the exercises in course order, with your progress
@@ -60,7 +66,10 @@ exit codes: 0 pass/ok, 1 a check failed, 2 usage or set-up error
 data: $ATTNLAB_HOME, else the XDG data/cache/config dirs (see README))",
               R"(attnlab — belajar causal multi-head self-attention dengan menuliskannya
 
-pemakaian: attnlab [--lang en|id] [--course DIR] PERINTAH [ARGUMEN]
+pemakaian: attnlab [--lang en|id] [--course DIR] [PERINTAH [ARGUMEN]]
+
+Tanpa perintah, attnlab membuka jendelanya (opsi GUI: --exercise ID, --run,
+--screenshot out.png, --quit-after N, --size WxH, --timing).
 
 perintah:
   list                 daftar latihan sesuai urutan kursus, dengan kemajuanmu
@@ -106,6 +115,14 @@ struct Options {
     bool force = false;
     bool yes = false;
     std::vector<std::string> positional;
+    // GUI (attnlab with no command)
+    bool gui_flags = false;
+    std::string exercise;
+    bool run = false;
+    std::string screenshot;
+    int quit_after = -1;
+    bool timing = false;
+    int width = 1400, height = 860;
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -129,6 +146,16 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--help" || a == "-h") o.help = true;
         else if (a == "--force") o.force = true;
         else if (a == "--yes" || a == "-y") o.yes = true;
+        else if (a == "--exercise") o.exercise = value(a), o.gui_flags = true;
+        else if (a == "--run") o.run = o.gui_flags = true;
+        else if (a == "--screenshot") o.screenshot = value(a), o.gui_flags = true;
+        else if (a == "--quit-after") o.quit_after = std::atoi(value(a).c_str()), o.gui_flags = true;
+        else if (a == "--timing") o.timing = o.gui_flags = true;
+        else if (a == "--size") {
+            const std::string v = value(a);
+            if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240) usage_error("--size takes WIDTHxHEIGHT");
+            o.gui_flags = true;
+        }
         else if (a.size() > 1 && a[0] == '-') usage_error("unknown option " + a);
         else o.positional.push_back(a);
     }
@@ -503,6 +530,25 @@ int run(const std::vector<std::string>& args) {
         if (it == help_texts().end()) it = help_texts().find("");
         std::cout << (lang == Lang::Id ? it->second.id : it->second.en) << "\n";
         return kExitOk;
+    }
+    if (command.empty()) {
+#ifdef ATTNLAB_HAVE_GUI
+        gui::GuiOptions g;
+        g.exercise = ctx.opt.exercise;
+        g.course_dir = ctx.opt.course_dir;
+        g.lang = ctx.opt.lang_flag;
+        g.run = ctx.opt.run;
+        g.screenshot = ctx.opt.screenshot;
+        g.quit_after = ctx.opt.quit_after;
+        g.timing = ctx.opt.timing;
+        g.width = ctx.opt.width;
+        g.height = ctx.opt.height;
+        return gui::run_gui(g);
+#else
+        if (ctx.opt.gui_flags) usage_error("this attnlab was built without its GUI (see README: ./setup.sh installs what it needs)");
+#endif
+    } else if (ctx.opt.gui_flags) {
+        usage_error("--exercise, --run, --screenshot, --quit-after, --size and --timing are for the window (attnlab with no command)");
     }
     static const std::map<std::string, int (*)(Context&)> commands = {
         {"", cmd_list},         {"list", cmd_list},   {"show", cmd_show},   {"check", cmd_check}, {"hint", cmd_hint},

@@ -64,6 +64,12 @@ std::string scalar_text(const Value& v) {
     return shape_to_string(v.tensor.shape);
 }
 
+std::string format_tolerance(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
 std::string size_text(double bytes) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f MB", bytes / (1024.0 * 1024.0));
@@ -86,8 +92,8 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
                                 {"count", std::to_string(c.mismatch_count)},
                                 {"total", std::to_string(c.expected.tensor.numel())},
                                 {"max_error", format_number(c.max_abs_error)},
-                                {"atol", format_number(ex.tolerance.atol)},
-                                {"rtol", format_number(ex.tolerance.rtol)}});
+                                {"atol", format_tolerance(ex.tolerance.atol)},
+                                {"rtol", format_tolerance(ex.tolerance.rtol)}});
             for (const Mismatch& m : c.mismatches) {
                 s += "\n  - " + tr(lang, m.masked ? "explain.mismatch_masked" : "explain.mismatch",
                                    {{"index", format_index(m.index, ex.returns.dims, lang)},
@@ -126,10 +132,10 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
 
 }  // namespace
 
-std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
-    std::string s = verdict_title(r.verdict, lang);
+std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) {
+    std::string s;
     auto add = [&](const std::string& line) {
-        if (!line.empty()) s += "\n" + line;
+        if (!line.empty()) s += (s.empty() ? "" : "\n") + line;
     };
     switch (r.verdict) {
         case Verdict::Pass: {
@@ -168,6 +174,15 @@ std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
             else add(explain_case(r, CaseOutcome{}, ex, lang));
             break;
     }
+    return s;
+}
+
+std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
+    std::string s = verdict_title(r.verdict, lang);
+    auto add = [&](const std::string& line) {
+        if (!line.empty()) s += "\n" + line;
+    };
+    add(explain_detail(r, ex, lang));
     const bool ran = r.verdict != Verdict::CompileError && r.verdict != Verdict::MissingEntry && r.verdict != Verdict::InternalError &&
                      r.verdict != Verdict::Cancelled;
     if (ran && !r.cases.empty()) {

@@ -44,6 +44,9 @@ Preferences preferences_from(const std::string& extra_json) {
     p.auto_run_on_save = boolean("auto_run_on_save", p.auto_run_on_save);
     p.autosave = boolean("autosave", p.autosave);
     if (j.contains("layout_ini") && j["layout_ini"].is_string()) p.layout_ini = j["layout_ini"].get<std::string>();
+    p.course_width = static_cast<float>(number("course_width", 80, 4000, p.course_width));
+    p.statement_width = static_cast<float>(number("statement_width", 80, 4000, p.statement_width));
+    p.results_height = static_cast<float>(number("results_height", 40, 4000, p.results_height));
     return p;
 }
 
@@ -89,6 +92,9 @@ void Session::save_settings() {
     j["auto_run_on_save"] = prefs_.auto_run_on_save;
     j["autosave"] = prefs_.autosave;
     j["layout_ini"] = prefs_.layout_ini;
+    j["course_width"] = prefs_.course_width;
+    j["statement_width"] = prefs_.statement_width;
+    j["results_height"] = prefs_.results_height;
     settings_.extra_json = j.dump();
     try {
         settings_.save(paths_.settings_file());

@@ -16,6 +16,9 @@ std::string format_index(const std::vector<int64_t>& index, const std::vector<st
 // The learner-facing explanation of the verdict: what went wrong, where, and
 // what to look at. Several lines, no trailing newline.
 std::string explain(const CheckResult& result, const Exercise& exercise, Lang lang);
+// Only the verdict-specific part of explain(): no title, no per-case list, no
+// program output (the GUI shows those as widgets).
+std::string explain_detail(const CheckResult& result, const Exercise& exercise, Lang lang);
 // Stable machine-readable form (used by --json).
 nlohmann::json to_json(const CheckResult& result, const Exercise& exercise, Lang lang);
 

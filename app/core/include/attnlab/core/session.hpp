@@ -29,6 +29,9 @@ struct Preferences {
     bool auto_run_on_save = false;
     bool autosave = true;
     std::string layout_ini;  // Dear ImGui's window layout, stored as text
+    float course_width = 230.0f;     // pane sizes (pixels at scale 1)
+    float statement_width = 440.0f;
+    float results_height = 270.0f;
 };
 
 class Session {
@@ -48,6 +51,7 @@ public:
     // Warnings for the learner (corrupt progress file, unreadable settings…).
     const std::vector<std::string>& notices() const { return notices_; }
     void dismiss_notices() { notices_.clear(); }
+    void add_notice(std::string text) { notices_.push_back(std::move(text)); }
     Lang lang() const { return lang_; }
     void set_lang(Lang lang);
     ExerciseStatus status(const std::string& id) const { return progress_.get(id).status; }
@@ -102,6 +106,7 @@ public:
     // ---- preferences ----------------------------------------------------------------
     const Preferences& preferences() const { return prefs_; }
     void set_preferences(const Preferences& p);  // saved at once
+    fs::path preferences_file() const { return paths_.settings_file(); }
 
     // Call once per frame (cheap): collects finished checks, notices disk
     // changes, autosaves after a pause in typing, runs auto-run-on-save.

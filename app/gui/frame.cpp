@@ -1,0 +1,181 @@
+// One frame of the GUI: a full-window host with a menu bar, the three columns
+// (course | editor over results | statement) with draggable splitters,
+// notices, overlays and keyboard shortcuts.
+#include "ui.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+// GLFW key codes (what Dear ImGui's GLFW backend uses as key indices).
+enum Key : int {
+    kKeyComma = 44,
+    kKeyE = 69,
+    kKeyH = 72,
+    kKeyL = 76,
+    kKeyQ = 81,
+    kKeyS = 83,
+    kKeyEscape = 256,
+    kKeyEnter = 257,
+    kKeyDown = 264,
+    kKeyUp = 265,
+    kKeyF1 = 290,
+    kKeyPadEnter = 335,
+};
+
+bool pressed(int key) { return key >= 0 && key < IM_ARRAYSIZE(ImGuiIO().KeysDown) && ImGui::IsKeyPressed(key, false); }
+
+void open_relative(Session& s, int delta) {
+    const auto& list = s.course().exercises;
+    if (list.empty()) return;
+    int index = 0;
+    for (size_t i = 0; i < list.size(); ++i)
+        if (s.current() && list[i].id == s.current()->id) index = static_cast<int>(i);
+    index = std::clamp(index + delta, 0, static_cast<int>(list.size()) - 1);
+    s.open(list[static_cast<size_t>(index)].id);
+}
+
+void handle_shortcuts(Ui& ui, bool& quit) {
+    Session& s = ui.session;
+    const ImGuiIO& io = ImGui::GetIO();
+    if (io.KeyCtrl && (pressed(kKeyEnter) || pressed(kKeyPadEnter))) s.run_check();
+    if (io.KeyCtrl && pressed(kKeyS)) {
+        s.save();
+        if (s.preferences().auto_run_on_save) s.run_check();
+    }
+    if (io.KeyCtrl && pressed(kKeyE)) s.open_in_external_editor();
+    if (io.KeyCtrl && pressed(kKeyH)) {
+        s.reveal_next_hint();
+        ui.statement_tab = 1;
+    }
+    if (io.KeyCtrl && pressed(kKeyL)) s.set_lang(s.lang() == Lang::En ? Lang::Id : Lang::En);
+    if (io.KeyCtrl && pressed(kKeyComma)) ui.show_settings = !ui.show_settings;
+    if (io.KeyCtrl && pressed(kKeyQ)) quit = true;
+    if (io.KeyAlt && pressed(kKeyDown)) open_relative(s, +1);
+    if (io.KeyAlt && pressed(kKeyUp)) open_relative(s, -1);
+    if (pressed(kKeyF1)) ui.show_help = !ui.show_help;
+    if (pressed(kKeyEscape) && s.checking()) s.cancel_check();
+}
+
+void draw_menu(Ui& ui, bool& quit) {
+    Session& s = ui.session;
+    if (!ImGui::BeginMenuBar()) return;
+    if (ImGui::BeginMenu((ui.t("gui.menu.file") + "###file").c_str())) {
+        if (ImGui::MenuItem(ui.t("gui.action.save").c_str(), "Ctrl+S")) s.save();
+        if (ImGui::MenuItem(ui.t("gui.action.external").c_str(), "Ctrl+E")) s.open_in_external_editor();
+        if (ImGui::MenuItem(ui.t("gui.editor.reset").c_str())) ui.confirm_reset = true;
+        ImGui::Separator();
+        if (ImGui::MenuItem(ui.t("gui.action.quit").c_str(), "Ctrl+Q")) quit = true;
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu((ui.t("gui.menu.run") + "###run").c_str())) {
+        if (ImGui::MenuItem(ui.t("gui.action.run").c_str(), "Ctrl+Enter", false, !s.checking())) s.run_check();
+        if (ImGui::MenuItem(ui.t("gui.action.cancel").c_str(), "Esc", false, s.checking())) s.cancel_check();
+        ImGui::Separator();
+        if (ImGui::MenuItem(ui.t("gui.action.next").c_str(), "Alt+Down")) open_relative(s, +1);
+        if (ImGui::MenuItem(ui.t("gui.action.prev").c_str(), "Alt+Up")) open_relative(s, -1);
+        if (ImGui::MenuItem(ui.t("gui.action.hint").c_str(), "Ctrl+H")) s.reveal_next_hint();
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu((ui.t("gui.menu.view") + "###view").c_str())) {
+        if (ImGui::MenuItem(ui.t("gui.action.settings").c_str(), "Ctrl+,")) ui.show_settings = true;
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu((ui.t("gui.menu.language") + "###language").c_str())) {
+        if (ImGui::MenuItem("English", "Ctrl+L", s.lang() == Lang::En)) s.set_lang(Lang::En);
+        if (ImGui::MenuItem("Bahasa Indonesia", "Ctrl+L", s.lang() == Lang::Id)) s.set_lang(Lang::Id);
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu((ui.t("gui.menu.help") + "###help").c_str())) {
+        if (ImGui::MenuItem(ui.t("gui.help.title").c_str(), "F1")) ui.show_help = true;
+        ImGui::EndMenu();
+    }
+    // Language switch always in view, at the right of the menu bar.
+    const float w = ImGui::CalcTextSize("EN | ID").x + ImGui::GetStyle().ItemSpacing.x * 4;
+    ImGui::SetCursorPosX(ImGui::GetWindowWidth() - w);
+    if (ImGui::SmallButton("EN")) s.set_lang(Lang::En);
+    ui.note_item("menu_lang:en");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("ID")) s.set_lang(Lang::Id);
+    ui.note_item("menu_lang:id");
+    ImGui::EndMenuBar();
+}
+
+// A draggable bar between two panes; returns the drag delta.
+float splitter(const char* id, bool vertical, float thickness, float length) {
+    ImGui::InvisibleButton(id, vertical ? ImVec2(thickness, length) : ImVec2(length, thickness));
+    const bool active = ImGui::IsItemActive();
+    if (ImGui::IsItemHovered() || active) {
+        ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+        ImGui::GetWindowDrawList()->AddRectFilled(ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), ImGui::GetColorU32(ImGuiCol_SeparatorHovered));
+    }
+    if (!active) return 0;
+    return vertical ? ImGui::GetIO().MouseDelta.x : ImGui::GetIO().MouseDelta.y;
+}
+
+}  // namespace
+
+void draw_frame(Ui& ui) {
+    ui.items.clear();
+    bool quit = false;
+    ui.session.poll();
+    handle_shortcuts(ui, quit);
+
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(vp->WorkPos);
+    ImGui::SetNextWindowSize(vp->WorkSize);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
+    ImGui::Begin("attnlab", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                     ImGuiWindowFlags_NoSavedSettings);
+    ImGui::PopStyleVar();
+    draw_menu(ui, quit);
+
+    Session& s = ui.session;
+    if (!s.notices().empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.78f, 0.35f, 1.0f));
+        for (const auto& n : s.notices()) ImGui::TextWrapped("%s", n.c_str());
+        ImGui::PopStyleColor();
+        if (ImGui::SmallButton(ui.t("gui.notice.dismiss").c_str())) s.dismiss_notices();
+        ui.note_item("dismiss_notices");
+    }
+
+    const float split = 6.0f;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float min_w = ImGui::GetFontSize() * 8;
+    ui.course_width = std::clamp(ui.course_width, min_w, avail.x * 0.4f);
+    ui.statement_width = std::clamp(ui.statement_width, min_w, avail.x * 0.6f);
+    const float middle_w = std::max(min_w, avail.x - ui.course_width - ui.statement_width - 2 * split - 2 * ImGui::GetStyle().ItemSpacing.x);
+
+    ImGui::BeginChild("course", ImVec2(ui.course_width, avail.y), true);
+    draw_course_panel(ui);
+    ImGui::EndChild();
+    ImGui::SameLine(0, 0);
+    ui.course_width += splitter("split_course", true, split, avail.y);
+    ImGui::SameLine(0, 0);
+
+    ImGui::BeginChild("middle", ImVec2(middle_w, avail.y), false);
+    ui.results_height = std::clamp(ui.results_height, ImGui::GetFontSize() * 4, avail.y * 0.8f);
+    ImGui::BeginChild("editor", ImVec2(0, avail.y - ui.results_height - split), true);
+    draw_editor_panel(ui);
+    ImGui::EndChild();
+    ui.results_height -= splitter("split_results", false, split, middle_w);
+    ImGui::BeginChild("results", ImVec2(0, 0), true);
+    draw_results_panel(ui);
+    ImGui::EndChild();
+    ImGui::EndChild();
+    ImGui::SameLine(0, 0);
+    ui.statement_width -= splitter("split_statement", true, split, avail.y);
+    ImGui::SameLine(0, 0);
+
+    ImGui::BeginChild("statement", ImVec2(0, avail.y), true);
+    draw_statement_panel(ui);
+    ImGui::EndChild();
+    ImGui::End();
+
+    draw_settings_window(ui);
+    draw_help_overlay(ui);
+    if (quit) ui.quit_requested = true;
+}
+
+}  // namespace attnlab::gui

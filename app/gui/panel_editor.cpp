@@ -1,0 +1,208 @@
+// Editor panel: the learner's workspace file in a monospace editor with line
+// numbers. Dear ImGui's multiline input gives undo, selection and the
+// clipboard; around it we add a line-number gutter that scrolls with the text,
+// Tab → spaces, jump-to-line (from compiler errors), and the file's state.
+#include <algorithm>
+
+#include "ui.hpp"  // imgui.h first: imgui_stdlib.h relies on it
+
+#include <imgui_stdlib.h>
+
+namespace attnlab::gui {
+
+namespace {
+
+struct EditorState {
+    int tab_width = 4;
+    bool pending_tab = false;
+    int pending_jump_offset = -1;  // byte offset to put the cursor at
+    int cursor = 0;                // byte offset of the cursor, as of the last callback
+    bool cursor_moved = false;
+};
+
+int callback(ImGuiInputTextCallbackData* data) {
+    auto* st = static_cast<EditorState*>(data->UserData);
+    if (data->EventFlag == ImGuiInputTextFlags_CallbackCharFilter) {
+        if (data->EventChar == '\t') {
+            st->pending_tab = true;  // spaces are inserted below, in the same frame
+            return 1;
+        }
+        return 0;
+    }
+    if (data->EventFlag == ImGuiInputTextFlags_CallbackAlways) {
+        if (st->pending_tab) {
+            st->pending_tab = false;
+            // Indent to the next multiple of the tab width.
+            int line_start = data->CursorPos;
+            while (line_start > 0 && data->Buf[line_start - 1] != '\n') --line_start;
+            const int column = data->CursorPos - line_start;
+            const int n = st->tab_width - column % st->tab_width;
+            if (data->HasSelection()) data->DeleteChars(std::min(data->SelectionStart, data->SelectionEnd), std::abs(data->SelectionEnd - data->SelectionStart));
+            data->InsertChars(data->CursorPos, std::string(static_cast<size_t>(n), ' ').c_str());
+        }
+        if (st->pending_jump_offset >= 0) {
+            const int off = std::min(st->pending_jump_offset, data->BufTextLen);
+            data->CursorPos = data->SelectionStart = data->SelectionEnd = off;
+            st->pending_jump_offset = -1;
+        }
+        if (data->CursorPos != st->cursor) st->cursor_moved = true;
+        st->cursor = data->CursorPos;
+    }
+    return 0;
+}
+
+int line_offset(const std::string& text, int line) {
+    int current = 1;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (current == line) return static_cast<int>(i);
+        if (text[i] == '\n') ++current;
+    }
+    return static_cast<int>(text.size());
+}
+
+}  // namespace
+
+void draw_editor_panel(Ui& ui) {
+    Session& s = ui.session;
+    const Exercise* e = s.current();
+    if (!e) {
+        ImGui::TextDisabled("%s", ui.t("gui.no_exercise").c_str());
+        return;
+    }
+    static EditorState st;
+    st.tab_width = s.preferences().tab_width;
+
+    // ---- toolbar ----
+    if (s.checking()) {
+        if (ImGui::Button(ui.t("gui.editor.cancel").c_str())) s.cancel_check();
+        ui.note_item("cancel");
+    } else {
+        if (ImGui::Button(ui.t("gui.editor.run").c_str())) s.run_check();
+        ui.note_item("run");
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+Enter");
+    ImGui::SameLine();
+    if (ImGui::Button(ui.t("gui.editor.save").c_str())) s.save();
+    ui.note_item("save");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+S");
+    ImGui::SameLine();
+    if (ImGui::Button(ui.t("gui.editor.external").c_str())) s.open_in_external_editor();
+    ui.note_item("external");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+E");
+    ImGui::SameLine();
+    if (ImGui::Button(ui.t("gui.editor.reset").c_str())) ui.confirm_reset = true;
+    ui.note_item("reset");
+    ImGui::SameLine();
+    const std::string name = s.file().filename().string();
+    ImGui::TextDisabled("%s · %s · %s", name.c_str(), ui.t(s.dirty() ? "gui.editor.unsaved" : "gui.editor.saved").c_str(),
+                        ui.t("gui.editor.position", {{"line", std::to_string(ui.editor_cursor_line)},
+                                                     {"col", std::to_string(1 + st.cursor - line_offset(s.buffer(), ui.editor_cursor_line))}})
+                            .c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.file().string().c_str());
+
+    if (s.disk_conflict()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
+        ImGui::TextWrapped("%s", ui.t("gui.editor.conflict", {{"file", name}}).c_str());
+        ImGui::PopStyleColor();
+        if (ImGui::Button(ui.t("gui.editor.take_disk").c_str())) s.take_disk();
+        ui.note_item("take_disk");
+        ImGui::SameLine();
+        if (ImGui::Button(ui.t("gui.editor.keep_mine").c_str())) s.keep_mine();
+        ui.note_item("keep_mine");
+    }
+
+    // ---- reset confirmation ----
+    if (ui.confirm_reset) {
+        ImGui::OpenPopup("confirm_reset");
+        ui.confirm_reset = false;
+    }
+    if (ImGui::BeginPopupModal("confirm_reset", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar)) {
+        ImGui::PushFont(ui.fonts.bold);
+        ImGui::TextUnformatted(ui.t("gui.reset.title").c_str());
+        ImGui::PopFont();
+        ImGui::TextUnformatted(ui.t("gui.reset.body").c_str());
+        if (ImGui::Button(ui.t("gui.reset.confirm").c_str())) {
+            s.reset_to_starter();
+            ImGui::CloseCurrentPopup();
+        }
+        ui.note_item("reset_confirm");
+        ImGui::SameLine();
+        if (ImGui::Button(ui.t("gui.cancel").c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+    }
+
+    // ---- the text ----
+    if (ui.jump_to_line > 0) {
+        st.pending_jump_offset = line_offset(s.buffer(), ui.jump_to_line);
+        ui.focus_editor = true;
+        ui.jump_to_line = 0;
+    }
+    ImGui::PushFont(ui.fonts.mono);
+    const float line_h = ImGui::GetTextLineHeight();
+    const float char_w = ImGui::CalcTextSize("M").x;
+    const std::string& text = s.buffer();
+    const int lines = 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+    int longest = 0;
+    for (size_t i = 0, start = 0; i <= text.size(); ++i)
+        if (i == text.size() || text[i] == '\n') {
+            longest = std::max(longest, static_cast<int>(i - start));
+            start = i + 1;
+        }
+    const int digits = lines >= 1000 ? 4 : lines >= 100 ? 3 : 2;
+    const float gutter = char_w * static_cast<float>(digits + 1) + ImGui::GetStyle().FramePadding.x;
+
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
+    ImGui::BeginChild("editor_scroll", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::PopStyleColor();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float pad_y = ImGui::GetStyle().FramePadding.y;
+    // Line numbers for the visible lines only.
+    const float scroll_y = ImGui::GetScrollY();
+    const float view_h = ImGui::GetWindowHeight();
+    const int first = std::max(0, static_cast<int>((scroll_y - pad_y) / line_h) - 1);
+    const int last = std::min(lines, static_cast<int>((scroll_y + view_h) / line_h) + 2);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 number_color = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const ImU32 current_color = ImGui::GetColorU32(ImGuiCol_Text);
+    char num[16];
+    for (int l = first; l < last; ++l) {
+        std::snprintf(num, sizeof num, "%*d", digits, l + 1);
+        dl->AddText(ImVec2(origin.x, origin.y + pad_y + line_h * static_cast<float>(l)), l + 1 == ui.editor_cursor_line ? current_color : number_color, num);
+    }
+    ImGui::SetCursorScreenPos(ImVec2(origin.x + gutter, origin.y));
+    const float width = std::max(ImGui::GetContentRegionAvail().x, char_w * static_cast<float>(longest + 4));
+    const float height = std::max(ImGui::GetContentRegionAvail().y, line_h * static_cast<float>(lines + 2) + 2 * pad_y);
+    if (ui.focus_editor) {
+        ImGui::SetKeyboardFocusHere();
+        ui.focus_editor = false;
+    }
+    ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0, 0, 0, 0));
+    ImGui::PushID(s.buffer_generation());  // a reloaded buffer must not be overwritten by the widget's old copy
+    const ImGuiInputTextFlags flags =
+        ImGuiInputTextFlags_AllowTabInput | ImGuiInputTextFlags_CallbackAlways | ImGuiInputTextFlags_CallbackCharFilter;
+    if (ImGui::InputTextMultiline("##code", &s.buffer(), ImVec2(width, height), flags, callback, &st)) s.mark_edited();
+    ui.note_item("editor");
+    const bool active = ImGui::IsItemActive();
+    ImGui::PopID();
+    ImGui::PopStyleColor();
+
+    // Keep the cursor visible: the widget is as tall as the text, so the
+    // scrolling is ours to do.
+    ui.editor_cursor_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + std::min<size_t>(static_cast<size_t>(std::max(st.cursor, 0)), text.size()), '\n'));
+    if (active && st.cursor_moved) {
+        st.cursor_moved = false;
+        const float cy = pad_y + line_h * static_cast<float>(ui.editor_cursor_line - 1);
+        const float visible = ImGui::GetWindowHeight() - ImGui::GetStyle().ScrollbarSize - line_h;
+        if (cy < ImGui::GetScrollY()) ImGui::SetScrollY(cy);
+        else if (cy + line_h > ImGui::GetScrollY() + visible) ImGui::SetScrollY(cy + line_h - visible);
+        const int col = st.cursor - line_offset(text, ui.editor_cursor_line);
+        const float cx = gutter + char_w * static_cast<float>(col);
+        const float visible_w = ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize - 2 * char_w;
+        if (cx - gutter < ImGui::GetScrollX()) ImGui::SetScrollX(std::max(0.0f, cx - gutter - 4 * char_w));
+        else if (cx > ImGui::GetScrollX() + visible_w) ImGui::SetScrollX(cx - visible_w);
+    }
+    ImGui::EndChild();
+    ImGui::PopFont();
+}
+
+}  // namespace attnlab::gui

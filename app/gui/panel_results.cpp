@@ -1,0 +1,247 @@
+// Results panel: live progress of the background check with Cancel, then the
+// verdict: per-case pass/fail, the first mismatches by (head, row, col),
+// reference vs learner values, compiler errors that jump to their line, and
+// what the program printed.
+#include <algorithm>
+#include <cmath>
+
+#include "attnlab/core/report.hpp"
+#include "attnlab/core/util.hpp"
+#include "ui.hpp"
+
+namespace attnlab::gui {
+
+ImVec4 verdict_color(Verdict v) {
+    switch (v) {
+        case Verdict::Pass: return ImVec4(0.35f, 0.80f, 0.45f, 1.0f);
+        case Verdict::Cancelled:
+        case Verdict::NotRun: return ImVec4(0.6f, 0.6f, 0.6f, 1.0f);
+        case Verdict::InternalError: return ImVec4(0.85f, 0.55f, 0.95f, 1.0f);
+        default: return ImVec4(0.95f, 0.42f, 0.38f, 1.0f);
+    }
+}
+
+ImVec4 status_color(ExerciseStatus s) {
+    switch (s) {
+        case ExerciseStatus::Passed: return ImVec4(0.35f, 0.80f, 0.45f, 1.0f);
+        case ExerciseStatus::Attempted: return ImVec4(0.95f, 0.75f, 0.30f, 1.0f);
+        case ExerciseStatus::NotStarted: break;
+    }
+    return ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+}
+
+namespace {
+
+// The last two axes of a tensor at a fixed leading index, as a small grid.
+void draw_matrix(const char* id, const TensorData& t, const std::vector<int64_t>& lead, const std::vector<Mismatch>& bad,
+                 const TensorData* other) {
+    if (t.shape.empty()) return;
+    const int64_t rows = t.shape.size() >= 2 ? t.shape[t.shape.size() - 2] : 1;
+    const int64_t cols = t.shape.back();
+    const int64_t show_r = std::min<int64_t>(rows, 8), show_c = std::min<int64_t>(cols, 8);
+    if (!ImGui::BeginTable(id, static_cast<int>(show_c) + 1, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
+    ImGui::TableSetupColumn("");
+    for (int64_t c = 0; c < show_c; ++c) ImGui::TableSetupColumn(std::to_string(c).c_str());
+    ImGui::TableHeadersRow();
+    for (int64_t r = 0; r < show_r; ++r) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("%lld", static_cast<long long>(r));
+        for (int64_t c = 0; c < show_c; ++c) {
+            ImGui::TableNextColumn();
+            std::vector<int64_t> index = lead;
+            if (t.shape.size() >= 2) index.push_back(r);
+            index.push_back(c);
+            const int64_t off = t.offset(index);
+            const float v = t.data[static_cast<size_t>(off)];
+            bool wrong = false;
+            if (other && other->shape == t.shape) {
+                const float o = other->data[static_cast<size_t>(off)];
+                wrong = !(v == o || std::fabs(v - o) <= 1e-5f + 1e-4f * std::fabs(o));
+            }
+            for (const auto& m : bad) wrong |= m.index == index;
+            if (wrong) ImGui::TextColored(verdict_color(Verdict::WrongAnswer), "%s", format_number(v).c_str());
+            else ImGui::TextUnformatted(format_number(v).c_str());
+        }
+    }
+    ImGui::EndTable();
+}
+
+void draw_progress(Ui& ui) {
+    const CheckProgress p = ui.session.check_progress();
+    std::string label;
+    float fraction = 0.05f;
+    switch (p.phase) {
+        case Phase::Queued: label = ui.t("gui.results.queued"); break;
+        case Phase::Compiling:
+            label = ui.t("gui.results.compiling");
+            fraction = 0.2f;
+            break;
+        case Phase::Running:
+            label = ui.t("gui.results.running", {{"n", std::to_string(p.case_index + 1)}, {"count", std::to_string(p.case_count)}});
+            fraction = 0.4f + 0.5f * (p.case_count ? float(p.case_index) / float(p.case_count) : 0.f);
+            break;
+        case Phase::Comparing:
+        case Phase::Done:
+            label = ui.t("gui.results.comparing");
+            fraction = 0.95f;
+            break;
+    }
+    ImGui::ProgressBar(fraction, ImVec2(-ImGui::CalcTextSize("MMMMMMMM").x, 0), label.c_str());
+    ImGui::SameLine();
+    if (ImGui::Button(ui.t("gui.editor.cancel").c_str())) ui.session.cancel_check();
+    ui.note_item("results_cancel");
+}
+
+}  // namespace
+
+void draw_results_panel(Ui& ui) {
+    Session& s = ui.session;
+    const Exercise* e = s.current();
+    if (!e) return;
+    const Lang lang = s.lang();
+    ImGui::PushFont(ui.fonts.bold);
+    ImGui::TextUnformatted(ui.t("gui.results.title").c_str());
+    ImGui::PopFont();
+    if (s.checking()) draw_progress(ui);
+
+    const CheckResult* r = s.last_result();
+    if (!r) {
+        if (!s.checking()) ImGui::TextDisabled("%s", ui.t("gui.results.none").c_str());
+        return;
+    }
+    ImGui::BeginChild("results_scroll", ImVec2(0, 0), false);
+    ImGui::PushFont(ui.fonts.heading);
+    ImGui::TextColored(verdict_color(r->verdict), "%s", verdict_title(r->verdict, lang).c_str());
+    ImGui::PopFont();
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", tr(lang, "cli.check.timing", {{"compile", std::to_string(static_cast<long>(r->compile_ms))},
+                                                            {"cached", r->compile_cached ? tr(lang, "cli.check.cached") : ""},
+                                                            {"run", std::to_string(static_cast<long>(r->run_ms))},
+                                                            {"total", std::to_string(static_cast<long>(r->total_ms))}})
+                                  .c_str());
+
+    // What went wrong, in words; the case list and program output are widgets below.
+    const std::string text = explain_detail(*r, *e, lang);
+    if (r->verdict != Verdict::CompileError) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextUnformatted(text.c_str());
+        ImGui::PopTextWrapPos();
+    } else if (r->detail == "source_too_large" || r->detail == "defines_main") {
+        ImGui::TextWrapped("%s", text.substr(0, text.find('\n')).c_str());
+    }
+
+    // Compiler messages: click one to jump to its line.
+    if (!r->diagnostics.empty() && (r->verdict == Verdict::CompileError || r->verdict == Verdict::MissingEntry)) {
+        ImGui::TextDisabled("%s", ui.t("gui.results.errors").c_str());
+        int i = 0;
+        for (const Diagnostic& d : r->diagnostics) {
+            if (d.severity == "note") continue;
+            const bool ours = d.file == s.file().string();
+            const std::string label = std::to_string(d.line) + ":" + std::to_string(d.column) + "  " + d.severity + ": " + d.message;
+            ImGui::PushID(i);
+            ImGui::PushStyleColor(ImGuiCol_Text, d.severity == "warning" ? ImVec4(0.95f, 0.75f, 0.3f, 1) : verdict_color(Verdict::CompileError));
+            if (ImGui::Selectable(label.c_str(), false) && ours) {
+                ui.jump_to_line = d.line;
+            }
+            ImGui::PopStyleColor();
+            ui.note_item("diag:" + std::to_string(i));
+            if (ImGui::IsItemHovered() && !d.context.empty()) {
+                ImGui::BeginTooltip();
+                ImGui::PushFont(ui.fonts.mono);
+                ImGui::TextUnformatted(d.context.c_str());
+                ImGui::PopFont();
+                ImGui::EndTooltip();
+            }
+            ImGui::PopID();
+            if (++i == 30) break;
+        }
+    } else if (r->verdict == Verdict::CompileError && r->diagnostics.empty() && !r->compiler_output.empty()) {
+        ImGui::PushFont(ui.fonts.mono);
+        ImGui::TextUnformatted(r->compiler_output.substr(0, 4000).c_str());
+        ImGui::PopFont();
+    }
+
+    // Per-case results.
+    const bool ran = !r->cases.empty() && r->verdict != Verdict::CompileError && r->verdict != Verdict::MissingEntry &&
+                     r->verdict != Verdict::InternalError && r->verdict != Verdict::Cancelled;
+    if (ran && ImGui::BeginTable("cases", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed);
+        ImGui::TableSetupColumn(ui.t("gui.results.case").c_str(), ImGuiTableColumnFlags_WidthStretch, 3.0f);
+        ImGui::TableSetupColumn(ui.t("gui.results.verdict").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.6f);
+        ImGui::TableSetupColumn(ui.t("gui.results.max_error").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableHeadersRow();
+        for (const CaseOutcome& c : r->cases) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", c.index + 1);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(c.name.get(lang).c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextColored(verdict_color(c.verdict), "%s %s", c.verdict == Verdict::Pass ? "\xE2\x9C\x93" : "\xE2\x9C\x97",
+                               verdict_title(c.verdict, lang).c_str());
+            ImGui::TableNextColumn();
+            if (c.verdict == Verdict::Pass || c.verdict == Verdict::WrongAnswer) ImGui::TextUnformatted(format_number(c.max_abs_error).c_str());
+        }
+        ImGui::EndTable();
+    }
+
+    // The failing case: mismatches and reference vs learner values.
+    if (ran && r->failed_case >= 0) {
+        const CaseOutcome& c = r->cases[static_cast<size_t>(r->failed_case)];
+        if (!c.mismatches.empty() && c.expected.kind == ValueKind::Tensor) {
+            ImGui::TextDisabled("%s", ui.t("gui.results.mismatches").c_str());
+            if (ImGui::BeginTable("mismatches", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+                ImGui::TableSetupColumn(ui.t("gui.results.position").c_str());
+                ImGui::TableSetupColumn(ui.t("gui.results.yours").c_str());
+                ImGui::TableSetupColumn(ui.t("gui.results.reference").c_str());
+                ImGui::TableHeadersRow();
+                for (const Mismatch& m : c.mismatches) {
+                    ImGui::TableNextRow();
+                    ImGui::TableNextColumn();
+                    ImGui::TextUnformatted(format_index(m.index, e->returns.dims, lang).c_str());
+                    ImGui::TableNextColumn();
+                    ImGui::TextColored(verdict_color(Verdict::WrongAnswer), "%s", format_number(m.actual).c_str());
+                    ImGui::TableNextColumn();
+                    ImGui::TextUnformatted(format_number(m.expected).c_str());
+                }
+                ImGui::EndTable();
+            }
+        }
+        if (c.expected.kind == ValueKind::Tensor && c.actual.kind == ValueKind::Tensor && !c.expected.tensor.shape.empty() &&
+            (c.verdict == Verdict::WrongAnswer || c.verdict == Verdict::NonFinite)) {
+            // Show the slice that holds the first problem.
+            std::vector<int64_t> lead;
+            const std::vector<int64_t>& where = !c.mismatches.empty() ? c.mismatches[0].index : c.nonfinite_index;
+            const size_t rank = c.expected.tensor.shape.size();
+            for (size_t i = 0; i + 2 < rank && i < where.size(); ++i) lead.push_back(where[i]);
+            ImGui::TextDisabled("%s", ui.t("gui.results.expected_actual", {{"n", std::to_string(c.index + 1)}}).c_str());
+            if (!lead.empty()) {
+                std::vector<std::string> dims(e->returns.dims.begin(), e->returns.dims.begin() + std::min(lead.size(), e->returns.dims.size()));
+                ImGui::SameLine();
+                ImGui::TextDisabled("(%s)", ui.t("gui.results.slice", {{"what", format_index(lead, dims.size() == lead.size() ? dims : std::vector<std::string>{}, lang)}}).c_str());
+            }
+            ImGui::BeginGroup();
+            ImGui::TextUnformatted(ui.t("gui.results.reference").c_str());
+            draw_matrix("expected", c.expected.tensor, lead, {}, nullptr);
+            ImGui::EndGroup();
+            ImGui::SameLine();
+            ImGui::BeginGroup();
+            ImGui::TextUnformatted(ui.t("gui.results.yours").c_str());
+            draw_matrix("actual", c.actual.tensor, lead, c.mismatches, &c.expected.tensor);
+            ImGui::EndGroup();
+        }
+    }
+
+    if (!r->stdout_text.empty() || !r->stderr_text.empty()) {
+        if (ImGui::CollapsingHeader(ui.t("gui.results.output").c_str())) {
+            ImGui::PushFont(ui.fonts.mono);
+            ImGui::TextUnformatted((r->stdout_text + r->stderr_text).c_str());
+            if (r->output_truncated) ImGui::TextDisabled("%s", tr(lang, "explain.truncated").c_str());
+            ImGui::PopFont();
+        }
+    }
+    ImGui::EndChild();
+}
+
+}  // namespace attnlab::gui
