@@ -48,7 +48,8 @@ const std::map<std::string, HelpText>& help_texts() {
 usage: attnlab [--lang en|id] [--course DIR] [COMMAND [ARGS]]
 
 With no command, attnlab opens its window (GUI options: --exercise ID, --run,
---screenshot out.png, --quit-after N, --size WxH, --timing).
+--screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
+--show settings|help).
 
 commands:
   list                 the exercises in course order, with your progress
@@ -69,7 +70,8 @@ data: $ATTNLAB_HOME, else the XDG data/cache/config dirs (see README))",
 pemakaian: attnlab [--lang en|id] [--course DIR] [PERINTAH [ARGUMEN]]
 
 Tanpa perintah, attnlab membuka jendelanya (opsi GUI: --exercise ID, --run,
---screenshot out.png, --quit-after N, --size WxH, --timing).
+--screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
+--show settings|help).
 
 perintah:
   list                 daftar latihan sesuai urutan kursus, dengan kemajuanmu
@@ -122,6 +124,7 @@ struct Options {
     std::string screenshot;
     int quit_after = -1;
     bool timing = false;
+    std::string tab, show;
     int width = 1400, height = 860;
 };
 
@@ -151,6 +154,8 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--screenshot") o.screenshot = value(a), o.gui_flags = true;
         else if (a == "--quit-after") o.quit_after = std::atoi(value(a).c_str()), o.gui_flags = true;
         else if (a == "--timing") o.timing = o.gui_flags = true;
+        else if (a == "--tab") o.tab = value(a), o.gui_flags = true;
+        else if (a == "--show") o.show = value(a), o.gui_flags = true;
         else if (a == "--size") {
             const std::string v = value(a);
             if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240) usage_error("--size takes WIDTHxHEIGHT");
@@ -541,6 +546,8 @@ int run(const std::vector<std::string>& args) {
         g.screenshot = ctx.opt.screenshot;
         g.quit_after = ctx.opt.quit_after;
         g.timing = ctx.opt.timing;
+        g.tab = ctx.opt.tab;
+        g.show = ctx.opt.show;
         g.width = ctx.opt.width;
         g.height = ctx.opt.height;
         return gui::run_gui(g);
@@ -548,7 +555,7 @@ int run(const std::vector<std::string>& args) {
         if (ctx.opt.gui_flags) usage_error("this attnlab was built without its GUI (see README: ./setup.sh installs what it needs)");
 #endif
     } else if (ctx.opt.gui_flags) {
-        usage_error("--exercise, --run, --screenshot, --quit-after, --size and --timing are for the window (attnlab with no command)");
+        usage_error("--exercise, --run, --screenshot, --quit-after, --size, --timing, --tab and --show are for the window (attnlab with no command)");
     }
     static const std::map<std::string, int (*)(Context&)> commands = {
         {"", cmd_list},         {"list", cmd_list},   {"show", cmd_show},   {"check", cmd_check}, {"hint", cmd_hint},

@@ -46,7 +46,7 @@ void handle_shortcuts(Ui& ui, bool& quit) {
     if (io.KeyCtrl && pressed(kKeyE)) s.open_in_external_editor();
     if (io.KeyCtrl && pressed(kKeyH)) {
         s.reveal_next_hint();
-        ui.statement_tab = 1;
+        ui.select_tab = 1;
     }
     if (io.KeyCtrl && pressed(kKeyL)) s.set_lang(s.lang() == Lang::En ? Lang::Id : Lang::En);
     if (io.KeyCtrl && pressed(kKeyComma)) ui.show_settings = !ui.show_settings;

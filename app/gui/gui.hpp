@@ -12,6 +12,8 @@ struct GuiOptions {
     std::string screenshot;  // --screenshot out.png: write the window to a PNG, then quit
     int quit_after = -1;     // --quit-after N: quit N frames after start (after the check with --run)
     bool timing = false;     // --timing: print when the first frame was on screen
+    std::string tab;         // --tab statement|hints|solution
+    std::string show;        // --show settings|help (for scripted screenshots)
     int width = 1400;        // --size WxH
     int height = 860;
 };

@@ -108,6 +108,10 @@ int run_gui(const GuiOptions& opt) {
         session.open(session.continue_id());
     }
     if (opt.run) session.run_check();
+    if (opt.tab == "hints") ui.select_tab = 1;
+    else if (opt.tab == "solution") ui.select_tab = 2;
+    ui.show_settings = opt.show == "settings";
+    ui.show_help = opt.show == "help";
 
     int frame = 0;
     int frames_after_ready = 0;

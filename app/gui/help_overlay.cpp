@@ -23,7 +23,7 @@ void draw_help_overlay(Ui& ui) {
     ImGui::PushFont(ui.fonts.heading);
     ImGui::TextUnformatted(ui.t("gui.help.title").c_str());
     ImGui::PopFont();
-    if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_PadOuterX)) {
         for (const Shortcut& s : shortcuts()) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();

@@ -2,6 +2,7 @@
 
 #include <md4c.h>
 
+#include <cctype>
 #include <unordered_map>
 
 namespace attnlab::gui {
@@ -140,6 +141,7 @@ void draw_runs(Ui& ui, const std::vector<MdRun>& runs, float left, ImFont* base)
     const ImU32 code_bg = ImGui::GetColorU32(ImGuiCol_FrameBg);
     const ImVec4 em_color = ImGui::GetStyleColorVec4(ImGuiCol_PlotLinesHovered);
     bool line_start = true;
+    bool ends_with_space = true;  // did the previous run end with a space?
     float x = ImGui::GetCursorScreenPos().x;
     // After a widget without SameLine() the cursor already sits on the next
     // line: wrapping only has to move it back to the left margin.
@@ -157,6 +159,7 @@ void draw_runs(Ui& ui, const std::vector<MdRun>& runs, float left, ImFont* base)
         ImGui::PushFont(font);
         size_t i = 0;
         const std::string& s = run.text;
+        bool start_of_run = true;
         while (i < s.size()) {
             // A word and the spaces after it.
             size_t end = s.find(' ', i);
@@ -170,7 +173,10 @@ void draw_runs(Ui& ui, const std::vector<MdRun>& runs, float left, ImFont* base)
                 word = word.substr(first);
             }
             const float w = ImGui::CalcTextSize(word.c_str()).x;
-            if (!line_start && x + w > right) {
+            // Punctuation glued to the previous run ("`(H, T, hd)`.") stays on its line.
+            const bool glued = start_of_run && !ends_with_space && word.size() <= 2 && std::ispunct(static_cast<unsigned char>(word[0]));
+            start_of_run = false;
+            if (!line_start && !glued && x + w > right) {
                 newline();
                 size_t first = word.find_first_not_of(' ');
                 if (first == std::string::npos) continue;
@@ -188,6 +194,7 @@ void draw_runs(Ui& ui, const std::vector<MdRun>& runs, float left, ImFont* base)
             x = pos.x + ImGui::CalcTextSize(word.c_str()).x;
             line_start = false;
         }
+        ends_with_space = !s.empty() && s.back() == ' ';
         ImGui::PopFont();
     }
 }

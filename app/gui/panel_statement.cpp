@@ -23,7 +23,8 @@ void draw_statement_panel(Ui& ui) {
 
     const bool passed = s.status(e->id) == ExerciseStatus::Passed;
     if (ImGui::BeginTabBar("statement_tabs")) {
-        if (ImGui::BeginTabItem(ui.t("gui.tab.statement").c_str())) {
+        auto flags_for = [&](int tab) { return ui.select_tab == tab ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None; };
+        if (ImGui::BeginTabItem((ui.t("gui.tab.statement") + "###statement").c_str(), nullptr, flags_for(0))) {
             ui.statement_tab = 0;
             ImGui::BeginChild("statement_text", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
             draw_markdown(ui, e->statement.get(lang));
@@ -31,7 +32,7 @@ void draw_statement_panel(Ui& ui) {
             ImGui::EndTabItem();
         }
         const std::string hints_label = ui.t("gui.tab.hints", {{"shown", std::to_string(s.hints_revealed())}, {"count", std::to_string(e->hints.size())}}) + "###hints";
-        if (ImGui::BeginTabItem(hints_label.c_str())) {
+        if (ImGui::BeginTabItem(hints_label.c_str(), nullptr, flags_for(1))) {
             ui.statement_tab = 1;
             ImGui::BeginChild("hints_text", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
             const int shown = s.hints_revealed();
@@ -51,7 +52,7 @@ void draw_statement_panel(Ui& ui) {
             ImGui::EndChild();
             ImGui::EndTabItem();
         }
-        if (ImGui::BeginTabItem((ui.t("gui.tab.solution") + "###solution").c_str())) {
+        if (ImGui::BeginTabItem((ui.t("gui.tab.solution") + "###solution").c_str(), nullptr, flags_for(2))) {
             ui.statement_tab = 2;
             ImGui::BeginChild("solution_text", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
             if (!passed) {
@@ -75,6 +76,7 @@ void draw_statement_panel(Ui& ui) {
             ImGui::EndTabItem();
         }
         ImGui::EndTabBar();
+        ui.select_tab = -1;
     }
 }
 

@@ -31,7 +31,8 @@ struct Ui {
     bool show_help = false;
     bool confirm_reset = false;
     std::string topic_filter;        // "" = all topics
-    int statement_tab = 0;           // 0 statement, 1 hints, 2 solution
+    int statement_tab = 0;           // 0 statement, 1 hints, 2 solution (what is shown)
+    int select_tab = -1;             // >= 0: switch the statement panel to this tab next frame
     int jump_to_line = 0;            // > 0: the editor moves its cursor there next frame
     int editor_cursor_line = 1;      // where the editor's cursor is (1-based)
     bool focus_editor = false;
