@@ -35,7 +35,8 @@ void draw_help_overlay(Ui& ui) {
         }
         ImGui::EndTable();
     }
-    if (ImGui::Button(ui.t("gui.help.close").c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+    const bool close = ImGui::Button(ui.t("gui.help.close").c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape));
+    if (close || !ui.show_help) {  // !show_help: F1 pressed again while open
         ui.show_help = false;
         ImGui::CloseCurrentPopup();
     }

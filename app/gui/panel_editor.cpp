@@ -12,14 +12,6 @@ namespace attnlab::gui {
 
 namespace {
 
-struct EditorState {
-    int tab_width = 4;
-    bool pending_tab = false;
-    int pending_jump_offset = -1;  // byte offset to put the cursor at
-    int cursor = 0;                // byte offset of the cursor, as of the last callback
-    bool cursor_moved = false;
-};
-
 int callback(ImGuiInputTextCallbackData* data) {
     auto* st = static_cast<EditorState*>(data->UserData);
     if (data->EventFlag == ImGuiInputTextFlags_CallbackCharFilter) {
@@ -69,7 +61,7 @@ void draw_editor_panel(Ui& ui) {
         ImGui::TextDisabled("%s", ui.t("gui.no_exercise").c_str());
         return;
     }
-    static EditorState st;
+    EditorState& st = ui.editor;
     st.tab_width = s.preferences().tab_width;
 
     // ---- toolbar ----

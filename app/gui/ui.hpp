@@ -22,6 +22,15 @@ struct Fonts {
     bool unicode_ok = false;  // DejaVu found: √, ·, ×, ≤, → render
 };
 
+// The editor widget's own state between frames (Tab, jumps, cursor).
+struct EditorState {
+    int tab_width = 4;
+    bool pending_tab = false;
+    int pending_jump_offset = -1;  // byte offset to put the cursor at
+    int cursor = 0;                // byte offset of the cursor, as of the last callback
+    bool cursor_moved = false;
+};
+
 struct Ui {
     explicit Ui(Session& s) : session(s) {}
     Session& session;
@@ -35,6 +44,7 @@ struct Ui {
     int select_tab = -1;             // >= 0: switch the statement panel to this tab next frame
     int jump_to_line = 0;            // > 0: the editor moves its cursor there next frame
     int editor_cursor_line = 1;      // where the editor's cursor is (1-based)
+    EditorState editor;
     bool focus_editor = false;
     bool fonts_dirty = false;
     bool quit_requested = false;        // font size changed: rebuild the atlas before the next frame

@@ -1,0 +1,433 @@
+// The GUI's real panels, driven headlessly: Dear ImGui with no platform or
+// renderer backend, input simulated the 1.86 way (io.MousePos/MouseDown,
+// io.KeysDown with GLFW key codes, io.KeyCtrl), assertions on the Session's
+// state and the Ui's recorded widget rects — never on pixels. Every test has
+// its own ATTNLAB_HOME and uses the fixture course.
+#include <stdlib.h>
+
+#include <cfloat>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <doctest/doctest.h>
+
+#include "fonts.hpp"
+#include "ui.hpp"
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kFixtures = ATTNLAB_TEST_FIXTURES;
+
+// GLFW key codes: what the app's backend uses as ImGui key indices.
+constexpr int kKeyTab = 258, kKeyLeft = 263, kKeyRight = 262, kKeyUp = 265, kKeyDown = 264, kKeyPageUp = 266,
+              kKeyPageDown = 267, kKeyHome = 268, kKeyEnd = 269, kKeyInsert = 260, kKeyDelete = 261, kKeyBackspace = 259,
+              kKeySpace = 32, kKeyEnter = 257, kKeyEscape = 256, kKeyPadEnter = 335, kKeyA = 65, kKeyC = 67, kKeyV = 86,
+              kKeyX = 88, kKeyY = 89, kKeyZ = 90, kKeyS = 83, kKeyH = 72, kKeyL = 76, kKeyF1 = 290;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    REQUIRE_MESSAGE(in.good(), "cannot read " << p);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Another program writing the learner's file; its mtime moves on for sure.
+void write_externally(const fs::path& p, const std::string& text) {
+    {
+        std::ofstream out(p, std::ios::binary | std::ios::trunc);
+        REQUIRE(out.good());
+        out << text;
+    }
+    fs::last_write_time(p, fs::last_write_time(p) + std::chrono::seconds(2));
+}
+
+// A private ATTNLAB_HOME; language variables cleared so English is the default.
+struct TempHome {
+    fs::path dir;
+    TempHome() {
+        std::string tmpl = (fs::temp_directory_path() / "attnlab-gui-XXXXXX").string();
+        REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+        dir = tmpl;
+        setenv("ATTNLAB_HOME", dir.c_str(), 1);
+        for (const char* var : {"ATTNLAB_LANG", "LC_ALL", "LC_MESSAGES"}) unsetenv(var);
+        setenv("LANG", "C.UTF-8", 1);
+    }
+    ~TempHome() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    TempHome(const TempHome&) = delete;
+    TempHome& operator=(const TempHome&) = delete;
+};
+
+Session::Options fixture_options() {
+    Session::Options o;  // paths from the environment: ATTNLAB_HOME is already set
+    o.course_dir = kFixtures / "course";
+    return o;
+}
+
+// One headless GUI: session + Ui + an ImGui context of its own.
+struct Harness {
+    TempHome home;  // first: the session reads ATTNLAB_HOME when constructed
+    Session session{fixture_options()};
+    gui::Ui ui{session};
+    ImGuiContext* ctx = nullptr;
+
+    explicit Harness(const std::string& exercise = "fx-split") {
+        IMGUI_CHECKVERSION();
+        ctx = ImGui::CreateContext();
+        ImGui::SetCurrentContext(ctx);
+        ImGuiIO& io = ImGui::GetIO();
+        io.IniFilename = nullptr;
+        io.LogFilename = nullptr;
+        io.DisplaySize = ImVec2(1400, 860);
+        io.DeltaTime = 1.0f / 60.0f;
+        const std::pair<ImGuiKey_, int> keymap[] = {
+            {ImGuiKey_Tab, kKeyTab},         {ImGuiKey_LeftArrow, kKeyLeft},   {ImGuiKey_RightArrow, kKeyRight},
+            {ImGuiKey_UpArrow, kKeyUp},      {ImGuiKey_DownArrow, kKeyDown},   {ImGuiKey_PageUp, kKeyPageUp},
+            {ImGuiKey_PageDown, kKeyPageDown}, {ImGuiKey_Home, kKeyHome},      {ImGuiKey_End, kKeyEnd},
+            {ImGuiKey_Insert, kKeyInsert},   {ImGuiKey_Delete, kKeyDelete},    {ImGuiKey_Backspace, kKeyBackspace},
+            {ImGuiKey_Space, kKeySpace},     {ImGuiKey_Enter, kKeyEnter},      {ImGuiKey_Escape, kKeyEscape},
+            {ImGuiKey_KeyPadEnter, kKeyPadEnter}, {ImGuiKey_A, kKeyA},         {ImGuiKey_C, kKeyC},
+            {ImGuiKey_V, kKeyV},             {ImGuiKey_X, kKeyX},              {ImGuiKey_Y, kKeyY},
+            {ImGuiKey_Z, kKeyZ},
+        };
+        for (const auto& [k, code] : keymap) io.KeyMap[k] = code;
+        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+        ui.fonts = gui::build_fonts(16);
+        unsigned char* pixels = nullptr;
+        int w = 0, h = 0;
+        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+        REQUIRE(pixels != nullptr);
+        REQUIRE(session.course_loaded());
+        REQUIRE(session.open(exercise));
+        frames(2);
+    }
+    ~Harness() { ImGui::DestroyContext(ctx); }
+    Harness(const Harness&) = delete;
+    Harness& operator=(const Harness&) = delete;
+
+    ImGuiIO& io() { return ImGui::GetIO(); }
+
+    void frame() {
+        ImGui::NewFrame();
+        ImGui::PushFont(ui.fonts.ui);
+        gui::draw_frame(ui);
+        ImGui::PopFont();
+        ImGui::Render();
+    }
+    void frames(int n) {
+        for (int i = 0; i < n; ++i) frame();
+    }
+
+    bool has(const std::string& name) const { return ui.items.count(name) > 0; }
+
+    // Hover, press, release over the centre of a named widget, then move away.
+    void click(const std::string& name) {
+        REQUIRE_MESSAGE(has(name), "no widget named " << name << " in the last frame");
+        const ImRect r = ui.items.at(name);
+        REQUIRE(r.GetWidth() > 0);
+        REQUIRE(r.GetHeight() > 0);
+        io().MousePos = r.GetCenter();
+        frame();
+        io().MouseDown[0] = true;
+        frame();
+        io().MouseDown[0] = false;
+        frame();
+        io().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+        frame();
+    }
+
+    // One press and release of a key, with or without Ctrl.
+    void key(int code, bool ctrl = false) {
+        io().KeyCtrl = ctrl;
+        io().KeysDown[code] = true;
+        frame();
+        io().KeysDown[code] = false;
+        frame();
+        io().KeyCtrl = false;
+        frame();
+    }
+
+    // Frames (10 ms apart) until pred holds; false after the timeout.
+    bool wait_until(const std::function<bool()>& pred, double timeout_s = 60.0) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+        while (std::chrono::steady_clock::now() < until) {
+            frame();
+            if (pred()) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return false;
+    }
+    // Frames for at least `s` seconds (lets Session::poll's disk check run).
+    void run_for(double s) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(s);
+        while (std::chrono::steady_clock::now() < until) {
+            frame();
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    }
+    bool wait_result(double timeout_s = 60.0) {
+        return wait_until([&] { return !session.checking() && session.last_result() != nullptr; }, timeout_s);
+    }
+
+    void set_buffer(const std::string& text) {
+        session.buffer() = text;
+        session.mark_edited();
+    }
+};
+
+std::string solution(const char* name) { return slurp(kFixtures / "solutions" / name); }
+
+}  // namespace
+
+TEST_CASE("gui: clicking Run checks the buffer; a correct solution passes") {
+    Harness h;
+    REQUIRE(h.has("run"));
+    CHECK_FALSE(h.has("cancel"));
+    CHECK(h.session.status("fx-split") == ExerciseStatus::NotStarted);
+    h.set_buffer(solution("correct.cpp"));
+    REQUIRE(h.session.dirty());
+    h.click("run");
+    CHECK((h.session.checking() || h.session.last_result() != nullptr));
+    CHECK_FALSE(h.session.dirty());  // a check saves first
+    CHECK(slurp(h.session.file()) == solution("correct.cpp"));
+    REQUIRE(h.wait_result());
+    CHECK(h.session.last_result()->verdict == Verdict::Pass);
+    CHECK(h.session.status("fx-split") == ExerciseStatus::Passed);
+    h.frames(2);
+    CHECK(h.has("run"));  // the toolbar is back to Run
+    CHECK_FALSE(h.has("cancel"));
+}
+
+TEST_CASE("gui: clicking a compiler error moves the editor's cursor to its line") {
+    Harness h;
+    const int bad_line = 5;
+    h.set_buffer(
+        "#include <attnlab/tensor.hpp>\n"
+        "using namespace attnlab;\n"
+        "Tensor split_heads(const Tensor& x, int n_heads) {\n"
+        "    (void)x; (void)n_heads;\n"
+        "    return undeclared_name_here;\n"
+        "}\n");
+    h.click("run");
+    REQUIRE(h.wait_result());
+    const CheckResult& r = *h.session.last_result();
+    REQUIRE(r.verdict == Verdict::CompileError);
+    REQUIRE_FALSE(r.diagnostics.empty());
+    CHECK(r.diagnostics[0].line == bad_line);
+    CHECK(r.diagnostics[0].file == h.session.file().string());
+    h.frames(2);
+    REQUIRE(h.has("diag:0"));
+    REQUIRE(h.ui.editor_cursor_line != bad_line);
+    h.click("diag:0");
+    CHECK(h.wait_until([&] { return h.ui.editor_cursor_line == bad_line; }, 5.0));
+    h.frames(3);
+    CHECK(h.ui.editor_cursor_line == bad_line);  // and it stays there
+}
+
+TEST_CASE("gui: the language switch applies at once, persists, and Ctrl+L toggles") {
+    Harness h;
+    REQUIRE(h.session.lang() == Lang::En);
+    CHECK(h.ui.t("gui.editor.run") == "Run");
+    h.click("menu_lang:id");
+    CHECK(h.session.lang() == Lang::Id);
+    CHECK(h.ui.t("gui.editor.run") == "Jalankan");
+    CHECK(h.has("run"));  // the relabelled button is still drawn and noted
+    {
+        Session again(fixture_options());  // same ATTNLAB_HOME
+        CHECK(again.lang() == Lang::Id);
+    }
+    h.key(kKeyL, /*ctrl=*/true);
+    CHECK(h.session.lang() == Lang::En);
+    CHECK(h.ui.t("gui.editor.run") == "Run");
+    {
+        Session again(fixture_options());
+        CHECK(again.lang() == Lang::En);
+    }
+    h.key(kKeyL, true);
+    CHECK(h.session.lang() == Lang::Id);
+    h.key(kKeyL, true);
+    CHECK(h.session.lang() == Lang::En);
+
+    // The settings window's radio buttons do the same.
+    h.ui.show_settings = true;
+    h.frames(3);  // an auto-resizing window is measured before it is shown
+    h.click("lang:id");
+    CHECK(h.session.lang() == Lang::Id);
+    h.click("lang:en");
+    CHECK(h.session.lang() == Lang::En);
+}
+
+TEST_CASE("gui: Ctrl+Enter starts a check and Esc cancels it") {
+    Harness h;
+    h.set_buffer(solution("sleeps.cpp"));
+    h.key(kKeyEnter, /*ctrl=*/true);
+    REQUIRE(h.session.checking());  // compiling, then sleeping: still busy
+    CHECK(h.has("cancel"));
+    CHECK(h.has("results_cancel"));
+    CHECK_FALSE(h.has("run"));
+    h.key(kKeyEscape);
+    REQUIRE(h.wait_result());
+    CHECK(h.session.last_result()->verdict == Verdict::Cancelled);
+    CHECK(h.session.status("fx-split") == ExerciseStatus::NotStarted);  // a cancelled check is no attempt
+
+    // Esc with nothing running is harmless; Enter without Ctrl runs nothing.
+    h.key(kKeyEscape);
+    h.key(kKeyEnter);
+    CHECK_FALSE(h.session.checking());
+    CHECK(h.session.last_result()->verdict == Verdict::Cancelled);
+}
+
+TEST_CASE("gui: Ctrl+S saves the buffer; Ctrl+H reveals a hint") {
+    Harness h;
+    const std::string before = slurp(h.session.file());
+    const std::string edited = before + "// edited in the GUI\n";
+    h.set_buffer(edited);
+    REQUIRE(h.session.dirty());
+    h.key(kKeyS, /*ctrl=*/true);
+    CHECK_FALSE(h.session.dirty());
+    CHECK(slurp(h.session.file()) == edited);
+    CHECK_FALSE(h.session.checking());  // auto-run on save is off by default
+
+    // S without Ctrl does nothing to the file.
+    h.set_buffer(edited + "// more\n");
+    h.key(kKeyS);
+    CHECK(h.session.dirty());
+    CHECK(slurp(h.session.file()) == edited);
+
+    const int hints = h.session.hints_revealed();
+    CHECK(hints == 0);
+    h.key(kKeyH, /*ctrl=*/true);
+    CHECK(h.session.hints_revealed() == hints + 1);
+    CHECK(h.ui.statement_tab == 1);
+    h.key(kKeyH, true);
+    CHECK(h.session.hints_revealed() == hints + 2);
+}
+
+TEST_CASE("gui: Reset asks first, then restores the starter and keeps a backup") {
+    Harness h;
+    const std::string starter = slurp(kFixtures / "course" / "fx-split" / "starter.cpp");
+    const std::string mine = "// my attempt\n" + starter;
+    h.set_buffer(mine);
+    h.click("reset");
+    h.frames(3);  // the modal opens, is measured, then shown
+    CHECK(h.session.buffer() == mine);  // nothing happens before confirming
+    REQUIRE(h.has("reset_confirm"));
+    h.click("reset_confirm");
+    CHECK(h.session.buffer() == starter);
+    CHECK_FALSE(h.session.dirty());
+    CHECK(slurp(h.session.file()) == starter);
+    h.frames(2);
+    CHECK_FALSE(h.has("reset_confirm"));  // the modal closed
+
+    int backups = 0;
+    const std::string prefix = h.session.file().filename().string() + ".bak-";
+    for (const auto& entry : fs::directory_iterator(h.session.file().parent_path())) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(prefix, 0) != 0) continue;
+        ++backups;
+        CHECK(slurp(entry.path()) == mine);
+    }
+    CHECK(backups == 1);
+}
+
+TEST_CASE("gui: a disk change under unsaved edits asks; Keep mine writes the buffer") {
+    Harness h;
+    const std::string mine = h.session.buffer() + "// mine\n";
+    const std::string theirs = "// theirs\n";
+    h.set_buffer(mine);
+    write_externally(h.session.file(), theirs);
+    h.run_for(0.7);
+    REQUIRE(h.session.disk_conflict());
+    REQUIRE(h.has("keep_mine"));
+    REQUIRE(h.has("take_disk"));
+    CHECK(h.session.buffer() == mine);
+    CHECK(slurp(h.session.file()) == theirs);  // autosave must not clobber during a conflict
+    h.click("keep_mine");
+    CHECK_FALSE(h.session.disk_conflict());
+    CHECK_FALSE(h.session.dirty());
+    CHECK(slurp(h.session.file()) == mine);
+    CHECK(h.session.buffer() == mine);
+    h.run_for(0.7);  // our own save is no external change
+    CHECK_FALSE(h.session.disk_conflict());
+    CHECK_FALSE(h.has("keep_mine"));
+}
+
+TEST_CASE("gui: a disk change under unsaved edits asks; Take disk loads the file") {
+    Harness h;
+    const std::string mine = h.session.buffer() + "// mine\n";
+    const std::string theirs = "// theirs\n";
+    h.set_buffer(mine);
+    write_externally(h.session.file(), theirs);
+    h.run_for(0.7);
+    REQUIRE(h.session.disk_conflict());
+    REQUIRE(h.has("take_disk"));
+    h.click("take_disk");
+    CHECK_FALSE(h.session.disk_conflict());
+    CHECK_FALSE(h.session.dirty());
+    CHECK(h.session.buffer() == theirs);
+    CHECK(slurp(h.session.file()) == theirs);
+    h.frames(2);
+    CHECK(h.session.buffer() == theirs);  // the editor widget did not write its old copy back
+    CHECK_FALSE(h.has("take_disk"));
+}
+
+TEST_CASE("gui: a disk change without unsaved edits is reloaded silently") {
+    Harness h;
+    REQUIRE_FALSE(h.session.dirty());
+    const std::string external = "// written by another editor\n";
+    write_externally(h.session.file(), external);
+    h.run_for(0.7);
+    CHECK(h.wait_until([&] { return h.session.buffer() == external; }, 5.0));
+    CHECK_FALSE(h.session.disk_conflict());
+    CHECK_FALSE(h.session.dirty());
+    CHECK_FALSE(h.has("keep_mine"));
+    h.frames(2);
+    CHECK(h.session.buffer() == external);
+    CHECK(slurp(h.session.file()) == external);
+}
+
+TEST_CASE("gui: clicking an exercise in the course list opens it") {
+    Harness h;
+    REQUIRE(h.session.current()->id == "fx-split");
+    REQUIRE(h.has("exercise:fx-split"));
+    REQUIRE(h.has("exercise:fx-params"));
+    const std::string edited = h.session.buffer() + "// keep me\n";
+    h.set_buffer(edited);
+    h.click("exercise:fx-params");
+    REQUIRE(h.session.current() != nullptr);
+    CHECK(h.session.current()->id == "fx-params");
+    CHECK(h.session.buffer() == slurp(kFixtures / "course" / "fx-params" / "starter.cpp"));
+    CHECK(slurp(h.session.file().parent_path() / "fx-split.cpp") == edited);  // the one left was saved
+    h.click("exercise:fx-split");
+    CHECK(h.session.current()->id == "fx-split");
+    CHECK(h.session.buffer() == edited);
+}
+
+TEST_CASE("gui: F1 toggles the shortcut help") {
+    Harness h;
+    REQUIRE_FALSE(h.ui.show_help);
+    h.key(kKeyF1);
+    CHECK(h.ui.show_help);
+    h.frame();
+    CHECK(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+    h.key(kKeyF1);
+    CHECK_FALSE(h.ui.show_help);
+    h.frame();
+    CHECK_FALSE(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+    h.key(kKeyF1);
+    CHECK(h.ui.show_help);
+    h.key(kKeyEscape);  // Esc closes it too
+    CHECK_FALSE(h.ui.show_help);
+    h.frame();
+    CHECK_FALSE(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+}
