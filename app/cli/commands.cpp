@@ -49,7 +49,7 @@ usage: attnlab [--lang en|id] [--course DIR] [COMMAND [ARGS]]
 
 With no command, attnlab opens its window (GUI options: --exercise ID, --run,
 --screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help).
+--show settings|help, --view heatmaps|stages|memory|experiments).
 
 commands:
   list                 the exercises in course order, with your progress
@@ -71,7 +71,7 @@ pemakaian: attnlab [--lang en|id] [--course DIR] [PERINTAH [ARGUMEN]]
 
 Tanpa perintah, attnlab membuka jendelanya (opsi GUI: --exercise ID, --run,
 --screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help).
+--show settings|help, --view heatmaps|stages|memory|experiments).
 
 perintah:
   list                 daftar latihan sesuai urutan kursus, dengan kemajuanmu
@@ -124,7 +124,7 @@ struct Options {
     std::string screenshot;
     int quit_after = -1;
     bool timing = false;
-    std::string tab, show;
+    std::string tab, show, view;
     int width = 1400, height = 860;
 };
 
@@ -156,6 +156,7 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--timing") o.timing = o.gui_flags = true;
         else if (a == "--tab") o.tab = value(a), o.gui_flags = true;
         else if (a == "--show") o.show = value(a), o.gui_flags = true;
+        else if (a == "--view") o.view = value(a), o.gui_flags = true;
         else if (a == "--size") {
             const std::string v = value(a);
             if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240) usage_error("--size takes WIDTHxHEIGHT");
@@ -548,6 +549,7 @@ int run(const std::vector<std::string>& args) {
         g.timing = ctx.opt.timing;
         g.tab = ctx.opt.tab;
         g.show = ctx.opt.show;
+        g.view = ctx.opt.view;
         g.width = ctx.opt.width;
         g.height = ctx.opt.height;
         return gui::run_gui(g);
@@ -555,7 +557,7 @@ int run(const std::vector<std::string>& args) {
         if (ctx.opt.gui_flags) usage_error("this attnlab was built without its GUI (see README: ./setup.sh installs what it needs)");
 #endif
     } else if (ctx.opt.gui_flags) {
-        usage_error("--exercise, --run, --screenshot, --quit-after, --size, --timing, --tab and --show are for the window (attnlab with no command)");
+        usage_error("--exercise, --run, --screenshot, --quit-after, --size, --timing, --tab, --show and --view are for the window (attnlab with no command)");
     }
     static const std::map<std::string, int (*)(Context&)> commands = {
         {"", cmd_list},         {"list", cmd_list},   {"show", cmd_show},   {"check", cmd_check}, {"hint", cmd_hint},

@@ -161,7 +161,33 @@ void draw_frame(Ui& ui) {
     ImGui::EndChild();
     ui.results_height -= splitter("split_results", false, split, middle_w);
     ImGui::BeginChild("results", ImVec2(0, 0), true);
-    draw_results_panel(ui);
+    if (ImGui::BeginTabBar("bottom_tabs")) {
+        struct Tab {
+            BottomTab id;
+            const char* key;
+            void (*draw)(Ui&);
+        };
+        static const Tab tabs[] = {
+            {BottomTab::Results, "gui.tab.results", draw_results_panel},
+            {BottomTab::Heatmaps, "gui.tab.heatmaps", draw_heatmaps_panel},
+            {BottomTab::Stages, "gui.tab.stages", draw_stages_panel},
+            {BottomTab::Memory, "gui.tab.memory", draw_layout_panel},
+            {BottomTab::Experiments, "gui.tab.experiments", draw_experiments_panel},
+        };
+        for (const Tab& t : tabs) {
+            const ImGuiTabItemFlags flags = ui.select_bottom_tab == static_cast<int>(t.id) ? ImGuiTabItemFlags_SetSelected : 0;
+            const std::string label = ui.t(t.key) + "###" + t.key;
+            const bool open = ImGui::BeginTabItem(label.c_str(), nullptr, flags);
+            ui.note_item(std::string("tab:") + t.key);
+            if (open) {
+                ui.bottom_tab = t.id;
+                t.draw(ui);
+                ImGui::EndTabItem();
+            }
+        }
+        ui.select_bottom_tab = -1;
+        ImGui::EndTabBar();
+    }
     ImGui::EndChild();
     ImGui::EndChild();
     ImGui::SameLine(0, 0);

@@ -37,6 +37,26 @@ void apply_theme(const Preferences& p) {
     st.ScaleAllSizes(p.ui_scale);
 }
 
+// Heatmap textures: nearest filtering keeps every (query, key) cell crisp.
+struct GlTextures : TextureUploader {
+    ImTextureID upload(int width, int height, const uint8_t* rgba) override {
+        GLuint id = 0;
+        glGenTextures(1, &id);
+        glBindTexture(GL_TEXTURE_2D, id);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+        return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(id));
+    }
+    void release(ImTextureID id) override {
+        GLuint t = static_cast<GLuint>(reinterpret_cast<intptr_t>(id));
+        glDeleteTextures(1, &t);
+    }
+};
+
 bool write_screenshot(GLFWwindow* window, const std::string& path) {
     int w = 0, h = 0;
     glfwGetFramebufferSize(window, &w, &h);
@@ -93,6 +113,8 @@ int run_gui(const GuiOptions& opt) {
     ImGui_ImplOpenGL3_Init("#version 130");
 
     Ui ui(session);
+    GlTextures textures;
+    ui.textures = &textures;
     Preferences applied = session.preferences();
     apply_theme(applied);
     ui.fonts = build_fonts(applied.font_size * applied.ui_scale);
@@ -112,6 +134,10 @@ int run_gui(const GuiOptions& opt) {
     else if (opt.tab == "solution") ui.select_tab = 2;
     ui.show_settings = opt.show == "settings";
     ui.show_help = opt.show == "help";
+    if (opt.view == "heatmaps") ui.select_bottom_tab = static_cast<int>(BottomTab::Heatmaps);
+    else if (opt.view == "stages") ui.select_bottom_tab = static_cast<int>(BottomTab::Stages);
+    else if (opt.view == "memory") ui.select_bottom_tab = static_cast<int>(BottomTab::Memory);
+    else if (opt.view == "experiments") ui.select_bottom_tab = static_cast<int>(BottomTab::Experiments);
 
     int frame = 0;
     int frames_after_ready = 0;

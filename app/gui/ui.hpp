@@ -11,6 +11,12 @@
 
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/session.hpp"
+#include "attnlab/core/visuals.hpp"
+#include "attnlab/reference/projection_timing.hpp"
+
+#include <future>
+#include <optional>
+#include <vector>
 
 namespace attnlab::gui {
 
@@ -31,6 +37,45 @@ struct EditorState {
     bool cursor_moved = false;
 };
 
+// Turns RGBA pixels into something ImGui::Image can draw. The window uses
+// OpenGL textures; headless tests and benchmarks count uploads instead.
+struct TextureUploader {
+    virtual ~TextureUploader() = default;
+    virtual ImTextureID upload(int width, int height, const uint8_t* rgba) = 0;
+    virtual void release(ImTextureID id) = 0;
+};
+
+// Per-head heatmaps of one stage of one case, with textures uploaded once per
+// (check result, case, stage) — never per frame.
+struct HeatmapView {
+    int case_index = -1;       // -1: the failing case, else the first
+    std::string stage;         // "" = the first available
+    int built_generation = -1;
+    int built_case = -1;
+    std::string built_stage;
+    std::optional<HeatmapSet> set;
+    std::vector<ImTextureID> learner, reference, difference;  // one texture per head
+    int enlarged = -1;         // head shown large, -1 none
+    int uploads = 0;           // textures uploaded so far (tests, benchmark)
+    std::string last_export;   // path of the last PNG written
+};
+
+struct LayoutView {
+    bool initialised = false;
+    int batch = 0, tokens = 4, d_model = 8, heads = 2;
+};
+
+struct ExperimentsView {
+    int preset = 0;  // index into preset_configs(); the last entry is "custom"
+    ModelConfig custom{"custom", 512, 8, 8, false, ""};
+    int tokens = 256;
+    std::future<reference::ProjectionTiming> pending;
+    std::optional<reference::ProjectionTiming> timing;
+    std::string timing_error;
+};
+
+enum class BottomTab { Results = 0, Heatmaps, Stages, Memory, Experiments };
+
 struct Ui {
     explicit Ui(Session& s) : session(s) {}
     Session& session;
@@ -50,7 +95,14 @@ struct Ui {
     bool quit_requested = false;        // font size changed: rebuild the atlas before the next frame
     float course_width = 230.0f;
     float statement_width = 420.0f;
-    float results_height = 260.0f;
+    float results_height = 340.0f;
+
+    TextureUploader* textures = nullptr;
+    HeatmapView heatmaps;
+    LayoutView layout;
+    ExperimentsView experiments;
+    BottomTab bottom_tab = BottomTab::Results;
+    int select_bottom_tab = -1;      // >= 0: switch the bottom tab bar next frame
 
     // Widget rectangles by name, refreshed every frame (for tests and for
     // scripted screenshots; cheap).
@@ -71,6 +123,14 @@ void draw_editor_panel(Ui& ui);
 void draw_results_panel(Ui& ui);
 void draw_settings_window(Ui& ui);
 void draw_help_overlay(Ui& ui);
+void draw_heatmaps_panel(Ui& ui);
+void draw_stages_panel(Ui& ui);
+void draw_layout_panel(Ui& ui);
+void draw_experiments_panel(Ui& ui);
+// The heatmap grid of one case (used by the panel and the frame benchmark).
+void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::vector<std::string>& dims);
+// The case the views show: the chosen one, else the failing one, else the first.
+const CaseOutcome* view_case(const Ui& ui);
 
 // Colours shared by panels.
 ImVec4 verdict_color(Verdict v);

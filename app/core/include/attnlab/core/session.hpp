@@ -31,7 +31,7 @@ struct Preferences {
     std::string layout_ini;  // Dear ImGui's window layout, stored as text
     float course_width = 230.0f;     // pane sizes (pixels at scale 1)
     float statement_width = 440.0f;
-    float results_height = 270.0f;
+    float results_height = 340.0f;
 };
 
 class Session {
@@ -107,6 +107,7 @@ public:
     const Preferences& preferences() const { return prefs_; }
     void set_preferences(const Preferences& p);  // saved at once
     fs::path preferences_file() const { return paths_.settings_file(); }
+    fs::path exports_dir() const { return paths_.data / "exports"; }
 
     // Call once per frame (cheap): collects finished checks, notices disk
     // changes, autosaves after a pause in typing, runs auto-run-on-save.

@@ -1,0 +1,316 @@
+#include "attnlab/core/visuals.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attnlab/core/compare.hpp"
+
+namespace attnlab {
+
+namespace {
+
+struct Stop {
+    double t;
+    uint8_t r, g, b;
+};
+
+// matplotlib's viridis at 9 points (interpolated linearly between them).
+constexpr Stop kViridis[] = {
+    {0.000, 68, 1, 84},    {0.125, 71, 45, 123},  {0.250, 59, 82, 139},  {0.375, 44, 114, 142}, {0.500, 33, 145, 140},
+    {0.625, 40, 174, 128}, {0.750, 94, 201, 98},  {0.875, 173, 220, 48}, {1.000, 253, 231, 37},
+};
+// ColorBrewer PuOr (11 classes), purple for negative, orange for positive:
+// distinguishable with the common colour-vision deficiencies.
+constexpr Stop kPuOr[] = {
+    {0.0, 45, 0, 75},      {0.1, 84, 39, 136},    {0.2, 128, 115, 172},  {0.3, 178, 171, 210},
+    {0.4, 216, 218, 235},  {0.5, 247, 247, 247},  {0.6, 254, 224, 182},  {0.7, 253, 184, 99},
+    {0.8, 224, 130, 20},   {0.9, 179, 88, 6},     {1.0, 127, 59, 8},
+};
+
+template <size_t N>
+Rgba interpolate(const Stop (&stops)[N], double t) {
+    t = std::clamp(t, 0.0, 1.0);
+    size_t i = 1;
+    while (i < N - 1 && stops[i].t < t) ++i;
+    const Stop& a = stops[i - 1];
+    const Stop& b = stops[i];
+    const double u = b.t > a.t ? (t - a.t) / (b.t - a.t) : 0.0;
+    auto mix = [u](uint8_t x, uint8_t y) { return static_cast<uint8_t>(std::lround(x + (y - x) * u)); };
+    return {mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b), 255};
+}
+
+bool is_heatmap_stage_name(const std::string& name) { return name == "scores" || name == "masked" || name == "weights"; }
+
+bool square_tail(const Shape& s) { return (s.size() == 3 || s.size() == 4) && s[s.size() - 1] == s[s.size() - 2] && s.back() > 0; }
+
+// (H, T, T) or (B, H, T, T) → per-head matrices (batch 0).
+std::vector<HeadMatrix> split_heads_of(const TensorData& t) {
+    std::vector<HeadMatrix> out;
+    if (!square_tail(t.shape)) return out;
+    const int64_t heads = t.shape[t.shape.size() - 3];
+    const int64_t n = t.shape.back();
+    for (int64_t h = 0; h < heads; ++h) {
+        HeadMatrix m;
+        m.rows = m.cols = static_cast<int>(n);
+        const size_t start = static_cast<size_t>(h * n * n);
+        m.values.assign(t.data.begin() + static_cast<ptrdiff_t>(start), t.data.begin() + static_cast<ptrdiff_t>(start + static_cast<size_t>(n * n)));
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+const TensorData* find_stage(const std::vector<NamedTensor>& list, const std::string& name) {
+    for (const auto& nt : list)
+        if (nt.name == name) return &nt.tensor;
+    return nullptr;
+}
+
+// Probabilities: every finite value in [0, 1] and each row summing to 1.
+bool looks_like_probabilities(const std::vector<HeadMatrix>& heads) {
+    for (const auto& m : heads)
+        for (int i = 0; i < m.rows; ++i) {
+            double sum = 0;
+            for (int j = 0; j < m.cols; ++j) {
+                const float v = m.at(i, j);
+                if (std::isnan(v) || v < -1e-6f || v > 1 + 1e-6f) return false;
+                sum += v;
+            }
+            if (std::fabs(sum - 1.0) > 1e-3) return false;
+        }
+    return !heads.empty();
+}
+
+double max_abs_finite(const std::vector<HeadMatrix>& heads) {
+    double m = 0;
+    for (const auto& h : heads)
+        for (float v : h.values)
+            if (std::isfinite(v)) m = std::max(m, static_cast<double>(std::fabs(v)));
+    return m;
+}
+
+}  // namespace
+
+Rgba map_color(ColorMap map, double t) { return map == ColorMap::Viridis ? interpolate(kViridis, t) : interpolate(kPuOr, t); }
+
+double ColorScale::position(float value) const {
+    const double span = hi - lo;
+    return span > 0 ? (static_cast<double>(value) - lo) / span : 0.5;
+}
+
+Rgba ColorScale::color(float value) const {
+    if (std::isnan(value)) return kMissingColor;
+    if (std::isinf(value) && value < 0) return kMaskedColor;
+    return map_color(map, position(value));
+}
+
+bool HeadMatrix::masked(int i, int j) const {
+    const size_t k = static_cast<size_t>(i) * static_cast<size_t>(cols) + static_cast<size_t>(j);
+    if (!mask.empty()) return mask[k] != 0;
+    const float v = values[k];
+    return std::isinf(v) && v < 0;
+}
+
+std::vector<std::string> heatmap_stages(const CaseOutcome& c) {
+    std::vector<std::string> out;
+    for (const auto& s : c.stages)
+        if (is_heatmap_stage_name(s.name) && square_tail(s.tensor.shape)) out.push_back(s.name);
+    if (c.expected.kind == ValueKind::Tensor && square_tail(c.expected.tensor.shape) && c.stages.empty()) out.push_back("output");
+    return out;
+}
+
+std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string& stage) {
+    const TensorData* ref = nullptr;
+    const TensorData* mine = nullptr;
+    if (stage == "output") {
+        if (c.expected.kind != ValueKind::Tensor) return std::nullopt;
+        ref = &c.expected.tensor;
+        if (c.actual.kind == ValueKind::Tensor && c.verdict != Verdict::NotRun) mine = &c.actual.tensor;
+    } else {
+        ref = find_stage(c.stages, stage);
+        mine = find_stage(c.probes, stage);
+    }
+    if (!ref || !square_tail(ref->shape)) return std::nullopt;
+
+    HeatmapSet set;
+    set.stage = stage;
+    set.tokens = c.tokens;
+    set.reference = split_heads_of(*ref);
+    set.heads = static_cast<int>(set.reference.size());
+    set.rows = set.cols = static_cast<int>(ref->shape.back());
+    if (mine) {
+        // Compare only what the reference shows: batch 0 of a batched tensor.
+        const bool same = mine->shape == ref->shape;
+        if (same) set.learner = split_heads_of(*mine);
+        else set.learner_problem = "shape " + shape_to_string(mine->shape) + " where " + shape_to_string(ref->shape) + " was expected";
+    }
+
+    // Which positions are masked: -inf in the reference itself, or in the
+    // case's "masked" stage (whose shape matches) for stages after softmax.
+    const TensorData* masked_stage = find_stage(c.stages, "masked");
+    const std::vector<HeadMatrix> mask_source =
+        masked_stage && masked_stage->shape == ref->shape ? split_heads_of(*masked_stage) : std::vector<HeadMatrix>{};
+    for (size_t h = 0; h < set.reference.size(); ++h) {
+        std::vector<uint8_t> mask(set.reference[h].values.size(), 0);
+        bool any = false;
+        for (size_t k = 0; k < mask.size(); ++k) {
+            const float v = h < mask_source.size() ? mask_source[h].values[k] : set.reference[h].values[k];
+            mask[k] = std::isinf(v) && v < 0;
+            any |= mask[k] != 0;
+        }
+        if (!any) continue;
+        set.reference[h].mask = mask;
+        if (h < set.learner.size()) set.learner[h].mask = mask;
+    }
+
+    const bool probabilities = stage == "weights" || looks_like_probabilities(set.reference);
+    if (probabilities) {
+        set.value_scale = ColorScale{ColorMap::Viridis, 0.0, 1.0, false};
+    } else {
+        const double m = std::max({max_abs_finite(set.reference), max_abs_finite(set.learner), 1e-12});
+        set.value_scale = ColorScale{ColorMap::PuOr, -m, m, true};
+    }
+
+    for (size_t h = 0; h < set.learner.size(); ++h) {
+        HeadMatrix d;
+        d.rows = set.rows;
+        d.cols = set.cols;
+        d.mask = set.reference[h].mask;
+        d.values.resize(set.reference[h].values.size());
+        for (size_t k = 0; k < d.values.size(); ++k) {
+            const float a = set.learner[h].values[k], r = set.reference[h].values[k];
+            if (std::isinf(r) && a == r) d.values[k] = r;  // both masked: stays masked
+            else if (!std::isfinite(a) || !std::isfinite(r)) d.values[k] = std::numeric_limits<float>::quiet_NaN();
+            else {
+                d.values[k] = a - r;
+                set.max_abs_difference = std::max(set.max_abs_difference, static_cast<double>(std::fabs(a - r)));
+            }
+        }
+        set.difference.push_back(std::move(d));
+    }
+    const double dm = std::max(set.max_abs_difference, 1e-12);
+    set.difference_scale = ColorScale{ColorMap::PuOr, -dm, dm, true};
+    return set;
+}
+
+void rasterize(const HeadMatrix& m, const ColorScale& scale, std::vector<uint8_t>& out) {
+    out.resize(static_cast<size_t>(m.rows) * static_cast<size_t>(m.cols) * 4);
+    uint8_t* p = out.data();
+    for (size_t k = 0; k < m.values.size(); ++k) {
+        const Rgba c = !m.mask.empty() && m.mask[k] ? kMaskedColor : scale.color(m.values[k]);
+        p[0] = c[0];
+        p[1] = c[1];
+        p[2] = c[2];
+        p[3] = c[3];
+        p += 4;
+    }
+}
+
+std::vector<StageComparison> compare_stages(const CaseOutcome& c, const Tolerance& tol) {
+    std::vector<StageComparison> out;
+    for (const auto& s : c.stages) {
+        StageComparison sc;
+        sc.name = s.name;
+        sc.reference_shape = s.tensor.shape;
+        if (const TensorData* mine = find_stage(c.probes, s.name)) {
+            sc.learner_shape = mine->shape;
+            Comparison cmp = compare_values(Value::of_tensor(*mine), Value::of_tensor(s.tensor), tol, 1);
+            sc.max_abs_error = cmp.max_abs_error;
+            switch (cmp.verdict) {
+                case Verdict::Pass: sc.status = StageStatus::Match; break;
+                case Verdict::WrongShape: sc.status = StageStatus::ShapeMismatch; break;
+                default:
+                    sc.status = StageStatus::Mismatch;
+                    sc.first_bad_index = !cmp.mismatches.empty() ? cmp.mismatches[0].index : cmp.nonfinite_index;
+                    break;
+            }
+        }
+        out.push_back(std::move(sc));
+    }
+    for (const auto& p : c.probes) {
+        if (find_stage(c.stages, p.name)) continue;
+        StageComparison sc;
+        sc.name = p.name;
+        sc.learner_shape = p.tensor.shape;
+        out.push_back(std::move(sc));
+    }
+    return out;
+}
+
+int first_divergence(const std::vector<StageComparison>& stages) {
+    for (size_t i = 0; i < stages.size(); ++i)
+        if (stages[i].status == StageStatus::Mismatch || stages[i].status == StageStatus::ShapeMismatch) return static_cast<int>(i);
+    return -1;
+}
+
+namespace {
+
+Shape row_major_strides(const Shape& shape) {
+    Shape s(shape.size(), 1);
+    for (size_t i = shape.size(); i-- > 1;) s[i - 1] = s[i] * shape[i];
+    return s;
+}
+
+}  // namespace
+
+std::vector<LayoutStage> split_heads_pipeline(int64_t batch, int64_t tokens, int64_t d_model, int64_t heads) {
+    std::vector<LayoutStage> out;
+    if (heads <= 0 || d_model % heads != 0) return out;
+    const int64_t hd = d_model / heads;
+    if (batch <= 0) {
+        out.push_back({"x", {tokens, d_model}, {d_model, 1}, true, false});
+        out.push_back({"reshape(T, H, hd)", {tokens, heads, hd}, {d_model, hd, 1}, true, false});
+        out.push_back({"transpose(1, 0, 2)", {heads, tokens, hd}, {hd, d_model, 1}, false, false});
+        out.push_back({"contiguous()", {heads, tokens, hd}, row_major_strides({heads, tokens, hd}), true, true});
+    } else {
+        out.push_back({"x", {batch, tokens, d_model}, {tokens * d_model, d_model, 1}, true, false});
+        out.push_back({"reshape(B, T, H, hd)", {batch, tokens, heads, hd}, {tokens * d_model, d_model, hd, 1}, true, false});
+        out.push_back({"transpose(0, 2, 1, 3)", {batch, heads, tokens, hd}, {tokens * d_model, hd, d_model, 1}, false, false});
+        out.push_back({"contiguous()", {batch, heads, tokens, hd}, row_major_strides({batch, heads, tokens, hd}), true, true});
+    }
+    return out;
+}
+
+std::vector<MemoryCell> memory_before(int64_t batch, int64_t tokens, int64_t d_model, int64_t heads) {
+    std::vector<MemoryCell> cells;
+    if (heads <= 0 || d_model % heads != 0) return cells;
+    const int64_t hd = d_model / heads, nb = std::max<int64_t>(batch, 1);
+    for (int64_t b = 0; b < nb; ++b)
+        for (int64_t t = 0; t < tokens; ++t)
+            for (int64_t h = 0; h < heads; ++h)
+                for (int64_t j = 0; j < hd; ++j) cells.push_back({static_cast<int64_t>(cells.size()), b, t, h, j});
+    return cells;
+}
+
+std::vector<MemoryCell> memory_after(int64_t batch, int64_t tokens, int64_t d_model, int64_t heads) {
+    std::vector<MemoryCell> cells;
+    if (heads <= 0 || d_model % heads != 0) return cells;
+    const int64_t hd = d_model / heads, nb = std::max<int64_t>(batch, 1);
+    for (int64_t b = 0; b < nb; ++b)
+        for (int64_t h = 0; h < heads; ++h)
+            for (int64_t t = 0; t < tokens; ++t)
+                for (int64_t j = 0; j < hd; ++j) cells.push_back({static_cast<int64_t>(cells.size()), b, t, h, j});
+    return cells;
+}
+
+std::vector<ModelConfig> preset_configs() {
+    return {
+        {"ANDREA-120M", 768, 12, 12, false, ""},
+        {"ANDREA-12M", 256, 8, 6, true, "only head_dim = 32 is given; d_model 256, 8 heads and 6 layers are assumptions"},
+    };
+}
+
+ModelFigures model_figures(const ModelConfig& c) {
+    ModelFigures f;
+    f.divides = c.heads > 0 && c.d_model % c.heads == 0;
+    f.head_dim = c.heads > 0 ? c.d_model / c.heads : 0;
+    f.fills_tensor_core_tiles = f.divides && f.head_dim > 0 && f.head_dim % 16 == 0;
+    f.tiles_per_head = f.head_dim / 16;
+    f.attention_params_per_layer = 4 * c.d_model * c.d_model;
+    f.attention_params_total = f.attention_params_per_layer * c.layers;
+    f.matmuls_per_head_projection = 3 * c.heads;
+    f.matmuls_fused_projection = 3;
+    f.matmuls_fused_qkv = 1;
+    return f;
+}
+
+}  // namespace attnlab

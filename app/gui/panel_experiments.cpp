@@ -1,0 +1,117 @@
+// Experiments: model-size arithmetic for ANDREA-120M, ANDREA-12M (labelled
+// assumptions) or a custom config, and a live measurement on this CPU of the
+// Q/K/V projections done per head versus fused.
+#include <chrono>
+
+#include "attnlab/core/util.hpp"
+#include "ui.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+std::string thousands(int64_t n) {
+    std::string s = std::to_string(n);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+    return s;
+}
+
+void row(const std::string& label, const std::string& value) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(label.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(value.c_str());
+}
+
+}  // namespace
+
+void draw_experiments_panel(Ui& ui) {
+    ExperimentsView& v = ui.experiments;
+    const std::vector<ModelConfig> presets = preset_configs();
+    const int custom_index = static_cast<int>(presets.size());
+    v.preset = std::clamp(v.preset, 0, custom_index);
+    const std::string current = v.preset < custom_index ? presets[static_cast<size_t>(v.preset)].name : ui.t("gui.exp.custom");
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+    if (ImGui::BeginCombo(ui.t("gui.exp.config").c_str(), current.c_str())) {
+        for (int i = 0; i < custom_index; ++i)
+            if (ImGui::Selectable(presets[static_cast<size_t>(i)].name.c_str(), v.preset == i)) v.preset = i;
+        if (ImGui::Selectable(ui.t("gui.exp.custom").c_str(), v.preset == custom_index)) v.preset = custom_index;
+        ImGui::EndCombo();
+    }
+    ui.note_item("exp_preset");
+    ModelConfig cfg = v.preset < custom_index ? presets[static_cast<size_t>(v.preset)] : v.custom;
+    if (v.preset == custom_index) {
+        int d = static_cast<int>(v.custom.d_model), h = static_cast<int>(v.custom.heads), l = static_cast<int>(v.custom.layers);
+        const float w = ImGui::GetFontSize() * 6;
+        ImGui::SetNextItemWidth(w);
+        ImGui::InputInt(ui.t("gui.exp.d_model").c_str(), &d, 16, 64);
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(w);
+        ImGui::InputInt(ui.t("gui.exp.heads").c_str(), &h, 1, 4);
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(w);
+        ImGui::InputInt(ui.t("gui.exp.layers").c_str(), &l, 1, 4);
+        v.custom.d_model = std::clamp(d, 1, 16384);
+        v.custom.heads = std::clamp(h, 1, 256);
+        v.custom.layers = std::clamp(l, 1, 512);
+        cfg = v.custom;
+    }
+    if (cfg.assumed) ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1), "%s", ui.t("gui.exp.assumed", {{"what", cfg.assumption}}).c_str());
+
+    const ModelFigures f = model_figures(cfg);
+    if (ImGui::BeginTable("figures", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+        row("d_model · H · layers", std::to_string(cfg.d_model) + " · " + std::to_string(cfg.heads) + " · " + std::to_string(cfg.layers));
+        row(ui.t("gui.exp.head_dim"), f.divides ? std::to_string(f.head_dim) : ui.t("gui.layout.invalid"));
+        row(ui.t("gui.exp.tiles"), f.fills_tensor_core_tiles ? ui.t("gui.exp.tiles_yes", {{"n", std::to_string(f.tiles_per_head)}})
+                                                             : ui.t("gui.exp.tiles_no", {{"hd", std::to_string(f.head_dim)}}));
+        row(ui.t("gui.exp.params_layer"), thousands(f.attention_params_per_layer));
+        row(ui.t("gui.exp.params_total"), thousands(f.attention_params_total));
+        row(ui.t("gui.exp.matmuls_per_head"), std::to_string(f.matmuls_per_head_projection));
+        row(ui.t("gui.exp.matmuls_fused"), std::to_string(f.matmuls_fused_qkv));
+        ImGui::EndTable();
+    }
+
+    // Live measurement, in the background so the UI never freezes.
+    if (v.pending.valid() && v.pending.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        try {
+            v.timing = v.pending.get();
+            v.timing_error.clear();
+        } catch (const std::exception& e) {
+            v.timing_error = e.what();
+        }
+    }
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    ImGui::InputInt(ui.t("gui.exp.tokens").c_str(), &v.tokens, 32, 128);
+    v.tokens = std::clamp(v.tokens, 1, 2048);
+    ImGui::SameLine();
+    const bool busy = v.pending.valid();
+    if (busy) {
+        ImGui::TextDisabled("%s", ui.t("gui.exp.measuring").c_str());
+    } else if (ImGui::Button(ui.t("gui.exp.measure", {{"t", std::to_string(v.tokens)}}).c_str()) && f.divides) {
+        const int t = v.tokens, d = static_cast<int>(std::min<int64_t>(cfg.d_model, 2048)), h = static_cast<int>(cfg.heads);
+        v.pending = std::async(std::launch::async, [t, d, h] { return reference::time_projections(t, d, h, 5); });
+    }
+    ui.note_item("exp_measure");
+    if (!v.timing_error.empty()) ImGui::TextColored(verdict_color(Verdict::InternalError), "%s", v.timing_error.c_str());
+    if (v.timing) {
+        const auto& tm = *v.timing;
+        const double top = std::max({tm.per_head_ms, tm.fused_ms, 1e-6});
+        const float width = ImGui::GetContentRegionAvail().x * 0.6f, bar_h = ImGui::GetFontSize() * 1.2f;
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        auto bar = [&](const std::string& label, double ms, ImU32 color) {
+            const ImVec2 p = ImGui::GetCursorScreenPos();
+            dl->AddRectFilled(p, ImVec2(p.x + static_cast<float>(ms / top) * width, p.y + bar_h), color, 3.0f);
+            ImGui::Dummy(ImVec2(width, bar_h));
+            ImGui::SameLine();
+            ImGui::Text("%s  %s ms", label.c_str(), format_number(ms).c_str());
+        };
+        bar(ui.t("gui.exp.per_head", {{"n", std::to_string(tm.per_head_matmuls)}}), tm.per_head_ms, IM_COL32(230, 159, 0, 255));
+        bar(ui.t("gui.exp.fused"), tm.fused_ms, IM_COL32(86, 180, 233, 255));
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, "%.1f", tm.per_head_ms / std::max(tm.fused_ms, 1e-9));
+        ImGui::TextUnformatted(ui.t("gui.exp.ratio", {{"ratio", ratio}}).c_str());
+    }
+}
+
+}  // namespace attnlab::gui

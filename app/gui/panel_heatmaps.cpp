@@ -1,0 +1,329 @@
+// Attention heatmaps: one small multiple per head, in columns
+// yours · Eigen reference · yours − reference. Textures are uploaded once per
+// (check result, case, stage), so 12 heads × T = 512 stays interactive.
+// Hover for values, click to enlarge a head, right-click or the button to
+// export PNGs.
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "attnlab/core/report.hpp"
+#include "attnlab/core/util.hpp"
+#include "ui.hpp"
+
+namespace attnlab::gui {
+
+const CaseOutcome* view_case(const Ui& ui) {
+    const CheckResult* r = ui.session.last_result();
+    if (!r || r->cases.empty()) return nullptr;
+    int k = ui.heatmaps.case_index;
+    if (k < 0 || k >= static_cast<int>(r->cases.size())) k = r->failed_case >= 0 ? r->failed_case : 0;
+    return &r->cases[static_cast<size_t>(k)];
+}
+
+namespace {
+
+enum Column { kYours = 0, kReference = 1, kDifference = 2 };
+
+void release_all(Ui& ui) {
+    HeatmapView& v = ui.heatmaps;
+    for (auto* list : {&v.learner, &v.reference, &v.difference}) {
+        if (ui.textures)
+            for (ImTextureID id : *list) ui.textures->release(id);
+        list->clear();
+    }
+}
+
+void upload_all(Ui& ui) {
+    HeatmapView& v = ui.heatmaps;
+    if (!ui.textures || !v.set) return;
+    std::vector<uint8_t> pixels;
+    auto upload = [&](const HeadMatrix& m, const ColorScale& scale, std::vector<ImTextureID>& into) {
+        rasterize(m, scale, pixels);
+        into.push_back(ui.textures->upload(m.cols, m.rows, pixels.data()));
+        ++v.uploads;
+    };
+    for (const auto& m : v.set->learner) upload(m, v.set->value_scale, v.learner);
+    for (const auto& m : v.set->reference) upload(m, v.set->value_scale, v.reference);
+    for (const auto& m : v.set->difference) upload(m, v.set->difference_scale, v.difference);
+}
+
+const HeadMatrix* matrix_of(const HeatmapSet& set, int column, int head) {
+    const auto& list = column == kYours ? set.learner : column == kReference ? set.reference : set.difference;
+    return head < static_cast<int>(list.size()) ? &list[static_cast<size_t>(head)] : nullptr;
+}
+
+std::string token_suffix(const std::vector<std::string>& tokens, int i) {
+    return i < static_cast<int>(tokens.size()) ? " \"" + tokens[static_cast<size_t>(i)] + "\"" : "";
+}
+
+std::string value_text(float v) {
+    if (std::isinf(v) && v < 0) return "-inf";
+    return format_number(v);
+}
+
+void hover_tooltip(Ui& ui, const HeatmapSet& set, int head, int rows, int cols) {
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const int j = std::clamp(static_cast<int>((m.x - a.x) / (b.x - a.x) * static_cast<float>(cols)), 0, cols - 1);
+    const int i = std::clamp(static_cast<int>((m.y - a.y) / (b.y - a.y) * static_cast<float>(rows)), 0, rows - 1);
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(ui.t("gui.heatmap.hover", {{"h", std::to_string(head)}, {"i", std::to_string(i)}, {"j", std::to_string(j)},
+                                                      {"qt", token_suffix(set.tokens, i)}, {"kt", token_suffix(set.tokens, j)}})
+                               .c_str());
+    const float ref = set.reference[static_cast<size_t>(head)].at(i, j);
+    if (!set.learner.empty()) {
+        const float mine = set.learner[static_cast<size_t>(head)].at(i, j);
+        ImGui::Text("%s: %s", ui.t("gui.heatmap.yours").c_str(), value_text(mine).c_str());
+        ImGui::Text("%s: %s", ui.t("gui.heatmap.reference").c_str(), value_text(ref).c_str());
+        const float d = set.difference[static_cast<size_t>(head)].at(i, j);
+        if (std::isinf(d) && d < 0) ImGui::TextDisabled("%s", ui.t("gui.heatmap.masked").c_str());
+        else ImGui::Text("|%s| = %s", ui.t("gui.heatmap.difference").c_str(), std::isnan(d) ? "∞" : format_number(std::fabs(d)).c_str());
+    } else {
+        ImGui::Text("%s: %s", ui.t("gui.heatmap.reference").c_str(), value_text(ref).c_str());
+    }
+    if (set.reference[static_cast<size_t>(head)].masked(i, j)) ImGui::TextDisabled("%s", ui.t("gui.heatmap.masked").c_str());
+    ImGui::EndTooltip();
+}
+
+// Nearest-neighbour scaled composition of heatmaps into one RGBA image.
+struct Image {
+    int w = 0, h = 0;
+    std::vector<uint8_t> px;
+};
+
+Image compose(const HeatmapSet& set, int only_head, int only_column) {
+    const int cell = std::max(1, 256 / std::max(set.rows, 1));  // each heatmap at least ~256 px
+    const int gap = 8;
+    const int hw = set.cols * cell, hh = set.rows * cell;
+    std::vector<int> heads, columns;
+    for (int h = 0; h < set.heads; ++h)
+        if (only_head < 0 || only_head == h) heads.push_back(h);
+    for (int c = 0; c < 3; ++c)
+        if ((only_column < 0 || only_column == c) && (c == kReference || !set.learner.empty())) columns.push_back(c);
+    Image img;
+    img.w = static_cast<int>(columns.size()) * (hw + gap) + gap;
+    img.h = static_cast<int>(heads.size()) * (hh + gap) + gap;
+    img.px.assign(static_cast<size_t>(img.w) * static_cast<size_t>(img.h) * 4, 255);
+    std::vector<uint8_t> raster;
+    for (size_t r = 0; r < heads.size(); ++r)
+        for (size_t c = 0; c < columns.size(); ++c) {
+            const HeadMatrix* m = matrix_of(set, columns[c], heads[r]);
+            if (!m) continue;
+            rasterize(*m, columns[c] == kDifference ? set.difference_scale : set.value_scale, raster);
+            const int x0 = gap + static_cast<int>(c) * (hw + gap), y0 = gap + static_cast<int>(r) * (hh + gap);
+            for (int y = 0; y < hh; ++y)
+                for (int x = 0; x < hw; ++x) {
+                    const size_t src = (static_cast<size_t>(y / cell) * static_cast<size_t>(m->cols) + static_cast<size_t>(x / cell)) * 4;
+                    const size_t dst = (static_cast<size_t>(y0 + y) * static_cast<size_t>(img.w) + static_cast<size_t>(x0 + x)) * 4;
+                    std::copy_n(&raster[src], 4, &img.px[dst]);
+                }
+        }
+    return img;
+}
+
+void export_png(Ui& ui, int head, int column) {
+    HeatmapView& v = ui.heatmaps;
+    if (!v.set || !ui.session.current()) return;
+    const fs::path dir = ui.session.exports_dir();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    std::string name = ui.session.current()->id + "-case" + std::to_string(v.built_case + 1) + "-" + v.set->stage;
+    if (head >= 0) name += "-head" + std::to_string(head);
+    if (column >= 0) name += column == kYours ? "-yours" : column == kReference ? "-reference" : "-difference";
+    const fs::path file = dir / (name + ".png");
+    const Image img = compose(*v.set, head, column);
+    stbi_flip_vertically_on_write(0);
+    if (stbi_write_png(file.c_str(), img.w, img.h, 4, img.px.data(), img.w * 4)) v.last_export = file.string();
+    else ui.session.add_notice("cannot write " + file.string());
+}
+
+void legend(Ui& ui, const ColorScale& scale, const char* id, bool show_masked) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float w = ImGui::GetFontSize() * 8, h = ImGui::GetFontSize() * 0.8f;
+    const int steps = 32;
+    for (int s = 0; s < steps; ++s) {
+        const Rgba c = map_color(scale.map, (s + 0.5) / steps);
+        dl->AddRectFilled(ImVec2(p.x + w * s / steps, p.y), ImVec2(p.x + w * (s + 1) / steps, p.y + h), IM_COL32(c[0], c[1], c[2], 255));
+    }
+    ImGui::Dummy(ImVec2(w, h));
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", ui.t("gui.heatmap.range", {{"lo", format_number(scale.lo)}, {"hi", format_number(scale.hi)}}).c_str());
+    if (show_masked) {
+        ImGui::SameLine();
+        const ImVec2 q = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(q, ImVec2(q.x + h, q.y + h), IM_COL32(kMaskedColor[0], kMaskedColor[1], kMaskedColor[2], 255));
+        ImGui::Dummy(ImVec2(h, h));
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", ui.t("gui.heatmap.masked").c_str());
+    }
+    (void)id;
+}
+
+void draw_axes_labels(const std::vector<std::string>& tokens, ImVec2 origin, float size, int n) {
+    if (tokens.empty() || n > 24) return;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float step = size / static_cast<float>(n);
+    const ImU32 col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    for (int i = 0; i < n && i < static_cast<int>(tokens.size()); ++i) {
+        const char* t = tokens[static_cast<size_t>(i)].c_str();
+        const ImVec2 ts = ImGui::CalcTextSize(t);
+        dl->AddText(ImVec2(origin.x - ts.x - 4, origin.y + step * (static_cast<float>(i) + 0.5f) - ts.y / 2), col, t);  // query rows
+        dl->AddText(ImVec2(origin.x + step * (static_cast<float>(i) + 0.5f) - ts.x / 2, origin.y + size + 2), col, t);  // key columns
+    }
+}
+
+}  // namespace
+
+void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::vector<std::string>& dims) {
+    (void)dims;
+    HeatmapView& v = ui.heatmaps;
+    const std::vector<std::string> stages = heatmap_stages(c);
+    if (stages.empty()) {
+        ImGui::TextWrapped("%s", ui.t("gui.heatmap.none").c_str());
+        return;
+    }
+    if (std::find(stages.begin(), stages.end(), v.stage) == stages.end()) {
+        // Default to the weights: the picture of attention itself.
+        v.stage = std::find(stages.begin(), stages.end(), "weights") != stages.end() ? "weights" : stages.front();
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+    if (ImGui::BeginCombo((ui.t("gui.views.stage") + "##stage").c_str(), v.stage.c_str())) {
+        for (const auto& s : stages)
+            if (ImGui::Selectable(s.c_str(), s == v.stage)) v.stage = s;
+        ImGui::EndCombo();
+    }
+    ui.note_item("heatmap_stage");
+
+    // Rebuild and upload only when what is shown changed.
+    if (v.built_generation != generation || v.built_case != c.index || v.built_stage != v.stage) {
+        release_all(ui);
+        v.set = build_heatmaps(c, v.stage);
+        v.built_generation = generation;
+        v.built_case = c.index;
+        v.built_stage = v.stage;
+        v.enlarged = -1;
+        upload_all(ui);
+    }
+    if (!v.set) return;
+    const HeatmapSet& set = *v.set;
+
+    ImGui::SameLine();
+    if (ImGui::Button(ui.t("gui.heatmap.export_grid").c_str())) export_png(ui, -1, -1);
+    ui.note_item("export_grid");
+    legend(ui, set.value_scale, "values", true);
+    const bool have_learner = !set.learner.empty();
+    if (have_learner) {
+        if (set.max_abs_difference > 0) {
+            legend(ui, set.difference_scale, "diff", false);
+            ImGui::SameLine();
+        }
+        ImGui::TextDisabled("%s", ui.t("gui.heatmap.max_diff", {{"value", format_number(set.max_abs_difference)}}).c_str());
+    } else if (!set.learner_problem.empty()) {
+        ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t("gui.heatmap.problem", {{"problem", set.learner_problem}}).c_str());
+    } else {
+        ImGui::TextWrapped("%s", ui.t("gui.heatmap.not_probed", {{"stage", set.stage}}).c_str());
+    }
+    if (!v.last_export.empty()) ImGui::TextDisabled("%s", ui.t("gui.heatmap.exported", {{"file", v.last_export}}).c_str());
+    ImGui::TextDisabled("%s", ui.t("gui.heatmap.click").c_str());
+
+    // The grid: one row per head.
+    const int ncols = have_learner ? 3 : 1;
+    const float label_w = ImGui::CalcTextSize("head 00").x + ImGui::GetStyle().ItemSpacing.x;
+    const float avail = ImGui::GetContentRegionAvail().x - label_w - ImGui::GetStyle().ScrollbarSize;
+    const float size = std::clamp(avail / static_cast<float>(ncols) - ImGui::GetStyle().ItemSpacing.x, 48.0f, 220.0f);
+    ImGui::BeginChild("heatmap_grid", ImVec2(0, 0), false);
+    const char* titles[] = {"gui.heatmap.yours", "gui.heatmap.reference", "gui.heatmap.difference"};
+    ImGui::Dummy(ImVec2(label_w - ImGui::GetStyle().ItemSpacing.x, 0));
+    for (int col = 0; col < 3; ++col) {
+        if (!have_learner && col != kReference) continue;
+        ImGui::SameLine(label_w + (have_learner ? static_cast<float>(col) : 0.0f) * (size + ImGui::GetStyle().ItemSpacing.x));
+        ImGui::TextUnformatted(ui.t(titles[col]).c_str());
+    }
+    ImGuiListClipper clipper;  // only visible heads cost anything
+    clipper.Begin(set.heads, size + ImGui::GetStyle().ItemSpacing.y);
+    while (clipper.Step()) {
+        for (int h = clipper.DisplayStart; h < clipper.DisplayEnd; ++h) {
+            ImGui::PushID(h);
+            ImGui::AlignTextToFramePadding();
+            ImGui::TextUnformatted(ui.t("gui.heatmap.head", {{"h", std::to_string(h)}}).c_str());
+            for (int col = 0; col < 3; ++col) {
+                if (!have_learner && col != kReference) continue;
+                const std::vector<ImTextureID>& tex = col == kYours ? v.learner : col == kReference ? v.reference : v.difference;
+                ImGui::SameLine(label_w + (have_learner ? static_cast<float>(col) : 0.0f) * (size + ImGui::GetStyle().ItemSpacing.x));
+                ImGui::PushID(col);
+                if (h < static_cast<int>(tex.size())) ImGui::Image(tex[static_cast<size_t>(h)], ImVec2(size, size));
+                else ImGui::Dummy(ImVec2(size, size));
+                ui.note_item("heatmap:" + std::to_string(h) + ":" + std::to_string(col));
+                if (ImGui::IsItemHovered()) hover_tooltip(ui, set, h, set.rows, set.cols);
+                if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) v.enlarged = h;
+                if (ImGui::BeginPopupContextItem("export")) {
+                    if (ImGui::MenuItem(ui.t("gui.heatmap.export_one").c_str())) export_png(ui, h, col);
+                    ImGui::EndPopup();
+                }
+                ImGui::PopID();
+            }
+            ImGui::PopID();
+        }
+    }
+    ImGui::EndChild();
+
+    // The enlarged head, with token labels on the axes when the case has them.
+    if (v.enlarged >= 0) ImGui::OpenPopup("enlarged_head");
+    if (ImGui::BeginPopupModal("enlarged_head", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar)) {
+        const int h = std::clamp(v.enlarged, 0, set.heads - 1);
+        ImGui::PushFont(ui.fonts.bold);
+        ImGui::TextUnformatted((ui.t("gui.heatmap.head", {{"h", std::to_string(h)}}) + " · " + set.stage).c_str());
+        ImGui::PopFont();
+        const float big = std::min(ImGui::GetMainViewport()->WorkSize.y * 0.6f, 480.0f);
+        const float margin = set.tokens.empty() ? 0.0f : ImGui::GetFontSize() * 5;
+        for (int col = 0; col < 3; ++col) {
+            if (!have_learner && col != kReference) continue;
+            const std::vector<ImTextureID>& tex = col == kYours ? v.learner : col == kReference ? v.reference : v.difference;
+            if (col > 0 && have_learner) ImGui::SameLine();
+            ImGui::BeginGroup();
+            ImGui::TextUnformatted(ui.t(titles[col]).c_str());
+            ImGui::Dummy(ImVec2(margin, 0));
+            ImGui::SameLine(0, 0);
+            const ImVec2 origin = ImGui::GetCursorScreenPos();
+            if (h < static_cast<int>(tex.size())) ImGui::Image(tex[static_cast<size_t>(h)], ImVec2(big / (have_learner ? 1.6f : 1.0f), big / (have_learner ? 1.6f : 1.0f)));
+            if (ImGui::IsItemHovered()) hover_tooltip(ui, set, h, set.rows, set.cols);
+            draw_axes_labels(set.tokens, origin, big / (have_learner ? 1.6f : 1.0f), set.rows);
+            ImGui::Dummy(ImVec2(0, set.tokens.empty() ? 0.0f : ImGui::GetFontSize() * 1.5f));
+            ImGui::EndGroup();
+        }
+        if (ImGui::Button(ui.t("gui.heatmap.close").c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+            v.enlarged = -1;
+            ImGui::CloseCurrentPopup();
+        }
+        ui.note_item("enlarged_close");
+        ImGui::EndPopup();
+    }
+}
+
+void draw_heatmaps_panel(Ui& ui) {
+    const CheckResult* r = ui.session.last_result();
+    const Exercise* e = ui.session.current();
+    if (!r || !e || r->cases.empty() || r->verdict == Verdict::CompileError || r->verdict == Verdict::MissingEntry) {
+        ImGui::TextDisabled("%s", ui.t("gui.views.no_result").c_str());
+        return;
+    }
+    const CaseOutcome* c = view_case(ui);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+    const std::string current = std::to_string(c->index + 1) + ". " + c->name.get(ui.session.lang());
+    if (ImGui::BeginCombo((ui.t("gui.views.case") + "##case").c_str(), current.c_str())) {
+        for (const auto& k : r->cases) {
+            const std::string label = std::to_string(k.index + 1) + ". " + k.name.get(ui.session.lang()) + "  (" + verdict_title(k.verdict, ui.session.lang()) + ")";
+            if (ImGui::Selectable(label.c_str(), k.index == c->index)) ui.heatmaps.case_index = k.index;
+        }
+        ImGui::EndCombo();
+    }
+    ui.note_item("heatmap_case");
+    draw_heatmap_grid(ui, *c, ui.session.result_generation(), e->returns.dims);
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,91 @@
+// Stages: the learner's probe() tensors beside the reference's named
+// intermediates, with shape and max error; the first stage that differs is
+// highlighted, and clicking a drawable stage opens its heatmaps.
+#include "attnlab/core/report.hpp"
+#include "attnlab/core/util.hpp"
+#include "ui.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+const char* status_key(StageStatus s) {
+    switch (s) {
+        case StageStatus::Match: return "gui.stages.match";
+        case StageStatus::Mismatch: return "gui.stages.mismatch";
+        case StageStatus::ShapeMismatch: return "gui.stages.shape_mismatch";
+        case StageStatus::NotProbed: return "gui.stages.not_probed";
+    }
+    return "";
+}
+
+}  // namespace
+
+void draw_stages_panel(Ui& ui) {
+    const CheckResult* r = ui.session.last_result();
+    const Exercise* e = ui.session.current();
+    const CaseOutcome* c = view_case(ui);
+    if (!r || !e || !c || r->verdict == Verdict::CompileError || r->verdict == Verdict::MissingEntry) {
+        ImGui::TextDisabled("%s", ui.t("gui.views.no_result").c_str());
+        return;
+    }
+    ImGui::TextDisabled("%s %d: %s", ui.t("gui.views.case").c_str(), c->index + 1, c->name.get(ui.session.lang()).c_str());
+    const std::vector<StageComparison> stages = compare_stages(*c, e->tolerance);
+    const int first = first_divergence(stages);
+    if (stages.empty()) {
+        ImGui::TextWrapped("%s", ui.t("gui.stages.hint").c_str());
+        return;
+    }
+    bool any_probed = false;
+    for (const auto& s : stages) any_probed |= s.learner_shape.has_value();
+    auto wrapped = [](ImVec4 color, const std::string& text) {
+        ImGui::PushStyleColor(ImGuiCol_Text, color);
+        ImGui::TextWrapped("%s", text.c_str());
+        ImGui::PopStyleColor();
+    };
+    if (first >= 0) wrapped(verdict_color(Verdict::WrongAnswer), ui.t("gui.stages.first_divergence", {{"stage", stages[static_cast<size_t>(first)].name}}));
+    else if (any_probed) wrapped(verdict_color(Verdict::Pass), ui.t("gui.stages.all_match"));
+    else ImGui::TextWrapped("%s", ui.t("gui.stages.hint").c_str());
+
+    const std::vector<std::string> drawable = heatmap_stages(*c);
+    if (!ImGui::BeginTable("stages", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    ImGui::TableSetupColumn(ui.t("gui.stages.stage").c_str());
+    ImGui::TableSetupColumn(ui.t("gui.stages.reference_shape").c_str());
+    ImGui::TableSetupColumn(ui.t("gui.stages.your_shape").c_str());
+    ImGui::TableSetupColumn(ui.t("gui.stages.max_error").c_str());
+    ImGui::TableSetupColumn(ui.t("gui.stages.status").c_str());
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < stages.size(); ++i) {
+        const StageComparison& s = stages[i];
+        ImGui::TableNextRow();
+        if (static_cast<int>(i) == first) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(150, 40, 40, 110));
+        ImGui::TableNextColumn();
+        const bool can_draw = std::find(drawable.begin(), drawable.end(), s.name) != drawable.end();
+        if (can_draw) {
+            if (ImGui::Selectable(s.name.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
+                ui.heatmaps.stage = s.name;
+                ui.heatmaps.case_index = c->index;
+                ui.select_bottom_tab = static_cast<int>(BottomTab::Heatmaps);
+            }
+        } else {
+            ImGui::TextUnformatted(s.name.c_str());
+        }
+        ui.note_item("stage:" + s.name);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(s.reference_shape.empty() ? "—" : shape_to_string(s.reference_shape).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(s.learner_shape ? shape_to_string(*s.learner_shape).c_str() : "—");
+        ImGui::TableNextColumn();
+        if (s.status == StageStatus::Match || s.status == StageStatus::Mismatch) ImGui::TextUnformatted(format_number(s.max_abs_error).c_str());
+        ImGui::TableNextColumn();
+        const ImVec4 color = s.status == StageStatus::Match ? verdict_color(Verdict::Pass)
+                             : s.status == StageStatus::NotProbed ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled)
+                                                                  : verdict_color(Verdict::WrongAnswer);
+        std::string status = ui.t(status_key(s.status));
+        if (s.status == StageStatus::Mismatch && !s.first_bad_index.empty()) status += " " + format_index(s.first_bad_index, {}, ui.session.lang());
+        ImGui::TextColored(color, "%s", status.c_str());
+    }
+    ImGui::EndTable();
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,54 @@
+#include "attnlab/reference/projection_timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "attnlab/reference/registry.hpp"
+
+namespace attnlab::reference {
+
+namespace {
+
+using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+ProjectionTiming time_projections(int tokens, int d_model, int heads, int repeats) {
+    if (tokens < 1 || d_model < 1 || heads < 1 || d_model % heads != 0)
+        throw ReferenceError("time_projections: d_model must be divisible by heads and all sizes positive");
+    const int hd = d_model / heads;
+    const MatrixF x = MatrixF::Random(tokens, d_model);
+    // x: (T, D); per head and projection: W (D, hd) -> (T, hd)
+    std::vector<MatrixF> per_head(static_cast<size_t>(3 * heads), MatrixF::Random(d_model, hd));
+    std::vector<MatrixF> outputs(per_head.size(), MatrixF(tokens, hd));
+    // fused: W_QKV (D, 3D) -> (T, 3D)
+    const MatrixF fused = MatrixF::Random(d_model, 3 * d_model);
+    MatrixF fused_out(tokens, 3 * d_model);
+
+    using clock = std::chrono::steady_clock;
+    std::vector<double> per_head_ms, fused_ms;
+    float sink = 0;  // keeps the optimiser from dropping the work
+    for (int r = 0; r < std::max(1, repeats); ++r) {
+        auto t0 = clock::now();
+        for (size_t i = 0; i < per_head.size(); ++i) outputs[i].noalias() = x * per_head[i];
+        per_head_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+        sink += outputs.back()(0, 0);
+        t0 = clock::now();
+        fused_out.noalias() = x * fused;
+        fused_ms.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+        sink += fused_out(0, 0);
+    }
+    volatile float keep = sink;
+    (void)keep;
+    return ProjectionTiming{median(per_head_ms), median(fused_ms), 3 * heads, 1};
+}
+
+}  // namespace attnlab::reference
