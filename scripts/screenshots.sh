@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Scripted screenshots of the GUI in both languages, with a passing and a
-# failing check, the hints and solution tabs, the settings and help overlays.
+# failing check, the hints and solution tabs, the settings and help overlays,
+# and every view (heatmaps, stages, shapes & memory, experiments).
 #   scripts/screenshots.sh [OUT_DIR]     (default: build/screenshots)
 # Needs a built attnlab and xvfb-run. Uses a throw-away ATTNLAB_HOME.
 set -euo pipefail
@@ -17,12 +18,15 @@ shot() {  # name lang exercise source-file extra-args...
   local name=$1 lang=$2 ex=$3 src=$4
   shift 4
   [ -n "$src" ] && cp "$src" "$home/workspace/$ex.cpp"
-  xvfb-run -a -s "-screen 0 1400x860x24" "$attnlab" --lang "$lang" --exercise "$ex" --screenshot "$out/$name.png" \
-    --quit-after 3 --size 1400x860 "$@"
+  xvfb-run -a -s "-screen 0 1500x1000x24" "$attnlab" --lang "$lang" --exercise "$ex" --screenshot "$out/$name.png" \
+    --quit-after 3 --size 1500x1000 "$@"
   echo "$out/$name.png"
 }
 
 ex=$root/exercises
+# A wrong solution for the views: scales the scores by 1/sqrt(D) instead of 1/sqrt(hd).
+wrong=$home/wrong-mhsa.cpp
+sed 's/std::sqrt(static_cast<float>(hd))/std::sqrt(static_cast<float>(x.shape(1)))/' "$ex/causal-mhsa/solution.cpp" > "$wrong"
 for lang in en id; do
   shot "$lang-pass-solution" "$lang" split-heads "$ex/split-heads/solution.cpp" --run --tab solution
   shot "$lang-wrong-answer" "$lang" causal-mask "$ex/causal-mask/starter.cpp" --run --tab hints
@@ -30,4 +34,8 @@ for lang in en id; do
   shot "$lang-compile-error" "$lang" concat-project "$root/tests/fixtures/solutions/compile_error.cpp" --run
   shot "$lang-settings" "$lang" causal-mhsa "" --show settings
   shot "$lang-help" "$lang" causal-mhsa "" --show help
+  for view in heatmaps stages memory experiments; do
+    shot "$lang-$view-pass" "$lang" causal-mhsa "$ex/causal-mhsa/solution.cpp" --run --view "$view"
+    shot "$lang-$view-fail" "$lang" causal-mhsa "$wrong" --run --view "$view"
+  done
 done

@@ -31,23 +31,36 @@ void release_all(Ui& ui) {
     HeatmapView& v = ui.heatmaps;
     for (auto* list : {&v.learner, &v.reference, &v.difference}) {
         if (ui.textures)
-            for (ImTextureID id : *list) ui.textures->release(id);
+            for (ImTextureID id : *list)
+                if (id) ui.textures->release(id);
         list->clear();
     }
 }
 
-void upload_all(Ui& ui) {
+// Textures are made when a head first scrolls into view, then kept until
+// the data changes: a 12-head grid costs only what is on screen.
+void prepare_slots(Ui& ui) {
     HeatmapView& v = ui.heatmaps;
-    if (!ui.textures || !v.set) return;
-    std::vector<uint8_t> pixels;
-    auto upload = [&](const HeadMatrix& m, const ColorScale& scale, std::vector<ImTextureID>& into) {
-        rasterize(m, scale, pixels);
-        into.push_back(ui.textures->upload(m.cols, m.rows, pixels.data()));
+    if (!v.set) return;
+    v.learner.assign(v.set->learner.size(), ImTextureID{});
+    v.reference.assign(v.set->reference.size(), ImTextureID{});
+    v.difference.assign(v.set->difference.size(), ImTextureID{});
+}
+
+ImTextureID texture_for(Ui& ui, int column, int head) {
+    HeatmapView& v = ui.heatmaps;
+    std::vector<ImTextureID>& slots = column == 0 ? v.learner : column == 1 ? v.reference : v.difference;
+    if (head >= static_cast<int>(slots.size()) || !ui.textures || !v.set) return ImTextureID{};
+    ImTextureID& id = slots[static_cast<size_t>(head)];
+    if (!id) {
+        const auto& list = column == 0 ? v.set->learner : column == 1 ? v.set->reference : v.set->difference;
+        static thread_local std::vector<uint8_t> pixels;
+        const HeadMatrix& m = list[static_cast<size_t>(head)];
+        rasterize(m, column == 2 ? v.set->difference_scale : v.set->value_scale, pixels);
+        id = ui.textures->upload(m.cols, m.rows, pixels.data());
         ++v.uploads;
-    };
-    for (const auto& m : v.set->learner) upload(m, v.set->value_scale, v.learner);
-    for (const auto& m : v.set->reference) upload(m, v.set->value_scale, v.reference);
-    for (const auto& m : v.set->difference) upload(m, v.set->difference_scale, v.difference);
+    }
+    return id;
 }
 
 const HeadMatrix* matrix_of(const HeatmapSet& set, int column, int head) {
@@ -207,7 +220,7 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
         v.built_case = c.index;
         v.built_stage = v.stage;
         v.enlarged = -1;
-        upload_all(ui);
+        prepare_slots(ui);
     }
     if (!v.set) return;
     const HeatmapSet& set = *v.set;
@@ -253,10 +266,9 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
             ImGui::TextUnformatted(ui.t("gui.heatmap.head", {{"h", std::to_string(h)}}).c_str());
             for (int col = 0; col < 3; ++col) {
                 if (!have_learner && col != kReference) continue;
-                const std::vector<ImTextureID>& tex = col == kYours ? v.learner : col == kReference ? v.reference : v.difference;
                 ImGui::SameLine(label_w + (have_learner ? static_cast<float>(col) : 0.0f) * (size + ImGui::GetStyle().ItemSpacing.x));
                 ImGui::PushID(col);
-                if (h < static_cast<int>(tex.size())) ImGui::Image(tex[static_cast<size_t>(h)], ImVec2(size, size));
+                if (ImTextureID id = texture_for(ui, col, h)) ImGui::Image(id, ImVec2(size, size));
                 else ImGui::Dummy(ImVec2(size, size));
                 ui.note_item("heatmap:" + std::to_string(h) + ":" + std::to_string(col));
                 if (ImGui::IsItemHovered()) hover_tooltip(ui, set, h, set.rows, set.cols);
@@ -283,14 +295,13 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
         const float margin = set.tokens.empty() ? 0.0f : ImGui::GetFontSize() * 5;
         for (int col = 0; col < 3; ++col) {
             if (!have_learner && col != kReference) continue;
-            const std::vector<ImTextureID>& tex = col == kYours ? v.learner : col == kReference ? v.reference : v.difference;
             if (col > 0 && have_learner) ImGui::SameLine();
             ImGui::BeginGroup();
             ImGui::TextUnformatted(ui.t(titles[col]).c_str());
             ImGui::Dummy(ImVec2(margin, 0));
             ImGui::SameLine(0, 0);
             const ImVec2 origin = ImGui::GetCursorScreenPos();
-            if (h < static_cast<int>(tex.size())) ImGui::Image(tex[static_cast<size_t>(h)], ImVec2(big / (have_learner ? 1.6f : 1.0f), big / (have_learner ? 1.6f : 1.0f)));
+            if (ImTextureID id = texture_for(ui, col, h)) ImGui::Image(id, ImVec2(big / (have_learner ? 1.6f : 1.0f), big / (have_learner ? 1.6f : 1.0f)));
             if (ImGui::IsItemHovered()) hover_tooltip(ui, set, h, set.rows, set.cols);
             draw_axes_labels(set.tokens, origin, big / (have_learner ? 1.6f : 1.0f), set.rows);
             ImGui::Dummy(ImVec2(0, set.tokens.empty() ? 0.0f : ImGui::GetFontSize() * 1.5f));

@@ -54,7 +54,7 @@ struct HeatmapView {
     int built_case = -1;
     std::string built_stage;
     std::optional<HeatmapSet> set;
-    std::vector<ImTextureID> learner, reference, difference;  // one texture per head
+    std::vector<ImTextureID> learner, reference, difference;  // one slot per head, made when first shown
     int enlarged = -1;         // head shown large, -1 none
     int uploads = 0;           // textures uploaded so far (tests, benchmark)
     std::string last_export;   // path of the last PNG written

@@ -145,8 +145,14 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
     }
 
     // Which positions are masked: -inf in the reference itself, or in the
-    // case's "masked" stage (whose shape matches) for stages after softmax.
-    const TensorData* masked_stage = find_stage(c.stages, "masked");
+    // case's "masked" stage (whose shape matches) for stages after it, such
+    // as the softmax weights. Stages before it (the raw scores) show every value.
+    bool after_mask = stage == "output", seen_mask = false;
+    for (const auto& s : c.stages) {
+        if (s.name == "masked") seen_mask = true;
+        else if (s.name == stage) after_mask = seen_mask;
+    }
+    const TensorData* masked_stage = after_mask ? find_stage(c.stages, "masked") : nullptr;
     const std::vector<HeadMatrix> mask_source =
         masked_stage && masked_stage->shape == ref->shape ? split_heads_of(*masked_stage) : std::vector<HeadMatrix>{};
     for (size_t h = 0; h < set.reference.size(); ++h) {
@@ -159,7 +165,18 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
         }
         if (!any) continue;
         set.reference[h].mask = mask;
-        if (h < set.learner.size()) set.learner[h].mask = mask;
+        if (h < set.learner.size()) {
+            // The learner's cell is masked where it is -inf itself, or where the
+            // reference is masked and it holds the same value (0 after softmax):
+            // values a learner left unmasked are drawn, not greyed out.
+            HeadMatrix& mine = set.learner[h];
+            std::vector<uint8_t> own(mask.size(), 0);
+            for (size_t k = 0; k < own.size(); ++k) {
+                const float a = mine.values[k];
+                own[k] = (std::isinf(a) && a < 0) || (mask[k] && a == set.reference[h].values[k]);
+            }
+            mine.mask = std::move(own);
+        }
     }
 
     const bool probabilities = stage == "weights" || looks_like_probabilities(set.reference);
@@ -174,7 +191,12 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
         HeadMatrix d;
         d.rows = set.rows;
         d.cols = set.cols;
-        d.mask = set.reference[h].mask;
+        // Masked only where both are masked: a learner's unmasked value at a
+        // masked position is a difference to see, not to grey out.
+        if (!set.reference[h].mask.empty()) {
+            d.mask.resize(set.reference[h].mask.size());
+            for (size_t k = 0; k < d.mask.size(); ++k) d.mask[k] = set.reference[h].mask[k] && set.learner[h].mask[k];
+        }
         d.values.resize(set.reference[h].values.size());
         for (size_t k = 0; k < d.values.size(); ++k) {
             const float a = set.learner[h].values[k], r = set.reference[h].values[k];
