@@ -4,6 +4,8 @@
 // read from the course files, not written out here.
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,14 +23,14 @@
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using attnlab::testing::contains;
+using attnlab::testing::TempDir;
 
 namespace {
 
 const fs::path kSourceDir = fs::path(ATTNLAB_TEST_FIXTURES).parent_path().parent_path();
 const fs::path kCourse = kSourceDir / "exercises";
 const fs::path kFixtureCourse = fs::path(ATTNLAB_TEST_FIXTURES) / "courses" / "valid";
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 std::string slurp(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -44,25 +46,6 @@ void spit(const fs::path& p, const std::string& text) {
     out << text;
     REQUIRE(out.good());
 }
-
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "attnlab-test-cli-XXXXXX").string();
-        if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
 
 struct Result {
     int code = -1;

@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -20,33 +22,13 @@
 #include <nlohmann/json.hpp>
 
 using namespace attnlab;
+using attnlab::testing::contains;
+using attnlab::testing::TempDir;
 using nlohmann::json;
 
 namespace {
 
 const fs::path kValidCourse = fs::path(ATTNLAB_TEST_FIXTURES) / "courses" / "valid";
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-// A fresh temporary directory, removed again at the end of the test.
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "attnlab-test-course-XXXXXX").string();
-        if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
 
 // A writable copy of the valid fixture course.
 class CourseCopy {

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include "test_support.hpp"
+
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -26,32 +28,13 @@
 #include <nlohmann/json.hpp>
 
 using namespace attnlab;
+using attnlab::testing::contains;
+using attnlab::testing::TempDir;
 using nlohmann::json;
 
 namespace {
 
 const fs::path kValidCourse = fs::path(ATTNLAB_TEST_FIXTURES) / "courses" / "valid";
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "attnlab-test-ws-XXXXXX").string();
-        if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
 
 // Saves the variables attnlab reads and restores them on destruction; starts
 // from a clean slate (all unset) so the outer environment cannot leak in.

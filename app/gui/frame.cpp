@@ -174,8 +174,11 @@ void draw_frame(Ui& ui) {
             {BottomTab::Memory, "gui.tab.memory", draw_layout_panel},
             {BottomTab::Experiments, "gui.tab.experiments", draw_experiments_panel},
         };
+        // A panel drawn below may ask for another tab (Stages → Heatmaps): that
+        // request is kept for the next frame, not cleared with this one.
+        const int requested = ui.select_bottom_tab;
         for (const Tab& t : tabs) {
-            const ImGuiTabItemFlags flags = ui.select_bottom_tab == static_cast<int>(t.id) ? ImGuiTabItemFlags_SetSelected : 0;
+            const ImGuiTabItemFlags flags = requested == static_cast<int>(t.id) ? ImGuiTabItemFlags_SetSelected : 0;
             const std::string label = ui.t(t.key) + "###" + t.key;
             const bool open = ImGui::BeginTabItem(label.c_str(), nullptr, flags);
             ui.note_item(std::string("tab:") + t.key);
@@ -185,7 +188,7 @@ void draw_frame(Ui& ui) {
                 ImGui::EndTabItem();
             }
         }
-        ui.select_bottom_tab = -1;
+        if (ui.select_bottom_tab == requested) ui.select_bottom_tab = -1;
         ImGui::EndTabBar();
     }
     ImGui::EndChild();

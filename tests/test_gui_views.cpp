@@ -1,0 +1,341 @@
+// The GUI's view panels (heatmaps, stages, memory layout, experiments),
+// driven headlessly as in test_gui.cpp — Dear ImGui without a backend, input
+// simulated through io — against the REAL course's causal-mhsa exercise.
+// Textures go to a fake uploader that counts uploads and releases.
+#include <stdlib.h>
+
+#include <cfloat>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <doctest/doctest.h>
+
+#include "fonts.hpp"
+#include "ui.hpp"
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kFixtures = ATTNLAB_TEST_FIXTURES;
+const fs::path kCourse = (kFixtures / ".." / ".." / "exercises").lexically_normal();
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    REQUIRE_MESSAGE(in.good(), "cannot read " << p);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// Hands out distinct ids and remembers which are alive.
+struct FakeTextures : gui::TextureUploader {
+    int uploads = 0;
+    int releases = 0;
+    intptr_t next = 1;
+    std::set<intptr_t> live;
+    ImTextureID upload(int width, int height, const uint8_t* rgba) override {
+        CHECK(width > 0);
+        CHECK(height > 0);
+        CHECK(rgba != nullptr);
+        ++uploads;
+        live.insert(next);
+        return reinterpret_cast<ImTextureID>(next++);
+    }
+    void release(ImTextureID id) override {
+        ++releases;
+        CHECK(live.erase(reinterpret_cast<intptr_t>(id)) == 1);  // only what was uploaded, once
+    }
+};
+
+struct TempHome {
+    fs::path dir;
+    TempHome() {
+        std::string tmpl = (fs::temp_directory_path() / "attnlab-views-XXXXXX").string();
+        REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+        dir = tmpl;
+        setenv("ATTNLAB_HOME", dir.c_str(), 1);
+        for (const char* var : {"ATTNLAB_LANG", "LC_ALL", "LC_MESSAGES", "ATTNLAB_COURSE"}) unsetenv(var);
+        setenv("LANG", "C.UTF-8", 1);
+    }
+    ~TempHome() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    TempHome(const TempHome&) = delete;
+    TempHome& operator=(const TempHome&) = delete;
+};
+
+Session::Options course_options() {
+    Session::Options o;
+    o.course_dir = kCourse;
+    return o;
+}
+
+struct Harness {
+    TempHome home;  // first: the session reads ATTNLAB_HOME when constructed
+    FakeTextures textures;
+    Session session{course_options()};
+    gui::Ui ui{session};
+    ImGuiContext* ctx = nullptr;
+
+    Harness() {
+        IMGUI_CHECKVERSION();
+        ctx = ImGui::CreateContext();
+        ImGui::SetCurrentContext(ctx);
+        ImGuiIO& io = ImGui::GetIO();
+        io.IniFilename = nullptr;
+        io.LogFilename = nullptr;
+        io.DisplaySize = ImVec2(1400, 900);
+        io.DeltaTime = 1.0f / 60.0f;
+        io.KeyMap[ImGuiKey_Escape] = 256;
+        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+        ui.fonts = gui::build_fonts(16);
+        unsigned char* pixels = nullptr;
+        int w = 0, h = 0;
+        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+        REQUIRE(pixels != nullptr);
+        ui.textures = &textures;
+        ui.results_height = 560.0f;  // room for the views
+        REQUIRE_MESSAGE(session.course_loaded(), session.course_error());
+        REQUIRE(session.open("causal-mhsa"));
+        frames(2);
+    }
+    ~Harness() { ImGui::DestroyContext(ctx); }
+    Harness(const Harness&) = delete;
+    Harness& operator=(const Harness&) = delete;
+
+    ImGuiIO& io() { return ImGui::GetIO(); }
+
+    void frame() {
+        ImGui::NewFrame();
+        ImGui::PushFont(ui.fonts.ui);
+        gui::draw_frame(ui);
+        ImGui::PopFont();
+        ImGui::Render();
+    }
+    void frames(int n) {
+        for (int i = 0; i < n; ++i) frame();
+    }
+    bool has(const std::string& name) const { return ui.items.count(name) > 0; }
+
+    void click(const std::string& name) {
+        REQUIRE_MESSAGE(has(name), "no widget named " << name << " in the last frame");
+        const ImRect r = ui.items.at(name);
+        REQUIRE(r.GetWidth() > 0);
+        REQUIRE(r.GetHeight() > 0);
+        io().MousePos = r.GetCenter();
+        frame();
+        io().MouseDown[0] = true;
+        frame();
+        io().MouseDown[0] = false;
+        frame();
+        io().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+        frame();
+    }
+
+    bool wait_until(const std::function<bool()>& pred, double timeout_s) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+        while (std::chrono::steady_clock::now() < until) {
+            frame();
+            if (pred()) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return false;
+    }
+    // Frames (not time) until pred holds: for what must happen within a few frames.
+    bool within_frames(const std::function<bool()>& pred, int n) {
+        for (int i = 0; i < n; ++i) {
+            frame();
+            if (pred()) return true;
+        }
+        return false;
+    }
+
+    void check(const std::string& code) {
+        session.buffer() = code;
+        session.mark_edited();
+        click("run");
+        REQUIRE(wait_until([&] { return !session.checking() && session.last_result() != nullptr; }, 240.0));
+    }
+
+    void select(gui::BottomTab tab) {
+        ui.select_bottom_tab = static_cast<int>(tab);
+        REQUIRE(within_frames([&] { return ui.bottom_tab == tab; }, 5));
+    }
+
+    // The case's value of the int parameter n_heads, and its first tensor.
+    int64_t n_heads(const Case& c) const {
+        const Exercise& e = *session.current();
+        for (size_t i = 0; i < e.params.size() && i < c.args.size(); ++i)
+            if (e.params[i].name == "n_heads") return c.args[i].int_value;
+        FAIL("no n_heads");
+        return 0;
+    }
+    const TensorData& x_of(const Case& c) const {
+        const Exercise& e = *session.current();
+        for (size_t i = 0; i < e.params.size() && i < c.args.size(); ++i)
+            if (e.params[i].name == "x") return c.args[i].tensor;
+        FAIL("no x");
+        return c.args.front().tensor;
+    }
+};
+
+std::string solution_text() { return slurp(kCourse / "causal-mhsa" / "solution.cpp"); }
+
+}  // namespace
+
+TEST_CASE("gui views: heatmaps upload once, enlarge, switch stage, export a PNG") {
+    Harness h;
+    h.check(solution_text());
+    const CheckResult& r = *h.session.last_result();
+    REQUIRE(r.verdict == Verdict::Pass);
+    REQUIRE_FALSE(r.cases.empty());
+    const CaseOutcome& c0 = r.cases.front();
+    const int heads = static_cast<int>(h.n_heads(h.session.current()->cases.front()));
+    REQUIRE(heads > 0);
+
+    CHECK(h.textures.uploads == 0);  // nothing is uploaded before the tab is shown
+    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Heatmaps);
+    REQUIRE(h.within_frames([&] { return h.ui.heatmaps.set.has_value(); }, 5));
+    const HeatmapSet& set = *h.ui.heatmaps.set;
+    CHECK(h.ui.bottom_tab == gui::BottomTab::Heatmaps);
+    CHECK(h.ui.heatmaps.stage == "weights");  // the default: attention itself
+    CHECK(set.stage == "weights");
+    CHECK(set.heads == heads);
+    CHECK(h.ui.heatmaps.built_case == c0.index);
+    CHECK(set.learner.size() == static_cast<size_t>(heads));  // the solution probes "weights"
+    CHECK(set.max_abs_difference <= 1e-4);
+    CHECK(h.textures.uploads == 3 * heads);
+    CHECK(h.ui.heatmaps.uploads == 3 * heads);
+    CHECK(h.textures.releases == 0);
+    CHECK(h.ui.heatmaps.learner.size() == static_cast<size_t>(heads));
+    CHECK(h.ui.heatmaps.reference.size() == static_cast<size_t>(heads));
+    CHECK(h.ui.heatmaps.difference.size() == static_cast<size_t>(heads));
+
+    h.frames(10);
+    CHECK(h.textures.uploads == 3 * heads);  // uploaded once, not per frame
+    CHECK(h.textures.releases == 0);
+    REQUIRE(h.has("heatmap:0:0"));
+    REQUIRE(h.has("heatmap:0:2"));
+    REQUIRE(h.has("export_grid"));
+
+    // Export the grid: a real PNG under ATTNLAB_HOME/exports.
+    h.click("export_grid");
+    REQUIRE_FALSE(h.ui.heatmaps.last_export.empty());
+    const fs::path png = h.ui.heatmaps.last_export;
+    CHECK(png.parent_path() == h.home.dir / "exports");
+    CHECK(png.extension() == ".png");
+    REQUIRE(fs::exists(png));
+    const std::string bytes = slurp(png);
+    CHECK(bytes.size() > 1000);
+    CHECK(bytes.compare(0, 8, std::string("\x89PNG\r\n\x1a\n", 8)) == 0);
+    CHECK(h.textures.uploads == 3 * heads);  // exporting uploads nothing
+
+    // Click a head to enlarge it, then close it.
+    CHECK(h.ui.heatmaps.enlarged == -1);
+    h.click("heatmap:0:0");
+    CHECK(h.ui.heatmaps.enlarged == 0);
+    h.frames(3);  // the auto-resizing modal is measured, then shown
+    CHECK(h.ui.heatmaps.enlarged == 0);
+    REQUIRE(h.has("enlarged_close"));
+    h.click("enlarged_close");
+    CHECK(h.ui.heatmaps.enlarged == -1);
+    CHECK(h.textures.uploads == 3 * heads);
+
+    // Another stage: the old textures are released, the new ones uploaded.
+    const int before = h.textures.uploads;
+    h.ui.heatmaps.stage = "scores";
+    h.frame();
+    REQUIRE(h.ui.heatmaps.set.has_value());
+    CHECK(h.ui.heatmaps.set->stage == "scores");
+    CHECK(h.ui.heatmaps.set->value_scale.map == ColorMap::PuOr);
+    CHECK(h.textures.releases == before);
+    CHECK(h.textures.uploads == before + 3 * heads);
+    CHECK(h.textures.live.size() == static_cast<size_t>(3 * heads));
+    h.frames(5);
+    CHECK(h.textures.uploads == before + 3 * heads);
+    CHECK(h.textures.releases == before);
+}
+
+TEST_CASE("gui views: the stages of a wrongly scaled solution diverge at scores; a click opens its heatmaps") {
+    Harness h;
+    std::string code = solution_text();
+    const std::string right = "std::sqrt(static_cast<float>(hd))";
+    const size_t at = code.find(right);
+    REQUIRE(at != std::string::npos);
+    code.replace(at, right.size(), "std::sqrt(static_cast<float>(x.shape(1)))");
+    h.check(code);
+    const CheckResult& r = *h.session.last_result();
+    REQUIRE(r.verdict == Verdict::WrongAnswer);
+    REQUIRE(r.failed_case >= 0);
+    const CaseOutcome& failing = r.cases[static_cast<size_t>(r.failed_case)];
+    const auto stages = compare_stages(failing, h.session.current()->tolerance);
+    const int first = first_divergence(stages);
+    REQUIRE(first >= 0);
+    CHECK(stages[static_cast<size_t>(first)].name == "scores");
+    for (int i = 0; i < first; ++i) CHECK(stages[static_cast<size_t>(i)].status == StageStatus::Match);
+
+    h.select(gui::BottomTab::Stages);
+    h.frames(2);
+    for (const char* name : {"Q", "K", "V", "scores", "masked", "weights", "heads", "concat", "out"})
+        CHECK_MESSAGE(h.has(std::string("stage:") + name), name);
+    CHECK(h.textures.uploads == 0);
+
+    h.click("stage:scores");
+    REQUIRE(h.within_frames([&] { return h.ui.bottom_tab == gui::BottomTab::Heatmaps && h.ui.heatmaps.set.has_value(); }, 5));
+    CHECK(h.ui.heatmaps.stage == "scores");
+    CHECK(h.ui.heatmaps.set->stage == "scores");
+    CHECK(h.ui.heatmaps.case_index == failing.index);
+    CHECK(h.ui.heatmaps.built_case == failing.index);
+    CHECK(h.ui.heatmaps.set->max_abs_difference > 1e-3);  // the wrong scale shows
+    const int heads = h.ui.heatmaps.set->heads;
+    CHECK(heads == static_cast<int>(h.n_heads(h.session.current()->cases[static_cast<size_t>(failing.index)])));
+    CHECK(h.textures.uploads == 3 * heads);
+}
+
+TEST_CASE("gui views: the memory tab starts from the first case; experiments measure a tiny config") {
+    Harness h;
+    h.select(gui::BottomTab::Memory);
+    h.frames(2);
+    const Case& first = h.session.current()->cases.front();
+    const TensorData& x = h.x_of(first);
+    REQUIRE(x.shape.size() == 2);
+    CHECK(h.ui.layout.initialised);
+    CHECK(h.ui.layout.batch == 0);
+    CHECK(h.ui.layout.tokens == x.shape[0]);
+    CHECK(h.ui.layout.d_model == x.shape[1]);
+    CHECK(h.ui.layout.heads == h.n_heads(first));
+    CHECK(h.has("memory_before"));
+    CHECK(h.has("memory_after"));
+
+    h.select(gui::BottomTab::Experiments);
+    h.frames(2);
+    CHECK(h.ui.experiments.preset == 0);
+    CHECK(h.has("exp_preset"));
+    REQUIRE(h.has("exp_measure"));
+    CHECK_FALSE(h.ui.experiments.timing.has_value());
+
+    h.ui.experiments.preset = static_cast<int>(preset_configs().size());  // custom
+    h.ui.experiments.custom.d_model = 64;
+    h.ui.experiments.custom.heads = 4;
+    h.ui.experiments.tokens = 32;
+    h.frames(2);
+    REQUIRE(h.has("exp_measure"));
+    h.click("exp_measure");
+    REQUIRE(h.wait_until([&] { return h.ui.experiments.timing.has_value() || !h.ui.experiments.timing_error.empty(); }, 120.0));
+    CHECK(h.ui.experiments.timing_error.empty());
+    REQUIRE(h.ui.experiments.timing.has_value());
+    CHECK(h.ui.experiments.timing->per_head_matmuls == 3 * 4);
+    CHECK(h.ui.experiments.timing->fused_matmuls == 1);
+    CHECK(h.ui.experiments.timing->per_head_ms >= 0);
+    CHECK(h.ui.experiments.timing->fused_ms >= 0);
+    h.frames(2);
+    CHECK(h.has("exp_measure"));
+}
