@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -63,6 +64,11 @@ public:
     const fs::path& home() const { return home_.path(); }
 
     Result run(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) const {
+        return finish(start(args, env));
+    }
+
+    // Starts the CLI without waiting (for `watch`); finish() collects it.
+    pid_t start(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {}) const {
         const fs::path out_file = capture_.path() / "stdout";
         const fs::path err_file = capture_.path() / "stderr";
         std::vector<std::string> argv_storage = {ATTNLAB_CLI_PATH};
@@ -91,6 +97,14 @@ public:
             execv(argv[0], argv.data());
             _exit(127);
         }
+        return pid;
+    }
+
+    std::string current_stdout() const { return slurp(capture_.path() / "stdout"); }
+
+    Result finish(pid_t pid) const {
+        const fs::path out_file = capture_.path() / "stdout";
+        const fs::path err_file = capture_.path() / "stderr";
         int status = 0;
         REQUIRE(waitpid(pid, &status, 0) == pid);
         Result r;
@@ -492,4 +506,35 @@ TEST_CASE("dev check") {
         CHECK(contains(list.out, "mini-split"));
         CHECK(contains(list.out, "hint-3.id.md"));
     }
+}
+
+TEST_CASE("watch re-checks when the file is saved and stops on Ctrl+C") {
+    Cli cli;
+    const fs::path fixtures = fs::path(ATTNLAB_TEST_FIXTURES);
+    const fs::path file = cli.home() / "mine.cpp";
+    fs::copy_file(fixtures / "solutions" / "wrong_values.cpp", file);
+    const pid_t pid = cli.start({"--course", (fixtures / "course").string(), "watch", "fx-split", file.string()});
+    auto wait_for = [&](const std::string& text, int occurrences) {
+        for (int i = 0; i < 600; ++i) {  // at most 60 s
+            const std::string out = cli.current_stdout();
+            int n = 0;
+            for (size_t at = out.find(text); at != std::string::npos; at = out.find(text, at + 1)) ++n;
+            if (n >= occurrences) return true;
+            usleep(100 * 1000);
+        }
+        return false;
+    };
+    CHECK(wait_for("Wrong answer", 1));
+    // Save a fixed version, as an editor would (new content, new mtime).
+    std::ofstream(file, std::ios::trunc) << slurp(fixtures / "solutions" / "correct.cpp");
+    CHECK(wait_for("Passed", 1));
+    kill(pid, SIGINT);
+    const Result r = cli.finish(pid);
+    INFO(r);
+    CHECK(r.code == 0);  // the last check passed
+    CHECK(contains(r.out, "Watching"));
+    // Progress recorded both checks.
+    const json progress = json::parse(slurp(cli.home() / "progress.json"));
+    CHECK(progress["exercises"]["fx-split"]["status"] == "passed");
+    CHECK(progress["exercises"]["fx-split"]["attempts"].get<int>() >= 2);
 }
