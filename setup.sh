@@ -14,7 +14,7 @@ PACKAGES=(
   libimgui-dev libglfw3-dev libgl-dev    # the desktop GUI (Dear ImGui 1.86 with its GLFW/OpenGL3 backends)
   libmd4c-dev libmd4c-html0-dev          # Markdown (md4c's CMake config needs the html part too)
   libstb-dev fonts-dejavu-core           # PNG screenshots; a font with √ · × ≤ →
-  xvfb xauth                             # the GUI smoke test runs in a virtual display
+  xvfb xauth imagemagick                 # the GUI smoke test: a virtual display, and colours counted in its PNG
 )
 
 missing=()
@@ -24,13 +24,19 @@ done
 if ((${#missing[@]})); then
   echo "attnlab setup: installing ${missing[*]}"
   SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "attnlab setup: please install as root: apt-get install ${missing[*]}" >&2; exit 2; }
+    SUDO="sudo"
+  fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 BUILD_DIR=${ATTNLAB_BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+GENERATOR=(-G Ninja)
+# A build folder made earlier keeps its own generator (CMake refuses to switch).
+[ -f "$BUILD_DIR/CMakeCache.txt" ] && GENERATOR=()
+cmake -S . -B "$BUILD_DIR" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)"
 
 if [ "${1:-}" = "test" ]; then

@@ -36,6 +36,13 @@ const fs::path kFixtureCourse = fs::path(ATTNLAB_TEST_FIXTURES) / "courses" / "v
 std::string slurp(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     REQUIRE_MESSAGE(in, "cannot read " << p.string());
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Like slurp, but a file that does not exist yet reads as empty.
+std::string slurp_if_exists(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return "";
     std::ostringstream ss;
     ss << in.rdbuf();
     return ss.str();
@@ -77,9 +84,13 @@ public:
         for (auto& a : argv_storage) argv.push_back(a.data());
         argv.push_back(nullptr);
 
+        // Created here, before the fork, so a reader never races the child.
+        std::ofstream(out_file, std::ios::trunc).close();
+        std::ofstream(err_file, std::ios::trunc).close();
         const pid_t pid = fork();
         REQUIRE(pid >= 0);
         if (pid == 0) {
+            signal(SIGINT, SIG_DFL);  // not doctest's handler, even before exec
             const int in = open("/dev/null", O_RDONLY);
             const int out = open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
             const int err = open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -100,7 +111,7 @@ public:
         return pid;
     }
 
-    std::string current_stdout() const { return slurp(capture_.path() / "stdout"); }
+    std::string current_stdout() const { return slurp_if_exists(capture_.path() / "stdout"); }
 
     Result finish(pid_t pid) const {
         const fs::path out_file = capture_.path() / "stdout";

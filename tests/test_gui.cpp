@@ -351,7 +351,11 @@ TEST_CASE("gui: a disk change under unsaved edits asks; Keep mine writes the buf
     REQUIRE(h.has("keep_mine"));
     REQUIRE(h.has("take_disk"));
     CHECK(h.session.buffer() == mine);
-    CHECK(slurp(h.session.file()) == theirs);  // autosave must not clobber during a conflict
+    h.run_for(2.0);  // past the autosave delay (1.5 s): autosave must not clobber during a conflict
+    CHECK(slurp(h.session.file()) == theirs);
+    h.session.run_check();  // checking during a conflict checks the buffer and leaves the file alone
+    CHECK(slurp(h.session.file()) == theirs);
+    h.session.cancel_check();
     h.click("keep_mine");
     CHECK_FALSE(h.session.disk_conflict());
     CHECK_FALSE(h.session.dirty());
@@ -430,4 +434,73 @@ TEST_CASE("gui: F1 toggles the shortcut help") {
     CHECK_FALSE(h.ui.show_help);
     h.frame();
     CHECK_FALSE(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId));
+}
+
+namespace {
+
+// The files beside the learner's file whose names start with <file>.<kind>-
+std::vector<std::string> kept_copies(const fs::path& file, const std::string& kind) {
+    std::vector<std::string> out;
+    const std::string prefix = file.filename().string() + "." + kind + "-";
+    for (const auto& entry : fs::directory_iterator(file.parent_path()))
+        if (entry.path().filename().string().rfind(prefix, 0) == 0) out.push_back(slurp(entry.path()));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("gui: leaving an exercise during a conflict keeps both versions") {
+    Harness h;
+    const fs::path file = h.session.file();
+    const std::string mine = h.session.buffer() + "// mine, never saved\n";
+    const std::string theirs = "// written by another editor\n";
+    h.set_buffer(mine);
+    write_externally(file, theirs);
+    h.run_for(0.7);
+    REQUIRE(h.session.disk_conflict());
+    h.click("exercise:fx-params");  // switching saves the buffer...
+    REQUIRE(h.session.current()->id == "fx-params");
+    CHECK(slurp(file) == mine);
+    const auto kept = kept_copies(file, "disk");  // ...and keeps the other version beside it
+    REQUIRE(kept.size() == 1);
+    CHECK(kept[0] == theirs);
+}
+
+TEST_CASE("gui: an outside write that keeps the mtime is still not overwritten by autosave") {
+    Harness h;
+    const fs::path file = h.session.file();
+    const auto mtime = fs::last_write_time(file);
+    h.set_buffer(h.session.buffer() + "// typing\n");
+    {
+        std::ofstream out(file, std::ios::trunc);
+        out << "// same mtime, other content\n";
+    }
+    fs::last_write_time(file, mtime);  // coarse timestamps: the change is invisible to mtime
+    h.run_for(2.0);
+    CHECK(h.session.disk_conflict());
+    CHECK(slurp(file) == "// same mtime, other content\n");
+}
+
+TEST_CASE("gui: quitting during a conflict keeps both versions") {
+    TempHome home;  // outlives the session
+    fs::path file;
+    std::string mine;
+    {
+        Session session(fixture_options());
+        REQUIRE(session.open("fx-split"));
+        file = session.file();
+        mine = session.buffer() + "// mine at quit\n";
+        session.buffer() = mine;
+        session.mark_edited();
+        write_externally(file, "// theirs at quit\n");
+        for (int i = 0; i < 100 && !session.disk_conflict(); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            session.poll();
+        }
+        REQUIRE(session.disk_conflict());
+    }  // the session ends here, as when the window closes
+    CHECK(slurp(file) == mine);
+    const auto kept = kept_copies(file, "disk");
+    REQUIRE(kept.size() == 1);
+    CHECK(kept[0] == "// theirs at quit\n");
 }

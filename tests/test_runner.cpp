@@ -357,12 +357,37 @@ TEST_CASE("a background check reports progress and can be cancelled at any point
     CHECK(programs_still_running().empty());
 }
 
-TEST_CASE("cancel during compilation") {
-    std::atomic<bool> cancel{true};
-    CheckControl control;
-    control.cancel = &cancel;
+TEST_CASE("cancel while the compiler is running") {
     auto source = read_file(kFixtures / "solutions" / "correct.cpp");
-    CheckResult r = env().runner.check_source(split(), *source + "\n// never compiled\n", "x.cpp", control);
-    CHECK(r.verdict == Verdict::Cancelled);
+    REQUIRE(source);
+    CheckScheduler scheduler(env().runner);
+    // A source never compiled before, so the compiler really runs.
+    auto job = scheduler.start(split(), *source + "\n// cancel-while-compiling " + std::to_string(getpid()) + "\n", "x.cpp");
+    for (int i = 0; i < 5000 && job->progress().phase != Phase::Compiling && !job->done(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    REQUIRE(job->progress().phase == Phase::Compiling);
+    job->cancel();
+    CHECK(job->wait().verdict == Verdict::Cancelled);
     CHECK(temp_dir_empty());
+    CHECK(programs_still_running().empty());
+}
+
+TEST_CASE("a forged 'done' frame without results is not a pass") {
+    CheckResult r = check_file("forged_done.cpp");
+    CHECK(r.verdict == Verdict::ProtocolError);
+    CHECK_FALSE(r.passed());
+    for (const auto& c : r.cases) CHECK(c.verdict != Verdict::Pass);
+    still_healthy();
+}
+
+TEST_CASE("a program that kills its sandbox is stopped, children included") {
+    const fs::path pidfile = env().cache / "pids-sandbox.txt";
+    setenv("ATTNLAB_TEST_PIDFILE", pidfile.c_str(), 1);
+    CheckResult r = check_file("kills_sandbox.cpp");
+    unsetenv("ATTNLAB_TEST_PIDFILE");
+    CHECK(r.verdict == Verdict::ProtocolError);
+    const std::vector<pid_t> pids = read_pids(pidfile);
+    CHECK(pids.size() == 1);
+    for (pid_t p : pids) CHECK_MESSAGE(!alive(p), "child " << p << " survived");
+    still_healthy();
 }

@@ -11,7 +11,8 @@
 // here when its parent dies and is killed before we report. The parent
 // (attnlab's runner) sends SIGTERM to cancel.
 //
-// The final report is one line on --status-fd:
+// First a line with the program's process group, "pgid=1234"; then the final
+// report, one line on --status-fd:
 //   status=exited code=0 signal=0 cpu_ms=12 wall_ms=40 maxrss_kb=3120
 // status is one of exited, signaled, wall_timeout, cancelled, exec_failed.
 // Exit code: 0 when a report was written, 2 on a usage error.
@@ -20,6 +21,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -106,6 +108,22 @@ std::vector<pid_t> direct_children() {
     return kids;
 }
 
+size_t count_user_processes(uid_t uid) {
+    size_t n = 0;
+    DIR* d = opendir("/proc");
+    if (!d) return 0;
+    while (dirent* e = readdir(d)) {
+        char* end = nullptr;
+        long pid = std::strtol(e->d_name, &end, 10);
+        if (*end != '\0' || pid <= 0) continue;
+        struct stat st;
+        const std::string path = std::string("/proc/") + e->d_name;
+        if (stat(path.c_str(), &st) == 0 && st.st_uid == uid) ++n;
+    }
+    closedir(d);
+    return n;
+}
+
 // Kill and reap every descendant. Bounded: each round kills all current
 // children; their own children are re-parented to us for the next round.
 void kill_all_descendants(pid_t group) {
@@ -136,6 +154,8 @@ int main(int argc, char** argv) {
     }
     const double started = now_seconds();
     const pid_t original_parent = getppid();
+    // Hold nothing we were not meant to: only 0-2 and the status fd matter.
+    if (o.status_fd >= 0 && o.status_fd != 3) close_range(o.status_fd + 1, ~0U, 0);
 
     // Signals we handle synchronously with sigtimedwait.
     sigset_t handled;
@@ -150,6 +170,14 @@ int main(int argc, char** argv) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);  // attnlab died: clean up, don't linger
     bool cancelled = getppid() != original_parent;
 
+    // Not root: bound the number of processes (a fork loop in learner code
+    // must not freeze the desktop). RLIMIT_NPROC counts every process of the
+    // user, so the limit is what the user runs now plus a margin. As root it
+    // does not apply; the wall-time limit and the tree kill below still do.
+    rlim_t max_processes = 0;
+    if (getuid() != 0) max_processes = static_cast<rlim_t>(count_user_processes(getuid()) + 256);
+    const pid_t sandbox_pid = getpid();
+
     // A pipe that tells us whether exec succeeded (closed on exec, written on failure).
     int exec_pipe[2];
     if (pipe2(exec_pipe, O_CLOEXEC) != 0) return 3;
@@ -163,7 +191,16 @@ int main(int argc, char** argv) {
         setpgid(0, 0);
         sigprocmask(SIG_UNBLOCK, &handled, nullptr);
         signal(SIGPIPE, SIG_DFL);
-        if (o.status_fd >= 0) close(o.status_fd);
+        // If the program kills us (its parent), the kernel kills it too; our
+        // parent then kills the rest of its process group (see the pgid line).
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != sandbox_pid) _exit(127);
+        // Only stdin/stdout/stderr and the result channel (fd 3) go to the
+        // program: nothing else attnlab had open may leak into learner code.
+        const unsigned keep = static_cast<unsigned>(exec_pipe[1]);  // reports a failed exec; closes on exec
+        if (keep > 4) close_range(4, keep - 1, 0);
+        close_range(keep + 1, ~0U, 0);
+        if (max_processes > 0) set_limit(RLIMIT_NPROC, max_processes, max_processes);
         if (o.cpu_seconds > 0) {
             rlim_t soft = static_cast<rlim_t>(o.cpu_seconds + 0.999);
             set_limit(RLIMIT_CPU, soft, soft + 1);
@@ -184,6 +221,14 @@ int main(int argc, char** argv) {
         _exit(127);
     }
     setpgid(child, child);  // also done in the child: whichever runs first wins
+    if (o.status_fd >= 0) {
+        // Early line: the program's process group, for the parent to kill if
+        // this sandbox itself dies before its final report.
+        char line[64];
+        const int n = std::snprintf(line, sizeof line, "pgid=%d\n", static_cast<int>(child));
+        ssize_t ignored = write(o.status_fd, line, static_cast<size_t>(n));
+        (void)ignored;
+    }
     close(exec_pipe[1]);
     int exec_errno = 0;
     bool exec_failed = read(exec_pipe[0], &exec_errno, sizeof exec_errno) == static_cast<ssize_t>(sizeof exec_errno);

@@ -51,9 +51,12 @@ bool Reader::tensor(std::vector<int64_t>& shape, std::vector<float>& data) {
     const uint64_t available = static_cast<uint64_t>(end_ - p_) / sizeof(float);
     for (uint32_t i = 0; i < rank; ++i) {
         if (!i64(shape[i]) || shape[i] < 0) return ok_ = false;
-        n *= static_cast<uint64_t>(shape[i]);
-        if (n > available) return ok_ = false;  // also guards overflow
+        const uint64_t d = static_cast<uint64_t>(shape[i]);
+        // Checked before multiplying, so a forged shape cannot wrap around.
+        if (d != 0 && n > available / d) return ok_ = false;
+        n *= d;
     }
+    if (n > available) return ok_ = false;
     if (static_cast<uint64_t>(end_ - p_) < n * sizeof(float)) return ok_ = false;
     data.resize(static_cast<size_t>(n));
     if (n) raw(data.data(), static_cast<size_t>(n) * sizeof(float));

@@ -26,6 +26,7 @@ Comparison compare_values(const Value& actual, const Value& expected, const Tole
         return c;
     }
     if (actual.kind == ValueKind::Float) {
+        if (actual.float_value == expected.float_value) return c;  // also the same infinity
         if (!std::isfinite(actual.float_value) && std::isfinite(expected.float_value)) {
             c.verdict = Verdict::NonFinite;
             c.nonfinite_value = actual.float_value;

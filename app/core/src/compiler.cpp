@@ -112,7 +112,8 @@ fs::path Compiler::precompiled_header(const std::atomic<bool>* cancel) {
     gch += ".gch";
     if (fs::exists(gch)) return header;
     std::error_code ec;
-    for (const auto& old : fs::directory_iterator(cache_dir_ / "pch", ec)) fs::remove_all(old.path(), ec);  // stale toolchains
+    for (const auto& old : fs::directory_iterator(cache_dir_ / "pch", ec))  // other (stale) toolchains only
+        if (old.path().filename() != fingerprint_) fs::remove_all(old.path(), ec);
     fs::create_directories(dir, ec);
     write_file_atomic(header, "// Precompiled by attnlab: the learner headers, parsed once.\n#include <attnlab/entry.hpp>\n");
     // Build beside, then rename: concurrent checks never see a half-written PCH.
@@ -131,7 +132,8 @@ fs::path Compiler::precompiled_header(const std::atomic<bool>* cancel) {
         if (!ec) return header;
     }
     fs::remove(tmp, ec);
-    if (p.status != ProcessOutcome::Status::Cancelled) pch_failed_ = true;
+    if (fs::exists(gch)) return header;  // another attnlab process built it meanwhile
+    if (p.status == ProcessOutcome::Status::Exited && p.exit_code != 0) pch_failed_ = true;  // the compiler refused: stop trying
     return {};
 }
 
@@ -186,7 +188,8 @@ CompileOutput Compiler::compile(const Exercise& exercise, const std::string& sou
 
     if (p.status == ProcessOutcome::Status::Cancelled) {
         out.cancelled = true;
-    } else if (p.status == ProcessOutcome::Status::SpawnFailed || p.status == ProcessOutcome::Status::ExecFailed) {
+    } else if (p.status == ProcessOutcome::Status::SpawnFailed || p.status == ProcessOutcome::Status::ExecFailed ||
+               p.status == ProcessOutcome::Status::SandboxKilled) {
         out.internal_error = "cannot run the compiler " + toolchain_.compiler + ": " + p.error;
     } else if (p.status == ProcessOutcome::Status::WallTimeout) {
         out.internal_error = "the compiler did not finish within 60 s";

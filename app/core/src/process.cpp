@@ -46,6 +46,14 @@ std::string fmt_seconds(double s) {
     return o.str();
 }
 
+// "pgid=N" from the sandbox's first line; never a group we could not have made.
+void kill_program_group(const std::string& status) {
+    const auto at = status.find("pgid=");
+    if (at == std::string::npos) return;
+    const long pgid = std::atol(status.c_str() + at + 5);
+    if (pgid > 1 && pgid != ::getpgrp()) ::kill(static_cast<pid_t>(-pgid), SIGKILL);
+}
+
 void parse_status_line(const std::string& line, ProcessOutcome& out) {
     std::istringstream in(line);
     std::string token;
@@ -163,6 +171,7 @@ ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const std::function<bool(
         if (backstop > 0 && elapsed > backstop) {
             ::kill(pid, SIGKILL);
             ::kill(-pid, SIGKILL);
+            kill_program_group(status_line);
             forced = ProcessOutcome::Status::WallTimeout;
             has_forced = true;
             break;
@@ -205,17 +214,29 @@ ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const std::function<bool(
         }
         if (idx_status >= 0 && (fds[idx_status].revents & (POLLIN | POLLHUP | POLLERR))) {
             ssize_t r = ::read(status_pipe.read, buf, sizeof buf);
-            if (r > 0) status_line.append(buf, static_cast<size_t>(r));
-            else if (r == 0 || errno != EINTR) status_pipe.close_read();
+            if (r > 0) {
+                status_line.append(buf, static_cast<size_t>(r));
+            } else if (r == 0 || errno != EINTR) {
+                status_pipe.close_read();
+                // The sandbox is gone. Without its final report it was killed
+                // (by the program, say): kill the program's group ourselves so
+                // nothing outlives the check and the pipes close now.
+                if (status_line.find("status=") == std::string::npos) kill_program_group(status_line);
+            }
         }
     }
     int st = 0;
     while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     parse_status_line(status_line, out);
-    if (status_line.empty() && !has_forced) {
-        out.status = ProcessOutcome::Status::SpawnFailed;
-        out.error = "the sandbox ended without a report (" + out.err.substr(0, 200) + ")";
+    if (status_line.find("status=") == std::string::npos && !has_forced) {
+        if (status_line.find("pgid=") != std::string::npos) {
+            out.status = ProcessOutcome::Status::SandboxKilled;
+            out.error = "the sandbox was killed before it could report";
+        } else {
+            out.status = ProcessOutcome::Status::SpawnFailed;
+            out.error = "the sandbox ended without a report (" + out.err.substr(0, 200) + ")";
+        }
     }
     if (has_forced) out.status = forced;
     if (out.status == ProcessOutcome::Status::ExecFailed) out.error = std::strerror(out.exit_code);

@@ -105,6 +105,7 @@ struct ChannelState {
     bool hello = false;
     bool done = false;
     int running = -1;  // case that began and has not reported
+    int next_case = 0; // the case expected to begin next
     std::string corrupt;
     struct Received {
         bool got = false;
@@ -142,7 +143,8 @@ struct ChannelState {
             }
             case wire::FrameType::CaseBegin: {
                 uint32_t k = 0;
-                if (!r.u32(k) || k >= received.size()) return fail("a case number out of range");
+                // Cases run in order, one at a time: anything else is not the harness talking.
+                if (!r.u32(k) || static_cast<int>(k) != next_case || running >= 0) return fail("a case began out of order");
                 running = static_cast<int>(k);
                 report(control, Phase::Running, running, static_cast<int>(received.size()));
                 return true;
@@ -150,7 +152,8 @@ struct ChannelState {
             case wire::FrameType::CaseResult: {
                 uint32_t k = 0;
                 uint8_t status = 0;
-                if (!r.u32(k) || k >= received.size() || !r.u8(status)) return fail("a malformed case result");
+                if (!r.u32(k) || !r.u8(status)) return fail("a malformed case result");
+                if (static_cast<int>(k) != running) return fail("a result for a case that was not running");
                 Received& rec = received[k];
                 rec.got = true;
                 rec.status = static_cast<wire::CaseStatus>(status);
@@ -172,9 +175,13 @@ struct ChannelState {
                     return fail("an unknown case status");
                 }
                 running = -1;
+                ++next_case;
                 return true;
             }
-            case wire::FrameType::Done: done = true; return true;
+            case wire::FrameType::Done:
+                if (running >= 0 || next_case != static_cast<int>(received.size())) return fail("the program finished before reporting every case");
+                done = true;
+                return true;
         }
         return fail("an unknown frame");
     }
@@ -389,6 +396,10 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
             process_verdict = Verdict::ProtocolError;
             res.detail = "the result channel (file descriptor 3) was corrupted: " + channel.corrupt;
             break;
+        case ProcessOutcome::Status::SandboxKilled:
+            process_verdict = Verdict::ProtocolError;
+            res.detail = "the program killed the process that supervises it";
+            break;
         case ProcessOutcome::Status::Cancelled: return finish(Verdict::Cancelled);
         case ProcessOutcome::Status::ExecFailed:
         case ProcessOutcome::Status::SpawnFailed:
@@ -410,6 +421,8 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
         if (k >= 0) res.cases[static_cast<size_t>(k)].verdict = process_verdict;
     }
 
+    // A pass needs every case run and matching; a case that never reported is
+    // a failure whatever the process said.
     Verdict overall = Verdict::Pass;
     for (const CaseOutcome& c : res.cases) {
         if (c.verdict != Verdict::Pass) {
@@ -419,7 +432,14 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
         }
     }
     if (overall == Verdict::Pass && process_verdict != Verdict::Pass) overall = process_verdict;
-    if (overall == Verdict::NotRun) overall = Verdict::ProtocolError;
+    if (overall == Verdict::Pass || overall == Verdict::NotRun) {
+        for (const CaseOutcome& c : res.cases)
+            if (c.verdict == Verdict::NotRun) {
+                overall = Verdict::ProtocolError;
+                if (res.detail.empty()) res.detail = "case " + std::to_string(c.index + 1) + " never reported a result";
+                break;
+            }
+    }
     return finish(overall);
 }
 

@@ -118,8 +118,9 @@ std::string Session::continue_id() const {
 bool Session::open(const std::string& id) {
     const Exercise* next = course_.find(id);
     if (!next) return false;
-    if (current_ && dirty_) save();
+    if (current_ && dirty_ && !save()) return false;  // stay: the edits exist only here
     current_ = next;
+    ++result_generation_;  // views must not show another exercise's result
     conflict_ = false;
     try {
         workspace_->ensure_learner_file(*current_);
@@ -161,6 +162,12 @@ void Session::mark_edited() {
 bool Session::save() {
     if (!current_) return false;
     try {
+        // Another program changed the file since we last read or wrote it:
+        // keep its version beside ours, so saving never destroys anyone's work.
+        if (auto disk = read_file(file()); disk && *disk != saved_text_ && *disk != buffer_) {
+            const fs::path kept = workspace_->keep_copy(*current_, "disk", *disk);
+            notices_.push_back(file().filename().string() + " had changed on disk; that version was kept as " + kept.string());
+        }
         workspace_->save(*current_, buffer_);
     } catch (const std::exception& e) {
         notices_.push_back(e.what());
@@ -176,8 +183,8 @@ bool Session::save() {
 fs::path Session::reset_to_starter() {
     if (!current_) return {};
     fs::path backup;
+    if (dirty_ && !save()) return {};  // the backup must hold what the learner last saw
     try {
-        if (dirty_) save();  // the backup must hold what the learner last saw
         backup = workspace_->reset(*current_);
     } catch (const std::exception& e) {
         notices_.push_back(e.what());
@@ -227,12 +234,15 @@ std::string Session::open_in_external_editor() {
     std::string command;
     for (const auto& a : argv) command += (command.empty() ? "" : " ") + a;
     if (rc != 0) notices_.push_back("cannot start " + command);
+    else editors_.push_back(pid);  // reaped in poll(), by pid: never waitpid(-1), the runner waits for its own children
     return command;
 }
 
 void Session::run_check() {
     if (!current_) return;
-    save();
+    // During a disk conflict the buffer is checked as it is, and the file is
+    // left alone until the learner chooses which version to keep.
+    if (!conflict_) save();
     job_ = scheduler_->start(*current_, buffer_, file().string());
 }
 
@@ -260,6 +270,8 @@ void Session::reveal_next_hint() {
 
 void Session::poll() {
     const auto now = std::chrono::steady_clock::now();
+    editors_.erase(std::remove_if(editors_.begin(), editors_.end(), [](pid_t p) { return waitpid(p, nullptr, WNOHANG) != 0; }),
+                   editors_.end());
     if (job_ && job_->done()) {
         const CheckResult& r = job_->result();
         if (r.verdict != Verdict::Cancelled) {
@@ -269,15 +281,15 @@ void Session::poll() {
                 notices_.push_back(e.what());
             }
         }
-        if (current_ && r.exercise_id == current_->id) {
-            last_result_ = r;
-            ++result_generation_;
-        }
+        results_[r.exercise_id] = r;
+        if (current_ && r.exercise_id == current_->id) ++result_generation_;
         job_.reset();
     }
     if (!current_) return;
-    if (prefs_.autosave && dirty_ && !conflict_ && now - last_edit_ > kAutosaveDelay) save();
-    if (now - last_disk_poll_ > kDiskPollInterval) {
+    // Look at the disk before autosaving, so an outside change is noticed
+    // (and becomes a conflict) instead of being written over.
+    const bool autosave_due = prefs_.autosave && dirty_ && now - last_edit_ > kAutosaveDelay;
+    if (autosave_due || now - last_disk_poll_ > kDiskPollInterval) {
         last_disk_poll_ = now;
         auto t = disk_time();
         if (t && t != disk_time_) {
@@ -293,6 +305,12 @@ void Session::poll() {
                 }
             }
         }
+    }
+    if (autosave_due && !conflict_) {
+        // mtimes can be too coarse to see a quick outside write: compare content.
+        auto disk = read_file(file());
+        if (disk && *disk != saved_text_ && *disk != buffer_) conflict_ = true;
+        else save();
     }
 }
 

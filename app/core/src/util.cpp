@@ -28,7 +28,7 @@ void write_file_atomic(const fs::path& path, const std::string& contents) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
-    int fd = mkstemp(tmpl.data());
+    int fd = mkostemp(tmpl.data(), O_CLOEXEC);  // never inherited by a program started meanwhile
     if (fd < 0) throw std::runtime_error("cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno));
     const char* p = contents.data();
     size_t left = contents.size();

@@ -1,5 +1,9 @@
 #include "attnlab/core/workspace.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <ctime>
 #include <stdexcept>
@@ -66,15 +70,18 @@ fs::path Workspace::ensure_learner_file(const Exercise& exercise) const {
     return p;
 }
 
+fs::path Workspace::keep_copy(const Exercise& exercise, const std::string& kind, const std::string& text) const {
+    fs::path backup = learner_file(exercise);
+    backup += "." + kind + "-" + timestamp();
+    backup = unused_path(backup);
+    write_file_atomic(backup, text);
+    return backup;
+}
+
 fs::path Workspace::reset(const Exercise& exercise) const {
     fs::path p = learner_file(exercise);
     fs::path backup;
-    if (auto current = read_file(p)) {
-        backup = p;
-        backup += ".bak-" + timestamp();
-        backup = unused_path(backup);
-        write_file_atomic(backup, *current);
-    }
+    if (auto current = read_file(p)) backup = keep_copy(exercise, "bak", *current);
     auto starter = read_file(exercise.starter_path());
     if (!starter) throw std::runtime_error("cannot read " + exercise.starter_path().string());
     write_file_atomic(p, *starter);
@@ -92,6 +99,43 @@ const char* status_code(ExerciseStatus s) {
     return "?";
 }
 
+namespace {
+
+// Parses progress.json; throws std::runtime_error on anything unexpected.
+void parse_progress(const std::string& text, std::map<std::string, ExerciseProgress>& items, std::string& last_exercise) {
+    json root = json::parse(text);
+    if (!root.is_object() || root.value("version", 0) != 1 || !root.contains("exercises") || !root["exercises"].is_object())
+        throw std::runtime_error("unexpected structure");
+    for (const auto& [id, e] : root["exercises"].items()) {
+        if (!e.is_object()) throw std::runtime_error("entry " + id + " is not an object");
+        ExerciseProgress p;
+        const std::string status = e.value("status", "not_started");
+        p.status = status == "passed" ? ExerciseStatus::Passed : status == "attempted" ? ExerciseStatus::Attempted : ExerciseStatus::NotStarted;
+        p.attempts = e.value("attempts", 0);
+        p.hints_revealed = e.value("hints_revealed", 0);
+        p.last_verdict = e.value("last_verdict", "");
+        p.last_check = e.value("last_check", int64_t{0});
+        p.passed_at = e.value("passed_at", int64_t{0});
+        items[id] = p;
+    }
+    last_exercise = root.value("last_exercise", "");
+}
+
+// What two attnlab processes (the window and `attnlab watch`, say) recorded,
+// combined: a pass stays a pass, counts keep their maximum, the latest check wins.
+void merge_into(ExerciseProgress& mine, const ExerciseProgress& theirs) {
+    mine.status = std::max(mine.status, theirs.status);
+    mine.attempts = std::max(mine.attempts, theirs.attempts);
+    mine.hints_revealed = std::max(mine.hints_revealed, theirs.hints_revealed);
+    if (theirs.last_check > mine.last_check) {
+        mine.last_check = theirs.last_check;
+        mine.last_verdict = theirs.last_verdict;
+    }
+    if (theirs.passed_at && (!mine.passed_at || theirs.passed_at < mine.passed_at)) mine.passed_at = theirs.passed_at;
+}
+
+}  // namespace
+
 std::string ProgressStore::load() {
     items_.clear();
     readonly_ = false;
@@ -99,22 +143,7 @@ std::string ProgressStore::load() {
     auto text = read_file(file_);
     if (!text) return "";  // no progress yet
     try {
-        json root = json::parse(*text);
-        if (!root.is_object() || root.value("version", 0) != 1 || !root.contains("exercises") || !root["exercises"].is_object())
-            throw std::runtime_error("unexpected structure");
-        for (const auto& [id, e] : root["exercises"].items()) {
-            if (!e.is_object()) throw std::runtime_error("entry " + id + " is not an object");
-            ExerciseProgress p;
-            const std::string status = e.value("status", "not_started");
-            p.status = status == "passed" ? ExerciseStatus::Passed : status == "attempted" ? ExerciseStatus::Attempted : ExerciseStatus::NotStarted;
-            p.attempts = e.value("attempts", 0);
-            p.hints_revealed = e.value("hints_revealed", 0);
-            p.last_verdict = e.value("last_verdict", "");
-            p.last_check = e.value("last_check", int64_t{0});
-            p.passed_at = e.value("passed_at", int64_t{0});
-            items_[id] = p;
-        }
-        last_exercise_ = root.value("last_exercise", "");
+        parse_progress(*text, items_, last_exercise_);
         return "";
     } catch (const std::exception& e) {
         items_.clear();
@@ -136,8 +165,33 @@ std::string ProgressStore::load() {
     }
 }
 
-void ProgressStore::save() const {
+void ProgressStore::save() {
     if (readonly_) return;
+    std::error_code ec;
+    fs::create_directories(file_.parent_path(), ec);
+    // One writer at a time; merge what another process wrote since we read.
+    const std::string lock_path = file_.string() + ".lock";
+    const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock >= 0) ::flock(lock, LOCK_EX);
+    struct Unlock {
+        int fd;
+        ~Unlock() {
+            if (fd >= 0) ::close(fd);  // closing releases the lock
+        }
+    } unlock{lock};
+    if (auto text = read_file(file_)) {
+        std::map<std::string, ExerciseProgress> theirs;
+        std::string their_last;
+        try {
+            parse_progress(*text, theirs, their_last);
+            for (const auto& [id, p] : theirs) merge_into(items_[id], p);
+        } catch (const std::exception&) {
+            // Corrupt since we loaded it: keep it aside, then ours replaces it.
+            fs::path aside = file_;
+            aside += ".corrupt-" + timestamp();
+            write_file_atomic(unused_path(aside), *text);
+        }
+    }
     json root;
     root["version"] = 1;
     root["last_exercise"] = last_exercise_;

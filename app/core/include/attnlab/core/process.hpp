@@ -30,7 +30,8 @@ struct ProcessSpec {
 };
 
 struct ProcessOutcome {
-    enum class Status { Exited, Signaled, WallTimeout, Cancelled, OutputLimit, ChannelStop, ExecFailed, SpawnFailed };
+    // SandboxKilled: the sandbox died without reporting (the program killed it).
+    enum class Status { Exited, Signaled, WallTimeout, Cancelled, OutputLimit, ChannelStop, ExecFailed, SpawnFailed, SandboxKilled };
     Status status = Status::SpawnFailed;
     int exit_code = 0;
     int signal = 0;

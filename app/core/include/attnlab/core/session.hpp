@@ -5,6 +5,7 @@
 // headlessly and could drive any front end.
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -95,7 +96,10 @@ public:
     bool checking() const { return job_ && !job_->done(); }
     CheckProgress check_progress() const;
     // The latest finished check of the current exercise (nullptr when none yet).
-    const CheckResult* last_result() const { return last_result_ ? &*last_result_ : nullptr; }
+    const CheckResult* last_result() const {
+        auto it = current_ ? results_.find(current_->id) : results_.end();
+        return it == results_.end() ? nullptr : &it->second;
+    }
     // Bumped each time a new result arrives: views rebuild caches when it changes.
     int result_generation() const { return result_generation_; }
 
@@ -144,8 +148,9 @@ private:
     std::chrono::steady_clock::time_point last_edit_{};
     std::chrono::steady_clock::time_point last_disk_poll_{};
 
+    std::vector<int> editors_;  // pids of external editors we started
     std::shared_ptr<CheckJob> job_;
-    std::optional<CheckResult> last_result_;
+    std::map<std::string, CheckResult> results_;  // the latest finished check of each exercise
     int result_generation_ = 0;
 };
 

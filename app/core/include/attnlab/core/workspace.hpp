@@ -46,6 +46,9 @@ public:
     fs::path reset(const Exercise& exercise) const;
     // Atomic save of an editor buffer.
     void save(const Exercise& exercise, const std::string& text) const;
+    // Writes `text` beside the learner's file as <id>.cpp.<kind>-<time>
+    // (never overwriting an earlier copy) and returns its path.
+    fs::path keep_copy(const Exercise& exercise, const std::string& kind, const std::string& text) const;
 
 private:
     Paths paths_;
@@ -69,7 +72,10 @@ public:
     // Reads the file. A corrupt file is moved aside (progress.json.corrupt-<time>)
     // and progress starts empty; the returned message says so ("" when fine).
     std::string load();
-    void save() const;  // atomic; throws std::runtime_error on I/O failure
+    // Atomic, under a lock, merged with what another attnlab process (the
+    // window beside `attnlab watch`) recorded meanwhile. Throws
+    // std::runtime_error on I/O failure.
+    void save();
 
     const ExerciseProgress& get(const std::string& id) const;
     ExerciseProgress& at(const std::string& id) { return items_[id]; }
