@@ -3,41 +3,27 @@
 // io.KeysDown with GLFW key codes, io.KeyCtrl), assertions on the Session's
 // state and the Ui's recorded widget rects — never on pixels. Every test has
 // its own ATTNLAB_HOME and uses the fixture course.
-#include <stdlib.h>
-
-#include <cfloat>
 #include <chrono>
 #include <fstream>
-#include <functional>
-#include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <doctest/doctest.h>
 
-#include "fonts.hpp"
-#include "ui.hpp"
+#include "gui_harness.hpp"
 
 using namespace attnlab;
+using testing::course_options;
+using testing::HarnessConfig;
+using testing::kKeyEnter, testing::kKeyEscape, testing::kKeyF1, testing::kKeyH, testing::kKeyL, testing::kKeyS;
+using testing::slurp;
+using testing::TempHome;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kFixtures = ATTNLAB_TEST_FIXTURES;
-
-// GLFW key codes: what the app's backend uses as ImGui key indices.
-constexpr int kKeyTab = 258, kKeyLeft = 263, kKeyRight = 262, kKeyUp = 265, kKeyDown = 264, kKeyPageUp = 266,
-              kKeyPageDown = 267, kKeyHome = 268, kKeyEnd = 269, kKeyInsert = 260, kKeyDelete = 261, kKeyBackspace = 259,
-              kKeySpace = 32, kKeyEnter = 257, kKeyEscape = 256, kKeyPadEnter = 335, kKeyA = 65, kKeyC = 67, kKeyV = 86,
-              kKeyX = 88, kKeyY = 89, kKeyZ = 90, kKeyS = 83, kKeyH = 72, kKeyL = 76, kKeyF1 = 290;
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    REQUIRE_MESSAGE(in.good(), "cannot read " << p);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // Another program writing the learner's file; its mtime moves on for sure.
 void write_externally(const fs::path& p, const std::string& text) {
@@ -49,140 +35,12 @@ void write_externally(const fs::path& p, const std::string& text) {
     fs::last_write_time(p, fs::last_write_time(p) + std::chrono::seconds(2));
 }
 
-// A private ATTNLAB_HOME; language variables cleared so English is the default.
-struct TempHome {
-    fs::path dir;
-    TempHome() {
-        std::string tmpl = (fs::temp_directory_path() / "attnlab-gui-XXXXXX").string();
-        REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-        dir = tmpl;
-        setenv("ATTNLAB_HOME", dir.c_str(), 1);
-        for (const char* var : {"ATTNLAB_LANG", "LC_ALL", "LC_MESSAGES"}) unsetenv(var);
-        setenv("LANG", "C.UTF-8", 1);
-    }
-    ~TempHome() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    TempHome(const TempHome&) = delete;
-    TempHome& operator=(const TempHome&) = delete;
-};
+Session::Options fixture_options() { return course_options(kFixtures / "course"); }
 
-Session::Options fixture_options() {
-    Session::Options o;  // paths from the environment: ATTNLAB_HOME is already set
-    o.course_dir = kFixtures / "course";
-    return o;
-}
-
-// One headless GUI: session + Ui + an ImGui context of its own.
-struct Harness {
-    TempHome home;  // first: the session reads ATTNLAB_HOME when constructed
-    Session session{fixture_options()};
-    gui::Ui ui{session};
-    ImGuiContext* ctx = nullptr;
-
-    explicit Harness(const std::string& exercise = "fx-split") {
-        IMGUI_CHECKVERSION();
-        ctx = ImGui::CreateContext();
-        ImGui::SetCurrentContext(ctx);
-        ImGuiIO& io = ImGui::GetIO();
-        io.IniFilename = nullptr;
-        io.LogFilename = nullptr;
-        io.DisplaySize = ImVec2(1400, 860);
-        io.DeltaTime = 1.0f / 60.0f;
-        const std::pair<ImGuiKey_, int> keymap[] = {
-            {ImGuiKey_Tab, kKeyTab},         {ImGuiKey_LeftArrow, kKeyLeft},   {ImGuiKey_RightArrow, kKeyRight},
-            {ImGuiKey_UpArrow, kKeyUp},      {ImGuiKey_DownArrow, kKeyDown},   {ImGuiKey_PageUp, kKeyPageUp},
-            {ImGuiKey_PageDown, kKeyPageDown}, {ImGuiKey_Home, kKeyHome},      {ImGuiKey_End, kKeyEnd},
-            {ImGuiKey_Insert, kKeyInsert},   {ImGuiKey_Delete, kKeyDelete},    {ImGuiKey_Backspace, kKeyBackspace},
-            {ImGuiKey_Space, kKeySpace},     {ImGuiKey_Enter, kKeyEnter},      {ImGuiKey_Escape, kKeyEscape},
-            {ImGuiKey_KeyPadEnter, kKeyPadEnter}, {ImGuiKey_A, kKeyA},         {ImGuiKey_C, kKeyC},
-            {ImGuiKey_V, kKeyV},             {ImGuiKey_X, kKeyX},              {ImGuiKey_Y, kKeyY},
-            {ImGuiKey_Z, kKeyZ},
-        };
-        for (const auto& [k, code] : keymap) io.KeyMap[k] = code;
-        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-        ui.fonts = gui::build_fonts(16);
-        unsigned char* pixels = nullptr;
-        int w = 0, h = 0;
-        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-        REQUIRE(pixels != nullptr);
-        REQUIRE(session.course_loaded());
-        REQUIRE(session.open(exercise));
-        frames(2);
-    }
-    ~Harness() { ImGui::DestroyContext(ctx); }
-    Harness(const Harness&) = delete;
-    Harness& operator=(const Harness&) = delete;
-
-    ImGuiIO& io() { return ImGui::GetIO(); }
-
-    void frame() {
-        ImGui::NewFrame();
-        ImGui::PushFont(ui.fonts.ui);
-        gui::draw_frame(ui);
-        ImGui::PopFont();
-        ImGui::Render();
-    }
-    void frames(int n) {
-        for (int i = 0; i < n; ++i) frame();
-    }
-
-    bool has(const std::string& name) const { return ui.items.count(name) > 0; }
-
-    // Hover, press, release over the centre of a named widget, then move away.
-    void click(const std::string& name) {
-        REQUIRE_MESSAGE(has(name), "no widget named " << name << " in the last frame");
-        const ImRect r = ui.items.at(name);
-        REQUIRE(r.GetWidth() > 0);
-        REQUIRE(r.GetHeight() > 0);
-        io().MousePos = r.GetCenter();
-        frame();
-        io().MouseDown[0] = true;
-        frame();
-        io().MouseDown[0] = false;
-        frame();
-        io().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-        frame();
-    }
-
-    // One press and release of a key, with or without Ctrl.
-    void key(int code, bool ctrl = false) {
-        io().KeyCtrl = ctrl;
-        io().KeysDown[code] = true;
-        frame();
-        io().KeysDown[code] = false;
-        frame();
-        io().KeyCtrl = false;
-        frame();
-    }
-
-    // Frames (10 ms apart) until pred holds; false after the timeout.
-    bool wait_until(const std::function<bool()>& pred, double timeout_s = 60.0) {
-        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-        while (std::chrono::steady_clock::now() < until) {
-            frame();
-            if (pred()) return true;
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-        return false;
-    }
-    // Frames for at least `s` seconds (lets Session::poll's disk check run).
-    void run_for(double s) {
-        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(s);
-        while (std::chrono::steady_clock::now() < until) {
-            frame();
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-    }
-    bool wait_result(double timeout_s = 60.0) {
-        return wait_until([&] { return !session.checking() && session.last_result() != nullptr; }, timeout_s);
-    }
-
-    void set_buffer(const std::string& text) {
-        session.buffer() = text;
-        session.mark_edited();
-    }
+// The shared harness on the fixture course.
+struct Harness : testing::Harness {
+    explicit Harness(const std::string& exercise = "fx-split")
+        : testing::Harness(HarnessConfig{kFixtures / "course", exercise}) {}
 };
 
 std::string solution(const char* name) { return slurp(kFixtures / "solutions" / name); }

@@ -2,37 +2,23 @@
 // driven headlessly as in test_gui.cpp — Dear ImGui without a backend, input
 // simulated through io — against the REAL course's causal-mhsa exercise.
 // Textures go to a fake uploader that counts uploads and releases.
-#include <stdlib.h>
-
-#include <cfloat>
-#include <chrono>
-#include <fstream>
+#include <cstdint>
 #include <functional>
 #include <set>
-#include <sstream>
 #include <string>
-#include <thread>
 
 #include <doctest/doctest.h>
 
-#include "fonts.hpp"
-#include "ui.hpp"
+#include "gui_harness.hpp"
 
 using namespace attnlab;
+using testing::slurp;
 namespace fs = std::filesystem;
 
 namespace {
 
 const fs::path kFixtures = ATTNLAB_TEST_FIXTURES;
 const fs::path kCourse = (kFixtures / ".." / ".." / "exercises").lexically_normal();
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    REQUIRE_MESSAGE(in.good(), "cannot read " << p);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // Hands out distinct ids and remembers which are alive.
 struct FakeTextures : gui::TextureUploader {
@@ -54,101 +40,20 @@ struct FakeTextures : gui::TextureUploader {
     }
 };
 
-struct TempHome {
-    fs::path dir;
-    TempHome() {
-        std::string tmpl = (fs::temp_directory_path() / "attnlab-views-XXXXXX").string();
-        REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-        dir = tmpl;
-        setenv("ATTNLAB_HOME", dir.c_str(), 1);
-        for (const char* var : {"ATTNLAB_LANG", "LC_ALL", "LC_MESSAGES", "ATTNLAB_COURSE"}) unsetenv(var);
-        setenv("LANG", "C.UTF-8", 1);
-    }
-    ~TempHome() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    TempHome(const TempHome&) = delete;
-    TempHome& operator=(const TempHome&) = delete;
+// A base of its own so the textures exist before the harness's Ui uses them.
+struct WithFakeTextures {
+    FakeTextures textures;
 };
 
-Session::Options course_options() {
-    Session::Options o;
-    o.course_dir = kCourse;
-    return o;
-}
+// The shared harness on the real course's causal-mhsa, with fake textures,
+// room for the views, and the views' own helpers.
+struct Harness : WithFakeTextures, testing::Harness {
+    Harness()
+        : testing::Harness(testing::HarnessConfig{kCourse, "causal-mhsa", ImVec2(1400, 900), [this](gui::Ui& u) {
+                                                      u.textures = &textures;
+                                                      u.results_height = 560.0f;  // room for the views
+                                                  }}) {}
 
-struct Harness {
-    TempHome home;  // first: the session reads ATTNLAB_HOME when constructed
-    FakeTextures textures;
-    Session session{course_options()};
-    gui::Ui ui{session};
-    ImGuiContext* ctx = nullptr;
-
-    Harness() {
-        IMGUI_CHECKVERSION();
-        ctx = ImGui::CreateContext();
-        ImGui::SetCurrentContext(ctx);
-        ImGuiIO& io = ImGui::GetIO();
-        io.IniFilename = nullptr;
-        io.LogFilename = nullptr;
-        io.DisplaySize = ImVec2(1400, 900);
-        io.DeltaTime = 1.0f / 60.0f;
-        io.KeyMap[ImGuiKey_Escape] = 256;
-        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-        ui.fonts = gui::build_fonts(16);
-        unsigned char* pixels = nullptr;
-        int w = 0, h = 0;
-        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
-        REQUIRE(pixels != nullptr);
-        ui.textures = &textures;
-        ui.results_height = 560.0f;  // room for the views
-        REQUIRE_MESSAGE(session.course_loaded(), session.course_error());
-        REQUIRE(session.open("causal-mhsa"));
-        frames(2);
-    }
-    ~Harness() { ImGui::DestroyContext(ctx); }
-    Harness(const Harness&) = delete;
-    Harness& operator=(const Harness&) = delete;
-
-    ImGuiIO& io() { return ImGui::GetIO(); }
-
-    void frame() {
-        ImGui::NewFrame();
-        ImGui::PushFont(ui.fonts.ui);
-        gui::draw_frame(ui);
-        ImGui::PopFont();
-        ImGui::Render();
-    }
-    void frames(int n) {
-        for (int i = 0; i < n; ++i) frame();
-    }
-    bool has(const std::string& name) const { return ui.items.count(name) > 0; }
-
-    void click(const std::string& name) {
-        REQUIRE_MESSAGE(has(name), "no widget named " << name << " in the last frame");
-        const ImRect r = ui.items.at(name);
-        REQUIRE(r.GetWidth() > 0);
-        REQUIRE(r.GetHeight() > 0);
-        io().MousePos = r.GetCenter();
-        frame();
-        io().MouseDown[0] = true;
-        frame();
-        io().MouseDown[0] = false;
-        frame();
-        io().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-        frame();
-    }
-
-    bool wait_until(const std::function<bool()>& pred, double timeout_s) {
-        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-        while (std::chrono::steady_clock::now() < until) {
-            frame();
-            if (pred()) return true;
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-        return false;
-    }
     // Frames (not time) until pred holds: for what must happen within a few frames.
     bool within_frames(const std::function<bool()>& pred, int n) {
         for (int i = 0; i < n; ++i) {
@@ -159,10 +64,9 @@ struct Harness {
     }
 
     void check(const std::string& code) {
-        session.buffer() = code;
-        session.mark_edited();
+        set_buffer(code);
         click("run");
-        REQUIRE(wait_until([&] { return !session.checking() && session.last_result() != nullptr; }, 240.0));
+        REQUIRE(wait_result(240.0));
     }
 
     void select(gui::BottomTab tab) {
