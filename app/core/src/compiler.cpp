@@ -63,6 +63,9 @@ Toolchain Toolchain::detect() {
     const fs::path resolved = fs::canonical(t.compiler.find('/') == std::string::npos ? fs::path("/usr/bin") / t.compiler : fs::path(t.compiler), ec);
     const std::string base = (ec ? fs::path(t.compiler) : resolved).filename().string();
     t.use_pch = base.find("g++") != std::string::npos && !std::getenv("ATTNLAB_NO_PCH");
+    if (base.find("clang") != std::string::npos)  // clang spells gcc's -fmax-errors differently
+        for (auto& f : t.flags)
+            if (f.rfind("-fmax-errors=", 0) == 0) f = "-ferror-limit=" + f.substr(13);
     return t;
 }
 
