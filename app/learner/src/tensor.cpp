@@ -390,21 +390,7 @@ bool Tensor::is_contiguous() const {
 
 // ---- element access ---------------------------------------------------------------
 
-int64_t Tensor::checked_offset(const int64_t* index, size_t count) const {
-    const size_t nd = shape_.size();
-    if (count != nd) throw_index_error(index, count, shape_);
-    const int64_t* sh = shape_.data();
-    const int64_t* st = strides_.data();
-    int64_t off = offset_;
-    for (size_t i = 0; i < nd; ++i) {
-        // One unsigned compare catches both negative and too-large indices.
-        if (static_cast<uint64_t>(index[i]) >= static_cast<uint64_t>(sh[i])) {
-            throw_index_error(index, count, shape_);
-        }
-        off += index[i] * st[i];
-    }
-    return off;
-}
+void Tensor::index_error(const int64_t* index, size_t count) const { throw_index_error(index, count, shape_); }
 
 float& Tensor::at(const std::vector<int64_t>& index) {
     return storage_data()[checked_offset(index.data(), index.size())];

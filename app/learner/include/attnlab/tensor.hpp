@@ -116,7 +116,19 @@ public:
 
 private:
     float* storage_data() const { return storage_ ? storage_->data() : nullptr; }
-    int64_t checked_offset(const int64_t* index, size_t count) const;
+    // Inline because it runs for every element a learner's loop touches; the
+    // error message is built out of line, only when an index is wrong.
+    int64_t checked_offset(const int64_t* index, size_t count) const {
+        if (count != shape_.size()) index_error(index, count);
+        int64_t off = offset_;
+        for (size_t i = 0; i < count; ++i) {
+            // One unsigned compare catches both negative and too-large indices.
+            if (static_cast<uint64_t>(index[i]) >= static_cast<uint64_t>(shape_[i])) index_error(index, count);
+            off += index[i] * strides_[i];
+        }
+        return off;
+    }
+    [[noreturn]] void index_error(const int64_t* index, size_t count) const;
 
     std::shared_ptr<std::vector<float>> storage_;
     Shape shape_;
