@@ -362,3 +362,34 @@ TEST_CASE("gui: quitting during a conflict keeps both versions") {
     REQUIRE(kept.size() == 1);
     CHECK(kept[0] == "// theirs at quit\n");
 }
+
+TEST_CASE("gui: typing in the editor; Tab inserts spaces to the next tab stop; Ctrl+Z undoes") {
+    Harness h;
+    h.set_buffer("");
+    h.session.save();
+    h.frames(2);
+    REQUIRE(h.has("editor"));
+    h.click("editor");  // focus the text
+    for (char c : std::string("ab")) h.io().AddInputCharacter(static_cast<unsigned>(c));
+    h.frames(2);
+    CHECK(h.session.buffer() == "ab");
+    CHECK(h.session.dirty());
+    h.key(testing::kKeyTab);  // column 2 -> next stop at 4 (default width 4)
+    CHECK(h.session.buffer() == "ab  ");
+    CHECK(h.session.buffer().find('\t') == std::string::npos);
+
+    Preferences p = h.session.preferences();
+    p.tab_width = 8;
+    h.session.set_preferences(p);
+    h.key(testing::kKeyTab);  // column 4 -> 8
+    CHECK(h.session.buffer() == "ab      ");
+
+    h.key(testing::kKeyZ, /*ctrl=*/true);
+    const std::string undone = h.session.buffer();
+    CAPTURE(undone);
+    // Dear ImGui 1.86 undoes one typed character at a time; the Tab's spaces
+    // are typed characters too, so one undo takes back the last space.
+    CHECK(undone == "ab     ");
+    h.key(testing::kKeyY, /*ctrl=*/true);
+    CHECK(h.session.buffer() == "ab      ");  // redo brings it back
+}

@@ -16,22 +16,16 @@ int callback(ImGuiInputTextCallbackData* data) {
     auto* st = static_cast<EditorState*>(data->UserData);
     if (data->EventFlag == ImGuiInputTextFlags_CallbackCharFilter) {
         if (data->EventChar == '\t') {
-            st->pending_tab = true;  // spaces are inserted below, in the same frame
-            return 1;
+            // Tab indents to the next tab stop with spaces. They are typed like
+            // any other characters (one now, the rest queued for the next
+            // frame), so undo and redo treat them as ordinary typing.
+            const int n = st->tab_width - st->column % st->tab_width;
+            data->EventChar = ' ';
+            for (int i = 1; i < n; ++i) ImGui::GetIO().AddInputCharacter(' ');
         }
         return 0;
     }
     if (data->EventFlag == ImGuiInputTextFlags_CallbackAlways) {
-        if (st->pending_tab) {
-            st->pending_tab = false;
-            // Indent to the next multiple of the tab width.
-            int line_start = data->CursorPos;
-            while (line_start > 0 && data->Buf[line_start - 1] != '\n') --line_start;
-            const int column = data->CursorPos - line_start;
-            const int n = st->tab_width - column % st->tab_width;
-            if (data->HasSelection()) data->DeleteChars(std::min(data->SelectionStart, data->SelectionEnd), std::abs(data->SelectionEnd - data->SelectionStart));
-            data->InsertChars(data->CursorPos, std::string(static_cast<size_t>(n), ' ').c_str());
-        }
         if (st->pending_jump_offset >= 0) {
             const int off = std::min(st->pending_jump_offset, data->BufTextLen);
             data->CursorPos = data->SelectionStart = data->SelectionEnd = off;
@@ -39,6 +33,9 @@ int callback(ImGuiInputTextCallbackData* data) {
         }
         if (data->CursorPos != st->cursor) st->cursor_moved = true;
         st->cursor = data->CursorPos;
+        int line_start = data->CursorPos;
+        while (line_start > 0 && data->Buf[line_start - 1] != '\n') --line_start;
+        st->column = data->CursorPos - line_start;
     }
     return 0;
 }

@@ -31,7 +31,7 @@ struct Fonts {
 // The editor widget's own state between frames (Tab, jumps, cursor).
 struct EditorState {
     int tab_width = 4;
-    bool pending_tab = false;
+    int column = 0;                // cursor column (bytes from line start), as of the last callback
     int pending_jump_offset = -1;  // byte offset to put the cursor at
     int cursor = 0;                // byte offset of the cursor, as of the last callback
     bool cursor_moved = false;
