@@ -19,7 +19,19 @@ const CaseOutcome* view_case(const Ui& ui) {
     const CheckResult* r = ui.session.last_result();
     if (!r || r->cases.empty()) return nullptr;
     int k = ui.heatmaps.case_index;
-    if (k < 0 || k >= static_cast<int>(r->cases.size())) k = r->failed_case >= 0 ? r->failed_case : 0;
+    if (k < 0 || k >= static_cast<int>(r->cases.size())) {
+        // The failing case; after a pass, the largest one (more to look at
+        // than a 2×2 hand-checkable case).
+        k = r->failed_case;
+        if (k < 0) {
+            k = 0;
+            int64_t best = -1;
+            for (const auto& c : r->cases) {
+                const int64_t size = c.expected.kind == ValueKind::Tensor ? c.expected.tensor.numel() : 0;
+                if (size > best) best = size, k = c.index;
+            }
+        }
+    }
     return &r->cases[static_cast<size_t>(k)];
 }
 
