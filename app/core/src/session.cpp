@@ -243,16 +243,26 @@ void Session::run_check() {
     // During a disk conflict the buffer is checked as it is, and the file is
     // left alone until the learner chooses which version to keep.
     if (!conflict_) save();
-    job_ = scheduler_->start(*current_, buffer_, file().string());
+    jobs_[current_->id] = scheduler_->start(*current_, buffer_, file().string());
 }
 
 void Session::cancel_check() {
-    if (job_) job_->cancel();
+    if (auto job = current_job()) job->cancel();
+}
+
+std::shared_ptr<CheckJob> Session::current_job() const {
+    auto it = current_ ? jobs_.find(current_->id) : jobs_.end();
+    return it == jobs_.end() ? nullptr : it->second;
+}
+
+bool Session::checking() const {
+    auto job = current_job();
+    return job && !job->done();
 }
 
 CheckProgress Session::check_progress() const {
-    if (!job_) return CheckProgress{Phase::Done, 0, 0};
-    return job_->progress();
+    auto job = current_job();
+    return job ? job->progress() : CheckProgress{Phase::Done, 0, 0};
 }
 
 int Session::hints_revealed() const { return current_ ? progress_.get(current_->id).hints_revealed : 0; }
@@ -272,8 +282,13 @@ void Session::poll() {
     const auto now = std::chrono::steady_clock::now();
     editors_.erase(std::remove_if(editors_.begin(), editors_.end(), [](pid_t p) { return waitpid(p, nullptr, WNOHANG) != 0; }),
                    editors_.end());
-    if (job_ && job_->done()) {
-        const CheckResult& r = job_->result();
+    // Checks of every exercise, including one left while its check ran.
+    for (auto it = jobs_.begin(); it != jobs_.end();) {
+        if (!it->second->done()) {
+            ++it;
+            continue;
+        }
+        const CheckResult& r = it->second->result();
         if (r.verdict != Verdict::Cancelled) {
             try {
                 progress_.record_check(r.exercise_id, r);
@@ -283,7 +298,7 @@ void Session::poll() {
         }
         results_[r.exercise_id] = r;
         if (current_ && r.exercise_id == current_->id) ++result_generation_;
-        job_.reset();
+        it = jobs_.erase(it);
     }
     if (!current_) return;
     // Look at the disk before autosaving, so an outside change is noticed

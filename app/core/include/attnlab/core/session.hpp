@@ -93,7 +93,7 @@ public:
     // Saves, then checks the buffer in the background (cancelling a running one).
     void run_check();
     void cancel_check();
-    bool checking() const { return job_ && !job_->done(); }
+    bool checking() const;  // a check of the current exercise is running
     CheckProgress check_progress() const;
     // The latest finished check of the current exercise (nullptr when none yet).
     const CheckResult* last_result() const {
@@ -149,7 +149,8 @@ private:
     std::chrono::steady_clock::time_point last_disk_poll_{};
 
     std::vector<int> editors_;  // pids of external editors we started
-    std::shared_ptr<CheckJob> job_;
+    std::shared_ptr<CheckJob> current_job() const;
+    std::map<std::string, std::shared_ptr<CheckJob>> jobs_;  // running checks, by exercise
     std::map<std::string, CheckResult> results_;  // the latest finished check of each exercise
     int result_generation_ = 0;
 };
