@@ -393,3 +393,15 @@ TEST_CASE("gui: typing in the editor; Tab inserts spaces to the next tab stop; C
     h.key(testing::kKeyY, /*ctrl=*/true);
     CHECK(h.session.buffer() == "ab      ");  // redo brings it back
 }
+
+TEST_CASE("gui: leaving an exercise while its check runs still records the result") {
+    Harness h;
+    h.set_buffer(solution("correct.cpp"));
+    h.session.run_check();
+    REQUIRE(h.session.open("fx-params"));
+    CHECK_FALSE(h.session.checking());  // nothing runs for fx-params
+    REQUIRE(h.wait_until([&] { return h.session.status("fx-split") == ExerciseStatus::Passed; }, 60.0));
+    REQUIRE(h.session.open("fx-split"));
+    REQUIRE(h.session.last_result() != nullptr);
+    CHECK(h.session.last_result()->verdict == Verdict::Pass);
+}
