@@ -3,6 +3,8 @@
 // io.KeysDown with GLFW key codes, io.KeyCtrl), assertions on the Session's
 // state and the Ui's recorded widget rects — never on pixels. Every test has
 // its own ATTNLAB_HOME and uses the fixture course.
+#include <sys/stat.h>
+
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -404,4 +406,21 @@ TEST_CASE("gui: leaving an exercise while its check runs still records the resul
     REQUIRE(h.session.open("fx-split"));
     REQUIRE(h.session.last_result() != nullptr);
     CHECK(h.session.last_result()->verdict == Verdict::Pass);
+}
+
+TEST_CASE("gui: checking an unedited file does not rewrite it") {
+    Harness h;
+    const fs::path file = h.session.file();
+    const auto inode_before = [&] {
+        struct stat st {};
+        ::stat(file.c_str(), &st);
+        return st.st_ino;
+    };
+    const auto ino = inode_before();
+    const auto mtime = fs::last_write_time(file);
+    REQUIRE_FALSE(h.session.dirty());
+    h.session.run_check();
+    REQUIRE(h.wait_result());
+    CHECK(inode_before() == ino);  // no save: an atomic save would have replaced the inode
+    CHECK(fs::last_write_time(file) == mtime);
 }

@@ -391,3 +391,34 @@ TEST_CASE("a program that kills its sandbox is stopped, children included") {
     for (pid_t p : pids) CHECK_MESSAGE(!alive(p), "child " << p << " survived");
     still_healthy();
 }
+
+TEST_CASE("a program that stops its sandbox is still cancelled, and its processes killed") {
+    auto source = read_file(kFixtures / "solutions" / "stops_sandbox.cpp");
+    REQUIRE(source);
+    CheckScheduler scheduler(env().runner);
+    auto job = scheduler.start(split(), *source, "stops_sandbox.cpp");
+    for (int i = 0; i < 3000 && job->progress().phase != Phase::Running && !job->done(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the sandbox is stopped by now
+    job->cancel();
+    CHECK(job->wait().verdict == Verdict::Cancelled);
+    CHECK(programs_still_running().empty());
+    CHECK(temp_dir_empty());
+    still_healthy();
+}
+
+TEST_CASE("an I/O failure inside a background check is an internal error, not a crash") {
+    const fs::path cache = make_temp_dir();
+    Compiler compiler(Toolchain::detect(), cache);
+    Runner runner(compiler);
+    // The folder for generated headers is a file: writing into it throws.
+    fs::remove_all(cache / "entry");
+    std::ofstream(cache / "entry") << "not a folder";
+    auto source = read_file(kFixtures / "solutions" / "correct.cpp");
+    REQUIRE(source);
+    CheckJob job(runner, split(), *source, "correct.cpp");
+    const CheckResult& r = job.wait();
+    CHECK(r.verdict == Verdict::InternalError);
+    CHECK_FALSE(r.detail.empty());
+    fs::remove_all(cache);
+}

@@ -1,7 +1,7 @@
 // attnlab-sandbox: run one program under limits and leave nothing behind.
 //
 //   attnlab-sandbox [--cpu SECONDS] [--wall SECONDS] [--mem MB] [--fsize MB]
-//                   [--status-fd N] -- PROGRAM [ARGS...]
+//                   [--nproc-margin N] [--status-fd N] -- PROGRAM [ARGS...]
 //
 // Why a separate process: limits (RLIMIT_CPU, RLIMIT_AS, ...) must be in
 // place before the learner's program starts — its static initialisers run
@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +42,7 @@ struct Options {
     double wall_seconds = 0;  // 0 = no limit
     long mem_mb = 0;
     long fsize_mb = 64;
+    long nproc_margin = 0;  // > 0 and not root: RLIMIT_NPROC = the user's threads now + this
     int status_fd = -1;
     std::vector<char*> argv;
 };
@@ -59,6 +61,7 @@ bool parse(int argc, char** argv, Options& o) {
         else if (a == "--wall") o.wall_seconds = std::atof(v);
         else if (a == "--mem") o.mem_mb = std::atol(v);
         else if (a == "--fsize") o.fsize_mb = std::atol(v);
+        else if (a == "--nproc-margin") o.nproc_margin = std::atol(v);
         else if (a == "--status-fd") o.status_fd = std::atoi(v);
         else return false;
     }
@@ -108,7 +111,8 @@ std::vector<pid_t> direct_children() {
     return kids;
 }
 
-size_t count_user_processes(uid_t uid) {
+// RLIMIT_NPROC is checked against every thread of the user, so count threads.
+size_t count_user_threads(uid_t uid) {
     size_t n = 0;
     DIR* d = opendir("/proc");
     if (!d) return 0;
@@ -116,9 +120,17 @@ size_t count_user_processes(uid_t uid) {
         char* end = nullptr;
         long pid = std::strtol(e->d_name, &end, 10);
         if (*end != '\0' || pid <= 0) continue;
-        struct stat st;
-        const std::string path = std::string("/proc/") + e->d_name;
-        if (stat(path.c_str(), &st) == 0 && st.st_uid == uid) ++n;
+        const std::string path = std::string("/proc/") + e->d_name + "/status";
+        FILE* f = std::fopen(path.c_str(), "r");
+        if (!f) continue;
+        char line[256];
+        long owner = -1, threads = 0;
+        while (std::fgets(line, sizeof line, f)) {
+            if (std::strncmp(line, "Uid:", 4) == 0) owner = std::strtol(line + 4, nullptr, 10);
+            else if (std::strncmp(line, "Threads:", 8) == 0) threads = std::strtol(line + 8, nullptr, 10);
+        }
+        std::fclose(f);
+        if (owner == static_cast<long>(uid)) n += static_cast<size_t>(std::max(threads, 1L));
     }
     closedir(d);
     return n;
@@ -149,7 +161,7 @@ int main(int argc, char** argv) {
     Options o;
     if (!parse(argc, argv, o)) {
         std::fprintf(stderr,
-                     "usage: attnlab-sandbox [--cpu S] [--wall S] [--mem MB] [--fsize MB] [--status-fd N] -- PROGRAM [ARGS...]\n");
+                     "usage: attnlab-sandbox [--cpu S] [--wall S] [--mem MB] [--fsize MB] [--nproc-margin N] [--status-fd N] -- PROGRAM [ARGS...]\n");
         return 2;
     }
     const double started = now_seconds();
@@ -171,11 +183,12 @@ int main(int argc, char** argv) {
     bool cancelled = getppid() != original_parent;
 
     // Not root: bound the number of processes (a fork loop in learner code
-    // must not freeze the desktop). RLIMIT_NPROC counts every process of the
-    // user, so the limit is what the user runs now plus a margin. As root it
-    // does not apply; the wall-time limit and the tree kill below still do.
+    // must not freeze the desktop). RLIMIT_NPROC counts every thread of the
+    // user, so the limit is what the user runs now plus a margin. Asked for
+    // learner programs only (the compiler needs none). As root it does not
+    // apply; the wall-time limit and the tree kill below still do.
     rlim_t max_processes = 0;
-    if (getuid() != 0) max_processes = static_cast<rlim_t>(count_user_processes(getuid()) + 256);
+    if (getuid() != 0 && o.nproc_margin > 0) max_processes = static_cast<rlim_t>(count_user_threads(getuid()) + o.nproc_margin);
     const pid_t sandbox_pid = getpid();
 
     // A pipe that tells us whether exec succeeded (closed on exec, written on failure).

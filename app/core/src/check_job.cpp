@@ -1,5 +1,6 @@
 #include "attnlab/core/check_job.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 namespace attnlab {
@@ -14,7 +15,16 @@ CheckJob::CheckJob(Runner& runner, Exercise exercise, std::string source, std::s
             std::lock_guard<std::mutex> lock(mu_);
             progress_ = p;
         };
-        CheckResult r = runner_.check_source(exercise_, source_, display_name_, control);
+        CheckResult r;
+        try {
+            r = runner_.check_source(exercise_, source_, display_name_, control);
+        } catch (const std::exception& e) {
+            // A full disk or an unwritable cache must not take the window
+            // (and the learner's unsaved buffer) down with this thread.
+            r.exercise_id = exercise_.id;
+            r.verdict = Verdict::InternalError;
+            r.detail = e.what();
+        }
         {
             std::lock_guard<std::mutex> lock(mu_);
             result_ = std::move(r);
@@ -47,16 +57,18 @@ bool CheckJob::wait_for(int ms) {
 }
 
 std::shared_ptr<CheckJob> CheckScheduler::start(const Exercise& exercise, std::string source, std::string display_name) {
-    std::shared_ptr<CheckJob> previous;
-    std::shared_ptr<CheckJob> job;
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        auto it = jobs_.find(exercise.id);
-        if (it != jobs_.end()) previous = it->second;
-        if (previous) previous->cancel();
-        job = std::make_shared<CheckJob>(runner_, exercise, std::move(source), std::move(display_name));
-        jobs_[exercise.id] = job;
+    std::lock_guard<std::mutex> lock(mu_);
+    // Finished jobs nobody else holds can go; their threads have ended.
+    retired_.erase(std::remove_if(retired_.begin(), retired_.end(), [](const auto& j) { return j->done(); }), retired_.end());
+    auto it = jobs_.find(exercise.id);
+    if (it != jobs_.end()) {
+        it->second->cancel();
+        // Kept until it has stopped: destroying it here would join its thread
+        // on the caller's (the GUI's) thread.
+        if (!it->second->done()) retired_.push_back(it->second);
     }
+    auto job = std::make_shared<CheckJob>(runner_, exercise, std::move(source), std::move(display_name));
+    jobs_[exercise.id] = job;
     return job;
 }
 
@@ -69,6 +81,7 @@ std::shared_ptr<CheckJob> CheckScheduler::current(const std::string& exercise_id
 void CheckScheduler::cancel_all() {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [_, job] : jobs_) job->cancel();
+    for (auto& job : retired_) job->cancel();
 }
 
 }  // namespace attnlab

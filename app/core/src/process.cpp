@@ -91,6 +91,7 @@ ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const std::function<bool(
     if (l.cpu_seconds > 0) args.insert(args.end(), {"--cpu", fmt_seconds(l.cpu_seconds)});
     if (l.wall_seconds > 0) args.insert(args.end(), {"--wall", fmt_seconds(l.wall_seconds)});
     if (l.memory_mb > 0) args.insert(args.end(), {"--mem", std::to_string(l.memory_mb)});
+    if (l.process_margin > 0) args.insert(args.end(), {"--nproc-margin", std::to_string(l.process_margin)});
     args.insert(args.end(), {"--fsize", std::to_string(l.file_size_mb), "--"});
     args.insert(args.end(), spec.argv.begin(), spec.argv.end());
     std::vector<char*> cargs;
@@ -137,13 +138,18 @@ ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const std::function<bool(
     // The sandbox enforces the wall limit; this is the backstop if it cannot.
     const double backstop = l.wall_seconds > 0 ? l.wall_seconds + 5.0 : 0;
     bool terminated = false;
+    auto terminated_at = started;
+    bool escalated = false;
     auto terminate = [&](ProcessOutcome::Status why) {
         if (!terminated) {
             ::kill(pid, SIGTERM);  // the sandbox kills the whole tree and reports
             terminated = true;
+            terminated_at = clock::now();
             out.status = why;
         }
     };
+    bool sandbox_gone = false;  // the status pipe closed
+    auto sandbox_gone_at = started;
     ProcessOutcome::Status forced = ProcessOutcome::Status::Exited;
     bool has_forced = false;
     std::string status_line;
@@ -176,6 +182,16 @@ ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const std::function<bool(
             has_forced = true;
             break;
         }
+        // A sandbox that does not end promptly after SIGTERM (stopped by the
+        // program, say) is killed with its program's group, so cancel is quick.
+        if (terminated && !escalated && clock::now() - terminated_at > std::chrono::milliseconds(500)) {
+            escalated = true;
+            ::kill(pid, SIGKILL);
+            kill_program_group(status_line);
+        }
+        // Once the sandbox is gone (or killed by us), stop waiting for output
+        // from anything that escaped it: its pipes are not worth a hang.
+        if ((sandbox_gone || escalated) && clock::now() - (sandbox_gone ? sandbox_gone_at : terminated_at) > std::chrono::seconds(1)) break;
         if (terminated && elapsed > backstop + 10) break;  // should never happen
         if (pr <= 0) continue;
 
@@ -222,6 +238,8 @@ ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const std::function<bool(
                 // (by the program, say): kill the program's group ourselves so
                 // nothing outlives the check and the pipes close now.
                 if (status_line.find("status=") == std::string::npos) kill_program_group(status_line);
+                sandbox_gone = true;
+                sandbox_gone_at = clock::now();
             }
         }
     }

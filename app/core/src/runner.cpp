@@ -311,6 +311,7 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
     spec.limits.wall_seconds = ex.limits.wall_seconds;
     spec.limits.memory_mb = ex.limits.memory_mb;
     spec.limits.file_size_mb = 16;
+    spec.limits.process_margin = 256;  // a fork loop stops there (non-root users)
     spec.capture_bytes = 64 * 1024;
     spec.output_cap_bytes = static_cast<size_t>(ex.limits.output_kb) * 1024;
 

@@ -55,17 +55,17 @@ Preferences preferences_from(const std::string& extra_json) {
 Session::Session(Options options) : paths_(options.paths), progress_(paths_.progress_file()) {
     std::string warning;
     settings_ = Settings::load(paths_.settings_file(), &warning);
-    if (!warning.empty()) notices_.push_back(warning);
+    if (!warning.empty()) add_notice(warning);
     prefs_ = preferences_from(settings_.extra_json);
     lang_ = resolve_language(options.lang_flag, settings_);
     try {
         course_ = load_course(options.course_dir.empty() ? default_course_dir() : options.course_dir);
-        for (const auto& p : course_.problems) notices_.push_back(p);
+        for (const auto& p : course_.problems) add_notice(p);
     } catch (const CourseError& e) {
         course_error_ = e.what();
     }
     workspace_ = std::make_unique<Workspace>(paths_);
-    if (std::string recovered = progress_.load(); !recovered.empty()) notices_.push_back(recovered);
+    if (std::string recovered = progress_.load(); !recovered.empty()) add_notice(recovered);
     compiler_ = std::make_unique<Compiler>(Toolchain::detect(), paths_.cache);
     runner_ = std::make_unique<Runner>(*compiler_);
     scheduler_ = std::make_unique<CheckScheduler>(*runner_);
@@ -73,6 +73,7 @@ Session::Session(Options options) : paths_(options.paths), progress_(paths_.prog
 
 Session::~Session() {
     if (dirty_) save();  // never lose the learner's code on the way out
+    collect_finished();  // a check that finished meanwhile still counts
     if (scheduler_) scheduler_->cancel_all();
 }
 
@@ -99,7 +100,7 @@ void Session::save_settings() {
     try {
         settings_.save(paths_.settings_file());
     } catch (const std::exception& e) {
-        notices_.push_back(e.what());
+        add_notice(e.what());
     }
 }
 
@@ -125,14 +126,14 @@ bool Session::open(const std::string& id) {
     try {
         workspace_->ensure_learner_file(*current_);
     } catch (const std::exception& e) {
-        notices_.push_back(e.what());
+        add_notice(e.what());
     }
     load_buffer();
     progress_.set_last_exercise(id);
     try {
         progress_.save();
     } catch (const std::exception& e) {
-        notices_.push_back(e.what());
+        add_notice(e.what());
     }
     return true;
 }
@@ -166,11 +167,11 @@ bool Session::save() {
         // keep its version beside ours, so saving never destroys anyone's work.
         if (auto disk = read_file(file()); disk && *disk != saved_text_ && *disk != buffer_) {
             const fs::path kept = workspace_->keep_copy(*current_, "disk", *disk);
-            notices_.push_back(file().filename().string() + " had changed on disk; that version was kept as " + kept.string());
+            add_notice(file().filename().string() + " had changed on disk; that version was kept as " + kept.string());
         }
         workspace_->save(*current_, buffer_);
     } catch (const std::exception& e) {
-        notices_.push_back(e.what());
+        add_notice(e.what());
         return false;
     }
     saved_text_ = buffer_;
@@ -187,7 +188,7 @@ fs::path Session::reset_to_starter() {
     try {
         backup = workspace_->reset(*current_);
     } catch (const std::exception& e) {
-        notices_.push_back(e.what());
+        add_notice(e.what());
     }
     load_buffer();
     return backup;
@@ -233,7 +234,7 @@ std::string Session::open_in_external_editor() {
     posix_spawnattr_destroy(&attr);
     std::string command;
     for (const auto& a : argv) command += (command.empty() ? "" : " ") + a;
-    if (rc != 0) notices_.push_back("cannot start " + command);
+    if (rc != 0) add_notice("cannot start " + command);
     else editors_.push_back(pid);  // reaped in poll(), by pid: never waitpid(-1), the runner waits for its own children
     return command;
 }
@@ -242,7 +243,8 @@ void Session::run_check() {
     if (!current_) return;
     // During a disk conflict the buffer is checked as it is, and the file is
     // left alone until the learner chooses which version to keep.
-    if (!conflict_) save();
+    if (dirty_ && !conflict_) save();  // an unedited file is not rewritten (external editors watch it)
+    collect_finished();  // a result that arrived this frame is recorded before its job is replaced
     jobs_[current_->id] = scheduler_->start(*current_, buffer_, file().string());
 }
 
@@ -274,7 +276,7 @@ void Session::reveal_next_hint() {
     try {
         progress_.save();
     } catch (const std::exception& e) {
-        notices_.push_back(e.what());
+        add_notice(e.what());
     }
 }
 
@@ -282,6 +284,14 @@ void Session::poll() {
     const auto now = std::chrono::steady_clock::now();
     editors_.erase(std::remove_if(editors_.begin(), editors_.end(), [](pid_t p) { return waitpid(p, nullptr, WNOHANG) != 0; }),
                    editors_.end());
+    collect_finished();
+    if (!current_) return;
+    // Look at the disk before autosaving, so an outside change is noticed
+    // (and becomes a conflict) instead of being written over.
+    poll_disk(now);
+}
+
+void Session::collect_finished() {
     // Checks of every exercise, including one left while its check ran.
     for (auto it = jobs_.begin(); it != jobs_.end();) {
         if (!it->second->done()) {
@@ -293,17 +303,18 @@ void Session::poll() {
             try {
                 progress_.record_check(r.exercise_id, r);
             } catch (const std::exception& e) {
-                notices_.push_back(e.what());
+                add_notice(e.what());
             }
         }
         results_[r.exercise_id] = r;
         if (current_ && r.exercise_id == current_->id) ++result_generation_;
         it = jobs_.erase(it);
     }
-    if (!current_) return;
-    // Look at the disk before autosaving, so an outside change is noticed
-    // (and becomes a conflict) instead of being written over.
-    const bool autosave_due = prefs_.autosave && dirty_ && now - last_edit_ > kAutosaveDelay;
+}
+
+void Session::poll_disk(std::chrono::steady_clock::time_point now) {
+    // After a failed save (full disk, read-only folder) wait before trying again.
+    const bool autosave_due = prefs_.autosave && dirty_ && now - last_edit_ > kAutosaveDelay && now >= autosave_retry_at_;
     if (autosave_due || now - last_disk_poll_ > kDiskPollInterval) {
         last_disk_poll_ = now;
         auto t = disk_time();
@@ -325,8 +336,12 @@ void Session::poll() {
         // mtimes can be too coarse to see a quick outside write: compare content.
         auto disk = read_file(file());
         if (disk && *disk != saved_text_ && *disk != buffer_) conflict_ = true;
-        else save();
+        else if (!save()) autosave_retry_at_ = now + std::chrono::seconds(10);
     }
+}
+
+void Session::add_notice(std::string text) {
+    if (std::find(notices_.begin(), notices_.end(), text) == notices_.end()) notices_.push_back(std::move(text));
 }
 
 }  // namespace attnlab

@@ -23,7 +23,18 @@ std::optional<std::string> read_file(const fs::path& path) {
     return ss.str();
 }
 
-void write_file_atomic(const fs::path& path, const std::string& contents) {
+void write_file_atomic(const fs::path& requested, const std::string& contents) {
+    // A symlinked file (into the learner's own repository, say) stays a link:
+    // write to what it points at.
+    std::error_code link_ec;
+    fs::path path = requested;
+    if (fs::is_symlink(requested, link_ec)) {
+        const fs::path target = fs::canonical(requested, link_ec);
+        if (!link_ec) path = target;
+    }
+    // Keep the existing file's permissions; new files get 0644.
+    struct stat existing {};
+    const mode_t mode = ::stat(path.c_str(), &existing) == 0 ? (existing.st_mode & 07777) : 0644;
     const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -44,7 +55,7 @@ void write_file_atomic(const fs::path& path, const std::string& contents) {
         p += n;
         left -= static_cast<size_t>(n);
     }
-    ::fchmod(fd, 0644);
+    ::fchmod(fd, mode);
     const bool synced = ::fsync(fd) == 0;
     const int sync_errno = errno;
     const bool closed = ::close(fd) == 0;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "attnlab/core/runner.hpp"
 
@@ -61,6 +62,7 @@ private:
     Runner& runner_;
     mutable std::mutex mu_;
     std::map<std::string, std::shared_ptr<CheckJob>> jobs_;
+    std::vector<std::shared_ptr<CheckJob>> retired_;  // cancelled, still stopping
 };
 
 }  // namespace attnlab

@@ -17,6 +17,7 @@ struct SandboxLimits {
     double wall_seconds = 0;  // 0 = none
     long memory_mb = 0;       // 0 = none
     long file_size_mb = 64;
+    long process_margin = 0;  // > 0: limit the (non-root) user's processes to what runs now + this
 };
 
 struct ProcessSpec {

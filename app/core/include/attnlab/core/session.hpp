@@ -52,7 +52,7 @@ public:
     // Warnings for the learner (corrupt progress file, unreadable settings…).
     const std::vector<std::string>& notices() const { return notices_; }
     void dismiss_notices() { notices_.clear(); }
-    void add_notice(std::string text) { notices_.push_back(std::move(text)); }
+    void add_notice(std::string text);  // the same text is not added twice
     Lang lang() const { return lang_; }
     void set_lang(Lang lang);
     ExerciseStatus status(const std::string& id) const { return progress_.get(id).status; }
@@ -122,6 +122,8 @@ public:
 
 private:
     void load_buffer();
+    void collect_finished();
+    void poll_disk(std::chrono::steady_clock::time_point now);
     void save_settings();
     std::optional<fs::file_time_type> disk_time() const;
 
@@ -147,6 +149,7 @@ private:
     std::optional<fs::file_time_type> disk_time_;
     std::chrono::steady_clock::time_point last_edit_{};
     std::chrono::steady_clock::time_point last_disk_poll_{};
+    std::chrono::steady_clock::time_point autosave_retry_at_{};
 
     std::vector<int> editors_;  // pids of external editors we started
     std::shared_ptr<CheckJob> current_job() const;

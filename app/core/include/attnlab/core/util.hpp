@@ -14,6 +14,7 @@ namespace fs = std::filesystem;
 std::optional<std::string> read_file(const fs::path& path);
 // Write via a temporary file in the same directory, fsync, then rename: a
 // reader (or a crash at any moment) sees the old or the new file, never a mix.
+// A symlink is followed (the link stays), the file's permissions are kept.
 // Throws std::runtime_error naming the path on failure.
 void write_file_atomic(const fs::path& path, const std::string& contents);
 
