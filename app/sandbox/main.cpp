@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -111,6 +112,38 @@ std::vector<pid_t> direct_children() {
     return kids;
 }
 
+bool write_text(const char* path, const std::string& text) {
+    const int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    close(fd);
+    return ok;
+}
+
+// Puts our next child in a new PID namespace, where it is init: when it
+// exits or is killed, the kernel kills every process left in the namespace,
+// including ones that setsid()'d and double-forked away from us. As root a
+// PID namespace alone will do; other users need a user namespace too, in
+// which they keep their own uid and gid (so the program is not root there).
+// False when the kernel or the container refuses (we then rely on the
+// subreaper tree kill alone).
+bool enter_pid_namespace() {
+    if (std::getenv("ATTNLAB_NO_PIDNS")) return false;
+    if (getuid() == 0) return unshare(CLONE_NEWPID) == 0;
+    const uid_t uid = getuid();
+    const gid_t gid = getgid();
+    if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) return false;
+    write_text("/proc/self/setgroups", "deny");
+    return write_text("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n") &&
+           write_text("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n");
+}
+
+// What init reports about the program when it ends.
+struct ProgramEnd {
+    int wait_status = 0;
+    rusage usage{};
+};
+
 // RLIMIT_NPROC is checked against every thread of the user, so count threads.
 size_t count_user_threads(uid_t uid) {
     size_t n = 0;
@@ -195,19 +228,16 @@ int main(int argc, char** argv) {
     int exec_pipe[2];
     if (pipe2(exec_pipe, O_CLOEXEC) != 0) return 3;
 
-    pid_t child = fork();
-    if (child < 0) {
-        std::perror("attnlab-sandbox: fork");
-        return 3;
-    }
-    if (child == 0) {
+    // init (in the namespace) tells us how the program ended, with its rusage.
+    int report_pipe[2];
+    if (pipe2(report_pipe, O_CLOEXEC) != 0) return 3;
+    const bool pid_namespace = enter_pid_namespace();
+
+    // Limits, descriptors, exec: the program's own process.
+    auto become_program = [&]() {
         setpgid(0, 0);
         sigprocmask(SIG_UNBLOCK, &handled, nullptr);
         signal(SIGPIPE, SIG_DFL);
-        // If the program kills us (its parent), the kernel kills it too; our
-        // parent then kills the rest of its process group (see the pgid line).
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != sandbox_pid) _exit(127);
         // Only stdin/stdout/stderr and the result channel (fd 3) go to the
         // program: nothing else attnlab had open may leak into learner code.
         const unsigned keep = static_cast<unsigned>(exec_pipe[1]);  // reports a failed exec; closes on exec
@@ -232,7 +262,39 @@ int main(int argc, char** argv) {
         ssize_t ignored = write(exec_pipe[1], &err, sizeof err);
         (void)ignored;
         _exit(127);
+    };
+
+    pid_t child = fork();
+    if (child < 0) {
+        std::perror("attnlab-sandbox: fork");
+        return 3;
     }
+    if (child == 0) {
+        // If we (the sandbox) are killed — by the program, say — the kernel
+        // kills this child too, and with it, as init, the whole namespace.
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (!pid_namespace) {
+            if (getppid() != sandbox_pid) _exit(127);
+            become_program();
+        }
+        // init of the namespace (pid 1 there; getppid() is 0 from inside).
+        setpgid(0, 0);
+        close(report_pipe[0]);
+        const pid_t program = fork();
+        if (program < 0) _exit(126);
+        if (program == 0) {
+            close(report_pipe[1]);
+            become_program();
+        }
+        close(exec_pipe[1]);
+        ProgramEnd end;
+        while (wait4(program, &end.wait_status, 0, &end.usage) < 0 && errno == EINTR) {
+        }
+        ssize_t ignored = write(report_pipe[1], &end, sizeof end);
+        (void)ignored;
+        _exit(0);  // the kernel now kills whatever the program left running
+    }
+    close(report_pipe[1]);
     setpgid(child, child);  // also done in the child: whichever runs first wins
     if (o.status_fd >= 0) {
         // Early line: the program's process group, for the parent to kill if
@@ -281,6 +343,17 @@ int main(int argc, char** argv) {
         }
     }
     kill_all_descendants(child);
+    if (pid_namespace) {
+        // The program's own end, as init saw it (absent when we killed init).
+        ProgramEnd end;
+        if (read(report_pipe[0], &end, sizeof end) == static_cast<ssize_t>(sizeof end)) {
+            wait_status = end.wait_status;
+            usage = end.usage;
+        } else if (child_done && !timed_out && !cancelled) {
+            wait_status = W_EXITCODE(0, SIGKILL);  // init itself was killed (from outside the namespace)
+        }
+    }
+    close(report_pipe[0]);
     if (!child_done) {
         // The program itself was killed above; its rusage is lost with the
         // reap, so report our children's totals instead.
