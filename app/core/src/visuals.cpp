@@ -292,26 +292,33 @@ std::vector<LayoutStage> split_heads_pipeline(int64_t batch, int64_t tokens, int
     return out;
 }
 
-std::vector<MemoryCell> memory_before(int64_t batch, int64_t tokens, int64_t d_model, int64_t heads) {
+namespace {
+
+// Row-major order over (B, T, H, hd) — token-major, as (T, D) — or over
+// (B, H, T, hd) — head-major, after the transpose and contiguous().
+std::vector<MemoryCell> memory_cells(int64_t batch, int64_t tokens, int64_t d_model, int64_t heads, bool head_major) {
     std::vector<MemoryCell> cells;
     if (heads <= 0 || d_model % heads != 0) return cells;
     const int64_t hd = d_model / heads, nb = std::max<int64_t>(batch, 1);
+    const int64_t outer = head_major ? heads : tokens, inner = head_major ? tokens : heads;
     for (int64_t b = 0; b < nb; ++b)
-        for (int64_t t = 0; t < tokens; ++t)
-            for (int64_t h = 0; h < heads; ++h)
-                for (int64_t j = 0; j < hd; ++j) cells.push_back({static_cast<int64_t>(cells.size()), b, t, h, j});
+        for (int64_t o = 0; o < outer; ++o)
+            for (int64_t i = 0; i < inner; ++i)
+                for (int64_t j = 0; j < hd; ++j) {
+                    const int64_t t = head_major ? i : o, h = head_major ? o : i;
+                    cells.push_back({static_cast<int64_t>(cells.size()), b, t, h, j});
+                }
     return cells;
 }
 
+}  // namespace
+
+std::vector<MemoryCell> memory_before(int64_t batch, int64_t tokens, int64_t d_model, int64_t heads) {
+    return memory_cells(batch, tokens, d_model, heads, false);
+}
+
 std::vector<MemoryCell> memory_after(int64_t batch, int64_t tokens, int64_t d_model, int64_t heads) {
-    std::vector<MemoryCell> cells;
-    if (heads <= 0 || d_model % heads != 0) return cells;
-    const int64_t hd = d_model / heads, nb = std::max<int64_t>(batch, 1);
-    for (int64_t b = 0; b < nb; ++b)
-        for (int64_t h = 0; h < heads; ++h)
-            for (int64_t t = 0; t < tokens; ++t)
-                for (int64_t j = 0; j < hd; ++j) cells.push_back({static_cast<int64_t>(cells.size()), b, t, h, j});
-    return cells;
+    return memory_cells(batch, tokens, d_model, heads, true);
 }
 
 std::vector<ModelConfig> preset_configs() {
