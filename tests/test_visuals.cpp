@@ -316,6 +316,7 @@ TEST_CASE("visuals: differences where learner and reference disagree about the m
         REQUIRE(set.has_value());
         const HeadMatrix& d = set->difference[0];
         CHECK(std::isnan(d.at(1, 0)));
+        CHECK(set->non_finite_differences == 1);  // counted, since max_abs_difference ignores it
         CHECK_FALSE(d.masked(1, 0));
         CHECK(set->learner[0].masked(1, 0));  // the learner did mask it
         CHECK_FALSE(set->reference[0].masked(1, 0));

@@ -25,9 +25,7 @@
 #include "attnlab/core/util.hpp"
 #include "attnlab/core/workspace.hpp"
 #include "attnlab/reference/registry.hpp"
-#ifdef ATTNLAB_HAVE_GUI
-#include "gui.hpp"
-#endif
+#include "gui.hpp"  // GuiOptions only; the window itself is linked when built
 
 namespace attnlab::cli {
 namespace {
@@ -119,13 +117,7 @@ struct Options {
     std::vector<std::string> positional;
     // GUI (attnlab with no command)
     bool gui_flags = false;
-    std::string exercise;
-    bool run = false;
-    std::string screenshot;
-    int quit_after = -1;
-    bool timing = false;
-    std::string tab, show, view;
-    int width = 1400, height = 860;
+    gui::GuiOptions gui;
 };
 
 [[noreturn]] void usage_error(const std::string& msg) {
@@ -149,17 +141,17 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--help" || a == "-h") o.help = true;
         else if (a == "--force") o.force = true;
         else if (a == "--yes" || a == "-y") o.yes = true;
-        else if (a == "--exercise") o.exercise = value(a), o.gui_flags = true;
-        else if (a == "--run") o.run = o.gui_flags = true;
-        else if (a == "--screenshot") o.screenshot = value(a), o.gui_flags = true;
-        else if (a == "--quit-after") o.quit_after = std::atoi(value(a).c_str()), o.gui_flags = true;
-        else if (a == "--timing") o.timing = o.gui_flags = true;
-        else if (a == "--tab") o.tab = value(a), o.gui_flags = true;
-        else if (a == "--show") o.show = value(a), o.gui_flags = true;
-        else if (a == "--view") o.view = value(a), o.gui_flags = true;
+        else if (a == "--exercise") o.gui.exercise = value(a), o.gui_flags = true;
+        else if (a == "--run") o.gui.run = o.gui_flags = true;
+        else if (a == "--screenshot") o.gui.screenshot = value(a), o.gui_flags = true;
+        else if (a == "--quit-after") o.gui.quit_after = std::atoi(value(a).c_str()), o.gui_flags = true;
+        else if (a == "--timing") o.gui.timing = o.gui_flags = true;
+        else if (a == "--tab") o.gui.tab = value(a), o.gui_flags = true;
+        else if (a == "--show") o.gui.show = value(a), o.gui_flags = true;
+        else if (a == "--view") o.gui.view = value(a), o.gui_flags = true;
         else if (a == "--size") {
             const std::string v = value(a);
-            if (std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 320 || o.height < 240) usage_error("--size takes WIDTHxHEIGHT");
+            if (std::sscanf(v.c_str(), "%dx%d", &o.gui.width, &o.gui.height) != 2 || o.gui.width < 320 || o.gui.height < 240) usage_error("--size takes WIDTHxHEIGHT");
             o.gui_flags = true;
         }
         else if (a.size() > 1 && a[0] == '-') usage_error("unknown option " + a);
@@ -539,19 +531,9 @@ int run(const std::vector<std::string>& args) {
     }
     if (command.empty()) {
 #ifdef ATTNLAB_HAVE_GUI
-        gui::GuiOptions g;
-        g.exercise = ctx.opt.exercise;
+        gui::GuiOptions g = ctx.opt.gui;
         g.course_dir = ctx.opt.course_dir;
         g.lang = ctx.opt.lang_flag;
-        g.run = ctx.opt.run;
-        g.screenshot = ctx.opt.screenshot;
-        g.quit_after = ctx.opt.quit_after;
-        g.timing = ctx.opt.timing;
-        g.tab = ctx.opt.tab;
-        g.show = ctx.opt.show;
-        g.view = ctx.opt.view;
-        g.width = ctx.opt.width;
-        g.height = ctx.opt.height;
         return gui::run_gui(g);
 #else
         if (ctx.opt.gui_flags) usage_error("this attnlab was built without its GUI (see README: ./setup.sh installs what it needs)");

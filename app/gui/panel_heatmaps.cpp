@@ -248,6 +248,17 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
             ImGui::SameLine();
         }
         ImGui::TextDisabled("%s", ui.t("gui.heatmap.max_diff", {{"value", format_number(set.max_abs_difference)}}).c_str());
+        if (set.non_finite_differences > 0) {
+            // Magenta cells: one side is -inf (masked) or NaN and the other is not.
+            const ImVec2 q = ImGui::GetCursorScreenPos();
+            const float sw = ImGui::GetFontSize() * 0.8f;
+            ImGui::GetWindowDrawList()->AddRectFilled(q, ImVec2(q.x + sw, q.y + sw),
+                                                      IM_COL32(kMissingColor[0], kMissingColor[1], kMissingColor[2], 255));
+            ImGui::Dummy(ImVec2(sw, sw));
+            ImGui::SameLine();
+            ImGui::TextColored(verdict_color(Verdict::WrongAnswer), "%s",
+                               ui.t("gui.heatmap.non_finite", {{"count", std::to_string(set.non_finite_differences)}}).c_str());
+        }
     } else if (!set.learner_problem.empty()) {
         ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t("gui.heatmap.problem", {{"problem", set.learner_problem}}).c_str());
     } else {

@@ -230,6 +230,8 @@ const Entry kMessages[] = {
     {"gui.heatmap.range", "colour range {lo} … {hi}", "rentang warna {lo} … {hi}"},
     {"gui.heatmap.max_diff", "max |yours − reference| = {value}", "maks |milikmu − referensi| = {value}"},
     {"gui.heatmap.hover", "head {h}, query {i}{qt}, key {j}{kt}", "head {h}, query {i}{qt}, key {j}{kt}"},
+    {"gui.heatmap.non_finite", "{count} cells are −∞ or NaN on one side only (a mask in the wrong place, or a NaN)",
+     "{count} sel bernilai −∞ atau NaN hanya di satu sisi (mask di tempat yang salah, atau NaN)"},
     {"gui.heatmap.click", "Click a heatmap to enlarge its head; right-click to export it.",
      "Klik heatmap untuk memperbesar head-nya; klik kanan untuk mengekspornya."},
     {"gui.heatmap.export_grid", "Export all as PNG", "Ekspor semua sebagai PNG"},

@@ -201,7 +201,10 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
         for (size_t k = 0; k < d.values.size(); ++k) {
             const float a = set.learner[h].values[k], r = set.reference[h].values[k];
             if (std::isinf(r) && a == r) d.values[k] = r;  // both masked: stays masked
-            else if (!std::isfinite(a) || !std::isfinite(r)) d.values[k] = std::numeric_limits<float>::quiet_NaN();
+            else if (!std::isfinite(a) || !std::isfinite(r)) {
+                d.values[k] = std::numeric_limits<float>::quiet_NaN();
+                ++set.non_finite_differences;
+            }
             else {
                 d.values[k] = a - r;
                 set.max_abs_difference = std::max(set.max_abs_difference, static_cast<double>(std::fabs(a - r)));

@@ -65,7 +65,8 @@ struct HeatmapSet {
     std::vector<HeadMatrix> difference;  // learner − reference; masked where both are -inf
     ColorScale value_scale;              // for learner and reference
     ColorScale difference_scale;         // symmetric, diverging
-    double max_abs_difference = 0;
+    double max_abs_difference = 0;       // over cells finite in both
+    int64_t non_finite_differences = 0;  // cells where only one side is ±inf or NaN (drawn kMissingColor)
     std::string learner_problem;         // e.g. "shape (2, 4, 4) where (2, 4, 5) was expected"
     std::vector<std::string> tokens;     // axis labels, when the case gives them
 };
