@@ -1,182 +1,19 @@
 // The registry: each named op checks and converts its Values (row-major float
 // tensors) into Eigen matrices, calls the functions in ops.hpp and converts the
-// results back. No attention math lives here, only layout.
-//
-// Layout conventions:
-//   a rank-2 tensor (R, C)      <-> one Matrix
-//   a rank-3 tensor (N, R, C)   <-> std::vector<Matrix> along the leading axis
-//                                   (heads, or sequences in a batch)
-//   a rank-4 tensor (B, H, R, C) <-> B stacks of H matrices
+// results back. No attention math lives here, only layout. The conversions and
+// the table helpers are in registry_support.hpp; more ops are in the
+// registry_*.cpp files beside this one.
 #include "attnlab/reference/registry.hpp"
 
-#include <limits>
 #include <utility>
 
-#include "attnlab/reference/ops.hpp"
+#include "registry_support.hpp"
 
 namespace attnlab::reference {
 
-namespace {
+namespace support {
 
-using Index = Eigen::Index;
-using RowMajorFloat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-[[noreturn]] void fail(const std::string& message) { throw ReferenceError(message); }
-
-// ------------------------------------------------------------- conversions
-
-// Rows × cols floats starting at `data`, read row-major, widened to double.
-Matrix read_matrix(const float* data, Index rows, Index cols) {
-    return Eigen::Map<const RowMajorFloat>(data, rows, cols).cast<double>();
-}
-
-TensorData from_matrix(const Matrix& m) {
-    TensorData t = TensorData::zeros({m.rows(), m.cols()});
-    Eigen::Map<RowMajorFloat>(t.data.data(), m.rows(), m.cols()) = m.cast<float>();
-    return t;
-}
-
-// Stack equally shaped tensors along a new leading axis. Row-major storage
-// makes this a plain concatenation of their data. `parts` is never empty: the
-// ops reject zero heads and empty batches.
-TensorData stack(const std::vector<TensorData>& parts) {
-    TensorData t;
-    t.shape = parts.front().shape;
-    t.shape.insert(t.shape.begin(), static_cast<int64_t>(parts.size()));
-    for (const TensorData& part : parts)
-        t.data.insert(t.data.end(), part.data.begin(), part.data.end());
-    return t;
-}
-
-TensorData from_matrices(const std::vector<Matrix>& matrices) {
-    std::vector<TensorData> parts;
-    for (const Matrix& m : matrices) parts.push_back(from_matrix(m));
-    return stack(parts);
-}
-
-// ----------------------------------------------------------------- inputs
-
-// The inputs of one call, checked against the op's params before any math:
-// every param present, of the right kind, and tensors consistent with their shape.
-class Args {
-public:
-    Args(const Inputs& inputs, const std::vector<Param>& params) : inputs_(inputs) {
-        for (const Param& p : params) {
-            const auto it = inputs.find(p.name);
-            const std::string expected =
-                std::string(value_kind_name(p.kind)) + (p.shape.empty() ? "" : " " + p.shape);
-            if (it == inputs.end()) fail(p.name + ": missing input, expected " + expected);
-            const Value& v = it->second;
-            if (v.kind != p.kind)
-                fail(p.name + ": expected " + expected + ", got " + value_kind_name(v.kind));
-            if (v.kind == ValueKind::Tensor) check_storage(p.name, v.tensor);
-            docs_[p.name] = p.shape;
-        }
-    }
-
-    const TensorData& tensor(const std::string& name) const { return inputs_.at(name).tensor; }
-
-    // A rank-2 tensor as one matrix.
-    Matrix matrix(const std::string& name) const {
-        const TensorData& t = tensor(name);
-        expect_rank(name, t, 2);
-        return read_matrix(t.data.data(), t.shape[0], t.shape[1]);
-    }
-
-    // A rank-3 tensor (N, R, C) as N matrices of (R, C).
-    std::vector<Matrix> matrices(const std::string& name) const {
-        const TensorData& t = tensor(name);
-        expect_rank(name, t, 3);
-        if (t.shape[0] < 1)
-            fail(name + ": expected a non-empty leading axis " + docs_.at(name) + ", got shape " +
-                 shape_to_string(t.shape));
-        const Index rows = t.shape[1], cols = t.shape[2];
-        std::vector<Matrix> out;
-        for (int64_t i = 0; i < t.shape[0]; ++i)
-            out.push_back(read_matrix(t.data.data() + i * rows * cols, rows, cols));
-        return out;
-    }
-
-    int64_t int64(const std::string& name) const { return inputs_.at(name).int_value; }
-
-    int integer(const std::string& name) const {
-        const int64_t v = int64(name);
-        if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
-            fail(name + ": value " + std::to_string(v) + " is out of range");
-        return static_cast<int>(v);
-    }
-
-    void expect_rank(const std::string& name, const TensorData& t, int rank) const {
-        if (t.ndim() != rank)
-            fail(name + ": expected a rank-" + std::to_string(rank) + " tensor " +
-                 docs_.at(name) + ", got shape " + shape_to_string(t.shape));
-    }
-
-private:
-    static void check_storage(const std::string& name, const TensorData& t) {
-        for (int64_t d : t.shape)
-            if (d < 0) fail(name + ": negative dimension in shape " + shape_to_string(t.shape));
-        if (static_cast<int64_t>(t.data.size()) != t.numel())
-            fail(name + ": shape " + shape_to_string(t.shape) + " needs " +
-                 std::to_string(t.numel()) + " values, got " + std::to_string(t.data.size()));
-    }
-
-    const Inputs& inputs_;
-    std::map<std::string, std::string> docs_;  // param name -> shape doc, for messages
-};
-
-// ---------------------------------------------------------------- outputs
-
-Result tensor_result(TensorData out, std::vector<NamedTensor> stages = {}) {
-    return {Value::of_tensor(std::move(out)), std::move(stages)};
-}
-
-std::vector<NamedTensor> qkv_stages(const QKV& qkv) {
-    return {{"Q", from_matrix(qkv.q)}, {"K", from_matrix(qkv.k)}, {"V", from_matrix(qkv.v)}};
-}
-
-// (3, T, D): Q, K, V stacked in that order.
-TensorData stacked_qkv(const QKV& qkv) { return from_matrices({qkv.q, qkv.k, qkv.v}); }
-
-std::vector<NamedTensor> attention_weight_stages(const AttentionWeights& aw) {
-    return {{"scores", from_matrices(aw.scores)},
-            {"masked", from_matrices(aw.masked)},
-            {"weights", from_matrices(aw.weights)}};
-}
-
-std::vector<NamedTensor> mhsa_stages(const MhsaStages& s) {
-    return {{"Q", from_matrix(s.q)},
-            {"K", from_matrix(s.k)},
-            {"V", from_matrix(s.v)},
-            {"scores", from_matrices(s.scores)},
-            {"masked", from_matrices(s.masked)},
-            {"weights", from_matrices(s.weights)},
-            {"heads", from_matrices(s.heads)},
-            {"concat", from_matrix(s.concat)},
-            {"out", from_matrix(s.out)}};
-}
-
-// ------------------------------------------------------------------- table
-
-Param tensor_param(const char* name, const char* shape) { return {name, ValueKind::Tensor, shape}; }
-Param int_param(const char* name) { return {name, ValueKind::Int, ""}; }
-
-Op make_op(std::string name, std::string summary, std::vector<Param> params,
-           std::string returns_shape, std::function<Result(const Args&)> body,
-           ValueKind returns = ValueKind::Tensor) {
-    Op op;
-    op.name = std::move(name);
-    op.summary = std::move(summary);
-    op.params = std::move(params);
-    op.returns = returns;
-    op.returns_shape = std::move(returns_shape);
-    op.run = [params = op.params, body = std::move(body)](const Inputs& inputs) {
-        return body(Args(inputs, params));
-    };
-    return op;
-}
-
-std::vector<Op> build_ops() {
+void add_core_ops(std::vector<Op>& ops) {
     const Param x_td = tensor_param("x", "(T, D)");
     const Param w_q = tensor_param("w_q", "(D, D)");
     const Param w_k = tensor_param("w_k", "(D, D)");
@@ -187,8 +24,6 @@ std::vector<Op> build_ops() {
     const Param k_heads = tensor_param("k", "(H, T, hd)");
     const Param heads = tensor_param("heads", "(H, T, hd)");
     const Param n_heads = int_param("n_heads");
-
-    std::vector<Op> ops;
 
     ops.push_back(make_op(
         "linear", "Project every row of x with the same weight matrix: x · w.",
@@ -336,6 +171,18 @@ std::vector<Op> build_ops() {
         },
         ValueKind::Int));
 
+}
+
+}  // namespace support
+
+namespace {
+
+std::vector<Op> build_ops() {
+    std::vector<Op> ops;
+    support::add_core_ops(ops);
+    support::add_step_ops(ops);
+    support::add_batched_ops(ops);
+    support::add_core_mistakes(ops);
     return ops;
 }
 
@@ -349,6 +196,14 @@ const std::vector<Op>& all_ops() {
 const Op* find_op(const std::string& name) {
     for (const Op& op : all_ops())
         if (op.name == name) return &op;
+    return nullptr;
+}
+
+const Mistake* find_mistake(const std::string& op_name, const std::string& id) {
+    const Op* op = find_op(op_name);
+    if (!op) return nullptr;
+    for (const Mistake& m : op->mistakes)
+        if (m.id == id) return &m;
     return nullptr;
 }
 

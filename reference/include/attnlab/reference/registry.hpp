@@ -31,6 +31,18 @@ struct Result {
 
 using Inputs = std::map<std::string, Value>;
 
+// A mistake learners really make, written as a variant of an op: the same
+// inputs, the op's computation with that one thing done wrong. When a check
+// fails, the runner evaluates the exercise's catalogued mistakes on the failing
+// case; an output that matches a variant within tolerance names the mistake.
+// Computed, never pattern-matched on source text. The words for the learner
+// live with the course (exercises/mistakes/<id>.json), keyed by `id`.
+struct Mistake {
+    std::string id;     // stable, e.g. "scale_sqrt_d"
+    std::string stage;  // the first stage where the variant departs, e.g. "scores"
+    std::function<Result(const Inputs&)> run;
+};
+
 struct Op {
     std::string name;
     std::string summary;           // one line, English, for authors (`attnlab dev ops`)
@@ -38,6 +50,7 @@ struct Op {
     ValueKind returns = ValueKind::Tensor;
     std::string returns_shape;     // documentation only, e.g. "(H, T, hd)"
     std::function<Result(const Inputs&)> run;
+    std::vector<Mistake> mistakes;  // catalogued variants (may be empty)
 };
 
 // Thrown when inputs do not fit the op (wrong rank, D not divisible by H, a
@@ -49,5 +62,7 @@ public:
 
 const std::vector<Op>& all_ops();
 const Op* find_op(const std::string& name);  // nullptr when unknown
+// The mistake `id` of op `op_name`; nullptr when either is unknown.
+const Mistake* find_mistake(const std::string& op_name, const std::string& id);
 
 }  // namespace attnlab::reference

@@ -1,0 +1,134 @@
+#pragma once
+// Internal to the reference: what every op entry needs to check its inputs and
+// convert between Values (row-major float tensors) and Eigen matrices. The op
+// tables (registry.cpp and the registry_*.cpp files beside it) and the mistake
+// variants share these, so that a new op or a new mistake is one entry in one
+// file.
+//
+// Layout conventions:
+//   a rank-2 tensor (R, C)      <-> one Matrix
+//   a rank-3 tensor (N, R, C)   <-> std::vector<Matrix> along the leading axis
+//                                   (heads, or sequences in a batch)
+//   a rank-4 tensor (B, H, R, C) <-> B stacks of H matrices
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attnlab/reference/ops.hpp"
+#include "attnlab/reference/registry.hpp"
+
+namespace attnlab::reference::support {
+
+using Index = Eigen::Index;
+using RowMajorFloat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+[[noreturn]] void fail(const std::string& message);
+
+// ------------------------------------------------------------- conversions
+Matrix read_matrix(const float* data, Index rows, Index cols);  // row-major floats, widened to double
+TensorData from_matrix(const Matrix& m);
+TensorData stack(const std::vector<TensorData>& parts);          // along a new leading axis
+TensorData from_matrices(const std::vector<Matrix>& matrices);
+
+// ----------------------------------------------------------------- inputs
+// The inputs of one call, checked against the op's params before any math:
+// every param present, of the right kind, and tensors consistent with their shape.
+class Args {
+public:
+    Args(const Inputs& inputs, const std::vector<Param>& params) : inputs_(inputs) {
+        for (const Param& p : params) {
+            const auto it = inputs.find(p.name);
+            const std::string expected =
+                std::string(value_kind_name(p.kind)) + (p.shape.empty() ? "" : " " + p.shape);
+            if (it == inputs.end()) fail(p.name + ": missing input, expected " + expected);
+            const Value& v = it->second;
+            if (v.kind != p.kind)
+                fail(p.name + ": expected " + expected + ", got " + value_kind_name(v.kind));
+            if (v.kind == ValueKind::Tensor) check_storage(p.name, v.tensor);
+            docs_[p.name] = p.shape;
+        }
+    }
+
+    const TensorData& tensor(const std::string& name) const { return inputs_.at(name).tensor; }
+
+    // A rank-2 tensor as one matrix.
+    Matrix matrix(const std::string& name) const {
+        const TensorData& t = tensor(name);
+        expect_rank(name, t, 2);
+        return read_matrix(t.data.data(), t.shape[0], t.shape[1]);
+    }
+
+    // A rank-3 tensor (N, R, C) as N matrices of (R, C).
+    std::vector<Matrix> matrices(const std::string& name) const {
+        const TensorData& t = tensor(name);
+        expect_rank(name, t, 3);
+        if (t.shape[0] < 1)
+            fail(name + ": expected a non-empty leading axis " + docs_.at(name) + ", got shape " +
+                 shape_to_string(t.shape));
+        const Index rows = t.shape[1], cols = t.shape[2];
+        std::vector<Matrix> out;
+        for (int64_t i = 0; i < t.shape[0]; ++i)
+            out.push_back(read_matrix(t.data.data() + i * rows * cols, rows, cols));
+        return out;
+    }
+
+    int64_t int64(const std::string& name) const { return inputs_.at(name).int_value; }
+
+    int integer(const std::string& name) const {
+        const int64_t v = int64(name);
+        if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+            fail(name + ": value " + std::to_string(v) + " is out of range");
+        return static_cast<int>(v);
+    }
+
+    void expect_rank(const std::string& name, const TensorData& t, int rank) const {
+        if (t.ndim() != rank)
+            fail(name + ": expected a rank-" + std::to_string(rank) + " tensor " +
+                 docs_.at(name) + ", got shape " + shape_to_string(t.shape));
+    }
+
+private:
+    static void check_storage(const std::string& name, const TensorData& t) {
+        for (int64_t d : t.shape)
+            if (d < 0) fail(name + ": negative dimension in shape " + shape_to_string(t.shape));
+        if (static_cast<int64_t>(t.data.size()) != t.numel())
+            fail(name + ": shape " + shape_to_string(t.shape) + " needs " +
+                 std::to_string(t.numel()) + " values, got " + std::to_string(t.data.size()));
+    }
+
+    const Inputs& inputs_;
+    std::map<std::string, std::string> docs_;  // param name -> shape doc, for messages
+};
+
+// ---------------------------------------------------------------- outputs
+Result tensor_result(TensorData out, std::vector<NamedTensor> stages = {});
+std::vector<NamedTensor> qkv_stages(const QKV& qkv);
+TensorData stacked_qkv(const QKV& qkv);  // (3, T, D): Q, K, V stacked in that order
+std::vector<NamedTensor> attention_weight_stages(const AttentionWeights& aw);
+std::vector<NamedTensor> mhsa_stages(const MhsaStages& s);
+
+// ------------------------------------------------------------------- table
+Param tensor_param(const char* name, const char* shape);
+Param int_param(const char* name);
+Op make_op(std::string name, std::string summary, std::vector<Param> params,
+           std::string returns_shape, std::function<Result(const Args&)> body,
+           ValueKind returns = ValueKind::Tensor);
+
+// A catalogued mistake: a variant of an op computed from the same inputs.
+// `stage` names the first stage where the variant departs from the op.
+Mistake make_mistake(std::string id, std::string stage, std::function<Result(const Args&)> body,
+                     const std::vector<Param>& params);
+// The op called `name` in `ops` (throws std::logic_error when there is none:
+// a programming error in the tables, caught by test_reference).
+Op& op_named(std::vector<Op>& ops, const std::string& name);
+
+// The op tables, one function per file. Each appends its ops to `ops` and may
+// attach mistakes to ops already there (registry.cpp's run first).
+void add_core_ops(std::vector<Op>& ops);         // registry.cpp
+void add_step_ops(std::vector<Op>& ops);         // registry_steps.cpp: projections, scores, softmax, weighted sum
+void add_batched_ops(std::vector<Op>& ops);      // registry_batched.cpp: batched layout, model figures, heads
+void add_core_mistakes(std::vector<Op>& ops);    // mistakes_core.cpp: split, mask, merge, full MHSA
+
+}  // namespace attnlab::reference::support
