@@ -178,7 +178,7 @@ TEST_CASE("core exercises: a case separates every mistake from the answer and fr
                 if (!agree(run_mistake(e.reference, m, in), run_op(e.reference, in), e.tolerance))
                     first = static_cast<int>(c);
             }
-            REQUIRE_MESSAGE(first >= 0, "no case of " << id << " tells " << m << " from the answer");
+            REQUIRE_MESSAGE(first >= 0, "no case of " << std::string(id) << " tells " << m << " from the answer");
             const Inputs in = inputs_of(e, e.cases[static_cast<size_t>(first)]);
             const Value wrong = run_mistake(e.reference, m, in);
             for (const std::string& other : mistakes) {

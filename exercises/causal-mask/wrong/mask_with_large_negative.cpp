@@ -1,0 +1,14 @@
+// Fixture for causal-mask (wrong/mask_with_large_negative).
+// Mistake: future scores are set to -1e9 instead of exactly -inf.
+#include <attnlab/tensor.hpp>
+
+using namespace attnlab;
+
+Tensor causal_mask(const Tensor& scores) {
+    Tensor out = scores.clone();
+    const int64_t H = out.shape(0), T = out.shape(1);
+    for (int64_t h = 0; h < H; ++h)
+        for (int64_t i = 0; i < T; ++i)
+            for (int64_t j = i + 1; j < T; ++j) out(h, i, j) = -1e9f;
+    return out;
+}
