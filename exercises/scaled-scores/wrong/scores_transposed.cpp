@@ -1,0 +1,14 @@
+// Wrong on purpose: K · Q^T instead of Q · K^T: keys in the rows.
+#include <attnlab/tensor.hpp>
+
+#include <cmath>
+
+using namespace attnlab;
+
+Tensor attention_scores(const Tensor& q, const Tensor& k) {
+    const int64_t H = q.shape(0);
+    const int64_t hd = q.shape(2);
+    (void)H;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    return matmul(k, q.transpose(0, 2, 1)) * scale;
+}
