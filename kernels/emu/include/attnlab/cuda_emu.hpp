@@ -1,0 +1,706 @@
+#pragma once
+// attnlab's CPU emulator of the CUDA execution model.
+//
+// A kernel written for nvcc compiles with the host compiler against this
+// header (through kernels/attention/cuda_compat.cuh) and runs on the CPU:
+//   * every CUDA thread is a boost.context fiber; the fibers of one block run
+//     on one OS thread and switch only at __syncthreads and warp operations
+//     (__shfl_*_sync, __syncwarp, votes), so a block is cooperative and exact;
+//   * blocks of a grid run in parallel on a small pool of OS threads;
+//   * global memory is a DeviceBuffer<T>; kernels take DevicePtr<T> (checked:
+//     bounds, initialisation, per-warp sector counting);
+//   * static shared memory is `__shared__ shared<float[64]> tile;` (the alias
+//     shared<T> is T itself under nvcc), dynamic shared memory is
+//     ATTNLAB_DYNAMIC_SHARED(float, smem);
+//
+// Why `__shared__` is `static thread_local` here: a block's fibers all run on
+// one OS thread and that thread runs one block at a time, so a function-local
+// `static thread_local` object is exactly one copy per running block, shared
+// by its threads and never seen by another block running in parallel. A plain
+// `__shared__ float tile[64];` therefore compiles and behaves correctly (but
+// unchecked). The checked shared<...> types additionally reset per block (a
+// block serial in their shadow makes a new block see "never written"), detect
+// races and count bank conflicts; their storage and shadow live on the heap,
+// allocated once per worker thread and declaration site.
+//
+// Faults stop the launch: the faulting fiber throws KernelAbort, the
+// scheduler unwinds every other fiber of the block (boost's forced_unwind) and
+// the other blocks stop at their next scheduling point. Nothing escapes
+// launch(): the result is a LaunchReport (attnlab/emu/report.hpp).
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+#include <algorithm>
+#include <atomic>
+
+#include "attnlab/emu/report.hpp"
+
+// ----------------------------------------------------------- CUDA qualifiers
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __launch_bounds__(...)
+#define __shared__ static thread_local
+
+// CUDA's dim3 and the built-in index variables. They are per OS thread and
+// the scheduler rewrites threadIdx before resuming each fiber, so every
+// emulated thread sees its own values.
+struct dim3 {
+    unsigned x = 1, y = 1, z = 1;
+    constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+    constexpr dim3(const attnlab::emu::Dim3& d) : x(d.x), y(d.y), z(d.z) {}
+    constexpr operator attnlab::emu::Dim3() const { return {x, y, z}; }
+};
+using uint3 = dim3;
+inline thread_local dim3 threadIdx{0, 0, 0};
+inline thread_local dim3 blockIdx{0, 0, 0};
+inline thread_local dim3 blockDim{1, 1, 1};
+inline thread_local dim3 gridDim{1, 1, 1};
+constexpr int warpSize = 32;
+
+namespace attnlab::emu {
+
+struct LaunchOptions {
+    bool checks = true;        // memcheck bounds are always on; this adds initcheck + racecheck
+    bool counters = true;      // sectors/request, bank conflicts (logs every access)
+    unsigned threads = 0;      // OS threads for blocks; 0: hardware (or ATTNLAB_EMU_THREADS)
+    bool trace = false;        // record every access of trace_block (per-block views)
+    Dim3 trace_block{0, 0, 0};
+    size_t trace_limit = 1u << 20;           // events kept at most
+    uint64_t max_steps_per_thread = 1ull << 32;  // checked accesses + barriers; past it: StepLimit
+    uint64_t max_dynamic_shared = 227 * 1024;    // sm_90's opt-in limit per block
+    size_t stack_bytes = 256 * 1024;         // per emulated thread (virtual; touched lazily)
+};
+
+// Options used by every launch made from the calling OS thread.
+LaunchOptions& launch_options();
+class ScopedLaunchOptions {
+public:
+    explicit ScopedLaunchOptions(const LaunchOptions& o) : saved_(launch_options()) { launch_options() = o; }
+    ~ScopedLaunchOptions() { launch_options() = saved_; }
+    ScopedLaunchOptions(const ScopedLaunchOptions&) = delete;
+    ScopedLaunchOptions& operator=(const ScopedLaunchOptions&) = delete;
+private:
+    LaunchOptions saved_;
+};
+
+// An index into a checked buffer that remembers the source line it was
+// written on (GCC/Clang's __builtin_LINE in a default argument is evaluated
+// at the call site, also for an implicit conversion).
+struct Index {
+    int64_t value;
+    int line;
+    Index(long long v, int line_ = __builtin_LINE()) : value(v), line(line_) {}
+};
+
+template <class T> constexpr const char* type_name() {
+    using U = std::remove_cv_t<T>;
+    if constexpr (std::is_same_v<U, float>) return "float";
+    else if constexpr (std::is_same_v<U, double>) return "double";
+    else if constexpr (std::is_same_v<U, int>) return "int";
+    else if constexpr (std::is_same_v<U, unsigned>) return "unsigned";
+    else if constexpr (std::is_same_v<U, long long>) return "long long";
+    else if constexpr (std::is_same_v<U, unsigned long long>) return "unsigned long long";
+    else return "element";
+}
+
+namespace detail {
+
+// Where a thread is in its block: the serial of the running block and the id
+// of the current barrier interval. Both come from one counter per OS thread
+// that only grows, so shadow state from an earlier block or interval never
+// matches (no clearing needed between blocks).
+struct BlockClock {
+    uint32_t block_serial = 0;
+    uint32_t interval = 0;
+};
+inline thread_local BlockClock clock;
+
+// The emulated thread now running on this OS thread (nullptr outside kernels).
+struct ThreadState {
+    dim3 idx{0, 0, 0};
+    unsigned linear = 0, lane = 0, warp = 0;
+    const uint32_t* warp_sync = nullptr;  // bumps at each __syncwarp of this thread's warp
+    bool checks = true, counters = true;
+    uint64_t steps = 0, step_limit = 0;
+    int64_t bytes_read = 0, bytes_written = 0, atomics = 0;
+    // Per barrier interval: one entry per access, in program order.
+    std::vector<uint64_t> global_loads, global_stores;  // log_entry(line, absolute 32-byte sector)
+    std::vector<uint64_t> shared_loads, shared_stores;  // log_entry(line, absolute 4-byte word)
+    std::vector<AccessEvent>* trace = nullptr;           // set only in the traced block
+    unsigned interval_index = 0;
+    unsigned trace_k[4] = {0, 0, 0, 0};
+};
+inline thread_local ThreadState* current_thread = nullptr;
+
+// Storage of one DeviceBuffer: 256-byte aligned like cudaMalloc, plus one
+// "written" flag per element for initcheck.
+struct BufferStorage {
+    std::string name;
+    const char* type = "element";
+    size_t count = 0, elem_size = 0;
+    unsigned char* data = nullptr;
+    std::unique_ptr<std::atomic<uint8_t>[]> written;
+    BufferStorage(std::string n, const char* t, size_t c, size_t es);
+    ~BufferStorage();
+    BufferStorage(const BufferStorage&) = delete;
+    BufferStorage& operator=(const BufferStorage&) = delete;
+};
+
+// Race / init shadow of one shared-memory element.
+struct Shadow {
+    uint32_t written_in_block = 0;  // block serial of the last write
+    uint32_t interval = 0;          // interval the fields below belong to
+    int32_t writer = -1, writer_line = 0;
+    int32_t reader = -1, reader_line = 0;
+    int32_t reader2 = -1, reader2_line = 0;  // a second distinct reader
+    uint32_t writer_sync = 0, reader_sync = 0, reader2_sync = 0;  // their warp's __syncwarp count then
+};
+
+// Did `other` touch the element without a barrier between it and `ts`? A
+// __syncwarp of their common warp since then also orders the two accesses.
+inline bool unordered(int other, uint32_t other_sync, const ThreadState& ts) {
+    if (other < 0 || other == static_cast<int>(ts.linear)) return false;
+    if (static_cast<unsigned>(other) / 32 == ts.warp && *ts.warp_sync != other_sync) return false;
+    return true;
+}
+
+struct SharedRegion {
+    unsigned char* data = nullptr;
+    Shadow* shadow = nullptr;
+    int64_t count = 0;              // elements of elem_size
+    size_t elem_size = 0;
+    const char* type = "element";
+    const char* name = "shared array";
+};
+
+// Fault reporters: record the fault for the launch and unwind the fiber.
+[[noreturn]] void fault_access(FaultKind kind, MemorySpace space, bool write, const std::string& buffer,
+                               int64_t index, int64_t size, const char* type, int line);
+[[noreturn]] void fault_race(const SharedRegion& r, int64_t index, bool write, int other_thread,
+                             bool other_write, int other_line, int line);
+[[noreturn]] void fault_step_limit(int line);
+void note_unwritten_shared_read(const SharedRegion& r, int64_t index, int line);
+void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* buffer, int64_t index,
+                  uint64_t sector);
+
+// One access in a thread's log: its source line (top 18 bits) and its sector
+// or word number. A warp-wide request = the k-th access of each lane at the
+// same source line in one barrier interval (one instruction, as on a GPU,
+// even when lanes ran the loop around it a different number of times).
+constexpr int kLogLineShift = 46;
+constexpr uint64_t kLogAddressMask = (uint64_t(1) << kLogLineShift) - 1;
+inline uint64_t log_entry(int line, uint64_t unit) {
+    return (uint64_t(line < 0 ? 0 : line > 0x3ffff ? 0x3ffff : line) << kLogLineShift) | (unit & kLogAddressMask);
+}
+
+inline void count_step(ThreadState& ts, int line) {
+    if (++ts.steps > ts.step_limit) fault_step_limit(line);
+}
+
+// Outside a kernel (host code touching a DevicePtr), accesses are allowed
+// but unchecked apart from bounds, which throw std::out_of_range.
+void host_bounds_check(const BufferStorage& s, int64_t e);
+
+// Block-level and warp-level synchronisation (scheduler.cpp).
+void block_barrier(int line);
+enum class WarpOp : uint8_t { Shfl, ShflUp, ShflDown, ShflXor, Sync, Ballot, All, Any };
+uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, int line);
+SharedRegion* dynamic_shared_region(size_t elem_size, const char* type);
+
+template <class T> struct identity { using type = T; };
+template <class T> using identity_t = typename identity<T>::type;
+
+}  // namespace detail
+
+// ------------------------------------------------------------ global memory
+
+template <class T> class DevicePtr;
+
+// One element of global memory seen through a DevicePtr: reads and writes are
+// checked and counted when they happen (not when the index is formed).
+template <class T> class GlobalRef {
+public:
+    using Elem = std::remove_const_t<T>;
+    GlobalRef(detail::BufferStorage* s, int64_t e, int line) : s_(s), e_(e), line_(line) {}
+    GlobalRef(const GlobalRef&) = default;
+
+    Elem load() const {
+        detail::ThreadState* ts = detail::current_thread;
+        if (!ts) { detail::host_bounds_check(*s_, e_); return elem(); }
+        if (static_cast<uint64_t>(e_) >= s_->count) fault(FaultKind::OutOfBounds, false);
+        if (ts->checks && !s_->written[e_].load(std::memory_order_relaxed))
+            fault(FaultKind::UninitializedRead, false);
+        detail::count_step(*ts, line_);
+        ts->bytes_read += sizeof(Elem);
+        if (ts->counters) ts->global_loads.push_back(detail::log_entry(line_, address() >> 5));
+        if (ts->trace) trace(*ts, false);
+        return elem();
+    }
+    void store(Elem v) const {
+        static_assert(!std::is_const_v<T>, "store through a pointer to const");
+        detail::ThreadState* ts = detail::current_thread;
+        if (!ts) { detail::host_bounds_check(*s_, e_); } else {
+            if (static_cast<uint64_t>(e_) >= s_->count) fault(FaultKind::OutOfBounds, true);
+            detail::count_step(*ts, line_);
+            ts->bytes_written += sizeof(Elem);
+            if (ts->counters) ts->global_stores.push_back(detail::log_entry(line_, address() >> 5));
+            if (ts->trace) trace(*ts, true);
+        }
+        std::memcpy(s_->data + e_ * sizeof(Elem), &v, sizeof(Elem));
+        s_->written[e_].store(1, std::memory_order_relaxed);
+    }
+
+    operator Elem() const { return load(); }
+    GlobalRef& operator=(Elem v) { store(v); return *this; }
+    GlobalRef& operator=(const GlobalRef& o) { store(o.load()); return *this; }
+    template <class U> GlobalRef& operator=(const GlobalRef<U>& o) { store(o.load()); return *this; }
+    GlobalRef& operator+=(Elem v) { store(load() + v); return *this; }
+    GlobalRef& operator-=(Elem v) { store(load() - v); return *this; }
+    GlobalRef& operator*=(Elem v) { store(load() * v); return *this; }
+    GlobalRef& operator/=(Elem v) { store(load() / v); return *this; }
+    DevicePtr<T> operator&() const { return DevicePtr<T>(s_, e_); }
+
+    detail::BufferStorage* storage() const { return s_; }
+    int64_t element() const { return e_; }
+    int line() const { return line_; }
+
+private:
+    Elem elem() const { Elem v; std::memcpy(&v, s_->data + e_ * sizeof(Elem), sizeof(Elem)); return v; }
+    uint64_t address() const { return reinterpret_cast<uint64_t>(s_->data) + e_ * sizeof(Elem); }
+    [[noreturn]] void fault(FaultKind kind, bool write) const {
+        detail::fault_access(kind, MemorySpace::Global, write, s_->name, e_,
+                             static_cast<int64_t>(s_->count), s_->type, line_);
+    }
+    void trace(detail::ThreadState& ts, bool write) const {
+        detail::trace_access(ts, MemorySpace::Global, write, s_->name.c_str(), e_,
+                             (e_ * sizeof(Elem)) >> 5);
+    }
+    detail::BufferStorage* s_;
+    int64_t e_;
+    int line_;
+};
+
+// A checked device pointer: a buffer plus an element offset. Arithmetic is
+// free; the bounds are checked at each access, against the whole buffer.
+template <class T> class DevicePtr {
+public:
+    using Elem = std::remove_const_t<T>;
+    DevicePtr() = default;
+    DevicePtr(std::nullptr_t) {}
+    DevicePtr(detail::BufferStorage* s, int64_t offset) : s_(s), off_(offset) {}
+    template <class U, class = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
+    DevicePtr(const DevicePtr<U>& o) : s_(o.storage()), off_(o.offset()) {}
+
+    GlobalRef<T> operator[](Index i) const { return GlobalRef<T>(s_, off_ + i.value, i.line); }
+    GlobalRef<T> operator*() const { return GlobalRef<T>(s_, off_, 0); }
+    DevicePtr operator+(int64_t i) const { return DevicePtr(s_, off_ + i); }
+    DevicePtr operator-(int64_t i) const { return DevicePtr(s_, off_ - i); }
+    friend DevicePtr operator+(int64_t i, const DevicePtr& p) { return p + i; }
+    DevicePtr& operator+=(int64_t i) { off_ += i; return *this; }
+    DevicePtr& operator-=(int64_t i) { off_ -= i; return *this; }
+    DevicePtr& operator++() { ++off_; return *this; }
+    explicit operator bool() const { return s_ != nullptr; }
+    bool operator==(const DevicePtr& o) const { return s_ == o.s_ && off_ == o.off_; }
+    bool operator!=(const DevicePtr& o) const { return !(*this == o); }
+
+    detail::BufferStorage* storage() const { return s_; }
+    int64_t offset() const { return off_; }
+
+private:
+    detail::BufferStorage* s_ = nullptr;
+    int64_t off_ = 0;
+};
+
+// Device memory owned by host code (cudaMalloc + cudaMemcpy in one object).
+// A new buffer holds NaN-like garbage and counts as never written.
+template <class T> class DeviceBuffer {
+    static_assert(std::is_trivially_copyable_v<T>, "device buffers hold plain values");
+public:
+    DeviceBuffer() = default;
+    DeviceBuffer(std::string name, size_t count)
+        : s_(std::make_shared<detail::BufferStorage>(std::move(name), type_name<T>(), count, sizeof(T))) {}
+    static DeviceBuffer from_host(std::string name, const std::vector<T>& values) {
+        DeviceBuffer b(std::move(name), values.size());
+        b.upload(values);
+        return b;
+    }
+    void upload(const std::vector<T>& values) {  // cudaMemcpy host -> device (same size)
+        const size_t n = std::min(values.size(), size());
+        if (n) std::memcpy(s_->data, values.data(), n * sizeof(T));
+        for (size_t i = 0; i < n; ++i) s_->written[i].store(1, std::memory_order_relaxed);
+    }
+    void fill(T value) {  // cudaMemset-like: every element written
+        for (size_t i = 0; i < size(); ++i) {
+            std::memcpy(s_->data + i * sizeof(T), &value, sizeof(T));
+            s_->written[i].store(1, std::memory_order_relaxed);
+        }
+    }
+    std::vector<T> download() const {  // cudaMemcpy device -> host
+        std::vector<T> out(size());
+        if (!out.empty()) std::memcpy(out.data(), s_->data, out.size() * sizeof(T));
+        return out;
+    }
+    bool written(size_t i) const { return s_->written[i].load(std::memory_order_relaxed) != 0; }
+    DevicePtr<T> ptr() const { return DevicePtr<T>(s_.get(), 0); }
+    size_t size() const { return s_ ? s_->count : 0; }
+    const std::string& name() const { return s_->name; }
+
+private:
+    std::shared_ptr<detail::BufferStorage> s_;
+};
+
+// ------------------------------------------------------------ shared memory
+
+template <class T> class SharedPtr;
+
+template <class T> class SharedRef {
+public:
+    using Elem = std::remove_const_t<T>;
+    SharedRef(detail::SharedRegion* r, int64_t e, int line) : r_(r), e_(e), line_(line) {}
+    SharedRef(const SharedRef&) = default;
+
+    Elem load() const {
+        detail::ThreadState* ts = detail::current_thread;
+        check_bounds(ts, false);
+        if (ts) {
+            detail::count_step(*ts, line_);
+            if (ts->checks) check_read(*ts);
+            if (ts->counters) ts->shared_loads.push_back(detail::log_entry(line_, address() >> 2));
+            if (ts->trace) trace(*ts, false);
+        }
+        Elem v;
+        std::memcpy(&v, ptr(), sizeof(Elem));
+        return v;
+    }
+    void store(Elem v) const {
+        static_assert(!std::is_const_v<T>, "store through a pointer to const");
+        detail::ThreadState* ts = detail::current_thread;
+        check_bounds(ts, true);
+        if (ts) {
+            detail::count_step(*ts, line_);
+            if (ts->checks) check_write(*ts);
+            if (ts->counters) ts->shared_stores.push_back(detail::log_entry(line_, address() >> 2));
+            if (ts->trace) trace(*ts, true);
+        }
+        r_->shadow[e_].written_in_block = detail::clock.block_serial;
+        std::memcpy(ptr(), &v, sizeof(Elem));
+    }
+
+    operator Elem() const { return load(); }
+    SharedRef& operator=(Elem v) { store(v); return *this; }
+    SharedRef& operator=(const SharedRef& o) { store(o.load()); return *this; }
+    template <class U> SharedRef& operator=(const SharedRef<U>& o) { store(o.load()); return *this; }
+    SharedRef& operator+=(Elem v) { store(load() + v); return *this; }
+    SharedRef& operator-=(Elem v) { store(load() - v); return *this; }
+    SharedRef& operator*=(Elem v) { store(load() * v); return *this; }
+    SharedRef& operator/=(Elem v) { store(load() / v); return *this; }
+    SharedPtr<T> operator&() const { return SharedPtr<T>(r_, e_); }
+
+    detail::SharedRegion* region() const { return r_; }
+    int64_t element() const { return e_; }
+    int line() const { return line_; }
+    unsigned char* ptr() const { return r_->data + e_ * r_->elem_size; }
+    void check_bounds(detail::ThreadState* ts, bool write) const {
+        if (static_cast<uint64_t>(e_) < static_cast<uint64_t>(r_->count)) return;
+        if (!ts) throw std::out_of_range("shared memory index out of range");
+        detail::fault_access(FaultKind::OutOfBounds, MemorySpace::Shared, write, r_->name, e_,
+                             r_->count, r_->type, line_);
+    }
+
+private:
+    uint64_t address() const { return reinterpret_cast<uint64_t>(ptr()); }
+    detail::Shadow& fresh_shadow() const {
+        detail::Shadow& sh = r_->shadow[e_];
+        if (sh.interval != detail::clock.interval) {
+            sh.interval = detail::clock.interval;
+            sh.writer = sh.reader = sh.reader2 = -1;
+        }
+        return sh;
+    }
+    void check_read(detail::ThreadState& ts) const {
+        detail::Shadow& sh = r_->shadow[e_];
+        fresh_shadow();
+        // Read before any write in this block: if another thread writes it
+        // before the next barrier, that write reports the race; otherwise the
+        // barrier (or the block's end) reports the uninitialised read.
+        if (sh.written_in_block != detail::clock.block_serial) detail::note_unwritten_shared_read(*r_, e_, line_);
+        const int me = static_cast<int>(ts.linear);
+        if (detail::unordered(sh.writer, sh.writer_sync, ts))
+            detail::fault_race(*r_, e_, false, sh.writer, true, sh.writer_line, line_);
+        if (sh.reader < 0 || sh.reader == me) {
+            sh.reader = me; sh.reader_line = line_; sh.reader_sync = *ts.warp_sync;
+        } else if (sh.reader2 < 0 || sh.reader2 == me) {
+            sh.reader2 = me; sh.reader2_line = line_; sh.reader2_sync = *ts.warp_sync;
+        }
+    }
+    void check_write(detail::ThreadState& ts) const {
+        detail::Shadow& sh = fresh_shadow();
+        if (detail::unordered(sh.writer, sh.writer_sync, ts))
+            detail::fault_race(*r_, e_, true, sh.writer, true, sh.writer_line, line_);
+        if (detail::unordered(sh.reader, sh.reader_sync, ts))
+            detail::fault_race(*r_, e_, true, sh.reader, false, sh.reader_line, line_);
+        if (detail::unordered(sh.reader2, sh.reader2_sync, ts))
+            detail::fault_race(*r_, e_, true, sh.reader2, false, sh.reader2_line, line_);
+        sh.writer = static_cast<int>(ts.linear);
+        sh.writer_line = line_;
+        sh.writer_sync = *ts.warp_sync;
+    }
+    void trace(detail::ThreadState& ts, bool write) const {
+        detail::trace_access(ts, MemorySpace::Shared, write, "shared", e_, (address() >> 2) & 31);
+    }
+    detail::SharedRegion* r_;
+    int64_t e_;
+    int line_;
+};
+
+template <class T> class SharedPtr {
+public:
+    SharedPtr() = default;
+    SharedPtr(detail::SharedRegion* r, int64_t offset) : r_(r), off_(offset) {}
+    template <class U, class = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
+    SharedPtr(const SharedPtr<U>& o) : r_(o.region()), off_(o.offset()) {}
+
+    SharedRef<T> operator[](Index i) const { return SharedRef<T>(r_, off_ + i.value, i.line); }
+    SharedRef<T> operator*() const { return SharedRef<T>(r_, off_, 0); }
+    SharedPtr operator+(int64_t i) const { return SharedPtr(r_, off_ + i); }
+    SharedPtr operator-(int64_t i) const { return SharedPtr(r_, off_ - i); }
+    SharedPtr& operator+=(int64_t i) { off_ += i; return *this; }
+    explicit operator bool() const { return r_ != nullptr; }
+
+    detail::SharedRegion* region() const { return r_; }
+    int64_t offset() const { return off_; }
+
+private:
+    detail::SharedRegion* r_ = nullptr;
+    int64_t off_ = 0;
+};
+
+// One dimension of a (possibly multi-dimensional) static shared array:
+// `extent` items of T (T may itself be an array) from flat element `flat`.
+// Each subscript is checked against its own dimension, like the C array it
+// stands for.
+template <class T> class SharedSpan {
+public:
+    using Elem = std::remove_all_extents_t<T>;
+    static constexpr int64_t inner = sizeof(T) / sizeof(Elem);
+    SharedSpan(detail::SharedRegion* r, int64_t flat, int64_t extent) : r_(r), flat_(flat), extent_(extent) {}
+
+    auto operator[](Index i) const {
+        if (static_cast<uint64_t>(i.value) >= static_cast<uint64_t>(extent_)) {
+            if (!detail::current_thread) throw std::out_of_range("shared array index out of range");
+            detail::fault_access(FaultKind::OutOfBounds, MemorySpace::Shared, false, r_->name,
+                                 i.value, extent_, r_->type, i.line);
+        }
+        if constexpr (std::is_array_v<T>)
+            return SharedSpan<std::remove_extent_t<T>>(r_, flat_ + i.value * inner,
+                                                       static_cast<int64_t>(std::extent_v<T>));
+        else
+            return SharedRef<T>(r_, flat_ + i.value, i.line);
+    }
+    operator SharedPtr<Elem>() const { return SharedPtr<Elem>(r_, flat_); }
+    SharedPtr<Elem> operator+(int64_t i) const { return SharedPtr<Elem>(r_, flat_ + i * inner); }
+
+private:
+    detail::SharedRegion* r_;
+    int64_t flat_, extent_;
+};
+
+// `__shared__ shared<float[32][33]> tile;` on the host: storage and shadow on
+// the heap, 128-byte aligned so bank numbers match a GPU's layout.
+template <class A> class SharedArray {
+    static_assert(std::is_array_v<A> && std::extent_v<A> > 0, "shared<T[N]> needs an array type");
+public:
+    using Elem = std::remove_all_extents_t<A>;
+    static constexpr int64_t total = sizeof(A) / sizeof(Elem);
+
+    SharedArray() : storage_(static_cast<unsigned char*>(::operator new(sizeof(A), std::align_val_t(128)))),
+                    shadow_(new detail::Shadow[total]) {
+        std::memset(storage_, 0xff, sizeof(A));
+        region_.data = storage_;
+        region_.shadow = shadow_.get();
+        region_.count = total;
+        region_.elem_size = sizeof(Elem);
+        region_.type = type_name<Elem>();
+    }
+    ~SharedArray() { ::operator delete(storage_, std::align_val_t(128)); }
+    SharedArray(const SharedArray&) = delete;
+    SharedArray& operator=(const SharedArray&) = delete;
+
+    auto operator[](Index i) {
+        return SharedSpan<std::remove_extent_t<A>>(&region_, 0, static_cast<int64_t>(std::extent_v<A>))[i];
+    }
+    operator SharedPtr<Elem>() { return SharedPtr<Elem>(&region_, 0); }
+    SharedPtr<Elem> operator+(int64_t i) { return SharedPtr<Elem>(&region_, 0) + i; }
+
+private:
+    unsigned char* storage_;
+    std::unique_ptr<detail::Shadow[]> shadow_;
+    detail::SharedRegion region_;
+};
+
+template <class A> using shared = SharedArray<A>;
+
+// The block's dynamic shared memory (the launch's `smem` bytes) seen as T.
+template <class T> SharedPtr<T> dynamic_shared() {
+    return SharedPtr<T>(detail::dynamic_shared_region(sizeof(T), type_name<T>()), 0);
+}
+
+// ------------------------------------------------------------------ launch
+
+LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uint64_t dynamic_smem,
+                             std::function<void()> body);
+
+// kernel<<<grid, block, smem>>>(args...) on the emulator.
+template <class Kernel, class... Args>
+LaunchReport launch(const char* name, Kernel kernel, dim3 grid, dim3 block, uint64_t smem, Args&&... args) {
+    return launch_function(name, grid, block, smem,
+                           [kernel, tup = std::make_tuple(std::forward<Args>(args)...)]() {
+                               std::apply(kernel, tup);
+                           });
+}
+
+// Thread count of the block pool (for benchmarks and messages).
+unsigned pool_threads();
+
+}  // namespace attnlab::emu
+
+// ------------------------------------------------- CUDA device functions
+
+inline void __syncthreads(int line = __builtin_LINE()) { attnlab::emu::detail::block_barrier(line); }
+inline void __syncwarp(unsigned mask = 0xffffffffu, int line = __builtin_LINE()) {
+    attnlab::emu::detail::warp_op(attnlab::emu::detail::WarpOp::Sync, mask, 0, 0, 32, line);
+}
+
+namespace attnlab::emu::detail {
+template <class T> uint64_t to_bits(T v) {
+    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "shuffles move up to 8 bytes");
+    uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+}
+template <class T> T from_bits(uint64_t b) {
+    T v;
+    std::memcpy(&v, &b, sizeof(T));
+    return v;
+}
+template <class T> T shuffle(WarpOp op, unsigned mask, T var, int arg, int width, int line) {
+    return from_bits<T>(warp_op(op, mask, to_bits(var), arg, width, line));
+}
+}  // namespace attnlab::emu::detail
+
+template <class T>
+T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize, int line = __builtin_LINE()) {
+    return attnlab::emu::detail::shuffle(attnlab::emu::detail::WarpOp::Shfl, mask, var, src_lane, width, line);
+}
+template <class T>
+T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize, int line = __builtin_LINE()) {
+    return attnlab::emu::detail::shuffle(attnlab::emu::detail::WarpOp::ShflUp, mask, var, int(delta), width, line);
+}
+template <class T>
+T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize, int line = __builtin_LINE()) {
+    return attnlab::emu::detail::shuffle(attnlab::emu::detail::WarpOp::ShflDown, mask, var, int(delta), width, line);
+}
+template <class T>
+T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize, int line = __builtin_LINE()) {
+    return attnlab::emu::detail::shuffle(attnlab::emu::detail::WarpOp::ShflXor, mask, var, lane_mask, width, line);
+}
+inline unsigned __ballot_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
+    return unsigned(attnlab::emu::detail::warp_op(attnlab::emu::detail::WarpOp::Ballot, mask, pred != 0, 0, 32, line));
+}
+inline int __all_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
+    return int(attnlab::emu::detail::warp_op(attnlab::emu::detail::WarpOp::All, mask, pred != 0, 0, 32, line));
+}
+inline int __any_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
+    return int(attnlab::emu::detail::warp_op(attnlab::emu::detail::WarpOp::Any, mask, pred != 0, 0, 32, line));
+}
+
+// ---------------------------------------------------------------- atomics
+// Atomic read-modify-write on a checked element; real atomics, because blocks
+// run on several OS threads. They are counted apart from loads and stores and
+// take no part in race detection (atomics do not race).
+namespace attnlab::emu::detail {
+void global_atomic_begin(BufferStorage* s, int64_t e, const char* type, int line);
+void shared_atomic_begin(SharedRegion* r, int64_t e, int line);
+
+template <class T, class F> T atomic_rmw(T* p, F f) {
+    T old;
+    __atomic_load(p, &old, __ATOMIC_RELAXED);
+    T desired = f(old);
+    while (!__atomic_compare_exchange(p, &old, &desired, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        desired = f(old);
+    return old;
+}
+template <class T, class F> T atomic_at(DevicePtr<T> p, int line, F f) {
+    BufferStorage* s = p.storage();
+    global_atomic_begin(s, p.offset(), type_name<T>(), line);
+    T* addr = reinterpret_cast<T*>(s->data) + p.offset();
+    const T old = atomic_rmw(addr, f);
+    s->written[p.offset()].store(1, std::memory_order_relaxed);
+    return old;
+}
+template <class T, class F> T atomic_at(SharedPtr<T> p, int line, F f) {
+    SharedRegion* r = p.region();
+    shared_atomic_begin(r, p.offset(), line);
+    T* addr = reinterpret_cast<T*>(r->data) + p.offset();
+    const T old = atomic_rmw(addr, f);
+    r->shadow[p.offset()].written_in_block = clock.block_serial;
+    return old;
+}
+}  // namespace attnlab::emu::detail
+
+#define ATTNLAB_EMU_ATOMIC(NAME, EXPR)                                                             \
+    template <class T>                                                                                \
+    T NAME(attnlab::emu::DevicePtr<T> p, attnlab::emu::detail::identity_t<T> val,                     \
+           int line = __builtin_LINE()) {                                                             \
+        return attnlab::emu::detail::atomic_at(p, line, [val](T old) { return EXPR; });              \
+    }                                                                                                 \
+    template <class T>                                                                                \
+    T NAME(attnlab::emu::SharedPtr<T> p, attnlab::emu::detail::identity_t<T> val,                     \
+           int line = __builtin_LINE()) {                                                             \
+        return attnlab::emu::detail::atomic_at(p, line, [val](T old) { return EXPR; });              \
+    }
+ATTNLAB_EMU_ATOMIC(atomicAdd, old + val)
+ATTNLAB_EMU_ATOMIC(atomicSub, old - val)
+ATTNLAB_EMU_ATOMIC(atomicExch, ((void)old, val))
+ATTNLAB_EMU_ATOMIC(atomicMax, (old < val ? val : old))
+ATTNLAB_EMU_ATOMIC(atomicMin, (val < old ? val : old))
+#undef ATTNLAB_EMU_ATOMIC
+
+template <class T>
+T atomicCAS(attnlab::emu::DevicePtr<T> p, attnlab::emu::detail::identity_t<T> compare,
+            attnlab::emu::detail::identity_t<T> val, int line = __builtin_LINE()) {
+    return attnlab::emu::detail::atomic_at(p, line, [compare, val](T old) { return old == compare ? val : old; });
+}
+template <class T>
+T atomicCAS(attnlab::emu::SharedPtr<T> p, attnlab::emu::detail::identity_t<T> compare,
+            attnlab::emu::detail::identity_t<T> val, int line = __builtin_LINE()) {
+    return attnlab::emu::detail::atomic_at(p, line, [compare, val](T old) { return old == compare ? val : old; });
+}
+
+// ---------------------------------------------------------- math intrinsics
+// ::expf, ::fmaxf, ::sqrtf... come from <cmath>; these are CUDA's extras.
+using std::max;  // CUDA's integer min/max
+using std::min;
+inline float __expf(float x) { return std::exp(x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __saturatef(float x) { return x < 0.f ? 0.f : (x > 1.f ? 1.f : x); }
+inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
+inline unsigned __float_as_uint(float f) { unsigned i; std::memcpy(&i, &f, 4); return i; }
+inline float __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }

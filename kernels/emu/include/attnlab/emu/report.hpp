@@ -1,0 +1,146 @@
+#pragma once
+// What one emulated kernel launch reports: plain data (no emulator types), so
+// the core, the CLI's JSON and the GUI can keep it, copy it and translate it.
+//
+// A launch either completes (fault.kind == FaultKind::None) or is stopped at
+// its first fault. The four fault families carry the names of NVIDIA's
+// compute-sanitizer tools, which need a GPU; the emulator gives them anywhere:
+//   synccheck  barrier divergence at __syncthreads, a warp operation
+//              (__shfl_*_sync, __syncwarp) that some named lanes never reach
+//   memcheck   an out-of-bounds global or shared access
+//   racecheck  two threads touch one shared address between two barriers
+//              and at least one of them writes
+//   initcheck  a read of device memory (global or shared) never written
+// Counters are structural (exact, independent of any hardware model) and use
+// Nsight Compute's vocabulary (sectors per request, bank conflicts).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnlab::emu {
+
+// (x, y, z) ids and sizes, like CUDA's dim3 / uint3, as plain data.
+struct Dim3 {
+    unsigned x = 1, y = 1, z = 1;
+    unsigned long long count() const { return 1ull * x * y * z; }
+    bool operator==(const Dim3& o) const { return x == o.x && y == o.y && z == o.z; }
+};
+
+enum class FaultKind {
+    None,
+    BarrierDivergence,   // synccheck: __syncthreads not reached by every thread of the block
+    WarpDivergence,      // synccheck: a warp operation waits for lanes that never arrive
+    OutOfBounds,         // memcheck
+    SharedRace,          // racecheck
+    UninitializedRead,   // initcheck
+    InvalidLaunch,       // bad grid/block/shared size (cudaErrorInvalidConfiguration)
+    StepLimit,           // a thread ran past the launch's step budget (a likely endless loop)
+    KernelException,     // a C++ exception escaped the kernel body on the host
+};
+
+enum class MemorySpace { Global, Shared };
+
+// "synccheck", "memcheck", "racecheck", "initcheck" or "launch".
+const char* sanitizer_tool(FaultKind kind);
+// Stable identifier for JSON and message keys, e.g. "barrier_divergence".
+const char* fault_code(FaultKind kind);
+
+// A set of threads of one block described for a person: linear thread ids
+// grouped in ranges ("0-15, 32") plus what they were doing.
+struct ThreadGroup {
+    std::string what;            // "waiting" (at a barrier / warp op), "exited", "at_barrier"
+    int line = 0;                // source line of the barrier or warp op they wait at (0: n/a)
+    std::vector<unsigned> threads;  // linear thread ids (x + y·bx + z·bx·by), ascending
+};
+
+struct Fault {
+    FaultKind kind = FaultKind::None;
+    Dim3 block{0, 0, 0};         // the block the fault happened in
+    Dim3 thread{0, 0, 0};        // the thread that made the faulting access / arrived last
+    int line = 0;                // kernel source line of the access or operation (0 if unknown)
+
+    // memcheck / initcheck / racecheck
+    MemorySpace space = MemorySpace::Global;
+    bool is_write = false;       // the faulting thread's access
+    std::string buffer;          // DeviceBuffer name, or "shared array" / "dynamic shared memory"
+    int64_t index = 0;           // element index inside the buffer or shared array
+    int64_t size = 0;            // buffer / array length in elements
+    std::string element_type;    // "float", "int", ...
+
+    // racecheck: the earlier access of the pair
+    Dim3 other_thread{0, 0, 0};
+    bool other_is_write = false;
+    int other_line = 0;
+
+    // synccheck: who waits where, and who is missing
+    std::vector<ThreadGroup> groups;
+
+    std::string detail;          // launch errors and escaped exceptions: the raw message
+};
+
+// Per launch, summed over every block that ran. "Request" = the k-th access of
+// each lane of a warp between two barriers (same space, same direction),
+// grouped like one warp-wide instruction. Global addresses are cudaMalloc-like
+// (256-byte aligned buffers), so sector counts match a GPU's.
+struct LaunchCounters {
+    int64_t blocks = 0, threads = 0, warps = 0;
+    int64_t barriers = 0;                  // __syncthreads completed, summed over blocks
+    int64_t global_load_requests = 0, global_load_sectors = 0;
+    int64_t global_store_requests = 0, global_store_sectors = 0;
+    int64_t global_bytes_read = 0, global_bytes_written = 0;
+    int64_t global_atomics = 0;
+    int64_t shared_load_requests = 0, shared_store_requests = 0;
+    int64_t shared_wavefronts = 0;         // passes the banks need for all shared requests
+    int64_t shared_bank_conflicts = 0;     // wavefronts beyond one per request
+    int64_t partial_requests = 0;          // warp requests with some lanes absent (divergence sign)
+    int64_t warp_syncs = 0;                // shuffles / __syncwarp / votes completed per warp
+
+    double sectors_per_load_request() const {
+        return global_load_requests ? double(global_load_sectors) / global_load_requests : 0;
+    }
+    double sectors_per_store_request() const {
+        return global_store_requests ? double(global_store_sectors) / global_store_requests : 0;
+    }
+    void add(const LaunchCounters& o);
+};
+
+// One access of the traced block (LaunchOptions::trace_block), for per-thread
+// and per-warp views: which element each thread read or wrote, and when.
+struct AccessEvent {
+    unsigned thread = 0;         // linear thread id in the block
+    MemorySpace space = MemorySpace::Global;
+    bool is_write = false;
+    std::string buffer;          // buffer name (global) or "shared"
+    int64_t index = 0;           // element index in that buffer / shared array
+    uint64_t sector = 0;         // global: 32-byte sector number relative to the buffer start
+                                 // shared: bank (0..31)
+    unsigned interval = 0;       // barrier interval (0 = before the first __syncthreads)
+    unsigned k = 0;              // this thread's k-th access of this kind in the interval
+};
+
+struct LaunchReport {
+    std::string kernel;          // kernel name as launched
+    Dim3 grid, block;
+    uint64_t dynamic_shared_bytes = 0;
+    Fault fault;                 // kind None when the launch completed
+    LaunchCounters counters;
+    std::vector<AccessEvent> trace;  // empty unless tracing was asked for
+    bool trace_truncated = false;
+    double wall_seconds = 0;     // informational only: never gate anything on it
+
+    bool ok() const { return fault.kind == FaultKind::None; }
+};
+
+enum class Lang { En, Id };
+
+// One paragraph naming the tool, block, thread, line, buffer, index and size,
+// in plain English or Indonesian. "" when there is no fault.
+std::string describe_fault(const Fault& fault, Lang lang);
+// Several lines: the counters with their meaning (sectors/request, conflicts...).
+std::string describe_counters(const LaunchCounters& counters, Lang lang);
+// Kernel name, launch shape, the fault (if any), then the counters.
+std::string describe_launch(const LaunchReport& report, Lang lang);
+// "0-15, 17, 20-31"
+std::string thread_ranges(const std::vector<unsigned>& threads);
+
+}  // namespace attnlab::emu

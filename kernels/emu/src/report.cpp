@@ -1,0 +1,284 @@
+// Launch reports in plain words, English and Indonesian. The data comes from
+// report.hpp; only this file knows sentences.
+#include "attnlab/emu/report.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace attnlab::emu {
+
+void LaunchCounters::add(const LaunchCounters& o) {
+    blocks += o.blocks;
+    threads += o.threads;
+    warps += o.warps;
+    barriers += o.barriers;
+    global_load_requests += o.global_load_requests;
+    global_load_sectors += o.global_load_sectors;
+    global_store_requests += o.global_store_requests;
+    global_store_sectors += o.global_store_sectors;
+    global_bytes_read += o.global_bytes_read;
+    global_bytes_written += o.global_bytes_written;
+    global_atomics += o.global_atomics;
+    shared_load_requests += o.shared_load_requests;
+    shared_store_requests += o.shared_store_requests;
+    shared_wavefronts += o.shared_wavefronts;
+    shared_bank_conflicts += o.shared_bank_conflicts;
+    partial_requests += o.partial_requests;
+    warp_syncs += o.warp_syncs;
+}
+
+const char* sanitizer_tool(FaultKind kind) {
+    switch (kind) {
+    case FaultKind::BarrierDivergence:
+    case FaultKind::WarpDivergence: return "synccheck";
+    case FaultKind::OutOfBounds: return "memcheck";
+    case FaultKind::SharedRace: return "racecheck";
+    case FaultKind::UninitializedRead: return "initcheck";
+    case FaultKind::None: return "";
+    default: return "launch";
+    }
+}
+
+const char* fault_code(FaultKind kind) {
+    switch (kind) {
+    case FaultKind::None: return "none";
+    case FaultKind::BarrierDivergence: return "barrier_divergence";
+    case FaultKind::WarpDivergence: return "warp_divergence";
+    case FaultKind::OutOfBounds: return "out_of_bounds";
+    case FaultKind::SharedRace: return "shared_race";
+    case FaultKind::UninitializedRead: return "uninitialized_read";
+    case FaultKind::InvalidLaunch: return "invalid_launch";
+    case FaultKind::StepLimit: return "step_limit";
+    case FaultKind::KernelException: return "kernel_exception";
+    }
+    return "unknown";
+}
+
+std::string thread_ranges(const std::vector<unsigned>& threads) {
+    std::string out;
+    for (size_t i = 0; i < threads.size();) {
+        size_t j = i;
+        while (j + 1 < threads.size() && threads[j + 1] == threads[j] + 1) ++j;
+        if (!out.empty()) out += ", ";
+        out += std::to_string(threads[i]);
+        if (j > i) out += "-" + std::to_string(threads[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+namespace {
+
+std::string dim(const Dim3& d) {
+    return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+}
+
+std::string on_line(int line, Lang lang) {
+    if (line <= 0) return "";
+    return (lang == Lang::Id ? " pada baris " : " on line ") + std::to_string(line);
+}
+
+// "buffer 'k' (128 floats)" / "buffer 'k' (128 float)"
+std::string where(const Fault& f, Lang lang) {
+    const bool id = lang == Lang::Id;
+    std::string place;
+    if (f.space == MemorySpace::Global)
+        place = (id ? "buffer global '" : "global buffer '") + f.buffer + "'";
+    else if (f.buffer == "dynamic shared memory")
+        place = id ? "shared memory dinamis" : "dynamic shared memory";
+    else
+        place = id ? "array shared" : "shared array";
+    const std::string n = std::to_string(f.size);
+    if (id) return place + " (" + n + " elemen " + f.element_type + ", indeks sah 0.." + std::to_string(f.size - 1) + ")";
+    return place + " (" + n + " " + f.element_type + (f.size == 1 ? "" : "s") + ", valid indices 0.." +
+           std::to_string(f.size - 1) + ")";
+}
+
+std::string group_text(const ThreadGroup& g, Lang lang) {
+    const bool id = lang == Lang::Id;
+    const std::string who = (id ? "thread " : "threads ") + thread_ranges(g.threads);
+    if (g.what == "exited") return who + (id ? " sudah keluar dari kernel" : " have already left the kernel");
+    if (g.what == "at_barrier")
+        return who + (id ? " menunggu di __syncthreads" : " wait at __syncthreads") + on_line(g.line, lang);
+    return who + (id ? " menunggu" : " wait") + on_line(g.line, lang);
+}
+
+std::string join_groups(const Fault& f, Lang lang) {
+    std::string out;
+    for (size_t i = 0; i < f.groups.size(); ++i) {
+        if (i) out += i + 1 == f.groups.size() ? (lang == Lang::Id ? ", dan " : ", and ") : ", ";
+        out += group_text(f.groups[i], lang);
+    }
+    return out;
+}
+
+std::string barrier_text(const Fault& f, Lang lang) {
+    if (lang == Lang::Id)
+        return "divergensi barrier di blok " + dim(f.block) + ": " + join_groups(f, lang) +
+               ". Setiap thread dalam satu blok harus mencapai __syncthreads yang sama. __syncthreads "
+               "di dalam cabang yang tidak diambil semua thread, atau setelah return lebih awal, "
+               "membuat blok macet di GPU.";
+    return "barrier divergence in block " + dim(f.block) + ": " + join_groups(f, lang) +
+           ". Every thread of a block must reach the same __syncthreads. A __syncthreads inside a "
+           "branch that not every thread takes, or after an early return, hangs the block on a GPU.";
+}
+
+std::string warp_text(const Fault& f, Lang lang) {
+    const bool id = lang == Lang::Id;
+    const std::string head = (id ? "operasi warp (__shfl_*_sync, __syncwarp, vote) di blok "
+                                 : "warp operation (__shfl_*_sync, __syncwarp, vote) in block ") +
+                             dim(f.block) + on_line(f.line, lang) + ": ";
+    if (f.detail == "bad_width")
+        return head + (id ? "width harus pangkat dua dari 1 sampai 32." : "width must be a power of two from 1 to 32.");
+    if (f.detail == "lane_not_in_mask")
+        return head + (id ? "thread " + dim(f.thread) + " memanggilnya, padahal lane-nya tidak ada di mask."
+                          : "thread " + dim(f.thread) + " calls it although its lane is not in the mask.");
+    if (f.detail == "mismatched_ops")
+        return head + (id ? "lane-lane dari satu warp tiba di operasi warp yang berbeda (atau dengan mask berbeda)."
+                          : "lanes of one warp arrived at different warp operations (or with different masks).");
+    return head + join_groups(f, lang) +
+           (id ? ". Setiap lane yang disebut di mask harus mencapai operasi warp yang sama."
+               : ". Every lane named in the mask must reach the same warp operation.");
+}
+
+std::string access_text(const Fault& f, Lang lang) {
+    const bool id = lang == Lang::Id;
+    const std::string who = "thread " + dim(f.thread) + (id ? " di blok " : " of block ") + dim(f.block);
+    const std::string idx = std::to_string(f.index);
+    if (f.kind == FaultKind::OutOfBounds) {
+        const std::string past = f.index < 0 ? "" :
+            (id ? ", " + std::to_string(f.index - f.size + 1) + " elemen melewati ujungnya"
+                : ", " + std::to_string(f.index - f.size + 1) + " past its end");
+        if (id)
+            return "akses di luar batas: " + who + (f.is_write ? " menulis" : " membaca") + " indeks " +
+                   idx + " dari " + where(f, lang) + past + on_line(f.line, lang) + ".";
+        return "out-of-bounds access: " + who + (f.is_write ? " wrote" : " read") + " index " + idx +
+               " of " + where(f, lang) + past + on_line(f.line, lang) + ".";
+    }
+    // Uninitialised read
+    if (id)
+        return "membaca memori yang belum pernah ditulis: " + who + " membaca indeks " + idx + " dari " +
+               where(f, lang) + on_line(f.line, lang) +
+               (f.space == MemorySpace::Shared ? ", tetapi belum ada thread di blok ini yang menulisnya."
+                                               : ", tetapi belum ada yang menulisnya.");
+    return "read of memory never written: " + who + " read index " + idx + " of " + where(f, lang) +
+           on_line(f.line, lang) +
+           (f.space == MemorySpace::Shared ? ", but no thread of this block has written it."
+                                           : ", but nothing has written it.");
+}
+
+std::string race_text(const Fault& f, Lang lang) {
+    const bool id = lang == Lang::Id;
+    const std::string idx = std::to_string(f.index);
+    const char* first = id ? (f.other_is_write ? "menulisnya" : "membacanya") : (f.other_is_write ? "wrote it" : "read it");
+    const char* second = id ? (f.is_write ? "menulisnya" : "membacanya") : (f.is_write ? "wrote it" : "read it");
+    if (id)
+        return "race di shared memory, blok " + dim(f.block) + ", indeks " + idx + " dari " + where(f, lang) +
+               ": thread " + dim(f.other_thread) + " " + first + on_line(f.other_line, lang) +
+               ", lalu thread " + dim(f.thread) + " " + second + on_line(f.line, lang) +
+               ", tanpa __syncthreads di antaranya. Hasilnya bergantung pada urutan thread; "
+               "letakkan __syncthreads di antara penulisan dan pembacaan.";
+    return "shared-memory race in block " + dim(f.block) + " on index " + idx + " of " + where(f, lang) +
+           ": thread " + dim(f.other_thread) + " " + first + on_line(f.other_line, lang) + ", then thread " +
+           dim(f.thread) + " " + second + on_line(f.line, lang) +
+           " with no __syncthreads in between. The result depends on thread timing; put a "
+           "__syncthreads between the write and the read.";
+}
+
+std::string launch_text(const Fault& f, Lang lang) {
+    const bool id = lang == Lang::Id;
+    const std::string n = std::to_string(f.size), limit = std::to_string(f.index);
+    std::string why;
+    if (f.detail == "empty_launch")
+        why = id ? "ukuran grid dan blok harus minimal 1 di setiap dimensi" : "grid and block sizes must be at least 1 in every dimension";
+    else if (f.detail == "block_too_large")
+        why = id ? "satu blok berisi paling banyak " + limit + " thread (x, y <= 1024, z <= 64), blok ini " + n
+                 : "a block holds at most " + limit + " threads (x, y <= 1024, z <= 64); this one has " + n;
+    else if (f.detail == "grid_too_large")
+        why = id ? "grid y dan z paling besar " + limit + ", di sini " + n : "grid y and z are at most " + limit + ", here " + n;
+    else if (f.detail == "shared_too_large")
+        why = id ? "shared memory dinamis " + n + " byte melebihi batas " + limit + " byte"
+                 : "dynamic shared memory of " + n + " bytes exceeds the limit of " + limit + " bytes";
+    else if (f.detail == "nested_launch")
+        why = id ? "kernel tidak dapat meluncurkan kernel lain di emulator" : "a kernel cannot launch another kernel in the emulator";
+    else
+        why = f.detail;
+    return (id ? "konfigurasi peluncuran tidak sah: " : "invalid launch configuration: ") + why + ".";
+}
+
+}  // namespace
+
+std::string describe_fault(const Fault& f, Lang lang) {
+    const bool id = lang == Lang::Id;
+    std::string text;
+    switch (f.kind) {
+    case FaultKind::None: return "";
+    case FaultKind::BarrierDivergence: text = barrier_text(f, lang); break;
+    case FaultKind::WarpDivergence: text = warp_text(f, lang); break;
+    case FaultKind::OutOfBounds:
+    case FaultKind::UninitializedRead: text = access_text(f, lang); break;
+    case FaultKind::SharedRace: text = race_text(f, lang); break;
+    case FaultKind::InvalidLaunch: text = launch_text(f, lang); break;
+    case FaultKind::StepLimit:
+        text = id ? "thread " + dim(f.thread) + " di blok " + dim(f.block) +
+                        " terus berjalan melewati batas langkah" + on_line(f.line, lang) +
+                        ": kemungkinan perulangan tanpa akhir."
+                  : "thread " + dim(f.thread) + " of block " + dim(f.block) +
+                        " kept running past the step budget" + on_line(f.line, lang) +
+                        ": probably an endless loop.";
+        break;
+    case FaultKind::KernelException:
+        text = (id ? "pengecualian C++ lolos dari kernel di thread " : "a C++ exception escaped the kernel in thread ") +
+               dim(f.thread) + (id ? " di blok " : " of block ") + dim(f.block) + ": " + f.detail;
+        break;
+    }
+    const std::string tool = sanitizer_tool(f.kind);
+    const std::string stopped = id ? " Kernel dihentikan." : " The kernel was stopped.";
+    return (tool == "launch" ? "" : tool + ": ") + text + stopped;
+}
+
+std::string describe_counters(const LaunchCounters& c, Lang lang) {
+    const bool id = lang == Lang::Id;
+    char ratio_loads[32], ratio_stores[32];
+    std::snprintf(ratio_loads, sizeof ratio_loads, "%.2f", c.sectors_per_load_request());
+    std::snprintf(ratio_stores, sizeof ratio_stores, "%.2f", c.sectors_per_store_request());
+    std::ostringstream o;
+    auto n = [](int64_t v) { return std::to_string(v); };
+    if (id) {
+        o << "Beban global: " << n(c.global_load_requests) << " request, " << n(c.global_load_sectors)
+          << " sektor (" << ratio_loads << " sektor/request; 4 = float ter-coalesce sempurna, 32 = setiap lane di sektornya sendiri).\n"
+          << "Simpan global: " << n(c.global_store_requests) << " request, " << n(c.global_store_sectors)
+          << " sektor (" << ratio_stores << " sektor/request).\n"
+          << "Shared memory: " << n(c.shared_load_requests) << " baca + " << n(c.shared_store_requests)
+          << " tulis, " << n(c.shared_wavefronts) << " wavefront, " << n(c.shared_bank_conflicts)
+          << " bank conflict (putaran tambahan; broadcast bukan conflict).\n"
+          << "Barrier: " << n(c.barriers) << " __syncthreads selesai; operasi warp: " << n(c.warp_syncs)
+          << "; request dengan lane tidak aktif: " << n(c.partial_requests) << ".\n"
+          << "Byte global: " << n(c.global_bytes_read) << " dibaca, " << n(c.global_bytes_written)
+          << " ditulis; atomik: " << n(c.global_atomics) << ".\n";
+    } else {
+        o << "Global loads: " << n(c.global_load_requests) << " requests, " << n(c.global_load_sectors)
+          << " sectors (" << ratio_loads << " sectors/request; 4 = perfectly coalesced floats, 32 = every lane in its own sector).\n"
+          << "Global stores: " << n(c.global_store_requests) << " requests, " << n(c.global_store_sectors)
+          << " sectors (" << ratio_stores << " sectors/request).\n"
+          << "Shared memory: " << n(c.shared_load_requests) << " loads + " << n(c.shared_store_requests)
+          << " stores, " << n(c.shared_wavefronts) << " wavefronts, " << n(c.shared_bank_conflicts)
+          << " bank conflicts (extra passes; a broadcast is not a conflict).\n"
+          << "Barriers: " << n(c.barriers) << " __syncthreads completed; warp operations: " << n(c.warp_syncs)
+          << "; requests with inactive lanes: " << n(c.partial_requests) << ".\n"
+          << "Global bytes: " << n(c.global_bytes_read) << " read, " << n(c.global_bytes_written)
+          << " written; atomics: " << n(c.global_atomics) << ".\n";
+    }
+    return o.str();
+}
+
+std::string describe_launch(const LaunchReport& r, Lang lang) {
+    const bool id = lang == Lang::Id;
+    std::string out = r.kernel + "<<<" + dim(r.grid) + ", " + dim(r.block) + ", " +
+                      std::to_string(r.dynamic_shared_bytes) + ">>>: " +
+                      (r.ok() ? (id ? "selesai" : "completed") : (id ? "dihentikan" : "stopped")) + "\n";
+    if (!r.ok()) out += describe_fault(r.fault, lang) + "\n";
+    return out + describe_counters(r.counters, lang);
+}
+
+}  // namespace attnlab::emu

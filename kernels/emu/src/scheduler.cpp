@@ -1,0 +1,865 @@
+// The emulator's scheduler: a pool of OS threads takes blocks; each block's
+// threads are boost.context fibers run round-robin on one OS thread.
+//
+// One "sweep" resumes every runnable fiber once; a fiber runs until it blocks
+// at __syncthreads, at a warp operation whose lanes have not all arrived, or
+// until it returns. After a sweep with nothing runnable left, either every
+// live thread waits at the same barrier (release it: a new barrier interval)
+// or the block cannot go on (synccheck fault). A warp operation completes in
+// the fiber of its last arriving lane, which wakes the others.
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+
+#include "attnlab/cuda_emu.hpp"
+
+namespace attnlab::emu {
+
+namespace ctx = boost::context;
+
+LaunchOptions& launch_options() {
+    static thread_local LaunchOptions options;
+    return options;
+}
+
+namespace detail {
+
+// ------------------------------------------------------------ buffers
+
+BufferStorage::BufferStorage(std::string n, const char* t, size_t c, size_t es)
+    : name(std::move(n)), type(t), count(c), elem_size(es) {
+    const size_t bytes = std::max<size_t>(256, (c * es + 255) / 256 * 256);
+    data = static_cast<unsigned char*>(::operator new(bytes, std::align_val_t(256)));
+    std::memset(data, 0xff, bytes);  // NaN for floats: garbage that shows
+    written.reset(new std::atomic<uint8_t>[c ? c : 1]);
+    for (size_t i = 0; i < c; ++i) written[i].store(0, std::memory_order_relaxed);
+}
+
+BufferStorage::~BufferStorage() { ::operator delete(data, std::align_val_t(256)); }
+
+void host_bounds_check(const BufferStorage& s, int64_t e) {
+    if (e < 0 || static_cast<uint64_t>(e) >= s.count)
+        throw std::out_of_range("device buffer '" + s.name + "': index " + std::to_string(e) +
+                                " outside 0.." + std::to_string(s.count));
+}
+
+namespace {
+
+struct KernelAbort {};  // unwinds a faulting fiber back to its entry
+
+enum class RunState : uint8_t { Runnable, AtBarrier, AtWarpOp, Done };
+
+// One emulated thread as the scheduler sees it.
+struct FiberThread : ThreadState {
+    RunState state = RunState::Runnable;
+    int wait_line = 0;
+    ctx::fiber fiber;       // the thread, while it is suspended
+    ctx::fiber scheduler;   // inside the fiber: the way back to the scheduler
+    WarpOp op = WarpOp::Sync;
+    uint64_t value = 0, result = 0;
+    int arg = 0, width = 32;
+};
+
+struct WarpState {
+    unsigned existing = 0;  // lanes that exist in this (possibly partial) warp
+    unsigned arrived = 0;   // lanes waiting at the current warp operation
+    uint32_t syncs = 0;     // __syncwarp epoch: a fresh value after each one
+    unsigned mask = 0;
+    WarpOp op = WarpOp::Sync;
+    int line = 0;
+};
+
+// Stacks are reused across blocks and launches: mmap with a guard page once.
+struct StackPool {
+    size_t size = 0;
+    std::vector<ctx::stack_context> free;
+    ~StackPool() { clear(); }
+    void clear() {
+        ctx::protected_fixedsize_stack alloc(size ? size : ctx::stack_traits::default_size());
+        for (ctx::stack_context& sc : free) alloc.deallocate(sc);
+        free.clear();
+    }
+};
+
+struct PooledStack {
+    StackPool* pool;
+    ctx::stack_context allocate() {
+        if (!pool->free.empty()) {
+            ctx::stack_context sc = pool->free.back();
+            pool->free.pop_back();
+            return sc;
+        }
+        return ctx::protected_fixedsize_stack(pool->size).allocate();
+    }
+    void deallocate(ctx::stack_context& sc) noexcept { pool->free.push_back(sc); }
+};
+
+// Everything one launch shares between the OS threads that run its blocks.
+struct Launch {
+    const char* name = "";
+    Dim3 grid, block;
+    uint64_t smem = 0;
+    std::function<void()> body;
+    LaunchOptions options;
+    uint64_t nblocks = 0;
+    std::atomic<uint64_t> next_block{0};
+    std::atomic<bool> abort{false};
+    std::mutex m;
+    Fault fault;
+    LaunchCounters counters;
+    std::vector<AccessEvent> trace;
+    bool trace_truncated = false;
+};
+
+struct DynamicView {
+    size_t elem_size = 0;
+    const char* type = "";
+    std::vector<Shadow> shadow;
+    SharedRegion region;
+};
+
+// A shared read of an element no thread of the block had written yet.
+struct UnwrittenRead {
+    const SharedRegion* region;
+    int64_t index;
+    unsigned thread;
+    int line;
+};
+
+// Per OS thread: reused across blocks and launches.
+struct Worker {
+    std::vector<UnwrittenRead> unwritten_reads;  // this barrier interval's
+    uint32_t epoch = 0;
+    StackPool stacks;
+    std::vector<std::unique_ptr<FiberThread>> threads;
+    std::vector<WarpState> warps;
+    unsigned nthreads = 0;
+    Launch* launch = nullptr;
+    bool block_fault = false;
+    LaunchCounters counters;
+    std::vector<AccessEvent> trace;
+    unsigned char* arena = nullptr;  // dynamic shared memory, 128-byte aligned
+    size_t arena_bytes = 0;
+    std::deque<DynamicView> views;  // deque: regions handed out never move
+    ~Worker() { if (arena) ::operator delete(arena, std::align_val_t(128)); }
+};
+
+thread_local Worker worker;
+
+FiberThread* current() { return static_cast<FiberThread*>(current_thread); }
+
+void yield(FiberThread* ft) {
+    ft->scheduler = std::move(ft->scheduler).resume();
+}
+
+Dim3 unlinear(uint64_t i, Dim3 dims) {
+    return {unsigned(i % dims.x), unsigned(i / dims.x % dims.y), unsigned(i / (uint64_t(dims.x) * dims.y))};
+}
+
+Dim3 to_dim(const dim3& d) { return {d.x, d.y, d.z}; }
+
+// Record the first fault of the launch and tell every block to stop.
+void record_fault(Fault f) {
+    Worker& w = worker;
+    w.block_fault = true;
+    f.block = to_dim(blockIdx);
+    Launch& L = *w.launch;
+    std::lock_guard<std::mutex> lock(L.m);
+    if (L.fault.kind == FaultKind::None) L.fault = std::move(f);
+    L.abort = true;
+}
+
+[[noreturn]] void abort_thread(Fault f) {
+    if (FiberThread* ft = current()) f.thread = to_dim(ft->idx);
+    record_fault(std::move(f));
+    throw KernelAbort{};
+}
+
+// ---------------------------------------------------------- counters
+
+// Sorts a handful of values (at most 32) in place and returns how many differ.
+int distinct(uint64_t* v, int n) {
+    std::sort(v, v + n);
+    return int(std::unique(v, v + n) - v);
+}
+
+// Per warp and source line: each lane's accesses at that line, in order.
+struct LineBucket {
+    uint64_t line = 0;
+    std::vector<uint64_t> lanes[32];
+    bool used = false;
+};
+
+// Group the k-th access of each lane at one source line into one warp-wide
+// request, and measure it (sectors or wavefronts).
+template <class Measure>
+void warp_requests(FiberThread* const* lanes, int nlanes, std::vector<uint64_t> ThreadState::*log,
+                   int64_t& requests, int64_t& units, int64_t& partial, Measure measure) {
+    thread_local std::vector<LineBucket> buckets;  // scratch, capacity kept between calls
+    for (LineBucket& b : buckets) {
+        b.used = false;
+        for (std::vector<uint64_t>& v : b.lanes) v.clear();
+    }
+    size_t nbuckets = 0;
+    for (int l = 0; l < nlanes; ++l) {
+        LineBucket* last = nullptr;
+        for (uint64_t entry : lanes[l]->*log) {
+            const uint64_t line = entry >> kLogLineShift;
+            if (!last || last->line != line) {
+                last = nullptr;
+                for (size_t b = 0; b < nbuckets && !last; ++b)
+                    if (buckets[b].line == line) last = &buckets[b];
+                if (!last) {
+                    if (nbuckets == buckets.size()) buckets.emplace_back();
+                    last = &buckets[nbuckets++];
+                    last->line = line;
+                    last->used = true;
+                }
+            }
+            last->lanes[l].push_back(entry & kLogAddressMask);
+        }
+        (lanes[l]->*log).clear();
+    }
+    uint64_t v[32];
+    for (size_t b = 0; b < nbuckets; ++b) {
+        const LineBucket& bucket = buckets[b];
+        size_t kmax = 0;
+        for (int l = 0; l < nlanes; ++l) kmax = std::max(kmax, bucket.lanes[l].size());
+        for (size_t k = 0; k < kmax; ++k) {
+            int n = 0;
+            for (int l = 0; l < nlanes; ++l)
+                if (k < bucket.lanes[l].size()) v[n++] = bucket.lanes[l][k];
+            ++requests;
+            if (n < nlanes) ++partial;
+            units += measure(v, n);
+        }
+    }
+}
+
+int64_t sectors_of(uint64_t* v, int n) {
+    bool same = true;
+    for (int i = 1; i < n && same; ++i) same = v[i] == v[0];
+    return same ? 1 : distinct(v, n);
+}
+
+// Wavefronts of one shared request: the most distinct 4-byte words that fall
+// in one bank. Same word in one bank = broadcast, one pass.
+int64_t wavefronts_of(uint64_t* v, int n) {
+    bool one_row = true;  // all words in one 128-byte row: every bank at most once
+    for (int i = 1; i < n && one_row; ++i) one_row = (v[i] >> 5) == (v[0] >> 5);
+    if (one_row) return 1;
+    const int d = distinct(v, n);
+    int per_bank[32] = {0};
+    int most = 0;
+    for (int i = 0; i < d; ++i) most = std::max(most, ++per_bank[v[i] & 31]);
+    return most;
+}
+
+// End of a barrier interval (or of the block): turn the logs into requests.
+void close_interval(Worker& w) {
+    LaunchCounters& c = w.counters;
+    for (unsigned first = 0; first < w.nthreads; first += 32) {
+        FiberThread* lanes[32];
+        const int n = int(std::min(32u, w.nthreads - first));
+        for (int l = 0; l < n; ++l) lanes[l] = w.threads[first + l].get();
+        int64_t shared_loads = 0, shared_stores = 0;
+        warp_requests(lanes, n, &ThreadState::global_loads, c.global_load_requests,
+                      c.global_load_sectors, c.partial_requests, sectors_of);
+        warp_requests(lanes, n, &ThreadState::global_stores, c.global_store_requests,
+                      c.global_store_sectors, c.partial_requests, sectors_of);
+        int64_t wavefronts = 0;
+        warp_requests(lanes, n, &ThreadState::shared_loads, shared_loads, wavefronts,
+                      c.partial_requests, wavefronts_of);
+        warp_requests(lanes, n, &ThreadState::shared_stores, shared_stores, wavefronts,
+                      c.partial_requests, wavefronts_of);
+        c.shared_load_requests += shared_loads;
+        c.shared_store_requests += shared_stores;
+        c.shared_wavefronts += wavefronts;
+        c.shared_bank_conflicts += wavefronts - shared_loads - shared_stores;
+    }
+    for (unsigned i = 0; i < w.nthreads; ++i) {
+        FiberThread& t = *w.threads[i];
+        ++t.interval_index;
+        std::fill(std::begin(t.trace_k), std::end(t.trace_k), 0u);
+    }
+}
+
+// ---------------------------------------------------------- diagnostics
+
+ThreadGroup group_of(Worker& w, RunState state, const char* what, int line_filter, bool by_line) {
+    ThreadGroup g;
+    g.what = what;
+    for (unsigned i = 0; i < w.nthreads; ++i) {
+        const FiberThread& t = *w.threads[i];
+        if (t.state != state) continue;
+        if (by_line && t.wait_line != line_filter) continue;
+        g.threads.push_back(i);
+        g.line = t.wait_line;
+    }
+    return g;
+}
+
+// Reads of never-written shared elements that no other thread's write turned
+// into a race before the barrier: initcheck. True when one was reported.
+bool report_unwritten_reads(Worker& w) {
+    for (const UnwrittenRead& u : w.unwritten_reads) {
+        if (u.region->shadow[u.index].written_in_block == clock.block_serial &&
+            u.region->shadow[u.index].writer != int(u.thread))
+            continue;  // written by another thread later: reported as a race (or ordered by __syncwarp)
+        Fault f;
+        f.kind = FaultKind::UninitializedRead;
+        f.space = MemorySpace::Shared;
+        f.buffer = u.region->name;
+        f.index = u.index;
+        f.size = u.region->count;
+        f.element_type = u.region->type;
+        f.line = u.line;
+        f.thread = to_dim(w.threads[u.thread]->idx);
+        record_fault(std::move(f));
+        return true;
+    }
+    w.unwritten_reads.clear();
+    return false;
+}
+
+// Nothing can run: say who waits where and who is missing.
+void stuck_block_fault(Worker& w, bool warp_waiting, bool any_done) {
+    Fault f;
+    f.kind = warp_waiting ? FaultKind::WarpDivergence : FaultKind::BarrierDivergence;
+    std::vector<int> lines;
+    const RunState waiting = warp_waiting ? RunState::AtWarpOp : RunState::AtBarrier;
+    for (unsigned i = 0; i < w.nthreads; ++i)
+        if (w.threads[i]->state == waiting &&
+            std::find(lines.begin(), lines.end(), w.threads[i]->wait_line) == lines.end())
+            lines.push_back(w.threads[i]->wait_line);
+    for (int line : lines) f.groups.push_back(group_of(w, waiting, "waiting", line, true));
+    if (warp_waiting) {
+        ThreadGroup at_barrier = group_of(w, RunState::AtBarrier, "at_barrier", 0, false);
+        if (!at_barrier.threads.empty()) f.groups.push_back(at_barrier);
+    }
+    if (any_done) f.groups.push_back(group_of(w, RunState::Done, "exited", 0, false));
+    f.line = f.groups.front().line;
+    const unsigned first = f.groups.front().threads.front();
+    f.thread = to_dim(w.threads[first]->idx);
+    record_fault(std::move(f));
+}
+
+// -------------------------------------------------------- running blocks
+
+void resume(Worker& w, FiberThread* ft) {
+    current_thread = ft;
+    threadIdx = ft->idx;
+    ft->fiber = std::move(ft->fiber).resume();
+    current_thread = nullptr;
+    (void)w;
+}
+
+void start_threads(Worker& w, Launch& L) {
+    const unsigned n = unsigned(L.block.count());
+    while (w.threads.size() < n) w.threads.push_back(std::make_unique<FiberThread>());
+    w.nthreads = n;
+    if (w.stacks.size != L.options.stack_bytes) {
+        w.stacks.clear();
+        w.stacks.size = L.options.stack_bytes;
+    }
+    w.warps.assign((n + 31) / 32, WarpState{});
+    for (unsigned i = 0; i < n; ++i) {
+        FiberThread* ft = w.threads[i].get();
+        const Dim3 id = unlinear(i, L.block);
+        ft->idx = dim3(id.x, id.y, id.z);
+        ft->linear = i;
+        ft->lane = i % 32;
+        ft->warp = i / 32;
+        w.warps[ft->warp].existing |= 1u << ft->lane;
+        ft->warp_sync = &w.warps[ft->warp].syncs;
+        ft->checks = L.options.checks;
+        ft->counters = L.options.counters;
+        ft->steps = 0;
+        ft->step_limit = L.options.max_steps_per_thread;
+        ft->bytes_read = ft->bytes_written = ft->atomics = 0;
+        ft->global_loads.clear();
+        ft->global_stores.clear();
+        ft->shared_loads.clear();
+        ft->shared_stores.clear();
+        ft->interval_index = 0;
+        std::fill(std::begin(ft->trace_k), std::end(ft->trace_k), 0u);
+        ft->state = RunState::Runnable;
+        ft->fiber = ctx::fiber(std::allocator_arg, PooledStack{&w.stacks},
+                               [ft, &L](ctx::fiber&& sched) -> ctx::fiber {
+            ft->scheduler = std::move(sched);
+            try {
+                L.body();
+            } catch (const KernelAbort&) {
+            } catch (const ctx::detail::forced_unwind&) {
+                throw;
+            } catch (const std::exception& e) {
+                Fault f;
+                f.kind = FaultKind::KernelException;
+                f.thread = to_dim(ft->idx);
+                f.detail = e.what();
+                record_fault(std::move(f));
+            } catch (...) {
+                Fault f;
+                f.kind = FaultKind::KernelException;
+                f.thread = to_dim(ft->idx);
+                f.detail = "unknown exception";
+                record_fault(std::move(f));
+            }
+            ft->state = RunState::Done;
+            return std::move(ft->scheduler);
+        });
+    }
+}
+
+// After a sweep: release a barrier, finish, or report why the block is stuck.
+// Returns false when the block is over (done or faulted).
+bool after_sweep(Worker& w) {
+    bool runnable = false, at_barrier = false, at_warp = false, any_done = false, same_line = true;
+    int line = -1;
+    for (unsigned i = 0; i < w.nthreads; ++i) {
+        const FiberThread& t = *w.threads[i];
+        switch (t.state) {
+        case RunState::Runnable: runnable = true; break;
+        case RunState::AtWarpOp: at_warp = true; break;
+        case RunState::Done: any_done = true; break;
+        case RunState::AtBarrier:
+            at_barrier = true;
+            if (line >= 0 && t.wait_line != line) same_line = false;
+            line = t.wait_line;
+            break;
+        }
+    }
+    if (runnable) return true;
+    if (!at_barrier && !at_warp) {  // every thread returned
+        report_unwritten_reads(w);
+        return false;
+    }
+    if (at_warp || any_done || !same_line) {
+        stuck_block_fault(w, at_warp, any_done);
+        return false;
+    }
+    if (report_unwritten_reads(w)) return false;
+    close_interval(w);
+    clock.interval = ++w.epoch;
+    ++w.counters.barriers;
+    for (unsigned i = 0; i < w.nthreads; ++i) {
+        FiberThread& t = *w.threads[i];
+        t.state = RunState::Runnable;
+        if (++t.steps > t.step_limit) {  // a barrier inside an endless loop
+            Fault f;
+            f.kind = FaultKind::StepLimit;
+            f.thread = to_dim(t.idx);
+            f.line = t.wait_line;
+            record_fault(std::move(f));
+            return false;
+        }
+    }
+    return true;
+}
+
+void run_block(Worker& w, Launch& L, uint64_t b) {
+    const Dim3 bid = unlinear(b, L.grid);
+    blockIdx = dim3(bid.x, bid.y, bid.z);
+    blockDim = dim3(L.block.x, L.block.y, L.block.z);
+    gridDim = dim3(L.grid.x, L.grid.y, L.grid.z);
+    clock.block_serial = clock.interval = ++w.epoch;
+    w.block_fault = false;
+    w.unwritten_reads.clear();
+    start_threads(w, L);
+    const bool traced = L.options.trace && bid == L.options.trace_block;
+    for (unsigned i = 0; i < w.nthreads; ++i) w.threads[i]->trace = traced ? &w.trace : nullptr;
+
+    bool going = true;
+    while (going) {
+        for (unsigned i = 0; i < w.nthreads && !w.block_fault; ++i)
+            if (w.threads[i]->state == RunState::Runnable) resume(w, w.threads[i].get());
+        going = !w.block_fault && !L.abort && after_sweep(w);
+    }
+    // Unwind the fibers still suspended (after a fault or an abort).
+    for (unsigned i = 0; i < w.nthreads; ++i) {
+        FiberThread* ft = w.threads[i].get();
+        current_thread = ft;
+        ft->fiber = ctx::fiber();
+        ft->scheduler = ctx::fiber();
+        current_thread = nullptr;
+    }
+    close_interval(w);
+    LaunchCounters& c = w.counters;
+    c.blocks += 1;
+    c.threads += w.nthreads;
+    c.warps += (w.nthreads + 31) / 32;
+    for (unsigned i = 0; i < w.nthreads; ++i) {
+        const FiberThread& t = *w.threads[i];
+        c.global_bytes_read += t.bytes_read;
+        c.global_bytes_written += t.bytes_written;
+        c.global_atomics += t.atomics;
+        w.threads[i]->trace = nullptr;
+    }
+}
+
+void run_blocks(Launch& L) {
+    Worker& w = worker;
+    w.launch = &L;
+    w.counters = LaunchCounters{};
+    w.trace.clear();
+    for (;;) {
+        if (L.abort) break;
+        const uint64_t b = L.next_block.fetch_add(1);
+        if (b >= L.nblocks) break;
+        run_block(w, L, b);
+    }
+    std::lock_guard<std::mutex> lock(L.m);
+    L.counters.add(w.counters);
+    if (!w.trace.empty()) {
+        L.trace_truncated = w.trace.size() > L.options.trace_limit;
+        if (L.trace_truncated) w.trace.resize(L.options.trace_limit);
+        L.trace = std::move(w.trace);
+        w.trace.clear();
+    }
+    w.launch = nullptr;
+}
+
+// ------------------------------------------------------------ the pool
+
+class Pool {
+public:
+    ~Pool() {
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            stop_ = true;
+        }
+        work_.notify_all();
+        for (std::thread& t : threads_) t.join();
+    }
+
+    // Runs L's blocks on `helpers` pool threads plus the calling thread.
+    void run(Launch& L, unsigned helpers) {
+        std::lock_guard<std::mutex> one_launch(launch_m_);
+        {
+            std::unique_lock<std::mutex> lock(m_);
+            while (threads_.size() < helpers) {
+                const unsigned id = unsigned(threads_.size());
+                threads_.emplace_back([this, id] { loop(id); });
+            }
+            job_ = &L;
+            wanted_ = helpers;
+            acked_ = 0;
+            ++generation_;
+        }
+        work_.notify_all();
+        run_blocks(L);
+        std::unique_lock<std::mutex> lock(m_);
+        done_.wait(lock, [&] { return acked_ == wanted_; });
+        job_ = nullptr;
+    }
+
+private:
+    void loop(unsigned id) {
+        uint64_t seen = 0;
+        std::unique_lock<std::mutex> lock(m_);
+        for (;;) {
+            work_.wait(lock, [&] { return stop_ || generation_ != seen; });
+            if (stop_) return;
+            seen = generation_;
+            if (id >= wanted_) continue;
+            Launch* job = job_;
+            lock.unlock();
+            run_blocks(*job);
+            lock.lock();
+            if (++acked_ == wanted_) done_.notify_all();
+        }
+    }
+
+    std::mutex launch_m_, m_;
+    std::condition_variable work_, done_;
+    std::vector<std::thread> threads_;
+    Launch* job_ = nullptr;
+    uint64_t generation_ = 0;
+    unsigned wanted_ = 0, acked_ = 0;
+    bool stop_ = false;
+};
+
+Pool& pool() {
+    static Pool p;
+    return p;
+}
+
+unsigned default_threads() {
+    if (const char* env = std::getenv("ATTNLAB_EMU_THREADS")) {
+        const int n = std::atoi(env);
+        if (n > 0) return unsigned(n);
+    }
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// A launch the hardware would refuse: a stable code for the message layer,
+// with the offending number in `size` (and the limit in `index`).
+bool launch_error(const Launch& L, Fault& f) {
+    const Dim3 b = L.block, g = L.grid;
+    f.kind = FaultKind::InvalidLaunch;
+    if (b.count() == 0 || g.count() == 0) {
+        f.detail = "empty_launch";
+    } else if (b.x > 1024 || b.y > 1024 || b.z > 64 || b.count() > 1024) {
+        f.detail = "block_too_large";
+        f.size = int64_t(b.count());
+        f.index = 1024;
+    } else if (g.y > 65535 || g.z > 65535) {
+        f.detail = "grid_too_large";
+        f.size = std::max(g.y, g.z);
+        f.index = 65535;
+    } else if (L.smem > L.options.max_dynamic_shared) {
+        f.detail = "shared_too_large";
+        f.size = int64_t(L.smem);
+        f.index = int64_t(L.options.max_dynamic_shared);
+    } else if (current_thread) {
+        f.detail = "nested_launch";
+    } else {
+        f.kind = FaultKind::None;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+// ------------------------------------------------- device-side entry points
+
+void block_barrier(int line) {
+    FiberThread* ft = current();
+    if (!ft) return;
+    ft->state = RunState::AtBarrier;
+    ft->wait_line = line;
+    yield(ft);
+}
+
+namespace {
+
+uint64_t warp_result(const FiberThread& t, FiberThread* const* lanes, unsigned arrived) {
+    const int w = t.width, lane = int(t.lane), base = lane & ~(w - 1), in_segment = lane & (w - 1);
+    int src = -1;
+    switch (t.op) {
+    case WarpOp::Shfl: src = base + (t.arg & (w - 1)); break;
+    case WarpOp::ShflUp: src = in_segment >= t.arg ? lane - t.arg : -1; break;
+    case WarpOp::ShflDown: src = in_segment + t.arg < w ? lane + t.arg : -1; break;
+    case WarpOp::ShflXor: src = (lane ^ t.arg) >= base && (lane ^ t.arg) < base + w ? lane ^ t.arg : -1; break;
+    case WarpOp::Sync: return 0;
+    case WarpOp::Ballot:
+    case WarpOp::All:
+    case WarpOp::Any: {
+        unsigned votes = 0;
+        for (int l = 0; l < 32; ++l)
+            if ((arrived >> l & 1) && lanes[l]->value) votes |= 1u << l;
+        if (t.op == WarpOp::Ballot) return votes;
+        if (t.op == WarpOp::All) return votes == arrived;
+        return votes != 0;
+    }
+    }
+    if (src < 0 || src >= 32 || !(arrived >> src & 1)) return t.value;  // undefined in CUDA: own value
+    return lanes[src]->value;
+}
+
+}  // namespace
+
+uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, int line) {
+    FiberThread* ft = current();
+    if (!ft) return value;
+    Worker& w = worker;
+    WarpState& ws = w.warps[ft->warp];
+    const unsigned needed = mask & ws.existing;
+    const bool bad_width = width < 1 || width > 32 || (width & (width - 1));
+    if (!(needed >> ft->lane & 1) || bad_width ||
+        (ws.arrived && (ws.mask != mask || ws.op != op))) {
+        Fault f;
+        f.kind = FaultKind::WarpDivergence;
+        f.line = line;
+        f.detail = bad_width ? "bad_width" : !(needed >> ft->lane & 1) ? "lane_not_in_mask" : "mismatched_ops";
+        abort_thread(std::move(f));
+    }
+    if (!ws.arrived) {
+        ws.mask = mask;
+        ws.op = op;
+        ws.line = line;
+    }
+    ft->op = op;
+    ft->value = value;
+    ft->arg = arg;
+    ft->width = width;
+    ft->wait_line = line;
+    ws.arrived |= 1u << ft->lane;
+    count_step(*ft, line);
+    if (ws.arrived != needed) {
+        ft->state = RunState::AtWarpOp;
+        yield(ft);
+        return ft->result;
+    }
+    // Last lane in: every lane gets its result, the waiting ones wake up.
+    FiberThread* lanes[32] = {nullptr};
+    const unsigned first = ft->warp * 32;
+    for (unsigned l = 0; l < 32 && first + l < w.nthreads; ++l) lanes[l] = w.threads[first + l].get();
+    const unsigned arrived = ws.arrived;
+    for (unsigned l = 0; l < 32; ++l)
+        if (arrived >> l & 1) lanes[l]->result = warp_result(*lanes[l], lanes, arrived);
+    for (unsigned l = 0; l < 32; ++l)
+        if ((arrived >> l & 1) && lanes[l] != ft) lanes[l]->state = RunState::Runnable;
+    ws.arrived = 0;
+    ++w.counters.warp_syncs;
+    if (op == WarpOp::Sync) ws.syncs = ++w.epoch;  // orders the lanes' shared accesses
+    return ft->result;
+}
+
+SharedRegion* dynamic_shared_region(size_t elem_size, const char* type) {
+    Worker& w = worker;
+    const uint64_t bytes = w.launch ? w.launch->smem : 0;
+    if (w.arena_bytes < bytes) {
+        if (w.arena) ::operator delete(w.arena, std::align_val_t(128));
+        w.arena = static_cast<unsigned char*>(::operator new(bytes, std::align_val_t(128)));
+        w.arena_bytes = bytes;
+        for (DynamicView& v : w.views) v.region.data = w.arena;
+    }
+    for (DynamicView& v : w.views)
+        if (v.elem_size == elem_size && v.type == type) {
+            v.region.count = int64_t(bytes / elem_size);
+            if (v.shadow.size() < size_t(v.region.count)) v.shadow.resize(v.region.count);
+            v.region.shadow = v.shadow.data();
+            v.region.data = w.arena;
+            return &v.region;
+        }
+    w.views.emplace_back();
+    DynamicView& v = w.views.back();
+    v.elem_size = elem_size;
+    v.type = type;
+    v.region.count = int64_t(bytes / elem_size);
+    v.shadow.resize(std::max<int64_t>(1, v.region.count));
+    v.region.data = w.arena;
+    v.region.shadow = v.shadow.data();
+    v.region.elem_size = elem_size;
+    v.region.type = type;
+    v.region.name = "dynamic shared memory";
+    return &v.region;
+}
+
+void fault_access(FaultKind kind, MemorySpace space, bool write, const std::string& buffer,
+                  int64_t index, int64_t size, const char* type, int line) {
+    Fault f;
+    f.kind = kind;
+    f.space = space;
+    f.is_write = write;
+    f.buffer = buffer;
+    f.index = index;
+    f.size = size;
+    f.element_type = type;
+    f.line = line;
+    abort_thread(std::move(f));
+}
+
+void fault_race(const SharedRegion& r, int64_t index, bool write, int other_thread, bool other_write,
+                int other_line, int line) {
+    Fault f;
+    f.kind = FaultKind::SharedRace;
+    f.space = MemorySpace::Shared;
+    f.is_write = write;
+    f.buffer = r.name;
+    f.index = index;
+    f.size = r.count;
+    f.element_type = r.type;
+    f.line = line;
+    f.other_thread = to_dim(worker.threads[other_thread]->idx);
+    f.other_is_write = other_write;
+    f.other_line = other_line;
+    abort_thread(std::move(f));
+}
+
+void note_unwritten_shared_read(const SharedRegion& r, int64_t index, int line) {
+    worker.unwritten_reads.push_back({&r, index, current_thread->linear, line});
+}
+
+void fault_step_limit(int line) {
+    Fault f;
+    f.kind = FaultKind::StepLimit;
+    f.line = line;
+    abort_thread(std::move(f));
+}
+
+void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* buffer, int64_t index,
+                  uint64_t sector) {
+    if (ts.trace->size() > worker.launch->options.trace_limit) return;
+    const int kind = (space == MemorySpace::Shared ? 2 : 0) + (write ? 1 : 0);
+    AccessEvent e;
+    e.thread = ts.linear;
+    e.space = space;
+    e.is_write = write;
+    e.buffer = buffer;
+    e.index = index;
+    e.sector = sector;
+    e.interval = ts.interval_index;
+    e.k = ts.trace_k[kind]++;
+    ts.trace->push_back(std::move(e));
+}
+
+void global_atomic_begin(BufferStorage* s, int64_t e, const char* type, int line) {
+    ThreadState* ts = current_thread;
+    if (!s) throw std::invalid_argument("atomic on a null device pointer");
+    if (!ts) { host_bounds_check(*s, e); return; }
+    if (e < 0 || static_cast<uint64_t>(e) >= s->count)
+        fault_access(FaultKind::OutOfBounds, MemorySpace::Global, true, s->name, e, int64_t(s->count), type, line);
+    if (ts->checks && !s->written[e].load(std::memory_order_relaxed))
+        fault_access(FaultKind::UninitializedRead, MemorySpace::Global, false, s->name, e, int64_t(s->count), type, line);
+    count_step(*ts, line);
+    ++ts->atomics;
+}
+
+void shared_atomic_begin(SharedRegion* r, int64_t e, int line) {
+    ThreadState* ts = current_thread;
+    if (e < 0 || e >= r->count) {
+        if (!ts) throw std::out_of_range("shared memory index out of range");
+        fault_access(FaultKind::OutOfBounds, MemorySpace::Shared, true, r->name, e, r->count, r->type, line);
+    }
+    if (!ts) return;
+    if (ts->checks && r->shadow[e].written_in_block != clock.block_serial)
+        fault_access(FaultKind::UninitializedRead, MemorySpace::Shared, false, r->name, e, r->count, r->type, line);
+    count_step(*ts, line);
+}
+
+}  // namespace detail
+
+LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uint64_t dynamic_smem,
+                             std::function<void()> body) {
+    using namespace detail;
+    const auto start = std::chrono::steady_clock::now();
+    Launch L;
+    L.name = kernel_name;
+    L.grid = grid;
+    L.block = block;
+    L.smem = dynamic_smem;
+    L.body = std::move(body);
+    L.options = launch_options();
+    L.nblocks = grid.count();
+
+    LaunchReport report;
+    report.kernel = kernel_name;
+    report.grid = grid;
+    report.block = block;
+    report.dynamic_shared_bytes = dynamic_smem;
+    if (launch_error(L, report.fault)) return report;
+    const unsigned threads = L.options.threads ? L.options.threads : default_threads();
+    const unsigned helpers = unsigned(std::min<uint64_t>(threads, L.nblocks)) - 1;
+    pool().run(L, helpers);
+
+    report.fault = std::move(L.fault);
+    report.counters = L.counters;
+    report.trace = std::move(L.trace);
+    report.trace_truncated = L.trace_truncated;
+    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return report;
+}
+
+unsigned pool_threads() { return detail::default_threads(); }
+
+}  // namespace attnlab::emu

@@ -1,0 +1,78 @@
+#pragma once
+// attnlab's CUDA kernels seen from the core: run the kernel version of a
+// reference op (same op name, same input names and kinds as
+// reference::find_op(name)->params) on a GPU when one is usable, else on the
+// CPU emulator. Never throws, never crashes: a kernel fault is data
+// (KernelRun::report / launches), bad inputs are KernelRun::input_error.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnlab/common/value.hpp"
+#include "attnlab/emu/report.hpp"
+
+namespace attnlab::kernels {
+
+enum class Backend { Auto, Emulator, Gpu };
+
+struct KernelOptions {
+    Backend backend = Backend::Auto;  // Auto: the GPU when built with nvcc and a device exists
+    int attention_version = 0;        // 1, 2, or 0 = v2 when hd <= 128, else v1
+    bool stages = true;               // also compute scores / masked / weights (T×T per head)
+    // Emulator settings (checks, counters, tracing one block, threads...).
+    // Ignored on a GPU, where no checks or counters exist.
+    bool emulator_checks = true;
+    bool emulator_counters = true;
+    bool trace = false;               // record every access of trace_block, in every launch
+    emu::Dim3 trace_block{0, 0, 0};
+    unsigned emulator_threads = 0;    // 0: all cores (or ATTNLAB_EMU_THREADS)
+};
+
+struct KernelRun {
+    Value output;                           // same kind and shape as the reference op's output
+    std::vector<NamedTensor> stages;        // named and shaped like the reference op's stages
+    std::vector<emu::LaunchReport> launches;  // every launch, in order (the pipeline stops at a fault)
+    emu::LaunchReport report;               // the failed launch, or the main one (attention /
+                                            // GEMM / split / merge) when every launch completed
+    std::string backend;                    // "emulator" or "gpu"
+    std::string device;                     // "CPU emulator (2 threads)" or e.g. "NVIDIA H200"
+    std::string input_error;                // inputs that do not fit the op (English, internal)
+
+    // Output present: no input error and no fault.
+    bool ok() const { return input_error.empty() && report.ok() && !launches.empty(); }
+};
+
+// The reference ops that have a kernel, in a fixed order.
+const std::vector<std::string>& kernel_ops();
+bool has_kernel(const std::string& reference_op_name);
+
+// nullopt when the op has no kernel; otherwise a run (check ok()).
+std::optional<KernelRun> run_kernel_op(const std::string& reference_op_name,
+                                       const std::map<std::string, Value>& inputs,
+                                       const KernelOptions& options = {});
+
+// True when this build has the nvcc backend and a CUDA device is present.
+bool gpu_available();
+// "NVIDIA H200" when gpu_available(), else "".
+std::string gpu_device_name();
+// True when this build compiled the kernels with nvcc as well.
+bool built_with_nvcc();
+
+// The kernel sources, for a read-only view: file name (e.g. "attention.cu")
+// and text, embedded at build time.
+struct KernelSource {
+    std::string file;
+    std::string text;
+};
+const std::vector<KernelSource>& kernel_sources();
+
+// How a kernel maps blocks and threads to data, one sentence per language,
+// for the Kernel view. Empty strings for an unknown kernel name.
+struct KernelLayout {
+    std::string file;           // source file holding the kernel
+    std::string en, id;         // launch layout in plain words
+};
+KernelLayout kernel_layout(const std::string& kernel_name);
+
+}  // namespace attnlab::kernels
