@@ -16,8 +16,9 @@ Tensor merge_project(const Tensor& heads, const Tensor& w_o) {
     const int64_t T = heads.shape(1);
     const int64_t D = w_o.shape(0);  // equals H * hd
 
-    // TODO 1: build concat, shape (T, D), as defined above.
-    //         Tip: probe("concat", concat) lets you check this step on its own.
+    // TODO 1: build the merged (T, D) matrix defined above as concat.
+    //         probe("concat", merged) shows it next to the reference's, so
+    //         you can check this step on its own.
 
     // TODO 2: return concat * W_O.
 
