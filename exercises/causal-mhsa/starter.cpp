@@ -1,7 +1,10 @@
 // Causal multi-head self-attention
 //
+// x: (T, D); w_q, w_k, w_v, w_o: (D, D); n_heads = H divides D; hd = D / H.
+// Return out, shape (T, D):
+//
 //   Q, K, V = X W_Q, X W_K, X W_V                  (T, D)
-//   split each into heads                          (H, T, hd),  hd = D / H
+//   split each into heads                          (H, T, hd), head h = columns h*hd .. (h+1)*hd - 1
 //   scores  = Q_h K_h^T / sqrt(hd)                 (H, T, T)
 //   masked  = scores, with -inf where key j > query i
 //   weights = softmax over each row of masked      (H, T, T)
@@ -9,10 +12,13 @@
 //   concat  = heads merged back side by side       (T, D)
 //   out     = concat W_O                           (T, D)
 //
-// Reuse what you wrote in split-heads, causal-mask and concat-project: copy
-// it in as helper functions. Put helpers in an unnamed namespace and give them
-// new names (e.g. to_heads, apply_causal_mask, from_heads) so they cannot
-// clash with the earlier exercises' entry points.
+// Do not modify the inputs. One case has scores in the thousands; your
+// weights must stay finite there.
+//
+// Reuse what you wrote in the earlier exercises: copy it in as helper
+// functions. Put helpers in an unnamed namespace and give them new names
+// (e.g. to_heads, apply_causal_mask, from_heads) so they cannot clash with
+// the earlier exercises' entry points.
 //
 // Debugging: probe("name", tensor) records a stage so attnlab can show it next
 // to the reference's stage of the same name. The reference's stages are
@@ -26,11 +32,7 @@ using namespace attnlab;
 
 namespace {
 
-// TODO: helpers, for example
-//   Tensor to_heads(const Tensor& m, int n_heads);   // (T, D) -> (H, T, hd)
-//   Tensor apply_causal_mask(const Tensor& scores);  // copy, -inf where j > i
-//   Tensor softmax_rows(const Tensor& s);            // softmax over the last axis
-//   Tensor from_heads(const Tensor& m);              // (H, T, hd) -> (T, D)
+// TODO: your helpers.
 
 }  // namespace
 
@@ -48,20 +50,12 @@ Tensor causal_mhsa(const Tensor& x, const Tensor& w_q, const Tensor& w_k,
     probe("K", k);
     probe("V", v);
 
-    // TODO 2: split q, k, v into heads: (T, D) -> (H, T, hd), hd = D / n_heads.
-
-    // TODO 3: scores = Q_h K_h^T scaled by 1/sqrt(hd), shape (H, T, T).
-    //         K_h^T per head is kh.transpose(0, 2, 1). Use hd, not D!
-    //         probe("scores", scores);
-
-    // TODO 4: mask the future (j > i) with kNegInf.   probe("masked", masked);
-
-    // TODO 5: softmax each row (subtract the row max before exp).
-    //         probe("weights", weights);  each row should sum to 1.
-
-    // TODO 6: heads = weights V_h, shape (H, T, hd).   probe("heads", heads);
-
-    // TODO 7: merge back to (T, D) (probe("concat", ...)), multiply by w_o,
+    // TODO 2: split q, k, v into heads, (H, T, hd).
+    // TODO 3: scores, (H, T, T).                     probe("scores", scores);
+    // TODO 4: the causal mask.                       probe("masked", masked);
+    // TODO 5: the row softmax: weights, (H, T, T).   probe("weights", weights);
+    // TODO 6: heads = weights V_h, (H, T, hd).       probe("heads", heads);
+    // TODO 7: merge to (T, D) (probe "concat"), multiply by w_o,
     //         probe("out", out) and return it.
 
     (void)n_heads;  // TODO: remove once you use n_heads
