@@ -20,6 +20,7 @@
 #include "attnlab/core/build_config.hpp"
 #include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course.hpp"
+#include "attnlab/core/install_layout.hpp"
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/runner.hpp"
 #include "attnlab/core/util.hpp"
@@ -53,7 +54,7 @@ double time_ms(const std::string& command) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    fs::path course_dir = ATTNLAB_EXERCISES_DIR;
+    fs::path course_dir;  // empty: $ATTNLAB_COURSE or the built-in course
     int runs = 10, cold_runs = 3;
     for (int i = 1; i + 1 < argc; i += 2) {
         std::string a = argv[i];
@@ -61,7 +62,7 @@ int main(int argc, char** argv) {
         else if (a == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
         else if (a == "--cold-runs") cold_runs = std::max(1, std::atoi(argv[i + 1]));
     }
-    Course course = load_course(course_dir);
+    Course course = load_course(resolve_course_dir(course_dir));
     const Toolchain toolchain = Toolchain::detect();
     std::string flags;
     for (const auto& f : toolchain.flags) flags += " " + f;

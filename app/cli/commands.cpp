@@ -15,10 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attnlab/core/build_config.hpp"
 #include "attnlab/core/check_job.hpp"
 #include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course.hpp"
+#include "attnlab/core/install_layout.hpp"
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/runner.hpp"
@@ -195,12 +195,6 @@ struct Context {
     }
 };
 
-fs::path course_dir(const Options& o) {
-    if (!o.course_dir.empty()) return o.course_dir;
-    if (const char* env = std::getenv("ATTNLAB_COURSE"); env && *env) return env;
-    return ATTNLAB_EXERCISES_DIR;
-}
-
 int setup(Context& ctx) {
     ctx.paths = Paths::from_environment();
     std::string warning;
@@ -208,7 +202,7 @@ int setup(Context& ctx) {
     ctx.lang = resolve_language(ctx.opt.lang_flag, ctx.settings);
     if (!warning.empty()) std::cerr << ctx.t("cli.progress_recovered", {{"message", warning}}) << "\n";
     try {
-        ctx.course = load_course(course_dir(ctx.opt));
+        ctx.course = load_course(resolve_course_dir(ctx.opt.course_dir));
     } catch (const CourseError& e) {
         std::cerr << "attnlab: " << ctx.t("cli.course_problem", {{"message", e.what()}}) << "\n";
         return kExitUsage;

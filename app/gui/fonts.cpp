@@ -1,23 +1,12 @@
 #include "fonts.hpp"
 
-#include <filesystem>
+#include <string>
+
+#include "attnlab/core/install_layout.hpp"
 
 namespace attnlab::gui {
 
 namespace {
-
-const char* find_font(const char* file) {
-    static const char* dirs[] = {"/usr/share/fonts/truetype/dejavu/", "/usr/share/fonts/dejavu/", "/usr/local/share/fonts/"};
-    static std::string found;
-    for (const char* d : dirs) {
-        std::string p = std::string(d) + file;
-        if (std::filesystem::exists(p)) {
-            found = p;
-            return found.c_str();
-        }
-    }
-    return nullptr;
-}
 
 const ImWchar* glyph_ranges() {
     static ImVector<ImWchar> ranges;
@@ -45,12 +34,12 @@ const ImWchar* glyph_ranges() {
 }
 
 ImFont* add(ImFontAtlas* atlas, const char* file, float size) {
-    const char* path = find_font(file);
-    if (!path) return nullptr;
+    const std::string path = find_font_file(file).string();  // where: install_layout.cpp
+    if (path.empty()) return nullptr;
     ImFontConfig cfg;
     cfg.OversampleH = 2;
     cfg.OversampleV = 1;
-    return atlas->AddFontFromFileTTF(path, size, &cfg, glyph_ranges());
+    return atlas->AddFontFromFileTTF(path.c_str(), size, &cfg, glyph_ranges());
 }
 
 }  // namespace

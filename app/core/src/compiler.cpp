@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "attnlab/core/build_config.hpp"
+#include "attnlab/core/install_layout.hpp"
 #include "attnlab/core/process.hpp"
 #include "attnlab/core/util.hpp"
 
@@ -47,9 +48,9 @@ void prune_cache(const fs::path& dir, size_t keep) {
 Toolchain Toolchain::detect() {
     Toolchain t;
     t.compiler = env_or("ATTNLAB_CXX", ATTNLAB_CXX_COMPILER);
-    t.include_dir = env_or("ATTNLAB_LEARNER_INCLUDE", ATTNLAB_LEARNER_INCLUDE_DIR);
-    t.learner_library = env_or("ATTNLAB_LEARNER_LIB", ATTNLAB_LEARNER_LIBRARY);
-    t.sandbox = env_or("ATTNLAB_SANDBOX", ATTNLAB_SANDBOX_PATH);
+    t.include_dir = resolve_learner_include_dir();
+    t.learner_library = resolve_learner_library();
+    t.sandbox = resolve_sandbox();
     // -O1: learner loops over T×T scores run in well under a millisecond,
     // while -O2 costs compile time on every check (see bench/ for figures).
     std::string flags = env_or("ATTNLAB_CXXFLAGS", "-std=c++17 -O1 -g0 -pipe -Wall -fmax-errors=10 -fno-diagnostics-color");

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attnlab/core/build_config.hpp"
+#include "attnlab/core/install_layout.hpp"
 #include "attnlab/core/util.hpp"
 
 extern char** environ;
@@ -22,11 +22,6 @@ namespace {
 
 constexpr auto kAutosaveDelay = std::chrono::milliseconds(1500);
 constexpr auto kDiskPollInterval = std::chrono::milliseconds(500);
-
-fs::path default_course_dir() {
-    if (const char* env = std::getenv("ATTNLAB_COURSE"); env && *env) return env;
-    return ATTNLAB_EXERCISES_DIR;
-}
 
 Preferences preferences_from(const std::string& extra_json) {
     Preferences p;
@@ -59,7 +54,7 @@ Session::Session(Options options) : paths_(options.paths), progress_(paths_.prog
     prefs_ = preferences_from(settings_.extra_json);
     lang_ = resolve_language(options.lang_flag, settings_);
     try {
-        course_ = load_course(options.course_dir.empty() ? default_course_dir() : options.course_dir);
+        course_ = load_course(resolve_course_dir(options.course_dir));
         for (const auto& p : course_.problems) add_notice(p);
     } catch (const CourseError& e) {
         course_error_ = e.what();

@@ -23,7 +23,8 @@ struct Toolchain {
     std::vector<std::string> link_flags;  // e.g. -fuse-ld=gold when available
     bool use_pch = true;             // precompile the learner headers (gcc only)
 
-    // Build-tree defaults, overridable with ATTNLAB_CXX, ATTNLAB_CXXFLAGS,
+    // The runtime and sandbox of this attnlab's InstallLayout (installed or
+    // build tree); overridable with ATTNLAB_CXX, ATTNLAB_CXXFLAGS,
     // ATTNLAB_LEARNER_INCLUDE, ATTNLAB_LEARNER_LIB and ATTNLAB_SANDBOX.
     static Toolchain detect();
     // Changes whenever the compiler, the flags, the learner runtime or the
