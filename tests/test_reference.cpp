@@ -387,6 +387,9 @@ TEST_CASE("registry: every op is found by name with the agreed parameters") {
          {{"x", T}, {"w_q", T}, {"w_k", T}, {"w_v", T}, {"w_o", T}, {"n_heads", I}},
          T},
         {"attention_params", {{"d_model", I}, {"n_layers", I}}, I},
+        // registry_batched.cpp
+        {"padded_head_dim", {{"head_dim", I}}, I},
+        {"one_vs_many_heads", {{"x", T}, {"w_q", T}, {"w_k", T}, {"n_heads", I}}, T},
     };
     CHECK(all_ops().size() == expected.size());
     for (const Expected& e : expected) {
