@@ -16,6 +16,7 @@ PACKAGES=(
   libstb-dev fonts-dejavu-core           # PNG screenshots; a font with √ · × ≤ →
   xvfb xauth imagemagick                 # the GUI smoke test: a virtual display, and colours counted in its PNG
   libboost-context-dev                   # fibers for the CPU emulator of the CUDA execution model
+  dpkg-dev file                          # cpack -G DEB: dpkg-shlibdeps works out the package's Depends
 )
 
 missing=()

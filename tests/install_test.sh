@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# An installed attnlab works on its own, from wherever its prefix is moved.
+#   install_test.sh CMAKE BUILD_DIR SOURCE_DIR
+# Installs BUILD_DIR with `cmake --install` into a temporary prefix, moves the
+# prefix elsewhere, then from there (another working directory, a fresh
+# ATTNLAB_HOME, a PATH without the build) runs `attnlab list`, shows where the
+# course came from and passes one check. Where the kernel allows an
+# unprivileged mount namespace, the check runs again with the source and build
+# trees hidden under empty folders, which proves the prefix needs neither.
+# Nothing is copied from the build tree by hand; the temporary folder goes away.
+set -euo pipefail
+cmake=$1
+build_dir=$(cd "$2" && pwd -P)
+source_dir=$(cd "$3" && pwd -P)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/attnlab-install-test.XXXXXX")
+work=$(cd "$work" && pwd -P)
+trap 'rm -rf "$work"' EXIT
+
+fail() {
+  echo "install_test: FAIL: $*" >&2
+  exit 1
+}
+# Runs the installed attnlab, through RUNNER... when given, from $work with
+# nothing from the caller's environment but a fresh ATTNLAB_HOME; output goes
+# to $work/out. Fails the test unless attnlab exits 0.
+run_attnlab() {  # run_attnlab HOME [RUNNER... --attnlab] ARGS...
+  local home=$1 runner=()
+  shift
+  if [[ " $* " == *" --attnlab "* ]]; then
+    while [ "$1" != "--attnlab" ]; do runner+=("$1"); shift; done
+    shift
+  fi
+  local rc=0
+  (cd "$work" && env -i HOME="$work/home" PATH=/usr/bin:/bin LANG=C.UTF-8 ATTNLAB_HOME="$home" ATTNLAB_LANG=en \
+    "${runner[@]}" "$prefix/bin/attnlab" "$@") >"$work/out" 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || { cat "$work/out" >&2; fail "attnlab $* exited $rc"; }
+}
+expect_output() {  # expect_output TEXT WHAT
+  grep -qF -- "$1" "$work/out" || { cat "$work/out" >&2; fail "$2: no \"$1\" in the output above"; }
+}
+
+# 1. Install, then move the prefix: nothing may point into the old place.
+"$cmake" --install "$build_dir" --prefix "$work/staged" >"$work/install.log" 2>&1 ||
+  { cat "$work/install.log" >&2; fail "cmake --install failed"; }
+mv "$work/staged" "$work/moved"
+prefix=$work/moved
+for f in bin/attnlab libexec/attnlab/attnlab-sandbox lib/attnlab/libattnlab_learner.a \
+         lib/attnlab/include/attnlab/tensor.hpp lib/attnlab/include/attnlab/entry.hpp \
+         share/attnlab/exercises/manifest.json share/attnlab/exercises/split-heads/solution.cpp \
+         share/applications/attnlab.desktop share/icons/hicolor/scalable/apps/attnlab.svg \
+         share/icons/hicolor/48x48/apps/attnlab.png share/icons/hicolor/128x128/apps/attnlab.png \
+         share/icons/hicolor/256x256/apps/attnlab.png share/man/man1/attnlab.1; do
+  [ -s "$prefix/$f" ] || fail "the install lacks $f"
+done
+for f in bin/attnlab libexec/attnlab/attnlab-sandbox; do
+  [ -x "$prefix/$f" ] || fail "$f is not executable"
+done
+echo "install_test: installed and moved to $prefix"
+
+# 2. The course is the moved prefix's, not the source tree's.
+run_attnlab "$work/home1" list
+expect_output "split-heads" "attnlab list"
+run_attnlab "$work/home1" solution split-heads --force
+expect_output "// $prefix/share/attnlab/exercises/split-heads/solution.cpp" "the course's location"
+echo "install_test: attnlab list and the course come from the moved prefix"
+
+# 3. One passing check, compiled afresh (a new ATTNLAB_HOME has an empty cache).
+solution=$prefix/share/attnlab/exercises/split-heads/solution.cpp
+check_passes() {  # check_passes HOME [RUNNER... --attnlab]
+  run_attnlab "$@" check split-heads "$solution" --json
+  expect_output '"verdict": "pass"' "attnlab check"
+  expect_output '"compile_cached": false' "attnlab check (a fresh home compiles)"
+}
+check_passes "$work/home2"
+echo "install_test: attnlab check split-heads passes from the moved prefix"
+
+# 4. The same with the source and build trees hidden (private mount namespace).
+case "$prefix/" in
+  "$source_dir"/* | "$build_dir"/*) echo "install_test: the temporary folder is inside the source or build tree: hidden-tree run skipped"; exit 0 ;;
+esac
+mkdir "$work/probe"
+if ! unshare --user --map-root-user --mount mount -t tmpfs -o size=1m attnlab-probe "$work/probe" 2>/dev/null; then
+  echo "install_test: no unprivileged mount namespace here: hidden-tree run skipped"
+  exit 0
+fi
+cat >"$work/hide.sh" <<'EOF'
+#!/bin/sh
+# hide.sh DIR... -- COMMAND...: COMMAND with each DIR covered by an empty tmpfs.
+while [ "$1" != "--" ]; do mount -t tmpfs -o size=1m attnlab-hidden "$1" || exit 97; shift; done
+shift
+exec "$@"
+EOF
+chmod +x "$work/hide.sh"
+# The build folder first: it may lie inside the source tree.
+check_passes "$work/home3" unshare --user --map-root-user --mount "$work/hide.sh" "$build_dir" "$source_dir" -- --attnlab
+echo "install_test: attnlab check passes with $source_dir and $build_dir hidden"
