@@ -79,6 +79,7 @@ struct WarpState {
 // Stacks are reused across blocks and launches: mmap with a guard page once.
 struct StackPool {
     size_t size = 0;
+    unsigned made = 0;
     std::vector<ctx::stack_context> free;
     ~StackPool() { clear(); }
     void clear() {
@@ -96,7 +97,13 @@ struct PooledStack {
             pool->free.pop_back();
             return sc;
         }
-        return ctx::protected_fixedsize_stack(pool->size).allocate();
+        ctx::stack_context sc = ctx::protected_fixedsize_stack(pool->size).allocate();
+        // Stagger the stack tops: page-aligned tops all fall in the same
+        // cache sets, and every fiber switch touches its stack top.
+        const size_t stagger = (pool->made++ % 61) * 64;
+        sc.sp = static_cast<char*>(sc.sp) - stagger;
+        sc.size -= stagger;
+        return sc;
     }
     void deallocate(ctx::stack_context& sc) noexcept { pool->free.push_back(sc); }
 };
@@ -186,15 +193,14 @@ void record_fault(Fault f) {
 
 // Sorts a handful of values (at most 32) in place and returns how many differ.
 int distinct(uint64_t* v, int n) {
-    std::sort(v, v + n);
+    if (!std::is_sorted(v, v + n)) std::sort(v, v + n);  // lane order is often address order
     return int(std::unique(v, v + n) - v);
 }
 
-// Per warp and source line: each lane's accesses at that line, in order.
-struct LineBucket {
-    uint64_t line = 0;
-    std::vector<uint64_t> lanes[32];
-    bool used = false;
+// A run of consecutive log entries from one source line.
+struct LineRun {
+    uint64_t line;
+    uint32_t start, length;
 };
 
 // Group the k-th access of each lane at one source line into one warp-wide
@@ -202,45 +208,72 @@ struct LineBucket {
 template <class Measure>
 void warp_requests(FiberThread* const* lanes, int nlanes, std::vector<uint64_t> ThreadState::*log,
                    int64_t& requests, int64_t& units, int64_t& partial, Measure measure) {
-    thread_local std::vector<LineBucket> buckets;  // scratch, capacity kept between calls
-    for (LineBucket& b : buckets) {
-        b.used = false;
-        for (std::vector<uint64_t>& v : b.lanes) v.clear();
+    bool any = false;
+    for (int l = 0; l < nlanes && !any; ++l) any = !(lanes[l]->*log).empty();
+    if (!any) return;
+    uint64_t v[32];
+    // Fast path: every lane made the same accesses line by line (no
+    // divergence), so the k-th entries already form the requests.
+    bool uniform = true;
+    const std::vector<uint64_t>& first = lanes[0]->*log;
+    for (int l = 1; l < nlanes && uniform; ++l) {
+        const std::vector<uint64_t>& other = lanes[l]->*log;
+        uniform = other.size() == first.size();
+        for (size_t k = 0; k < first.size() && uniform; ++k)
+            uniform = (other[k] >> kLogLineShift) == (first[k] >> kLogLineShift);
     }
-    size_t nbuckets = 0;
+    if (uniform) {
+        for (size_t k = 0; k < first.size(); ++k) {
+            for (int l = 0; l < nlanes; ++l) v[l] = (lanes[l]->*log)[k] & kLogAddressMask;
+            ++requests;
+            units += measure(v, nlanes);
+        }
+        for (int l = 0; l < nlanes; ++l) (lanes[l]->*log).clear();
+        return;
+    }
+    // Lanes diverged: cut each lane's log into runs of one line, then walk
+    // the runs of each line across the lanes in step.
+    thread_local std::vector<LineRun> runs[32];
+    thread_local std::vector<uint64_t> lines;
+    lines.clear();
     for (int l = 0; l < nlanes; ++l) {
-        LineBucket* last = nullptr;
-        for (uint64_t entry : lanes[l]->*log) {
-            const uint64_t line = entry >> kLogLineShift;
-            if (!last || last->line != line) {
-                last = nullptr;
-                for (size_t b = 0; b < nbuckets && !last; ++b)
-                    if (buckets[b].line == line) last = &buckets[b];
-                if (!last) {
-                    if (nbuckets == buckets.size()) buckets.emplace_back();
-                    last = &buckets[nbuckets++];
-                    last->line = line;
-                    last->used = true;
+        const std::vector<uint64_t>& entries = lanes[l]->*log;
+        runs[l].clear();
+        for (uint32_t i = 0; i < entries.size(); ++i) {
+            const uint64_t line = entries[i] >> kLogLineShift;
+            if (runs[l].empty() || runs[l].back().line != line) {
+                runs[l].push_back({line, i, 0});
+                if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+            }
+            ++runs[l].back().length;
+        }
+    }
+    for (uint64_t line : lines) {
+        size_t run_at[32], offset[32];
+        for (int l = 0; l < nlanes; ++l) {
+            run_at[l] = 0;
+            offset[l] = 0;
+            while (run_at[l] < runs[l].size() && runs[l][run_at[l]].line != line) ++run_at[l];
+        }
+        for (;;) {
+            int n = 0;
+            for (int l = 0; l < nlanes; ++l) {
+                if (run_at[l] >= runs[l].size()) continue;
+                const LineRun& r = runs[l][run_at[l]];
+                v[n++] = (lanes[l]->*log)[r.start + offset[l]] & kLogAddressMask;
+                if (++offset[l] == r.length) {  // on to this lane's next run of the line
+                    offset[l] = 0;
+                    ++run_at[l];
+                    while (run_at[l] < runs[l].size() && runs[l][run_at[l]].line != line) ++run_at[l];
                 }
             }
-            last->lanes[l].push_back(entry & kLogAddressMask);
-        }
-        (lanes[l]->*log).clear();
-    }
-    uint64_t v[32];
-    for (size_t b = 0; b < nbuckets; ++b) {
-        const LineBucket& bucket = buckets[b];
-        size_t kmax = 0;
-        for (int l = 0; l < nlanes; ++l) kmax = std::max(kmax, bucket.lanes[l].size());
-        for (size_t k = 0; k < kmax; ++k) {
-            int n = 0;
-            for (int l = 0; l < nlanes; ++l)
-                if (k < bucket.lanes[l].size()) v[n++] = bucket.lanes[l][k];
+            if (n == 0) break;
             ++requests;
             if (n < nlanes) ++partial;
             units += measure(v, n);
         }
     }
+    for (int l = 0; l < nlanes; ++l) (lanes[l]->*log).clear();
 }
 
 int64_t sectors_of(uint64_t* v, int n) {
@@ -262,28 +295,32 @@ int64_t wavefronts_of(uint64_t* v, int n) {
     return most;
 }
 
+// Turn one warp's logs into requests. Called when every lane of the warp is
+// at one program point: a barrier, a completed warp operation, the end.
+void close_warp(Worker& w, unsigned warp) {
+    LaunchCounters& c = w.counters;
+    const unsigned first = warp * 32;
+    FiberThread* lanes[32];
+    const int n = int(std::min(32u, w.nthreads - first));
+    for (int l = 0; l < n; ++l) lanes[l] = w.threads[first + l].get();
+    int64_t shared_loads = 0, shared_stores = 0, wavefronts = 0;
+    warp_requests(lanes, n, &ThreadState::global_loads, c.global_load_requests, c.global_load_sectors,
+                  c.partial_requests, sectors_of);
+    warp_requests(lanes, n, &ThreadState::global_stores, c.global_store_requests, c.global_store_sectors,
+                  c.partial_requests, sectors_of);
+    warp_requests(lanes, n, &ThreadState::shared_loads, shared_loads, wavefronts, c.partial_requests,
+                  wavefronts_of);
+    warp_requests(lanes, n, &ThreadState::shared_stores, shared_stores, wavefronts, c.partial_requests,
+                  wavefronts_of);
+    c.shared_load_requests += shared_loads;
+    c.shared_store_requests += shared_stores;
+    c.shared_wavefronts += wavefronts;
+    c.shared_bank_conflicts += wavefronts - shared_loads - shared_stores;
+}
+
 // End of a barrier interval (or of the block): turn the logs into requests.
 void close_interval(Worker& w) {
-    LaunchCounters& c = w.counters;
-    for (unsigned first = 0; first < w.nthreads; first += 32) {
-        FiberThread* lanes[32];
-        const int n = int(std::min(32u, w.nthreads - first));
-        for (int l = 0; l < n; ++l) lanes[l] = w.threads[first + l].get();
-        int64_t shared_loads = 0, shared_stores = 0;
-        warp_requests(lanes, n, &ThreadState::global_loads, c.global_load_requests,
-                      c.global_load_sectors, c.partial_requests, sectors_of);
-        warp_requests(lanes, n, &ThreadState::global_stores, c.global_store_requests,
-                      c.global_store_sectors, c.partial_requests, sectors_of);
-        int64_t wavefronts = 0;
-        warp_requests(lanes, n, &ThreadState::shared_loads, shared_loads, wavefronts,
-                      c.partial_requests, wavefronts_of);
-        warp_requests(lanes, n, &ThreadState::shared_stores, shared_stores, wavefronts,
-                      c.partial_requests, wavefronts_of);
-        c.shared_load_requests += shared_loads;
-        c.shared_store_requests += shared_stores;
-        c.shared_wavefronts += wavefronts;
-        c.shared_bank_conflicts += wavefronts - shared_loads - shared_stores;
-    }
+    for (unsigned warp = 0; warp * 32 < w.nthreads; ++warp) close_warp(w, warp);
     for (unsigned i = 0; i < w.nthreads; ++i) {
         FiberThread& t = *w.threads[i];
         ++t.interval_index;
@@ -710,6 +747,7 @@ uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, i
         if ((arrived >> l & 1) && lanes[l] != ft) lanes[l]->state = RunState::Runnable;
     ws.arrived = 0;
     ++w.counters.warp_syncs;
+    if (arrived == ws.existing) close_warp(w, ft->warp);  // the whole warp is here: its logs are complete
     if (op == WarpOp::Sync) ws.syncs = ++w.epoch;  // orders the lanes' shared accesses
     return ft->result;
 }

@@ -54,6 +54,10 @@
 #define __launch_bounds__(...)
 #define __shared__ static thread_local
 
+// Every checked access goes through load()/store(): inlined, they cost a few
+// nanoseconds; fault paths stay out of line.
+#define ATTNLAB_EMU_HOT __attribute__((always_inline)) inline
+
 // CUDA's dim3 and the built-in index variables. They are per OS thread and
 // the scheduler rewrites threadIdx before resuming each fiber, so every
 // emulated thread sees its own values.
@@ -237,7 +241,7 @@ public:
     GlobalRef(detail::BufferStorage* s, int64_t e, int line) : s_(s), e_(e), line_(line) {}
     GlobalRef(const GlobalRef&) = default;
 
-    Elem load() const {
+    ATTNLAB_EMU_HOT Elem load() const {
         detail::ThreadState* ts = detail::current_thread;
         if (!ts) { detail::host_bounds_check(*s_, e_); return elem(); }
         if (static_cast<uint64_t>(e_) >= s_->count) fault(FaultKind::OutOfBounds, false);
@@ -249,7 +253,7 @@ public:
         if (ts->trace) trace(*ts, false);
         return elem();
     }
-    void store(Elem v) const {
+    ATTNLAB_EMU_HOT void store(Elem v) const {
         static_assert(!std::is_const_v<T>, "store through a pointer to const");
         detail::ThreadState* ts = detail::current_thread;
         if (!ts) { detail::host_bounds_check(*s_, e_); } else {
@@ -263,8 +267,8 @@ public:
         s_->written[e_].store(1, std::memory_order_relaxed);
     }
 
-    operator Elem() const { return load(); }
-    GlobalRef& operator=(Elem v) { store(v); return *this; }
+    ATTNLAB_EMU_HOT operator Elem() const { return load(); }
+    ATTNLAB_EMU_HOT GlobalRef& operator=(Elem v) { store(v); return *this; }
     GlobalRef& operator=(const GlobalRef& o) { store(o.load()); return *this; }
     template <class U> GlobalRef& operator=(const GlobalRef<U>& o) { store(o.load()); return *this; }
     GlobalRef& operator+=(Elem v) { store(load() + v); return *this; }
@@ -372,7 +376,7 @@ public:
     SharedRef(detail::SharedRegion* r, int64_t e, int line) : r_(r), e_(e), line_(line) {}
     SharedRef(const SharedRef&) = default;
 
-    Elem load() const {
+    ATTNLAB_EMU_HOT Elem load() const {
         detail::ThreadState* ts = detail::current_thread;
         check_bounds(ts, false);
         if (ts) {
@@ -385,7 +389,7 @@ public:
         std::memcpy(&v, ptr(), sizeof(Elem));
         return v;
     }
-    void store(Elem v) const {
+    ATTNLAB_EMU_HOT void store(Elem v) const {
         static_assert(!std::is_const_v<T>, "store through a pointer to const");
         detail::ThreadState* ts = detail::current_thread;
         check_bounds(ts, true);
@@ -399,8 +403,8 @@ public:
         std::memcpy(ptr(), &v, sizeof(Elem));
     }
 
-    operator Elem() const { return load(); }
-    SharedRef& operator=(Elem v) { store(v); return *this; }
+    ATTNLAB_EMU_HOT operator Elem() const { return load(); }
+    ATTNLAB_EMU_HOT SharedRef& operator=(Elem v) { store(v); return *this; }
     SharedRef& operator=(const SharedRef& o) { store(o.load()); return *this; }
     template <class U> SharedRef& operator=(const SharedRef<U>& o) { store(o.load()); return *this; }
     SharedRef& operator+=(Elem v) { store(load() + v); return *this; }

@@ -1,0 +1,92 @@
+// Emulator figures (printed, never asserted): the cost of one __syncthreads
+// at 256 threads, and the emulated attention kernels v1 and v2 at
+// B = 1, T = 128, H = 12, hd = 64. Goals: <= 10 us per barrier, <= 0.2 s per
+// attention launch on 2 cores.
+//   attnlab-bench-emulator [threads]   (default: every core)
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <random>
+
+#include "attnlab/kernels/launchers.hpp"
+
+using namespace attnlab;
+using emu::DevicePtr;
+
+namespace {
+
+__global__ void barriers_only(DevicePtr<float> out, int n) {
+    for (int i = 0; i < n; ++i) __syncthreads();
+    if (threadIdx.x == 0) out[0] = float(n);
+}
+
+// CPU seconds of the whole process (all threads): on a busy machine the wall
+// time says more about the neighbours than about the emulator.
+double cpu_seconds() { return double(std::clock()) / CLOCKS_PER_SEC; }
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<float> random_values(size_t n, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> v(n);
+    for (float& x : v) x = dist(gen);
+    return v;
+}
+
+void bench_barrier(const emu::LaunchOptions& options) {
+    emu::ScopedLaunchOptions scoped(options);
+    emu::DeviceBuffer<float> out("out", 1);
+    const int n = 2000;
+    emu::launch("barriers_only", barriers_only, dim3(1), dim3(256), 0, out.ptr(), 10);  // warm-up: stacks
+    const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = cpu_seconds();
+    const emu::LaunchReport r = emu::launch("barriers_only", barriers_only, dim3(1), dim3(256), 0, out.ptr(), n);
+    const double s = seconds_since(start), cpu = cpu_seconds() - cpu_start;
+    std::printf("  __syncthreads at 256 threads: %.2f us per barrier wall, %.2f us CPU (%lld barriers, %s)\n",
+                s / n * 1e6, cpu / n * 1e6, (long long)r.counters.barriers, r.ok() ? "ok" : "FAULT");
+}
+
+void bench_attention(int version, const emu::LaunchOptions& options, const char* label) {
+    emu::ScopedLaunchOptions scoped(options);
+    const int B = 1, T = 128, H = 12, hd = 64;
+    const size_t n = size_t(B) * H * T * hd;
+    auto q = emu::DeviceBuffer<float>::from_host("q", random_values(n, 1));
+    auto k = emu::DeviceBuffer<float>::from_host("k", random_values(n, 2));
+    auto v = emu::DeviceBuffer<float>::from_host("v", random_values(n, 3));
+    emu::DeviceBuffer<float> out("out", n);
+    double best = 1e30, best_cpu = 1e30;
+    emu::LaunchReport r;
+    for (int rep = 0; rep < 3; ++rep) {
+        const auto start = std::chrono::steady_clock::now();
+        const double cpu_start = cpu_seconds();
+        r = kernels::emulated::attention(version, out.ptr(), q.ptr(), k.ptr(), v.ptr(), nullptr, nullptr, nullptr,
+                                         B, H, T, hd);
+        best = std::min(best, seconds_since(start));
+        best_cpu = std::min(best_cpu, cpu_seconds() - cpu_start);
+    }
+    std::printf("  attention v%d, B=1 T=128 H=12 hd=64, %-18s %.3f s wall, %.3f s CPU (best of 3; %s; "
+                "%.2f sectors/load request, %lld bank conflicts)\n",
+                version, label, best, best_cpu, r.ok() ? "ok" : "FAULT", r.counters.sectors_per_load_request(),
+                (long long)r.counters.shared_bank_conflicts);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    emu::LaunchOptions full;
+    if (argc > 1) full.threads = unsigned(std::atoi(argv[1]));
+    emu::LaunchOptions bare = full;
+    bare.checks = false;
+    bare.counters = false;
+    std::printf("attnlab CUDA emulator, %u OS threads for blocks\n", full.threads ? full.threads : emu::pool_threads());
+    bench_barrier(full);
+    for (int version : {1, 2}) {
+        bench_attention(version, full, "checks + counters:");
+        bench_attention(version, bare, "bounds only:");
+    }
+    return 0;
+}
