@@ -154,6 +154,15 @@ std::vector<ExerciseInfo> course_exercises() {
     return out;
 }
 
+// Where exercise `id` sits in the course (0-based), from the manifest.
+size_t position_of(const std::string& id) {
+    const auto exercises = course_exercises();
+    for (size_t i = 0; i < exercises.size(); ++i)
+        if (exercises[i].id == id) return i;
+    FAIL("no exercise " << id << " in the course");
+    return 0;
+}
+
 std::vector<fs::path> files_containing(const fs::path& dir, const std::string& part) {
     std::vector<fs::path> out;
     if (!fs::is_directory(dir)) return out;
@@ -169,11 +178,14 @@ const std::string kStarter = (kCourse / "split-heads" / "starter.cpp").string();
 
 TEST_CASE("list shows the course in order, in English and in Indonesian") {
     const auto exercises = course_exercises();
-    REQUIRE(exercises.size() == 4);
-    CHECK(exercises[0].id == "split-heads");
-    CHECK(exercises[1].id == "causal-mask");
-    CHECK(exercises[2].id == "concat-project");
-    CHECK(exercises[3].id == "causal-mhsa");
+    // The course order of issue 11: projections, heads, scores, mask, softmax,
+    // weighted sum, merge, the full layer, then batches and the figures.
+    const std::vector<std::string> order = {
+        "qkv-projections", "fused-qkv",     "split-heads",  "scaled-scores",  "causal-mask",
+        "stable-softmax",  "weighted-sum",  "concat-project", "causal-mhsa",  "batched-layout",
+        "batched-mhsa",    "param-count",   "head-dim-tiles", "why-many-heads"};
+    REQUIRE(exercises.size() == order.size());
+    for (size_t i = 0; i < order.size(); ++i) CHECK(exercises[i].id == order[i]);
 
     Cli cli;
     const Result en = cli.run({"list"});
@@ -218,7 +230,7 @@ TEST_CASE("list --json") {
     const json j = cli.run_json({"list", "--json"}, 0);
     CHECK(j["language"] == "en");
     REQUIRE(j["exercises"].is_array());
-    REQUIRE(j["exercises"].size() == 4);
+    REQUIRE(j["exercises"].size() == exercises.size());
     for (size_t i = 0; i < exercises.size(); ++i) {
         const json& e = j["exercises"][i];
         CHECK(e["position"] == i + 1);
@@ -233,7 +245,7 @@ TEST_CASE("list --json") {
 
     const json ji = cli.run_json({"list", "--json", "--lang", "id"}, 0);
     CHECK(ji["language"] == "id");
-    REQUIRE(ji["exercises"].size() == 4);
+    REQUIRE(ji["exercises"].size() == exercises.size());
     for (size_t i = 0; i < exercises.size(); ++i) CHECK(ji["exercises"][i]["title"] == exercises[i].title_id);
 }
 
@@ -242,7 +254,7 @@ TEST_CASE("show --json gives the signature and creates the learner's file") {
     const json j = cli.run_json({"show", "split-heads", "--json"}, 0);
     CHECK(j["id"] == "split-heads");
     CHECK(j["signature"] == "Tensor split_heads(const Tensor& x, int n_heads)");
-    CHECK(j["title"] == course_exercises()[0].title_en);
+    CHECK(j["title"] == course_exercises()[position_of("split-heads")].title_en);
     CHECK(j["statement"] == slurp(kCourse / "split-heads" / "statement.en.md"));
     CHECK(j["hints"] == 3);
     REQUIRE(j["params"].size() == 2);
@@ -291,8 +303,10 @@ TEST_CASE("check: the solution passes, the starter fails") {
 
     // Progress remembers: passed stays passed, attempts count every check.
     const json list = cli.run_json({"list", "--json"}, 0);
-    CHECK(list["exercises"][0]["status"] == "passed");
-    CHECK(list["exercises"][0]["attempts"] == 4);
+    const json& split = list["exercises"][position_of("split-heads")];
+    CHECK(split["id"] == "split-heads");
+    CHECK(split["status"] == "passed");
+    CHECK(split["attempts"] == 4);
 }
 
 TEST_CASE("usage errors exit 2") {
@@ -444,7 +458,7 @@ TEST_CASE("a corrupt progress file gives a warning, not a failure") {
     CHECK(again.code == 0);
     CHECK(again.err.empty());
     CHECK(cli.run({"check", "split-heads", kSolution}).code == 0);
-    CHECK(cli.run_json({"list", "--json"}, 0)["exercises"][0]["status"] == "passed");
+    CHECK(cli.run_json({"list", "--json"}, 0)["exercises"][position_of("split-heads")]["status"] == "passed");
 
     // A corrupt settings file is also only a warning.
     spit(cli.home() / "config" / "settings.json", "not json");
@@ -462,7 +476,7 @@ TEST_CASE("dev check") {
         for (const auto& e : course_exercises()) CHECK(contains(r.out, e.id));
         const json j = cli.run_json({"dev", "check", "--json"}, 0);
         CHECK(j["problems"].empty());
-        CHECK(j["exercises"].size() == 4);
+        CHECK(j["exercises"].size() == course_exercises().size());
     }
     SUBCASE("the valid fixture course is consistent") {
         const json j = cli.run_json({"dev", "check", "--json", "--course", kFixtureCourse.string()}, 0);
