@@ -6,6 +6,7 @@
 // on the first failing case is not ambiguous).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -129,6 +130,14 @@ TEST_CASE("core exercises: every listed mistake is a variant of the exercise's o
                     REQUIRE(words.contains(field));
                     CHECK_FALSE(words[field].value(lang, std::string()).empty());
                 }
+        }
+        // The stage a mistake points at is one the op records (or none for an
+        // op without stages), so the Stages view can show it.
+        const Result right = find_op(e.reference)->run(inputs_of(e, e.cases.front()));
+        for (const Mistake& m : find_op(e.reference)->mistakes) {
+            CAPTURE(m.id);
+            if (right.stages.empty()) CHECK(m.stage.empty());
+            else CHECK(std::any_of(right.stages.begin(), right.stages.end(), [&](const NamedTensor& s) { return s.name == m.stage; }));
         }
         // And the op has no variant the exercise forgot to list.
         for (const Mistake& m : find_op(e.reference)->mistakes)

@@ -202,8 +202,9 @@ void add_split_heads_mistakes(Op& op) {
             return tensor_result(from_matrices(split_as(layout, a.matrix("x"), a.integer("n_heads"))));
         };
     };
-    op.mistakes.push_back(make_mistake("split_without_transpose", "out", split(Layout::Flat), op.params));
-    op.mistakes.push_back(make_mistake("heads_interleaved", "out", split(Layout::Interleaved), op.params));
+    // split_heads records no stages: the output is where the variant departs ("").
+    op.mistakes.push_back(make_mistake("split_without_transpose", "", split(Layout::Flat), op.params));
+    op.mistakes.push_back(make_mistake("heads_interleaved", "", split(Layout::Interleaved), op.params));
 }
 
 void add_causal_mask_mistakes(Op& op) {
@@ -221,7 +222,8 @@ void add_causal_mask_mistakes(Op& op) {
         {"mask_with_large_negative", Mask::WithLargeNegative},
         {"mask_below_diagonal", Mask::BelowDiagonal},
     };
-    for (const auto& [id, mask] : variants) op.mistakes.push_back(make_mistake(id, "out", masked(mask), op.params));
+    // causal_mask records no stages: the output is where the variant departs ("").
+    for (const auto& [id, mask] : variants) op.mistakes.push_back(make_mistake(id, "", masked(mask), op.params));
 }
 
 void add_merge_project_mistakes(Op& op) {
