@@ -456,6 +456,7 @@ TEST_CASE("trace: every access of the chosen block, with its warp request index"
         CHECK(e.index == 32 + e.thread);
         CHECK(e.k == 0);
         CHECK(e.sector == uint64_t((32 + e.thread) * 4 / 32));
+        CHECK(e.line == g_line);
     }
     CHECK(reads == 32);
 }

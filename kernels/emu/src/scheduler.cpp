@@ -826,7 +826,7 @@ void fault_step_limit(int line) {
 }
 
 void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* buffer, int64_t index,
-                  uint64_t sector) {
+                  uint64_t sector, int line) {
     if (ts.trace->size() > worker.launch->options.trace_limit) return;
     const int kind = (space == MemorySpace::Shared ? 2 : 0) + (write ? 1 : 0);
     AccessEvent e;
@@ -838,6 +838,7 @@ void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* bu
     e.sector = sector;
     e.interval = ts.interval_index;
     e.k = ts.trace_k[kind]++;
+    e.line = line;
     ts.trace->push_back(std::move(e));
 }
 

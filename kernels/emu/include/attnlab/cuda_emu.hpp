@@ -198,7 +198,7 @@ struct SharedRegion {
 [[noreturn]] void fault_step_limit(int line);
 void note_unwritten_shared_read(const SharedRegion& r, int64_t index, int line);
 void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* buffer, int64_t index,
-                  uint64_t sector);
+                  uint64_t sector, int line);
 
 // One access in a thread's log: its source line (top 18 bits) and its sector
 // or word number. A warp-wide request = the k-th access of each lane at the
@@ -290,7 +290,7 @@ private:
     }
     void trace(detail::ThreadState& ts, bool write) const {
         detail::trace_access(ts, MemorySpace::Global, write, s_->name.c_str(), e_,
-                             (e_ * sizeof(Elem)) >> 5);
+                             (e_ * sizeof(Elem)) >> 5, line_);
     }
     detail::BufferStorage* s_;
     int64_t e_;
@@ -463,7 +463,7 @@ private:
         sh.writer_sync = *ts.warp_sync;
     }
     void trace(detail::ThreadState& ts, bool write) const {
-        detail::trace_access(ts, MemorySpace::Shared, write, "shared", e_, (address() >> 2) & 31);
+        detail::trace_access(ts, MemorySpace::Shared, write, "shared", e_, (address() >> 2) & 31, line_);
     }
     detail::SharedRegion* r_;
     int64_t e_;

@@ -116,7 +116,10 @@ struct AccessEvent {
                                  // shared: bank (0..31)
     unsigned interval = 0;       // barrier interval (0 = before the first __syncthreads)
     unsigned k = 0;              // this thread's k-th access of this kind in the interval
+    int line = 0;                // kernel source line of the access
 };
+// A warp-wide request = the events of one warp's lanes with the same space,
+// direction, interval and line, taken in order (the k-th of each lane at that line).
 
 struct LaunchReport {
     std::string kernel;          // kernel name as launched
