@@ -115,6 +115,7 @@ const Tolerance kTight{1e-5, 1e-5};
 // ---------------------------------------------------------- the catalogue data
 
 TEST_CASE("core exercises: every listed mistake is a variant of the exercise's op and has words") {
+    INFO((course().problems.empty() ? std::string() : course().problems.front()));
     REQUIRE(course().problems.empty());
     for (const char* id : kCoreExercises) {
         CAPTURE(id);

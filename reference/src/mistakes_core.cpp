@@ -265,6 +265,7 @@ void add_causal_mhsa_mistakes(Op& op) {
     mistake("scale_sqrt_d", "scores", [](MhsaVariant& v) { v.scale = Scale::SqrtD; });
     mistake("no_scale", "scores", [](MhsaVariant& v) { v.scale = Scale::None; });
     mistake("heads_interleaved", "scores", [](MhsaVariant& v) { v.layout = Layout::Interleaved; });
+    mistake("split_without_transpose", "scores", [](MhsaVariant& v) { v.layout = Layout::Flat; });
     mistake("mask_includes_diagonal", "masked", [](MhsaVariant& v) { v.mask = Mask::IncludesDiagonal; });
     mistake("mask_misses_first_future_key", "masked", [](MhsaVariant& v) { v.mask = Mask::MissesFirstFutureKey; });
     mistake("mask_with_zero", "masked", [](MhsaVariant& v) { v.mask = Mask::WithZero; });
