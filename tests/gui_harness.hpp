@@ -161,7 +161,20 @@ struct Harness {
         }
         return false;
     }
-    // Frames for at least `s` seconds (lets Session::poll's disk check run).
+    // Frames until the session has looked at the file on disk `n` more times:
+    // what a test waits for after changing the file behind the session's back.
+    // (The timeout only guards against a hang; it is not a speed requirement.)
+    bool wait_disk_checks(int n = 1, double timeout_s = 120.0) {
+        const int target = session.disk_checks() + n;
+        return wait_until([&] { return session.disk_checks() >= target; }, timeout_s);
+    }
+    // Frames until an autosave would have been due: the delay has passed since
+    // the last edit and the session has looked at the disk once more since.
+    bool wait_past_autosave() {
+        run_for(std::chrono::duration<double>(Session::kAutosaveDelay).count() + 0.1);
+        return wait_disk_checks(1);
+    }
+    // Frames for at least `s` seconds.
     void run_for(double s) {
         const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(s);
         while (std::chrono::steady_clock::now() < until) {

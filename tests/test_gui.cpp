@@ -89,7 +89,7 @@ TEST_CASE("gui: clicking a compiler error moves the editor's cursor to its line"
     REQUIRE(h.has("diag:0"));
     REQUIRE(h.ui.editor_cursor_line != bad_line);
     h.click("diag:0");
-    CHECK(h.wait_until([&] { return h.ui.editor_cursor_line == bad_line; }, 5.0));
+    CHECK(h.wait_until([&] { return h.ui.editor_cursor_line == bad_line; }));
     h.frames(3);
     CHECK(h.ui.editor_cursor_line == bad_line);  // and it stays there
 }
@@ -206,12 +206,12 @@ TEST_CASE("gui: a disk change under unsaved edits asks; Keep mine writes the buf
     const std::string theirs = "// theirs\n";
     h.set_buffer(mine);
     write_externally(h.session.file(), theirs);
-    h.run_for(0.7);
+    REQUIRE(h.wait_disk_checks());
     REQUIRE(h.session.disk_conflict());
     REQUIRE(h.has("keep_mine"));
     REQUIRE(h.has("take_disk"));
     CHECK(h.session.buffer() == mine);
-    h.run_for(2.0);  // past the autosave delay (1.5 s): autosave must not clobber during a conflict
+    REQUIRE(h.wait_past_autosave());  // autosave must not clobber during a conflict
     CHECK(slurp(h.session.file()) == theirs);
     h.session.run_check();  // checking during a conflict checks the buffer and leaves the file alone
     CHECK(slurp(h.session.file()) == theirs);
@@ -221,7 +221,7 @@ TEST_CASE("gui: a disk change under unsaved edits asks; Keep mine writes the buf
     CHECK_FALSE(h.session.dirty());
     CHECK(slurp(h.session.file()) == mine);
     CHECK(h.session.buffer() == mine);
-    h.run_for(0.7);  // our own save is no external change
+    REQUIRE(h.wait_disk_checks());  // our own save is no external change
     CHECK_FALSE(h.session.disk_conflict());
     CHECK_FALSE(h.has("keep_mine"));
 }
@@ -232,7 +232,7 @@ TEST_CASE("gui: a disk change under unsaved edits asks; Take disk loads the file
     const std::string theirs = "// theirs\n";
     h.set_buffer(mine);
     write_externally(h.session.file(), theirs);
-    h.run_for(0.7);
+    REQUIRE(h.wait_disk_checks());
     REQUIRE(h.session.disk_conflict());
     REQUIRE(h.has("take_disk"));
     h.click("take_disk");
@@ -250,8 +250,8 @@ TEST_CASE("gui: a disk change without unsaved edits is reloaded silently") {
     REQUIRE_FALSE(h.session.dirty());
     const std::string external = "// written by another editor\n";
     write_externally(h.session.file(), external);
-    h.run_for(0.7);
-    CHECK(h.wait_until([&] { return h.session.buffer() == external; }, 5.0));
+    REQUIRE(h.wait_disk_checks());
+    CHECK(h.wait_until([&] { return h.session.buffer() == external; }));
     CHECK_FALSE(h.session.disk_conflict());
     CHECK_FALSE(h.session.dirty());
     CHECK_FALSE(h.has("keep_mine"));
@@ -316,7 +316,7 @@ TEST_CASE("gui: leaving an exercise during a conflict keeps both versions") {
     const std::string theirs = "// written by another editor\n";
     h.set_buffer(mine);
     write_externally(file, theirs);
-    h.run_for(0.7);
+    REQUIRE(h.wait_disk_checks());
     REQUIRE(h.session.disk_conflict());
     h.click("exercise:fx-params");  // switching saves the buffer...
     REQUIRE(h.session.current()->id == "fx-params");
@@ -336,7 +336,7 @@ TEST_CASE("gui: an outside write that keeps the mtime is still not overwritten b
         out << "// same mtime, other content\n";
     }
     fs::last_write_time(file, mtime);  // coarse timestamps: the change is invisible to mtime
-    h.run_for(2.0);
+    REQUIRE(h.wait_past_autosave());
     CHECK(h.session.disk_conflict());
     CHECK(slurp(file) == "// same mtime, other content\n");
 }

@@ -685,7 +685,7 @@ TEST_CASE("killing a writer mid-save never leaves a torn progress or learner fil
         // Wait until the child has really written (the file changes), so the
         // kill lands in the middle of a stream of writes, then a few ms more.
         const auto before = fs::last_write_time(paths.progress_file());
-        for (int i = 0; i < 5000 && fs::last_write_time(paths.progress_file()) == before; ++i) usleep(1000);
+        for (int i = 0; i < 120000 && fs::last_write_time(paths.progress_file()) == before; ++i) usleep(1000);  // bound: a hang guard only
         CHECK(fs::last_write_time(paths.progress_file()) != before);
         usleep(static_cast<useconds_t>(500 + 1500 * round));  // different each round
         kill(pid, SIGKILL);

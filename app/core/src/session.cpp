@@ -20,8 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr auto kAutosaveDelay = std::chrono::milliseconds(1500);
-constexpr auto kDiskPollInterval = std::chrono::milliseconds(500);
 
 Preferences preferences_from(const std::string& extra_json) {
     Preferences p;
@@ -312,6 +310,7 @@ void Session::poll_disk(std::chrono::steady_clock::time_point now) {
     const bool autosave_due = prefs_.autosave && dirty_ && now - last_edit_ > kAutosaveDelay && now >= autosave_retry_at_;
     if (autosave_due || now - last_disk_poll_ > kDiskPollInterval) {
         last_disk_poll_ = now;
+        ++disk_checks_;
         auto t = disk_time();
         if (t && t != disk_time_) {
             auto text = read_file(file());

@@ -84,6 +84,12 @@ public:
     // reloaded silently; with unsaved edits the GUI must ask: keep_mine() or
     // take_disk().
     bool disk_conflict() const { return conflict_; }
+    // How often poll() has looked at the file on disk (about every
+    // kDiskPollInterval, and when an autosave is due): tests wait on it instead
+    // of sleeping.
+    int disk_checks() const { return disk_checks_; }
+    static constexpr std::chrono::milliseconds kAutosaveDelay{1500};
+    static constexpr std::chrono::milliseconds kDiskPollInterval{500};
     void keep_mine();   // overwrite the file with the buffer
     void take_disk();   // drop the edits, load the file
     // $VISUAL, $EDITOR, else xdg-open; runs detached. Returns the command line used.
@@ -149,6 +155,7 @@ private:
     std::optional<fs::file_time_type> disk_time_;
     std::chrono::steady_clock::time_point last_edit_{};
     std::chrono::steady_clock::time_point last_disk_poll_{};
+    int disk_checks_ = 0;
     std::chrono::steady_clock::time_point autosave_retry_at_{};
 
     std::vector<int> editors_;  // pids of external editors we started
