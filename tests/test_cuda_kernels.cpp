@@ -200,6 +200,23 @@ TEST_CASE("inputs that do not fit are reported, not thrown") {
     CHECK(missing->input_error.find("missing") != std::string::npos);
 }
 
+TEST_CASE("a kernel fault is data: the pipeline stops and says where") {
+    kernels::KernelOptions options;
+    options.backend = kernels::Backend::Emulator;
+    options.emulator_step_limit = 50;  // the first GEMM needs more: stopped as an endless loop would be
+    const auto run = kernels::run_kernel_op("causal_mhsa", mhsa_inputs(0, 20, 64, 2, false), options);
+    REQUIRE(run.has_value());
+    CHECK_FALSE(run->ok());
+    CHECK(run->input_error.empty());
+    REQUIRE(run->launches.size() == 1);
+    CHECK(run->report.kernel == "matmul_tiled_v1");
+    CHECK(run->report.fault.kind == emu::FaultKind::StepLimit);
+    CHECK(run->stages.empty());
+    CHECK_FALSE(emu::describe_fault(run->report.fault, emu::Lang::Id).empty());
+    // The next run is unaffected.
+    CHECK(kernels::run_kernel_op("causal_mhsa", mhsa_inputs(0, 20, 64, 2, false))->ok());
+}
+
 TEST_CASE("kernel sources and layouts for the Kernel view") {
     bool found_attention = false;
     for (const kernels::KernelSource& s : kernels::kernel_sources())

@@ -369,6 +369,7 @@ std::optional<KernelRun> run_kernel_op(const std::string& name, const std::map<s
     lo.trace = options.trace;
     lo.trace_block = options.trace_block;
     lo.threads = options.emulator_threads;
+    if (options.emulator_step_limit) lo.max_steps_per_thread = options.emulator_step_limit;
     emu::ScopedLaunchOptions scoped(lo);
     try {
         (*fn)(Context{inputs, options, gpu}, kr);

@@ -245,9 +245,9 @@ std::string describe_counters(const LaunchCounters& c, Lang lang) {
     std::ostringstream o;
     auto n = [](int64_t v) { return std::to_string(v); };
     if (id) {
-        o << "Beban global: " << n(c.global_load_requests) << " request, " << n(c.global_load_sectors)
-          << " sektor (" << ratio_loads << " sektor/request; 4 = float ter-coalesce sempurna, 32 = setiap lane di sektornya sendiri).\n"
-          << "Simpan global: " << n(c.global_store_requests) << " request, " << n(c.global_store_sectors)
+        o << "Pembacaan global: " << n(c.global_load_requests) << " request, " << n(c.global_load_sectors)
+          << " sektor (" << ratio_loads << " sektor/request; 4 = pembacaan float yang ter-coalesce sempurna, 32 = setiap lane di sektornya sendiri).\n"
+          << "Penulisan global: " << n(c.global_store_requests) << " request, " << n(c.global_store_sectors)
           << " sektor (" << ratio_stores << " sektor/request).\n"
           << "Shared memory: " << n(c.shared_load_requests) << " baca + " << n(c.shared_store_requests)
           << " tulis, " << n(c.shared_wavefronts) << " wavefront, " << n(c.shared_bank_conflicts)

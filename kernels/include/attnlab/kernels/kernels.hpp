@@ -4,6 +4,7 @@
 // reference::find_op(name)->params) on a GPU when one is usable, else on the
 // CPU emulator. Never throws, never crashes: a kernel fault is data
 // (KernelRun::report / launches), bad inputs are KernelRun::input_error.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +28,7 @@ struct KernelOptions {
     bool trace = false;               // record every access of trace_block, in every launch
     emu::Dim3 trace_block{0, 0, 0};
     unsigned emulator_threads = 0;    // 0: all cores (or ATTNLAB_EMU_THREADS)
+    uint64_t emulator_step_limit = 0; // checked accesses + barriers per thread; 0: the default (2^32)
 };
 
 struct KernelRun {
