@@ -1,7 +1,10 @@
 // attnlab-sandbox: run one program under limits and leave nothing behind.
 //
 //   attnlab-sandbox [--cpu SECONDS] [--wall SECONDS] [--mem MB] [--fsize MB]
-//                   [--nproc-margin N] [--status-fd N] -- PROGRAM [ARGS...]
+//                   [--nproc-margin N] [--status-fd N]
+//                   [--isolate [--network] [--scratch-mb MB] [--device GLOB]...
+//                              [--readonly PATH]... [--hide PATH]...]
+//                   -- PROGRAM [ARGS...]
 //
 // Why a separate process: limits (RLIMIT_CPU, RLIMIT_AS, ...) must be in
 // place before the learner's program starts — its static initialisers run
@@ -11,65 +14,77 @@
 // here when its parent dies and is killed before we report. The parent
 // (attnlab's runner) sends SIGTERM to cancel.
 //
-// First a line with the program's process group, "pgid=1234"; then the final
-// report, one line on --status-fd:
-//   status=exited code=0 signal=0 cpu_ms=12 wall_ms=40 maxrss_kb=3120
-// status is one of exited, signaled, wall_timeout, cancelled, exec_failed.
+// The program runs as pid 1's only child in its own PID namespace (pid 1 is
+// our "init": when it ends, the kernel kills whatever is left). With
+// --isolate (learner programs) it also gets (isolation.cpp): a private root
+// with read-only system paths, no home and no attnlab data, its inputs under
+// /input, a size-limited /scratch as cwd and TMPDIR, three device nodes, an
+// empty network namespace, not root; and a seccomp filter (seccomp_filter.cpp).
+// Each layer the kernel refuses is skipped and reported.
+//
+// The lines on --status-fd are defined in attnlab/common/sandbox_status.hpp.
 // Exit code: 0 when a report was written, 2 on a usage error.
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
-#include <vector>
+
+#include "attnlab/common/sandbox_status.hpp"
+#include "isolation.hpp"
+#include "options.hpp"
+#include "process_tree.hpp"
+#include "seccomp_filter.hpp"
 
 namespace {
 
-struct Options {
-    double cpu_seconds = 0;   // 0 = no limit
-    double wall_seconds = 0;  // 0 = no limit
-    long mem_mb = 0;
-    long fsize_mb = 64;
-    long nproc_margin = 0;  // > 0 and not root: RLIMIT_NPROC = the user's threads now + this
-    int status_fd = -1;
-    std::vector<char*> argv;
+using namespace attnlab::sandbox;
+namespace status = attnlab::sandbox_status;
+
+// What the child side (init of the namespace, or the program before its
+// exec) tells the sandbox, in order, on the report pipe.
+struct ChildMessage {
+    enum Kind : int { LayerResult = 1, ProgramEnded = 2 };
+    int kind = 0;
+    int layer = 0;  // LayerResult
+    status::LayerReport report;
+    int wait_status = 0;  // ProgramEnded: how the program ended, as init saw it
+    rusage usage{};
 };
 
-bool parse(int argc, char** argv, Options& o) {
-    int i = 1;
-    for (; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--") {
-            ++i;
-            break;
-        }
-        if (i + 1 >= argc) return false;
-        const char* v = argv[++i];
-        if (a == "--cpu") o.cpu_seconds = std::atof(v);
-        else if (a == "--wall") o.wall_seconds = std::atof(v);
-        else if (a == "--mem") o.mem_mb = std::atol(v);
-        else if (a == "--fsize") o.fsize_mb = std::atol(v);
-        else if (a == "--nproc-margin") o.nproc_margin = std::atol(v);
-        else if (a == "--status-fd") o.status_fd = std::atoi(v);
-        else return false;
-    }
-    for (; i < argc; ++i) o.argv.push_back(argv[i]);
-    o.argv.push_back(nullptr);
-    return o.argv.size() > 1;
-}
+// Everything the sandbox and its children share about this run.
+struct Run {
+    Options o;
+    sigset_t handled;
+    int exec_pipe[2] = {-1, -1};    // the program's exec errno (closed on a successful exec)
+    int report_pipe[2] = {-1, -1};  // ChildMessages
+    ProgramIdentity program{};      // who the program runs as, with a private root
+    rlim_t max_processes = 0;
+    Protections protections;
+    pid_t sandbox_pid = 0;
+    double started = 0;
+};
+
+// How the program's run ended, as the sandbox saw it.
+struct Ending {
+    bool exec_failed = false;
+    int exec_errno = 0;
+    bool timed_out = false;
+    bool cancelled = false;
+    bool child_done = false;
+    bool init_reported = false;
+    int wait_status = 0;
+    rusage usage{};
+};
 
 double now_seconds() {
     timespec ts;
@@ -77,258 +92,133 @@ double now_seconds() {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+void write_all(int fd, const void* data, size_t n) {
+    ssize_t ignored = write(fd, data, n);  // a pipe write below PIPE_BUF: whole or not at all
+    (void)ignored;
+}
+
+void send_layer(const Run& r, Layer l) {
+    ChildMessage m;
+    m.kind = ChildMessage::LayerResult;
+    m.layer = static_cast<int>(l);
+    m.report = r.protections[l];
+    write_all(r.report_pipe[1], &m, sizeof m);
+}
+
+bool layer_applied(const Run& r, Layer l) { return r.protections[l].state == status::LayerState::Applied; }
+bool layer_pending(const Run& r, Layer l) {
+    return r.protections[l].state == status::LayerState::Refused && r.protections[l].error == 0;
+}
+
 void set_limit(int resource, rlim_t soft, rlim_t hard) {
     rlimit rl{soft, hard};
     setrlimit(resource, &rl);
 }
 
-// Direct children of this process, read from /proc (our subreaper role makes
-// every orphaned descendant one of them sooner or later).
-std::vector<pid_t> direct_children() {
-    std::vector<pid_t> kids;
-    const pid_t self = getpid();
-    DIR* d = opendir("/proc");
-    if (!d) return kids;
-    while (dirent* e = readdir(d)) {
-        char* end = nullptr;
-        long pid = std::strtol(e->d_name, &end, 10);
-        if (*end != '\0' || pid <= 0) continue;
-        char path[64];
-        std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        FILE* f = std::fopen(path, "r");
-        if (!f) continue;
-        char buf[512];
-        size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-        std::fclose(f);
-        buf[n] = '\0';
-        // Format: pid (comm) state ppid ... ; comm may contain spaces and ')'.
-        char* close = std::strrchr(buf, ')');
-        if (!close) continue;
-        char state = 0;
-        long ppid = 0;
-        if (std::sscanf(close + 1, " %c %ld", &state, &ppid) == 2 && ppid == self) kids.push_back(static_cast<pid_t>(pid));
+void apply_limits(const Run& r) {
+    if (r.max_processes > 0 && getuid() != 0) set_limit(RLIMIT_NPROC, r.max_processes, r.max_processes);
+    if (r.o.cpu_seconds > 0) {
+        rlim_t soft = static_cast<rlim_t>(r.o.cpu_seconds + 0.999);
+        set_limit(RLIMIT_CPU, soft, soft + 1);
     }
-    closedir(d);
-    return kids;
+    if (r.o.mem_mb > 0) set_limit(RLIMIT_AS, static_cast<rlim_t>(r.o.mem_mb) << 20, static_cast<rlim_t>(r.o.mem_mb) << 20);
+    if (r.o.fsize_mb > 0) set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(r.o.fsize_mb) << 20, static_cast<rlim_t>(r.o.fsize_mb) << 20);
+    set_limit(RLIMIT_CORE, 0, 0);
 }
 
-bool write_text(const char* path, const std::string& text) {
-    const int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    close(fd);
-    return ok;
+// In its private root, the program needs no right on the host's files: as
+// root, it runs as `nobody`. A failure here must not run it as root.
+void leave_root(const Run& r) {
+    if (getuid() != 0 || r.program.uid == 0) return;
+    if (setgroups(0, nullptr) != 0 || setresgid(r.program.gid, r.program.gid, r.program.gid) != 0 ||
+        setresuid(r.program.uid, r.program.uid, r.program.uid) != 0) {
+        std::perror("attnlab-sandbox: cannot give up root");
+        _exit(126);
+    }
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // a change of identity clears it
 }
 
-// Puts our next child in a new PID namespace, where it is init: when it
-// exits or is killed, the kernel kills every process left in the namespace,
-// including ones that setsid()'d and double-forked away from us. As root a
-// PID namespace alone will do; other users need a user namespace too, in
-// which they keep their own uid and gid (so the program is not root there).
-// False when the kernel or the container refuses (we then rely on the
-// subreaper tree kill alone).
-bool enter_pid_namespace() {
-    if (std::getenv("ATTNLAB_NO_PIDNS")) return false;
-    if (getuid() == 0) return unshare(CLONE_NEWPID) == 0;
-    const uid_t uid = getuid();
-    const gid_t gid = getgid();
-    if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) return false;
-    write_text("/proc/self/setgroups", "deny");
-    return write_text("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n") &&
-           write_text("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n");
+// Identity, seccomp, descriptors, limits, exec: the program's own process.
+[[noreturn]] void become_program(Run& r) {
+    setpgid(0, 0);
+    sigprocmask(SIG_UNBLOCK, &r.handled, nullptr);
+    signal(SIGPIPE, SIG_DFL);
+    if (layer_applied(r, Layer::MountNamespace)) {
+        leave_root(r);
+        if (chdir(kScratchDir) != 0) _exit(126);
+        setenv("TMPDIR", kScratchDir, 1);
+    }
+    if (layer_pending(r, Layer::Seccomp)) {
+        const int err = install_seccomp_filter();
+        r.protections[Layer::Seccomp] = {err ? status::LayerState::Refused : status::LayerState::Applied, err};
+        send_layer(r, Layer::Seccomp);
+    }
+    // Only stdin/stdout/stderr and the result channel (fd 3) go to the
+    // program: nothing else attnlab had open may leak into learner code.
+    const unsigned keep = static_cast<unsigned>(r.exec_pipe[1]);  // reports a failed exec; closes on exec
+    if (keep > 4) close_range(4, keep - 1, 0);
+    close_range(keep + 1, ~0U, 0);
+    apply_limits(r);
+    execv(r.o.argv[0], r.o.argv.data());
+    const int err = errno;
+    write_all(r.exec_pipe[1], &err, sizeof err);
+    _exit(127);
 }
 
-// What init reports about the program when it ends.
-struct ProgramEnd {
-    int wait_status = 0;
-    rusage usage{};
-};
-
-// RLIMIT_NPROC is checked against every thread of the user, so count threads.
-size_t count_user_threads(uid_t uid) {
-    size_t n = 0;
-    DIR* d = opendir("/proc");
-    if (!d) return 0;
-    while (dirent* e = readdir(d)) {
-        char* end = nullptr;
-        long pid = std::strtol(e->d_name, &end, 10);
-        if (*end != '\0' || pid <= 0) continue;
-        const std::string path = std::string("/proc/") + e->d_name + "/status";
-        FILE* f = std::fopen(path.c_str(), "r");
-        if (!f) continue;
-        char line[256];
-        long owner = -1, threads = 0;
-        while (std::fgets(line, sizeof line, f)) {
-            if (std::strncmp(line, "Uid:", 4) == 0) owner = std::strtol(line + 4, nullptr, 10);
-            else if (std::strncmp(line, "Threads:", 8) == 0) threads = std::strtol(line + 8, nullptr, 10);
-        }
-        std::fclose(f);
-        if (owner == static_cast<long>(uid)) n += static_cast<size_t>(std::max(threads, 1L));
-    }
-    closedir(d);
-    return n;
+// The mount and network layers, set up by the process whose children (or
+// itself, after exec) will be the program.
+void enter_layers(Run& r) {
+    enter_private_root(r.o, r.program, r.o.argv, r.protections);
+    send_layer(r, Layer::MountNamespace);
+    send_layer(r, Layer::NetworkNamespace);
 }
 
-// Kill and reap every descendant. Bounded: each round kills all current
-// children; their own children are re-parented to us for the next round.
-void kill_all_descendants(pid_t group) {
-    if (group > 0) kill(-group, SIGKILL);
-    for (int round = 0; round < 10000; ++round) {
-        int st;
-        while (waitpid(-1, &st, WNOHANG) > 0) {
-        }
-        std::vector<pid_t> kids = direct_children();
-        if (kids.empty()) {
-            if (waitpid(-1, &st, WNOHANG) < 0 && errno == ECHILD) return;
-            usleep(1000);
-            continue;
-        }
-        for (pid_t k : kids) kill(k, SIGKILL);
-        usleep(200);
+// pid 1 of the program's PID namespace (getppid() is 0 from inside).
+[[noreturn]] void run_namespace_init(Run& r) {
+    setpgid(0, 0);
+    close(r.report_pipe[0]);
+    enter_layers(r);
+    const pid_t program = fork();
+    if (program < 0) _exit(126);
+    if (program == 0) become_program(r);
+    close(r.exec_pipe[1]);
+    ChildMessage end;
+    end.kind = ChildMessage::ProgramEnded;
+    while (wait4(program, &end.wait_status, 0, &end.usage) < 0 && errno == EINTR) {
     }
+    write_all(r.report_pipe[1], &end, sizeof end);
+    _exit(0);  // the kernel now kills whatever the program left running
 }
 
-}  // namespace
+[[noreturn]] void run_child(Run& r) {
+    // If we (the sandbox) are killed — by the program, say — the kernel
+    // kills this child too, and with it, as init, the whole namespace.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (layer_applied(r, Layer::PidNamespace)) run_namespace_init(r);
+    if (getppid() != r.sandbox_pid) _exit(127);
+    close(r.report_pipe[0]);
+    enter_layers(r);
+    become_program(r);
+}
 
-int main(int argc, char** argv) {
-    Options o;
-    if (!parse(argc, argv, o)) {
-        std::fprintf(stderr,
-                     "usage: attnlab-sandbox [--cpu S] [--wall S] [--mem MB] [--fsize MB] [--nproc-margin N] [--status-fd N] -- PROGRAM [ARGS...]\n");
-        return 2;
-    }
-    const double started = now_seconds();
-    const pid_t original_parent = getppid();
-    // Hold nothing we were not meant to: only 0-2 and the status fd matter.
-    if (o.status_fd >= 0 && o.status_fd != 3) close_range(o.status_fd + 1, ~0U, 0);
-
-    // Signals we handle synchronously with sigtimedwait.
-    sigset_t handled;
-    sigemptyset(&handled);
-    sigaddset(&handled, SIGCHLD);
-    sigaddset(&handled, SIGTERM);
-    sigaddset(&handled, SIGINT);
-    sigaddset(&handled, SIGHUP);
-    sigprocmask(SIG_BLOCK, &handled, nullptr);
-
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);  // attnlab died: clean up, don't linger
-    bool cancelled = getppid() != original_parent;
-
-    // Not root: bound the number of processes (a fork loop in learner code
-    // must not freeze the desktop). RLIMIT_NPROC counts every thread of the
-    // user, so the limit is what the user runs now plus a margin. Asked for
-    // learner programs only (the compiler needs none). As root it does not
-    // apply; the wall-time limit and the tree kill below still do.
-    rlim_t max_processes = 0;
-    if (getuid() != 0 && o.nproc_margin > 0) max_processes = static_cast<rlim_t>(count_user_threads(getuid()) + o.nproc_margin);
-    const pid_t sandbox_pid = getpid();
-
-    // A pipe that tells us whether exec succeeded (closed on exec, written on failure).
-    int exec_pipe[2];
-    if (pipe2(exec_pipe, O_CLOEXEC) != 0) return 3;
-
-    // init (in the namespace) tells us how the program ended, with its rusage.
-    int report_pipe[2];
-    if (pipe2(report_pipe, O_CLOEXEC) != 0) return 3;
-    const bool pid_namespace = enter_pid_namespace();
-
-    // Limits, descriptors, exec: the program's own process.
-    auto become_program = [&]() {
-        setpgid(0, 0);
-        sigprocmask(SIG_UNBLOCK, &handled, nullptr);
-        signal(SIGPIPE, SIG_DFL);
-        // Only stdin/stdout/stderr and the result channel (fd 3) go to the
-        // program: nothing else attnlab had open may leak into learner code.
-        const unsigned keep = static_cast<unsigned>(exec_pipe[1]);  // reports a failed exec; closes on exec
-        if (keep > 4) close_range(4, keep - 1, 0);
-        close_range(keep + 1, ~0U, 0);
-        if (max_processes > 0) set_limit(RLIMIT_NPROC, max_processes, max_processes);
-        if (o.cpu_seconds > 0) {
-            rlim_t soft = static_cast<rlim_t>(o.cpu_seconds + 0.999);
-            set_limit(RLIMIT_CPU, soft, soft + 1);
-        }
-        if (o.mem_mb > 0) {
-            rlim_t bytes = static_cast<rlim_t>(o.mem_mb) << 20;
-            set_limit(RLIMIT_AS, bytes, bytes);
-        }
-        if (o.fsize_mb > 0) {
-            rlim_t bytes = static_cast<rlim_t>(o.fsize_mb) << 20;
-            set_limit(RLIMIT_FSIZE, bytes, bytes);
-        }
-        set_limit(RLIMIT_CORE, 0, 0);
-        execv(o.argv[0], o.argv.data());
-        int err = errno;
-        ssize_t ignored = write(exec_pipe[1], &err, sizeof err);
-        (void)ignored;
-        _exit(127);
-    };
-
-    pid_t child = fork();
-    if (child < 0) {
-        std::perror("attnlab-sandbox: fork");
-        return 3;
-    }
-    if (child == 0) {
-        // If we (the sandbox) are killed — by the program, say — the kernel
-        // kills this child too, and with it, as init, the whole namespace.
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (!pid_namespace) {
-            if (getppid() != sandbox_pid) _exit(127);
-            become_program();
-        }
-        // init of the namespace (pid 1 there; getppid() is 0 from inside).
-        setpgid(0, 0);
-        close(report_pipe[0]);
-        const pid_t program = fork();
-        if (program < 0) _exit(126);
-        if (program == 0) {
-            close(report_pipe[1]);
-            become_program();
-        }
-        close(exec_pipe[1]);
-        ProgramEnd end;
-        while (wait4(program, &end.wait_status, 0, &end.usage) < 0 && errno == EINTR) {
-        }
-        ssize_t ignored = write(report_pipe[1], &end, sizeof end);
-        (void)ignored;
-        _exit(0);  // the kernel now kills whatever the program left running
-    }
-    close(report_pipe[1]);
-    setpgid(child, child);  // also done in the child: whichever runs first wins
-    if (o.status_fd >= 0) {
-        // Early line: the program's process group, for the parent to kill if
-        // this sandbox itself dies before its final report.
-        char line[64];
-        const int n = std::snprintf(line, sizeof line, "pgid=%d\n", static_cast<int>(child));
-        ssize_t ignored = write(o.status_fd, line, static_cast<size_t>(n));
-        (void)ignored;
-    }
-    close(exec_pipe[1]);
-    int exec_errno = 0;
-    bool exec_failed = read(exec_pipe[0], &exec_errno, sizeof exec_errno) == static_cast<ssize_t>(sizeof exec_errno);
-    close(exec_pipe[0]);
-
-    bool timed_out = false;
-    int wait_status = 0;
-    rusage usage{};
-    bool child_done = false;
-    while (!child_done) {
-        if (cancelled) break;
+// Waits until the program has ended, the wall limit passed, or we are told
+// to stop; reaps whatever ended meanwhile.
+void supervise(Run& r, pid_t child, Ending& e) {
+    while (!e.child_done && !e.cancelled) {
         timespec timeout{0, 200 * 1000 * 1000};
-        if (o.wall_seconds > 0) {
-            double left = o.wall_seconds - (now_seconds() - started);
+        if (r.o.wall_seconds > 0) {
+            const double left = r.o.wall_seconds - (now_seconds() - r.started);
             if (left <= 0) {
-                timed_out = true;
-                break;
+                e.timed_out = true;
+                return;
             }
             if (left < 0.2) timeout = {0, static_cast<long>(left * 1e9)};
         }
         siginfo_t info;
-        int sig = sigtimedwait(&handled, &info, &timeout);
+        const int sig = sigtimedwait(&r.handled, &info, &timeout);
         if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
-            cancelled = true;
-            break;
+            e.cancelled = true;
+            return;
         }
         // SIGCHLD, or a periodic wake-up: reap whatever ended.
         pid_t p;
@@ -336,56 +226,118 @@ int main(int argc, char** argv) {
         rusage ru;
         while ((p = wait4(-1, &st, WNOHANG, &ru)) > 0) {
             if (p == child) {
-                wait_status = st;
-                usage = ru;
-                child_done = true;
+                e.wait_status = st;
+                e.usage = ru;
+                e.child_done = true;
             }
         }
     }
-    kill_all_descendants(child);
-    if (pid_namespace) {
-        // The program's own end, as init saw it (absent when we killed init).
-        ProgramEnd end;
-        if (read(report_pipe[0], &end, sizeof end) == static_cast<ssize_t>(sizeof end)) {
-            wait_status = end.wait_status;
-            usage = end.usage;
-        } else if (child_done && !timed_out && !cancelled) {
-            wait_status = W_EXITCODE(0, SIGKILL);  // init itself was killed (from outside the namespace)
+}
+
+// After every process is gone: the layers the child side set up, and the
+// program's own end as init saw it (absent when init was killed).
+void collect_child_messages(Run& r, Ending& e) {
+    ChildMessage m;
+    while (read(r.report_pipe[0], &m, sizeof m) == static_cast<ssize_t>(sizeof m)) {
+        if (m.kind == ChildMessage::LayerResult && m.layer >= 0 && m.layer < status::kLayerCount) {
+            r.protections.layers[static_cast<size_t>(m.layer)] = m.report;
+        } else if (m.kind == ChildMessage::ProgramEnded) {
+            e.wait_status = m.wait_status;
+            e.usage = m.usage;
+            e.init_reported = true;
         }
     }
-    close(report_pipe[0]);
-    if (!child_done) {
-        // The program itself was killed above; its rusage is lost with the
-        // reap, so report our children's totals instead.
-        getrusage(RUSAGE_CHILDREN, &usage);
-    }
+    close(r.report_pipe[0]);
+    if (layer_applied(r, Layer::PidNamespace) && !e.init_reported && e.child_done && !e.timed_out && !e.cancelled)
+        e.wait_status = W_EXITCODE(0, SIGKILL);  // init itself was killed (from outside the namespace)
+}
 
-    const long cpu_ms = usage.ru_utime.tv_sec * 1000 + usage.ru_utime.tv_usec / 1000 + usage.ru_stime.tv_sec * 1000 +
-                        usage.ru_stime.tv_usec / 1000;
-    const long wall_ms = static_cast<long>((now_seconds() - started) * 1000);
-    const char* status = "exited";
-    int code = 0, signo = 0;
-    if (exec_failed) {
-        status = "exec_failed";
-        code = exec_errno;
-    } else if (cancelled) {
-        status = "cancelled";
-    } else if (timed_out) {
-        status = "wall_timeout";
-    } else if (WIFSIGNALED(wait_status)) {
-        status = "signaled";
-        signo = WTERMSIG(wait_status);
+status::Report make_report(const Run& r, const Ending& e) {
+    status::Report rep;
+    rusage usage = e.usage;
+    // The program itself was killed by us: its rusage is lost with the reap,
+    // so report our children's totals instead.
+    if (!e.child_done) getrusage(RUSAGE_CHILDREN, &usage);
+    rep.cpu_ms = usage.ru_utime.tv_sec * 1000 + usage.ru_utime.tv_usec / 1000 + usage.ru_stime.tv_sec * 1000 + usage.ru_stime.tv_usec / 1000;
+    rep.wall_ms = static_cast<long>((now_seconds() - r.started) * 1000);
+    rep.maxrss_kb = usage.ru_maxrss;
+    rep.protections = r.protections;
+    if (e.exec_failed) {
+        rep.status = status::RunStatus::ExecFailed;
+        rep.code = e.exec_errno;
+    } else if (e.cancelled) {
+        rep.status = status::RunStatus::Cancelled;
+    } else if (e.timed_out) {
+        rep.status = status::RunStatus::WallTimeout;
+    } else if (WIFSIGNALED(e.wait_status)) {
+        rep.status = status::RunStatus::Signaled;
+        rep.signal = WTERMSIG(e.wait_status);
     } else {
-        code = WEXITSTATUS(wait_status);
+        rep.code = WEXITSTATUS(e.wait_status);
     }
-    char line[256];
-    int n = std::snprintf(line, sizeof line, "status=%s code=%d signal=%d cpu_ms=%ld wall_ms=%ld maxrss_kb=%ld\n", status,
-                          code, signo, cpu_ms, wall_ms, static_cast<long>(usage.ru_maxrss));
-    if (o.status_fd >= 0) {
-        ssize_t ignored = write(o.status_fd, line, static_cast<size_t>(n));
-        (void)ignored;
-    } else {
-        std::fputs(line, stderr);
+    return rep;
+}
+
+// Signals handled synchronously (sigtimedwait), the subreaper role, and the
+// process limit, before anything is started.
+bool prepare(Run& r) {
+    r.started = now_seconds();
+    r.sandbox_pid = getpid();
+    // Hold nothing we were not meant to: only 0-2 and the status fd matter.
+    if (r.o.status_fd >= 0 && r.o.status_fd != 3) close_range(r.o.status_fd + 1, ~0U, 0);
+    sigemptyset(&r.handled);
+    for (int sig : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&r.handled, sig);
+    sigprocmask(SIG_BLOCK, &r.handled, nullptr);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);  // attnlab died: clean up, don't linger
+    r.program = getuid() == 0 && r.o.isolation.enabled ? unprivileged_identity() : ProgramIdentity{getuid(), getgid()};
+    // Bound the number of processes (a fork loop in learner code must not
+    // freeze the desktop). RLIMIT_NPROC counts every thread of the user, so
+    // the limit is what that user runs now plus a margin. Asked for learner
+    // programs only (the compiler needs none). It does not bind root; the
+    // wall-time limit and the tree kill below still do.
+    if (r.o.nproc_margin > 0 && r.program.uid != 0)
+        r.max_processes = static_cast<rlim_t>(count_user_threads(r.program.uid) + static_cast<size_t>(r.o.nproc_margin));
+    return pipe2(r.exec_pipe, O_CLOEXEC) == 0 && pipe2(r.report_pipe, O_CLOEXEC) == 0;
+}
+
+void write_status(const Run& r, const std::string& text) {
+    if (r.o.status_fd >= 0) write_all(r.o.status_fd, text.data(), text.size());
+    else std::fputs(text.c_str(), stderr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Run r;
+    if (!parse_options(argc, argv, r.o)) {
+        std::fputs(usage_text(), stderr);
+        return 2;
     }
+    const pid_t original_parent = getppid();
+    if (!prepare(r)) return 3;
+    Ending e;
+    e.cancelled = getppid() != original_parent;
+    enter_user_and_pid_namespaces(r.o, r.protections);
+
+    const pid_t child = fork();
+    if (child < 0) {
+        std::perror("attnlab-sandbox: fork");
+        return 3;
+    }
+    if (child == 0) run_child(r);
+    close(r.report_pipe[1]);
+    setpgid(child, child);  // also done in the child: whichever runs first wins
+    // The program's process group, for the parent to kill if this sandbox
+    // itself dies before its final report.
+    if (r.o.status_fd >= 0) write_status(r, status::encode_started(child));
+    close(r.exec_pipe[1]);
+    e.exec_failed = read(r.exec_pipe[0], &e.exec_errno, sizeof e.exec_errno) == static_cast<ssize_t>(sizeof e.exec_errno);
+    close(r.exec_pipe[0]);
+
+    supervise(r, child, e);
+    kill_all_descendants(child);
+    collect_child_messages(r, e);
+    write_status(r, status::encode_report(make_report(r, e)));
     return 0;
 }

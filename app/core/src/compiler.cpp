@@ -124,6 +124,7 @@ fs::path Compiler::precompiled_header(const std::atomic<bool>* cancel) {
     const fs::path tmp = dir / ("build-" + std::to_string(::getpid()) + ".gch");
     ProcessSpec spec;
     spec.sandbox = toolchain_.sandbox.string();
+    spec.policy = trusted_tool_policy();  // it writes into the cache: limits and cleanup only
     spec.argv.push_back(toolchain_.compiler.find('/') == std::string::npos ? "/usr/bin/" + toolchain_.compiler : toolchain_.compiler);
     spec.argv.insert(spec.argv.end(), toolchain_.flags.begin(), toolchain_.flags.end());
     spec.argv.insert(spec.argv.end(), {"-I", toolchain_.include_dir.string(), "-x", "c++-header", header.string(), "-o", tmp.string()});
@@ -168,6 +169,7 @@ CompileOutput Compiler::compile(const Exercise& exercise, const std::string& sou
 
     ProcessSpec spec;
     spec.sandbox = toolchain_.sandbox.string();
+    spec.policy = trusted_tool_policy();  // it writes into the cache: limits and cleanup only
     spec.argv.push_back(toolchain_.compiler);
     spec.argv.insert(spec.argv.end(), toolchain_.flags.begin(), toolchain_.flags.end());
     spec.argv.insert(spec.argv.end(), {"-I", toolchain_.include_dir.string()});

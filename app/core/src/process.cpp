@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 extern char** environ;
@@ -46,54 +47,90 @@ std::string fmt_seconds(double s) {
     return o.str();
 }
 
-// "pgid=N" from the sandbox's first line; never a group we could not have made.
+// The program's process group from the sandbox's first line; never a group
+// we could not have made.
 void kill_program_group(const std::string& status) {
-    const auto at = status.find("pgid=");
-    if (at == std::string::npos) return;
-    const long pgid = std::atol(status.c_str() + at + 5);
+    const long pgid = sandbox_status::decode(status).pgid;
     if (pgid > 1 && pgid != ::getpgrp()) ::kill(static_cast<pid_t>(-pgid), SIGKILL);
 }
 
-void parse_status_line(const std::string& line, ProcessOutcome& out) {
-    std::istringstream in(line);
-    std::string token;
-    while (in >> token) {
-        auto eq = token.find('=');
-        if (eq == std::string::npos) continue;
-        std::string key = token.substr(0, eq), value = token.substr(eq + 1);
-        if (key == "status") {
-            if (value == "exited") out.status = ProcessOutcome::Status::Exited;
-            else if (value == "signaled") out.status = ProcessOutcome::Status::Signaled;
-            else if (value == "wall_timeout") out.status = ProcessOutcome::Status::WallTimeout;
-            else if (value == "cancelled") out.status = ProcessOutcome::Status::Cancelled;
-            else if (value == "exec_failed") out.status = ProcessOutcome::Status::ExecFailed;
-        } else if (key == "code") out.exit_code = std::atoi(value.c_str());
-        else if (key == "signal") out.signal = std::atoi(value.c_str());
-        else if (key == "cpu_ms") out.cpu_ms = std::atol(value.c_str());
-        else if (key == "wall_ms") out.wall_ms = std::atol(value.c_str());
-        else if (key == "maxrss_kb") out.maxrss_kb = std::atol(value.c_str());
+ProcessOutcome::Status outcome_status(sandbox_status::RunStatus s) {
+    using R = sandbox_status::RunStatus;
+    using S = ProcessOutcome::Status;
+    switch (s) {
+        case R::Exited: return S::Exited;
+        case R::Signaled: return S::Signaled;
+        case R::WallTimeout: return S::WallTimeout;
+        case R::Cancelled: return S::Cancelled;
+        case R::ExecFailed: return S::ExecFailed;
     }
+    return S::SpawnFailed;
+}
+
+// attnlab-sandbox's command line for `spec` (see app/sandbox/main.cpp).
+std::vector<std::string> sandbox_arguments(const ProcessSpec& spec) {
+    std::vector<std::string> args = {spec.sandbox, "--status-fd", std::to_string(sandbox_status::kStatusFd)};
+    const SandboxLimits& l = spec.limits;
+    const SandboxPolicy& policy = spec.policy;
+    if (l.cpu_seconds > 0) args.insert(args.end(), {"--cpu", fmt_seconds(l.cpu_seconds)});
+    if (l.wall_seconds > 0) args.insert(args.end(), {"--wall", fmt_seconds(l.wall_seconds)});
+    if (l.memory_mb > 0 && policy.address_space_limit) args.insert(args.end(), {"--mem", std::to_string(l.memory_mb)});
+    if (l.process_margin > 0) args.insert(args.end(), {"--nproc-margin", std::to_string(l.process_margin)});
+    args.insert(args.end(), {"--fsize", std::to_string(l.file_size_mb)});
+    if (policy.isolate) {
+        args.insert(args.end(), {"--isolate", "--scratch-mb", std::to_string(policy.scratch_mb)});
+        if (policy.network) args.push_back("--network");
+        for (const std::string& d : policy.extra_devices) args.insert(args.end(), {"--device", d});
+        for (const std::string& p : policy.extra_readonly) args.insert(args.end(), {"--readonly", p});
+        for (const std::string& p : policy.hidden) args.insert(args.end(), {"--hide", p});
+    }
+    args.push_back("--");
+    args.insert(args.end(), spec.argv.begin(), spec.argv.end());
+    return args;
 }
 
 }  // namespace
 
-ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const std::function<bool(const char*, size_t)>& on_channel,
-                              const std::atomic<bool>* cancel) {
-    ProcessOutcome out;
-    Pipe out_pipe, err_pipe, chan_pipe, status_pipe;
-    if (!out_pipe.open() || !err_pipe.open() || !status_pipe.open() || (spec.with_channel && !chan_pipe.open())) {
-        out.error = std::string("cannot create pipes: ") + std::strerror(errno);
-        return out;
+SandboxPolicy sandbox_policy_for(const std::string& runtime) {
+    SandboxPolicy p;
+    if (runtime == "cuda") {
+        // The driver maps the GPU's memory into the address space and reads
+        // its topology from /sys; the device nodes come and go with the driver.
+        p.address_space_limit = false;
+        p.extra_devices = {"/dev/nvidia*", "/dev/nvidia-caps/*"};
+        p.extra_readonly = {"/sys"};
     }
+    return p;
+}
 
-    std::vector<std::string> args = {spec.sandbox, "--status-fd", "4"};
-    const SandboxLimits& l = spec.limits;
-    if (l.cpu_seconds > 0) args.insert(args.end(), {"--cpu", fmt_seconds(l.cpu_seconds)});
-    if (l.wall_seconds > 0) args.insert(args.end(), {"--wall", fmt_seconds(l.wall_seconds)});
-    if (l.memory_mb > 0) args.insert(args.end(), {"--mem", std::to_string(l.memory_mb)});
-    if (l.process_margin > 0) args.insert(args.end(), {"--nproc-margin", std::to_string(l.process_margin)});
-    args.insert(args.end(), {"--fsize", std::to_string(l.file_size_mb), "--"});
-    args.insert(args.end(), spec.argv.begin(), spec.argv.end());
+SandboxPolicy trusted_tool_policy() {
+    SandboxPolicy p;
+    p.isolate = false;
+    return p;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Status = ProcessOutcome::Status;
+using ChannelSink = std::function<bool(const char*, size_t)>;
+
+// The pipes between us and the sandbox (and the program under it).
+struct SandboxPipes {
+    Pipe out, err, channel, status;
+    bool open(bool with_channel) { return out.open() && err.open() && status.open() && (!with_channel || channel.open()); }
+    void close_write_ends() {
+        out.close_write();
+        err.close_write();
+        channel.close_write();
+        status.close_write();
+    }
+};
+
+// Starts attnlab-sandbox in its own process group with the program's stdio,
+// the result channel on fd 3 and the status lines on kStatusFd.
+pid_t spawn_sandbox(const ProcessSpec& spec, SandboxPipes& pipes, std::string& error) {
+    std::vector<std::string> args = sandbox_arguments(spec);
     std::vector<char*> cargs;
     for (auto& a : args) cargs.push_back(a.data());
     cargs.push_back(nullptr);
@@ -101,11 +138,11 @@ ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const std::function<bool(
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, out_pipe.write, 1);
-    posix_spawn_file_actions_adddup2(&fa, err_pipe.write, 2);
-    if (spec.with_channel) posix_spawn_file_actions_adddup2(&fa, chan_pipe.write, 3);
+    posix_spawn_file_actions_adddup2(&fa, pipes.out.write, 1);
+    posix_spawn_file_actions_adddup2(&fa, pipes.err.write, 2);
+    if (spec.with_channel) posix_spawn_file_actions_adddup2(&fa, pipes.channel.write, 3);
     else posix_spawn_file_actions_addopen(&fa, 3, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, status_pipe.write, 4);
+    posix_spawn_file_actions_adddup2(&fa, pipes.status.write, sandbox_status::kStatusFd);
     if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
@@ -121,143 +158,178 @@ ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const std::function<bool(
     posix_spawnattr_setsigdefault(&attr, &defaults);
 
     pid_t pid = -1;
-    int rc = posix_spawn(&pid, spec.sandbox.c_str(), &fa, &attr, cargs.data(), environ);
+    const int rc = posix_spawn(&pid, spec.sandbox.c_str(), &fa, &attr, cargs.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
-    out_pipe.close_write();
-    err_pipe.close_write();
-    chan_pipe.close_write();
-    status_pipe.close_write();
+    pipes.close_write_ends();
     if (rc != 0) {
-        out.error = "cannot start " + spec.sandbox + ": " + std::strerror(rc);
-        return out;
+        error = "cannot start " + spec.sandbox + ": " + std::strerror(rc);
+        return -1;
+    }
+    return pid;
+}
+
+// Watches one running sandbox without ever blocking on it: pumps stdout,
+// stderr, the result channel and the status lines, and ends the run when
+// cancelled, when the output is too large, when the channel is refused, or —
+// if the sandbox cannot end it itself — at the backstop.
+class Supervisor {
+public:
+    Supervisor(const ProcessSpec& spec, pid_t pid, SandboxPipes& pipes, const ChannelSink& on_channel,
+               const std::atomic<bool>* cancel, ProcessOutcome& out)
+        : spec_(spec), pid_(pid), pipes_(pipes), on_channel_(on_channel), cancel_(cancel), out_(out) {}
+
+    // Until every pipe has closed, or waiting longer is pointless.
+    void run() {
+        while (true) {
+            pollfd fds[4];
+            Pipe* owners[4];
+            nfds_t n = 0;
+            for (Pipe* p : {&pipes_.out, &pipes_.err, &pipes_.channel, &pipes_.status})
+                if (p->read >= 0) {
+                    owners[n] = p;
+                    fds[n++] = {p->read, POLLIN, 0};
+                }
+            if (n == 0) return;
+            const int ready = ::poll(fds, n, 50);
+            if (ready < 0 && errno != EINTR) return;
+            if (!keep_waiting()) return;
+            for (nfds_t i = 0; ready > 0 && i < n; ++i)
+                if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) read_from(*owners[i]);
+        }
+    }
+    // Why we ended the run, when we did; the first reason wins.
+    const std::optional<Status>& forced() const { return forced_; }
+    const std::string& status_text() const { return status_text_; }
+
+private:
+    void force(Status why) {
+        if (forced_) return;
+        forced_ = why;
+        ::kill(pid_, SIGTERM);  // the sandbox kills the whole tree and reports
+        terminated_at_ = Clock::now();
     }
 
-    using clock = std::chrono::steady_clock;
-    const auto started = clock::now();
-    // The sandbox enforces the wall limit; this is the backstop if it cannot.
-    const double backstop = l.wall_seconds > 0 ? l.wall_seconds + 5.0 : 0;
-    bool terminated = false;
-    auto terminated_at = started;
-    bool escalated = false;
-    auto terminate = [&](ProcessOutcome::Status why) {
-        if (!terminated) {
-            ::kill(pid, SIGTERM);  // the sandbox kills the whole tree and reports
-            terminated = true;
-            terminated_at = clock::now();
-            out.status = why;
-        }
-    };
-    bool sandbox_gone = false;  // the status pipe closed
-    auto sandbox_gone_at = started;
-    ProcessOutcome::Status forced = ProcessOutcome::Status::Exited;
-    bool has_forced = false;
-    std::string status_line;
-    bool channel_ok = true;
-    char buf[65536];
-
-    while (true) {
-        pollfd fds[4];
-        int n = 0;
-        int idx_out = -1, idx_err = -1, idx_chan = -1, idx_status = -1;
-        if (out_pipe.read >= 0) { idx_out = n; fds[n++] = {out_pipe.read, POLLIN, 0}; }
-        if (err_pipe.read >= 0) { idx_err = n; fds[n++] = {err_pipe.read, POLLIN, 0}; }
-        if (chan_pipe.read >= 0) { idx_chan = n; fds[n++] = {chan_pipe.read, POLLIN, 0}; }
-        if (status_pipe.read >= 0) { idx_status = n; fds[n++] = {status_pipe.read, POLLIN, 0}; }
-        if (n == 0) break;
-        int pr = ::poll(fds, static_cast<nfds_t>(n), 50);
-        if (pr < 0 && errno != EINTR) break;
-
-        if (cancel && cancel->load() && !terminated) {
-            terminate(ProcessOutcome::Status::Cancelled);
-            forced = ProcessOutcome::Status::Cancelled;
-            has_forced = true;
-        }
-        const double elapsed = std::chrono::duration<double>(clock::now() - started).count();
+    // Cancel, backstop, escalation; false when there is nothing left to wait for.
+    bool keep_waiting() {
+        if (cancel_ && cancel_->load()) force(Status::Cancelled);
+        const auto now = Clock::now();
+        const double elapsed = std::chrono::duration<double>(now - started_).count();
+        // The sandbox enforces the wall limit; this is the backstop if it cannot.
+        const double backstop = spec_.limits.wall_seconds > 0 ? spec_.limits.wall_seconds + 5.0 : 0;
         if (backstop > 0 && elapsed > backstop) {
-            ::kill(pid, SIGKILL);
-            ::kill(-pid, SIGKILL);
-            kill_program_group(status_line);
-            forced = ProcessOutcome::Status::WallTimeout;
-            has_forced = true;
-            break;
+            ::kill(pid_, SIGKILL);
+            ::kill(-pid_, SIGKILL);
+            kill_program_group(status_text_);
+            forced_ = Status::WallTimeout;
+            return false;
         }
         // A sandbox that does not end promptly after SIGTERM (stopped by the
         // program, say) is killed with its program's group, so cancel is quick.
-        if (terminated && !escalated && clock::now() - terminated_at > std::chrono::milliseconds(500)) {
-            escalated = true;
-            ::kill(pid, SIGKILL);
-            kill_program_group(status_line);
+        if (forced_ && !escalated_ && now - terminated_at_ > std::chrono::milliseconds(500)) {
+            escalated_ = true;
+            ::kill(pid_, SIGKILL);
+            kill_program_group(status_text_);
         }
         // Once the sandbox is gone (or killed by us), stop waiting for output
         // from anything that escaped it: its pipes are not worth a hang.
-        if ((sandbox_gone || escalated) && clock::now() - (sandbox_gone ? sandbox_gone_at : terminated_at) > std::chrono::seconds(1)) break;
-        if (terminated && elapsed > backstop + 10) break;  // should never happen
-        if (pr <= 0) continue;
+        if (gone_at_ || escalated_) {
+            const auto since = gone_at_ ? *gone_at_ : terminated_at_;
+            if (now - since > std::chrono::seconds(1)) return false;
+        }
+        return !(forced_ && elapsed > backstop + 10);  // should never happen
+    }
 
-        auto drain = [&](int idx, Pipe& p, std::string& sink, size_t& total) {
-            if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
-            ssize_t r = ::read(p.read, buf, sizeof buf);
-            if (r <= 0) {
-                if (r < 0 && errno == EINTR) return;
-                p.close_read();
-                return;
-            }
-            total += static_cast<size_t>(r);
-            if (sink.size() < spec.capture_bytes) sink.append(buf, std::min(static_cast<size_t>(r), spec.capture_bytes - sink.size()));
-            if (spec.output_cap_bytes > 0 && out.out_total + out.err_total > spec.output_cap_bytes && !has_forced) {
-                terminate(ProcessOutcome::Status::OutputLimit);
-                forced = ProcessOutcome::Status::OutputLimit;
-                has_forced = true;
-            }
-        };
-        drain(idx_out, out_pipe, out.out, out.out_total);
-        drain(idx_err, err_pipe, out.err, out.err_total);
-        if (idx_chan >= 0 && (fds[idx_chan].revents & (POLLIN | POLLHUP | POLLERR))) {
-            ssize_t r = ::read(chan_pipe.read, buf, sizeof buf);
-            if (r > 0) {
-                if (channel_ok && on_channel && !on_channel(buf, static_cast<size_t>(r))) {
-                    channel_ok = false;
-                    if (!has_forced) {
-                        terminate(ProcessOutcome::Status::ChannelStop);
-                        forced = ProcessOutcome::Status::ChannelStop;
-                        has_forced = true;
-                    }
-                }
-            } else if (r == 0 || errno != EINTR) {
-                chan_pipe.close_read();
-            }
+    void read_from(Pipe& p) {
+        const ssize_t r = ::read(p.read, buf_, sizeof buf_);
+        if (r < 0 && errno == EINTR) return;
+        if (r <= 0) {
+            p.close_read();
+            if (&p == &pipes_.status) sandbox_ended();
+            return;
         }
-        if (idx_status >= 0 && (fds[idx_status].revents & (POLLIN | POLLHUP | POLLERR))) {
-            ssize_t r = ::read(status_pipe.read, buf, sizeof buf);
-            if (r > 0) {
-                status_line.append(buf, static_cast<size_t>(r));
-            } else if (r == 0 || errno != EINTR) {
-                status_pipe.close_read();
-                // The sandbox is gone. Without its final report it was killed
-                // (by the program, say): kill the program's group ourselves so
-                // nothing outlives the check and the pipes close now.
-                if (status_line.find("status=") == std::string::npos) kill_program_group(status_line);
-                sandbox_gone = true;
-                sandbox_gone_at = clock::now();
-            }
+        const size_t n = static_cast<size_t>(r);
+        if (&p == &pipes_.out) keep_output(out_.out, out_.out_total, n);
+        else if (&p == &pipes_.err) keep_output(out_.err, out_.err_total, n);
+        else if (&p == &pipes_.status) status_text_.append(buf_, n);
+        else if (channel_ok_ && on_channel_ && !on_channel_(buf_, n)) {
+            channel_ok_ = false;
+            force(Status::ChannelStop);
         }
     }
-    int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+
+    void keep_output(std::string& sink, size_t& total, size_t n) {
+        total += n;
+        if (sink.size() < spec_.capture_bytes) sink.append(buf_, std::min(n, spec_.capture_bytes - sink.size()));
+        if (spec_.output_cap_bytes > 0 && out_.out_total + out_.err_total > spec_.output_cap_bytes) force(Status::OutputLimit);
     }
-    parse_status_line(status_line, out);
-    if (status_line.find("status=") == std::string::npos && !has_forced) {
-        if (status_line.find("pgid=") != std::string::npos) {
-            out.status = ProcessOutcome::Status::SandboxKilled;
+
+    // The status pipe closed: the sandbox is gone. Without its final report
+    // it was killed (by the program, say): kill the program's group ourselves
+    // so nothing outlives the check and the pipes close now.
+    void sandbox_ended() {
+        if (!sandbox_status::decode(status_text_).has_report) kill_program_group(status_text_);
+        gone_at_ = Clock::now();
+    }
+
+    const ProcessSpec& spec_;
+    const pid_t pid_;
+    SandboxPipes& pipes_;
+    const ChannelSink& on_channel_;
+    const std::atomic<bool>* cancel_;
+    ProcessOutcome& out_;
+    const Clock::time_point started_ = Clock::now();
+    std::optional<Status> forced_;
+    Clock::time_point terminated_at_;
+    bool escalated_ = false;
+    std::optional<Clock::time_point> gone_at_;
+    bool channel_ok_ = true;
+    std::string status_text_;
+    char buf_[65536];
+};
+
+// What the sandbox reported, unless we ended the run ourselves.
+void apply_status(const std::string& status_text, const std::optional<Status>& forced, ProcessOutcome& out) {
+    const sandbox_status::Decoded status = sandbox_status::decode(status_text);
+    if (status.has_report) {
+        const sandbox_status::Report& rep = status.report;
+        out.status = outcome_status(rep.status);
+        out.exit_code = rep.code;
+        out.signal = rep.signal;
+        out.cpu_ms = rep.cpu_ms;
+        out.wall_ms = rep.wall_ms;
+        out.maxrss_kb = rep.maxrss_kb;
+        out.protections = rep.protections;
+    } else if (!forced) {
+        if (status.pgid > 0) {
+            out.status = Status::SandboxKilled;
             out.error = "the sandbox was killed before it could report";
         } else {
-            out.status = ProcessOutcome::Status::SpawnFailed;
+            out.status = Status::SpawnFailed;
             out.error = "the sandbox ended without a report (" + out.err.substr(0, 200) + ")";
         }
     }
-    if (has_forced) out.status = forced;
-    if (out.status == ProcessOutcome::Status::ExecFailed) out.error = std::strerror(out.exit_code);
+    if (forced) out.status = *forced;
+    if (out.status == Status::ExecFailed) out.error = std::strerror(out.exit_code);
+}
+
+}  // namespace
+
+ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const ChannelSink& on_channel, const std::atomic<bool>* cancel) {
+    ProcessOutcome out;
+    SandboxPipes pipes;
+    if (!pipes.open(spec.with_channel)) {
+        out.error = std::string("cannot create pipes: ") + std::strerror(errno);
+        return out;
+    }
+    const pid_t pid = spawn_sandbox(spec, pipes, out.error);
+    if (pid < 0) return out;
+    Supervisor supervisor(spec, pid, pipes, on_channel, cancel, out);
+    supervisor.run();
+    int st = 0;
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    apply_status(supervisor.status_text(), supervisor.forced(), out);
     return out;
 }
 
