@@ -148,6 +148,10 @@ struct Worker {
     std::vector<std::unique_ptr<FiberThread>> threads;
     std::vector<WarpState> warps;
     unsigned nthreads = 0;
+    // How many threads of the running block are in each waiting state.
+    unsigned at_barrier = 0, at_warp = 0, done = 0;
+    int barrier_line = 0;
+    bool barrier_lines_differ = false;
     Launch* launch = nullptr;
     bool block_fault = false;
     LaunchCounters counters;
@@ -407,6 +411,8 @@ void start_threads(Worker& w, Launch& L) {
         w.stacks.size = L.options.stack_bytes;
     }
     w.warps.assign((n + 31) / 32, WarpState{});
+    w.at_barrier = w.at_warp = w.done = 0;
+    w.barrier_lines_differ = false;
     for (unsigned i = 0; i < n; ++i) {
         FiberThread* ft = w.threads[i].get();
         const Dim3 id = unlinear(i, L.block);
@@ -450,6 +456,7 @@ void start_threads(Worker& w, Launch& L) {
                 record_fault(std::move(f));
             }
             ft->state = RunState::Done;
+            ++worker.done;
             return std::move(ft->scheduler);
         });
     }
@@ -457,38 +464,18 @@ void start_threads(Worker& w, Launch& L) {
 
 // After a sweep: release a barrier, finish, or report why the block is stuck.
 // Returns false when the block is over (done or faulted).
-bool after_sweep(Worker& w) {
-    bool runnable = false, at_barrier = false, at_warp = false, any_done = false, same_line = true;
-    int line = -1;
-    for (unsigned i = 0; i < w.nthreads; ++i) {
-        const FiberThread& t = *w.threads[i];
-        switch (t.state) {
-        case RunState::Runnable: runnable = true; break;
-        case RunState::AtWarpOp: at_warp = true; break;
-        case RunState::Done: any_done = true; break;
-        case RunState::AtBarrier:
-            at_barrier = true;
-            if (line >= 0 && t.wait_line != line) same_line = false;
-            line = t.wait_line;
-            break;
-        }
-    }
-    if (runnable) return true;
-    if (!at_barrier && !at_warp) {  // every thread returned
-        report_unwritten_reads(w);
-        return false;
-    }
-    if (at_warp || any_done || !same_line) {
-        stuck_block_fault(w, at_warp, any_done);
-        return false;
-    }
-    if (report_unwritten_reads(w)) return false;
-    close_interval(w);
-    clock.interval = ++w.epoch;
-    ++w.counters.barriers;
+// Release a barrier every live thread waits at: one pass over the threads,
+// then the warps that logged accesses turn them into requests.
+bool release_barrier(Worker& w) {
+    bool dirty[32] = {false};
     for (unsigned i = 0; i < w.nthreads; ++i) {
         FiberThread& t = *w.threads[i];
         t.state = RunState::Runnable;
+        ++t.interval_index;
+        std::fill(std::begin(t.trace_k), std::end(t.trace_k), 0u);
+        if (!t.global_loads.empty() || !t.global_stores.empty() || !t.shared_loads.empty() ||
+            !t.shared_stores.empty())
+            dirty[t.warp] = true;
         if (++t.steps > t.step_limit) {  // a barrier inside an endless loop
             Fault f;
             f.kind = FaultKind::StepLimit;
@@ -498,7 +485,29 @@ bool after_sweep(Worker& w) {
             return false;
         }
     }
+    for (unsigned warp = 0; warp * 32 < w.nthreads; ++warp)
+        if (dirty[warp]) close_warp(w, warp);
+    w.at_barrier = 0;
+    w.barrier_lines_differ = false;
+    clock.interval = ++w.epoch;
+    ++w.counters.barriers;
     return true;
+}
+
+// After a sweep: release a barrier, finish, or report why the block is stuck.
+// Returns false when the block is over (done or faulted).
+bool after_sweep(Worker& w) {
+    if (w.at_barrier + w.at_warp + w.done < w.nthreads) return true;  // someone can run
+    if (w.done == w.nthreads) {  // every thread returned
+        report_unwritten_reads(w);
+        return false;
+    }
+    if (w.at_warp || w.done || w.barrier_lines_differ) {
+        stuck_block_fault(w, w.at_warp > 0, w.done > 0);
+        return false;
+    }
+    if (report_unwritten_reads(w)) return false;
+    return release_barrier(w);
 }
 
 void run_block(Worker& w, Launch& L, uint64_t b) {
@@ -673,6 +682,9 @@ void block_barrier(int line) {
     if (!ft) return;
     ft->state = RunState::AtBarrier;
     ft->wait_line = line;
+    Worker& w = worker;
+    if (w.at_barrier++ == 0) w.barrier_line = line;
+    else if (line != w.barrier_line) w.barrier_lines_differ = true;
     yield(ft);
 }
 
@@ -733,6 +745,7 @@ uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, i
     count_step(*ft, line);
     if (ws.arrived != needed) {
         ft->state = RunState::AtWarpOp;
+        ++w.at_warp;
         yield(ft);
         return ft->result;
     }
@@ -744,7 +757,10 @@ uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, i
     for (unsigned l = 0; l < 32; ++l)
         if (arrived >> l & 1) lanes[l]->result = warp_result(*lanes[l], lanes, arrived);
     for (unsigned l = 0; l < 32; ++l)
-        if ((arrived >> l & 1) && lanes[l] != ft) lanes[l]->state = RunState::Runnable;
+        if ((arrived >> l & 1) && lanes[l] != ft) {
+            lanes[l]->state = RunState::Runnable;
+            --w.at_warp;
+        }
     ws.arrived = 0;
     ++w.counters.warp_syncs;
     if (arrived == ws.existing) close_warp(w, ft->warp);  // the whole warp is here: its logs are complete
