@@ -59,8 +59,9 @@ commands:
   watch ID [FILE]      re-check every time the file is saved
   dev check            course authors: every starter fails, every solution passes
   dev ops              course authors: the Eigen reference ops and their parameters
+  doctor               what this machine gives attnlab (compiler, sandbox, CUDA)
 
-options: --lang en|id (language), --json (list, show, check, dev check), --help
+options: --lang en|id (language), --json (list, show, check, dev check, doctor), --help
 exit codes: 0 pass/ok, 1 a check failed, 2 usage or set-up error
 data: $ATTNLAB_HOME, else the XDG data/cache/config dirs (see README))",
               R"(attnlab — belajar causal multi-head self-attention dengan menuliskannya
@@ -81,8 +82,9 @@ perintah:
   watch ID [BERKAS]    periksa ulang setiap kali berkas disimpan
   dev check            penulis kursus: setiap starter gagal, setiap solusi lulus
   dev ops              penulis kursus: operasi referensi Eigen dan parameternya
+  doctor               yang disediakan mesin ini untuk attnlab (kompiler, sandbox, CUDA)
 
-opsi: --lang en|id (bahasa), --json (list, show, check, dev check), --help
+opsi: --lang en|id (bahasa), --json (list, show, check, dev check, doctor), --help
 kode keluar: 0 lulus/ok, 1 pemeriksaan gagal, 2 galat pemakaian atau persiapan
 data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"}},
         {"list", {"usage: attnlab list [--json]\nLists the exercises in course order with your progress and topics.",
@@ -99,6 +101,8 @@ data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"}},
                    "pemakaian: attnlab reset ID [--yes]\nMengembalikan berkas starter; berkasmu sekarang disimpan sebagai cadangan bertanda waktu."}},
         {"watch", {"usage: attnlab watch ID [FILE]\nChecks the file now and again every time it is saved. Ctrl+C stops.",
                    "pemakaian: attnlab watch ID [BERKAS]\nMemeriksa berkas sekarang dan setiap kali disimpan. Ctrl+C untuk berhenti."}},
+        {"doctor", {"usage: attnlab doctor [--json]\nReports the compiler, the learner runtime, the sandbox's protections, the limits,\nthe CUDA toolkit, NVRTC and the GPU. Exit code 2 when checks cannot run here.",
+                    "pemakaian: attnlab doctor [--json]\nMelaporkan kompiler, runtime latihan, perlindungan sandbox, batas, CUDA toolkit,\nNVRTC, dan GPU. Kode keluar 2 bila pemeriksaan tidak bisa berjalan di sini."}},
         {"dev", {"usage: attnlab dev check [--json] | attnlab dev ops\ncheck: compiles every starter (must compile and fail) and every solution (must pass).\nops: lists the Eigen reference ops an exercise can name.",
                  "pemakaian: attnlab dev check [--json] | attnlab dev ops\ncheck: mengompilasi setiap starter (harus terkompilasi dan gagal) dan setiap solusi (harus lulus).\nops: menampilkan operasi referensi Eigen yang bisa dipakai latihan."}},
     };
@@ -535,6 +539,7 @@ int run(const std::vector<std::string>& args) {
     } else if (ctx.opt.gui_flags) {
         usage_error("--exercise, --run, --screenshot, --quit-after, --size, --timing, --tab, --show and --view are for the window (attnlab with no command)");
     }
+    if (command == "doctor") return doctor(ctx.opt.lang_flag, ctx.opt.json);  // needs no course: works when nothing else does
     static const std::map<std::string, int (*)(Context&)> commands = {
         {"", cmd_list},         {"list", cmd_list},   {"show", cmd_show},   {"check", cmd_check}, {"hint", cmd_hint},
         {"solution", cmd_solution}, {"reset", cmd_reset}, {"watch", cmd_watch}, {"dev", cmd_dev},

@@ -11,5 +11,7 @@ inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 
 int run(const std::vector<std::string>& args);
+// `attnlab doctor [--json]` (cmd_doctor.cpp): exit 0, or 2 when checks cannot run here.
+int doctor(const std::string& lang_flag, bool json);
 
 }  // namespace attnlab::cli
