@@ -45,7 +45,7 @@ private:
 
 TEST_CASE("an installed prefix is found from the executable, wherever it is moved") {
     TempDir tmp("layout");
-    for (const fs::path prefix : {tmp.path() / "opt" / "attnlab", tmp.path() / "moved" / "elsewhere"}) {
+    for (const fs::path& prefix : {tmp.path() / "opt" / "attnlab", tmp.path() / "moved" / "elsewhere"}) {
         make_installed_prefix(prefix);
         const InstallLayout l = InstallLayout::for_executable(prefix / "bin" / "attnlab");
         CHECK(l.installed);
