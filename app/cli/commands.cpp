@@ -17,6 +17,7 @@
 
 #include "attnlab/core/check_job.hpp"
 #include "attnlab/core/compiler.hpp"
+#include "attnlab/core/course_check.hpp"
 #include "attnlab/core/course.hpp"
 #include "attnlab/core/install_layout.hpp"
 #include "attnlab/core/messages.hpp"
@@ -476,43 +477,32 @@ int cmd_dev(Context& ctx) {
         return kExitOk;
     }
     if (sub != "check") usage_error("unknown dev subcommand " + sub);
-    Runner& runner = ctx.get_runner();
-    std::vector<std::string> problems = ctx.course.problems;
-    json report = json::array();
-    for (const Exercise& e : ctx.course.exercises) {
-        CheckResult starter = runner.check(e, e.starter_path());
-        CheckResult solution = runner.check(e, e.solution_path());
-        std::vector<std::string> mine;
-        if (starter.verdict == Verdict::CompileError || starter.verdict == Verdict::MissingEntry || starter.verdict == Verdict::InternalError)
-            mine.push_back("starter does not build: " + explain(starter, e, Lang::En));
-        else if (starter.passed())
-            mine.push_back("starter passes: it must leave work to do");
-        if (!solution.passed()) mine.push_back("solution does not pass: " + explain(solution, e, Lang::En));
-        for (const auto& c : solution.cases) {
-            if (c.expected.kind == ValueKind::Tensor && !e.returns.dims.empty() &&
-                e.returns.dims.size() != c.expected.tensor.shape.size())
-                mine.push_back("returns.dims has " + std::to_string(e.returns.dims.size()) + " names but case " + std::to_string(c.index + 1) +
-                               " returns rank " + std::to_string(c.expected.tensor.shape.size()));
-        }
-        if (!ctx.opt.json) {
-            std::printf("%-18s starter: %-14s solution: %-14s %s\n", e.id.c_str(), verdict_code(starter.verdict), verdict_code(solution.verdict),
-                        mine.empty() ? "ok" : "FAIL");
-            for (const auto& m : mine) std::printf("    %s\n", m.c_str());
-        }
-        report.push_back({{"id", e.id}, {"starter", verdict_code(starter.verdict)}, {"solution", verdict_code(solution.verdict)}, {"problems", mine}});
-        for (auto& m : mine) problems.push_back(e.id + ": " + m);
-    }
+    const CourseCheck check = check_course(ctx.get_runner(), ctx.course);
     if (ctx.opt.json) {
-        std::cout << json({{"exercises", report}, {"problems", problems}}).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-    } else {
-        for (const auto& p : ctx.course.problems) std::printf("! %s\n", p.c_str());
-        std::cout << (problems.empty() ? ctx.t("cli.dev.ok", {{"count", std::to_string(ctx.course.exercises.size())}})
-                                       : ctx.t("cli.dev.fail", {{"count", std::to_string(problems.size())}}))
-                  << "\n";
+        json report = json::array();
+        for (const ExerciseCheck& ec : check.exercises) {
+            json fixtures = json::array();
+            for (const FixtureCheck& f : ec.fixtures)
+                fixtures.push_back({{"file", f.file}, {"expect", f.expect}, {"verdict", f.verdict}, {"mistake", f.mistake}, {"ok", f.ok}});
+            report.push_back({{"id", ec.id}, {"starter", ec.starter_verdict}, {"solution", ec.solution_verdict}, {"fixtures", fixtures},
+                              {"problems", ec.problems}});
+        }
+        std::cout << json({{"exercises", report}, {"problems", check.problems}}).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+        return check.ok() ? kExitOk : kExitFailed;
     }
-    return problems.empty() ? kExitOk : kExitFailed;
+    for (const ExerciseCheck& ec : check.exercises) {
+        size_t fixtures_ok = 0;
+        for (const FixtureCheck& f : ec.fixtures) fixtures_ok += f.ok;
+        std::printf("%-18s starter: %-14s solution: %-14s fixtures: %zu/%zu  %s\n", ec.id.c_str(), ec.starter_verdict.c_str(),
+                    ec.solution_verdict.c_str(), fixtures_ok, ec.fixtures.size(), ec.ok() ? "ok" : "FAIL");
+        for (const auto& m : ec.problems) std::printf("    %s\n", m.c_str());
+    }
+    for (const auto& p : ctx.course.problems) std::printf("! %s\n", p.c_str());
+    std::cout << (check.ok() ? ctx.t("cli.dev.ok", {{"count", std::to_string(ctx.course.exercises.size())}})
+                             : ctx.t("cli.dev.fail", {{"count", std::to_string(check.problems.size())}}))
+              << "\n";
+    return check.ok() ? kExitOk : kExitFailed;
 }
-
 }  // namespace
 
 int run(const std::vector<std::string>& args) {

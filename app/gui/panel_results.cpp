@@ -33,8 +33,10 @@ ImVec4 status_color(ExerciseStatus s) {
 namespace {
 
 // The last two axes of a tensor at a fixed leading index, as a small grid.
+// Cells that differ from `other` are marked with the exercise's own tolerance:
+// the comparison's rule (within()), never a second opinion of the panel's.
 void draw_matrix(const char* id, const TensorData& t, const std::vector<int64_t>& lead, const std::vector<Mismatch>& bad,
-                 const TensorData* other) {
+                 const TensorData* other, const Tolerance& tolerance) {
     if (t.shape.empty()) return;
     const int64_t rows = t.shape.size() >= 2 ? t.shape[t.shape.size() - 2] : 1;
     const int64_t cols = t.shape.back();
@@ -57,7 +59,7 @@ void draw_matrix(const char* id, const TensorData& t, const std::vector<int64_t>
             bool wrong = false;
             if (other && other->shape == t.shape) {
                 const float o = other->data[static_cast<size_t>(off)];
-                wrong = !(v == o || std::fabs(v - o) <= 1e-5f + 1e-4f * std::fabs(o));
+                wrong = !(v == o || within(v, o, tolerance));
             }
             for (const auto& m : bad) wrong |= m.index == index;
             if (wrong) ImGui::TextColored(verdict_color(Verdict::WrongAnswer), "%s", format_number(v).c_str());
@@ -127,7 +129,7 @@ void draw_results_panel(Ui& ui) {
         ImGui::PushTextWrapPos(0);
         ImGui::TextUnformatted(text.c_str());
         ImGui::PopTextWrapPos();
-    } else if (r->detail == "source_too_large" || r->detail == "defines_main") {
+    } else if (r->problem == Problem::SourceTooLarge || r->problem == Problem::DefinesMain) {
         ImGui::TextWrapped("%s", text.substr(0, text.find('\n')).c_str());
     }
 
@@ -163,8 +165,7 @@ void draw_results_panel(Ui& ui) {
     }
 
     // Per-case results.
-    const bool ran = !r->cases.empty() && r->verdict != Verdict::CompileError && r->verdict != Verdict::MissingEntry &&
-                     r->verdict != Verdict::InternalError && r->verdict != Verdict::Cancelled;
+    const bool ran = !r->cases.empty() && r->ran();
     if (ran && ImGui::BeginTable("cases", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
         ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed);
         ImGui::TableSetupColumn(ui.t("gui.results.case").c_str(), ImGuiTableColumnFlags_WidthStretch, 3.0f);
@@ -181,7 +182,13 @@ void draw_results_panel(Ui& ui) {
             ImGui::TextColored(verdict_color(c.verdict), "%s %s", c.verdict == Verdict::Pass ? "\xE2\x9C\x93" : "\xE2\x9C\x97",
                                verdict_title(c.verdict, lang).c_str());
             ImGui::TableNextColumn();
-            if (c.verdict == Verdict::Pass || c.verdict == Verdict::WrongAnswer) ImGui::TextUnformatted(format_number(c.max_abs_error).c_str());
+            if (c.verdict == Verdict::Pass || c.verdict == Verdict::WrongAnswer) {
+                // Positions where only one side is ±inf or NaN have no finite
+                // error: say how many, as the heatmap legend does.
+                std::string cell = format_number(c.max_abs_error);
+                if (c.one_sided_count > 0) cell += "  " + ui.t("gui.results.one_sided", {{"count", std::to_string(c.one_sided_count)}});
+                ImGui::TextUnformatted(cell.c_str());
+            }
         }
         ImGui::EndTable();
     }
@@ -223,12 +230,12 @@ void draw_results_panel(Ui& ui) {
             }
             ImGui::BeginGroup();
             ImGui::TextUnformatted(ui.t("gui.results.reference").c_str());
-            draw_matrix("expected", c.expected.tensor, lead, {}, nullptr);
+            draw_matrix("expected", c.expected.tensor, lead, {}, nullptr, e->tolerance);
             ImGui::EndGroup();
             ImGui::SameLine();
             ImGui::BeginGroup();
             ImGui::TextUnformatted(ui.t("gui.results.yours").c_str());
-            draw_matrix("actual", c.actual.tensor, lead, c.mismatches, &c.expected.tensor);
+            draw_matrix("actual", c.actual.tensor, lead, c.mismatches, &c.expected.tensor, e->tolerance);
             ImGui::EndGroup();
         }
     }

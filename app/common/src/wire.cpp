@@ -86,15 +86,15 @@ FrameDecoder::Status FrameDecoder::next(FrameType& type, std::string& payload) {
     r.u8(t);
     r.u32(length);
     if (magic != kFrameMagic) {
-        error_ = "unexpected bytes where a result frame should start";
+        error_ = "bad_frame_magic";
         return Status::Corrupt;
     }
     if (t < 1 || t > 4) {
-        error_ = "unknown frame type " + std::to_string(t);
+        error_ = "unknown_frame_type";
         return Status::Corrupt;
     }
     if (length > max_frame_) {
-        error_ = "a result frame of " + std::to_string(length) + " bytes exceeds the limit";
+        error_ = "frame_too_large";
         return Status::Corrupt;
     }
     if (buf_.size() - pos_ < header + length + trailer) return Status::NeedMore;
@@ -102,7 +102,7 @@ FrameDecoder::Status FrameDecoder::next(FrameType& type, std::string& payload) {
     uint32_t sum = 0;
     std::memcpy(&sum, body + length, 4);
     if (sum != fnv1a(body, length)) {
-        error_ = "a result frame failed its checksum";
+        error_ = "bad_checksum";
         return Status::Corrupt;
     }
     type = static_cast<FrameType>(t);

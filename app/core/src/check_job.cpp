@@ -23,6 +23,7 @@ CheckJob::CheckJob(Runner& runner, Exercise exercise, std::string source, std::s
             // (and the learner's unsaved buffer) down with this thread.
             r.exercise_id = exercise_.id;
             r.verdict = Verdict::InternalError;
+            r.problem = Problem::CannotPrepareRun;
             r.detail = e.what();
         }
         {

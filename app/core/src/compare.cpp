@@ -4,12 +4,6 @@
 
 namespace attnlab {
 
-namespace {
-
-bool within(double a, double r, const Tolerance& tol) { return std::fabs(a - r) <= tol.atol + tol.rtol * std::fabs(r); }
-
-}  // namespace
-
 Comparison compare_values(const Value& actual, const Value& expected, const Tolerance& tol, size_t max_reported) {
     Comparison c;
     if (actual.kind != expected.kind) {
@@ -49,6 +43,16 @@ Comparison compare_values(const Value& actual, const Value& expected, const Tole
     bool nonfinite = false;
     for (size_t i = 0; i < r.data.size(); ++i) {
         const double av = a.data[i], rv = r.data[i];
+        // The reference never holds NaN, but a catalogued mistake's variant
+        // can (a row masked entirely): NaN where the variant has NaN matches it.
+        if (std::isnan(rv)) {
+            if (!std::isnan(av)) {
+                if (c.mismatches.size() < max_reported) c.mismatches.push_back({r.unravel(static_cast<int64_t>(i)), av, rv, false});
+                ++c.mismatch_count;
+                ++c.one_sided_count;
+            }
+            continue;
+        }
         if (std::isinf(rv)) {
             // A masked (or otherwise infinite) reference entry must match exactly:
             // -1e9 "almost" masks, but it is not what the exercise asks for.
@@ -61,6 +65,7 @@ Comparison compare_values(const Value& actual, const Value& expected, const Tole
                 }
                 if (c.mismatches.size() < max_reported) c.mismatches.push_back({r.unravel(static_cast<int64_t>(i)), av, rv, true});
                 ++c.mismatch_count;
+                ++c.one_sided_count;
             }
             continue;
         }
@@ -72,6 +77,7 @@ Comparison compare_values(const Value& actual, const Value& expected, const Tole
                 c.nonfinite_expected = rv;
             }
             ++c.mismatch_count;
+            ++c.one_sided_count;
             continue;
         }
         const double err = std::fabs(av - rv);

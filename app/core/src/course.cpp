@@ -217,15 +217,14 @@ std::string Exercise::qualified_declaration() const {
     return s + ")";
 }
 
-Exercise load_exercise(const fs::path& dir, const std::map<std::string, LocalizedText>& topics) {
-    JsonFile f(dir / "exercise.json");
-    const json& root = f.root();
-    Exercise ex;
-    ex.dir = dir;
-    ex.id = f.string(root, "id", "");
-    if (ex.id != dir.filename().string()) f.fail("id", "\"" + ex.id + "\" must equal the folder name \"" + dir.filename().string() + "\"");
-    ex.title = f.localized(f.require(root, "title", ""), "title");
+namespace {
 
+bool is_identifier(const std::string& s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+void load_topics(JsonFile& f, const json& root, const std::map<std::string, LocalizedText>& topics, Exercise& ex) {
     const json& topic_list = f.require(root, "topics", "");
     if (!topic_list.is_array()) f.fail("topics", "expected an array of topic ids");
     for (const auto& t : topic_list) {
@@ -233,13 +232,11 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
         if (!topics.count(t.get<std::string>())) f.fail("topics", "unknown topic \"" + t.get<std::string>() + "\" (declare it in manifest.json)");
         ex.topics.push_back(t.get<std::string>());
     }
+}
 
+void load_entry(JsonFile& f, const json& root, Exercise& ex) {
     const json& entry = f.require(root, "entry", "");
     ex.function = f.string(entry, "function", "entry");
-    auto is_identifier = [](const std::string& s) {
-        if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-        return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-    };
     if (!is_identifier(ex.function) || ex.function == "main") f.fail("entry.function", "expected a C++ identifier other than main");
     const json& params = f.require(entry, "params", "entry");
     if (!params.is_array()) f.fail("entry.params", "expected an array");
@@ -263,7 +260,10 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
             ex.returns.dims.push_back(d.get<std::string>());
         }
     }
+}
 
+// The entry point must take exactly the reference op's parameters.
+void load_reference(JsonFile& f, const json& root, Exercise& ex) {
     ex.reference = f.string(root, "reference", "");
     const reference::Op* op = reference::find_op(ex.reference);
     if (!op) f.fail("reference", "no reference op named \"" + ex.reference + "\" (`attnlab dev ops` lists them)");
@@ -275,7 +275,13 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
         if (it->kind != want.kind) f.fail("entry.params", "\"" + want.name + "\" must be of kind " + value_kind_name(want.kind));
     }
     if (op->returns != ex.returns.kind) f.fail("entry.returns.kind", std::string("the reference op returns ") + value_kind_name(op->returns));
+    if (root.contains("runtime")) {
+        const std::string runtime = f.string(root, "runtime", "");
+        if (runtime != runtime_code(Runtime::Cpp)) f.fail("runtime", "expected \"cpp\" (the only runtime so far)");
+    }
+}
 
+void load_tolerance_and_limits(JsonFile& f, const json& root, Exercise& ex) {
     if (root.contains("tolerance")) {
         const json& t = root["tolerance"];
         if (!t.is_object()) f.fail("tolerance", "expected {\"atol\": …, \"rtol\": …}");
@@ -286,6 +292,7 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
         };
         ex.tolerance.atol = non_negative("atol", ex.tolerance.atol);
         ex.tolerance.rtol = non_negative("rtol", ex.tolerance.rtol);
+        if (t.contains("why")) ex.tolerance.why = f.string(t, "why", "tolerance");
     }
     if (root.contains("limits")) {
         const json& l = root["limits"];
@@ -295,9 +302,57 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
         ex.limits.memory_mb = static_cast<long>(f.positive(l, "memory_mb", "limits", static_cast<double>(ex.limits.memory_mb)));
         ex.limits.output_kb = static_cast<long>(f.positive(l, "output_kb", "limits", static_cast<double>(ex.limits.output_kb)));
     }
+}
 
-    ex.cases = load_cases(dir / "cases.json", ex.params);
+// "mistakes": ids of the reference op's catalogued variants; the learner's
+// words for each are in the course's catalogue, <course>/mistakes/<id>.json.
+void load_mistakes(JsonFile& f, const json& root, Exercise& ex) {
+    if (!root.contains("mistakes")) return;
+    const json& list = root["mistakes"];
+    if (!list.is_array()) f.fail("mistakes", "expected an array of mistake ids");
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string field = "mistakes[" + std::to_string(i) + "]";
+        if (!list[i].is_string()) f.fail(field, "expected a mistake id");
+        MistakeSpec m;
+        m.id = list[i].get<std::string>();
+        if (!is_identifier(m.id)) f.fail(field, "\"" + m.id + "\" is not a mistake id (letters, digits, _)");
+        if (!reference::find_mistake(ex.reference, m.id))
+            f.fail(field, "the reference op \"" + ex.reference + "\" has no mistake \"" + m.id + "\" (`attnlab dev ops` lists them)");
+        JsonFile words(ex.dir.parent_path() / "mistakes" / (m.id + ".json"));
+        m.title = words.localized(words.require(words.root(), "title", ""), "title");
+        m.message = words.localized(words.require(words.root(), "message", ""), "message");
+        ex.mistakes.push_back(std::move(m));
+    }
+}
 
+bool is_verdict_code(const std::string& s) {
+    static const char* const codes[] = {"pass", "wrong_answer", "wrong_shape", "non_finite", "compile_error", "missing_entry",
+                                        "runtime_error", "crash", "timeout", "memory_limit", "output_limit", "modified_input",
+                                        "kernel_fault"};
+    return std::find(std::begin(codes), std::end(codes), s) != std::end(codes);
+}
+
+// "fixtures": solutions kept with the exercise and what a check must say of them.
+void load_fixtures(JsonFile& f, const json& root, Exercise& ex) {
+    if (!root.contains("fixtures")) return;
+    const json& list = root["fixtures"];
+    if (!list.is_array()) f.fail("fixtures", "expected an array of {\"file\": …, \"expect\": …}");
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string field = "fixtures[" + std::to_string(i) + "]";
+        Fixture fx;
+        fx.file = f.string(list[i], "file", field);
+        fx.expect = f.string(list[i], "expect", field);
+        if (fx.file.is_absolute() || fx.file.lexically_normal().string().rfind("..", 0) == 0)
+            f.fail(field + ".file", "expected a path inside the exercise folder");
+        if (!fs::is_regular_file(ex.dir / fx.file)) f.fail(field + ".file", "no file " + fx.file.string());
+        const bool names_mistake = std::any_of(ex.mistakes.begin(), ex.mistakes.end(), [&](const MistakeSpec& m) { return m.id == fx.expect; });
+        if (!names_mistake && !is_verdict_code(fx.expect))
+            f.fail(field + ".expect", "\"" + fx.expect + "\" is neither a verdict code nor one of this exercise's mistakes");
+        ex.fixtures.push_back(std::move(fx));
+    }
+}
+
+void load_texts(const fs::path& dir, Exercise& ex) {
     ex.statement = read_text_pair(dir, "statement");
     ex.explanation = read_text_pair(dir, "explanation");
     for (int n = 1;; ++n) {
@@ -308,6 +363,33 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
     if (ex.hints.size() < 3) throw CourseError(dir / "hint-1.en.md", "", "an exercise needs at least 3 hints (hint-1 … hint-3, in .en.md and .id.md), found " + std::to_string(ex.hints.size()));
     for (const char* file : {"starter.cpp", "solution.cpp"})
         if (!fs::is_regular_file(dir / file)) throw CourseError(dir / file, "", "missing file");
+}
+
+}  // namespace
+
+const char* runtime_code(Runtime r) {
+    switch (r) {
+        case Runtime::Cpp: return "cpp";
+    }
+    return "?";
+}
+
+Exercise load_exercise(const fs::path& dir, const std::map<std::string, LocalizedText>& topics) {
+    JsonFile f(dir / "exercise.json");
+    const json& root = f.root();
+    Exercise ex;
+    ex.dir = dir;
+    ex.id = f.string(root, "id", "");
+    if (ex.id != dir.filename().string()) f.fail("id", "\"" + ex.id + "\" must equal the folder name \"" + dir.filename().string() + "\"");
+    ex.title = f.localized(f.require(root, "title", ""), "title");
+    load_topics(f, root, topics, ex);
+    load_entry(f, root, ex);
+    load_reference(f, root, ex);
+    load_tolerance_and_limits(f, root, ex);
+    load_mistakes(f, root, ex);
+    load_fixtures(f, root, ex);
+    ex.cases = load_cases(dir / "cases.json", ex.params);
+    load_texts(dir, ex);
     return ex;
 }
 

@@ -21,11 +21,52 @@ const char* verdict_code(Verdict v) {
         case Verdict::MemoryLimit: return "memory_limit";
         case Verdict::OutputLimit: return "output_limit";
         case Verdict::ProtocolError: return "protocol_error";
+        case Verdict::ModifiedInput: return "modified_input";
+        case Verdict::KernelFault: return "kernel_fault";
         case Verdict::Cancelled: return "cancelled";
         case Verdict::InternalError: return "internal_error";
         case Verdict::NotRun: return "not_run";
     }
     return "?";
+}
+
+const char* limit_code(LimitKind k) {
+    switch (k) {
+        case LimitKind::None: return "none";
+        case LimitKind::CpuTime: return "cpu_time";
+        case LimitKind::WallTime: return "wall_time";
+        case LimitKind::Memory: return "memory";
+        case LimitKind::Output: return "output";
+        case LimitKind::FileSize: return "file_size";
+    }
+    return "?";
+}
+
+const char* problem_code(Problem p) {
+    switch (p) {
+        case Problem::None: return "none";
+        case Problem::SourceTooLarge: return "source_too_large";
+        case Problem::DefinesMain: return "defines_main";
+        case Problem::CannotReadSource: return "cannot_read_source";
+        case Problem::ToolchainMissing: return "toolchain_missing";
+        case Problem::CompilerFailed: return "compiler_failed";
+        case Problem::CaseDoesNotFitReference: return "case_does_not_fit_reference";
+        case Problem::CannotPrepareRun: return "cannot_prepare_run";
+        case Problem::CannotStartProgram: return "cannot_start_program";
+        case Problem::ChannelCorrupt: return "channel_corrupt";
+        case Problem::ExitedBeforeHarness: return "exited_before_harness";
+        case Problem::ExitedEarly: return "exited_early";
+        case Problem::SandboxKilled: return "sandbox_killed";
+        case Problem::CaseNeverReported: return "case_never_reported";
+        case Problem::KernelDisagrees: return "kernel_disagrees";
+    }
+    return "?";
+}
+
+std::string problem_text(const CheckResult& r, Lang lang) {
+    if (r.problem == Problem::None) return "";
+    return tr(lang, std::string("problem.") + problem_code(r.problem),
+              {{"detail", r.detail}, {"code", std::to_string(r.exit_code)}, {"case", std::to_string(r.problem_case + 1)}});
 }
 
 std::string verdict_title(Verdict v, Lang lang) { return tr(lang, std::string("verdict.") + verdict_code(v)); }
@@ -100,6 +141,7 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
                                     {"actual", format_number(m.actual)},
                                     {"expected", format_number(m.expected)}});
             }
+            if (c.one_sided_count > 0) s += "\n" + tr(lang, "explain.one_sided", {{"count", std::to_string(c.one_sided_count)}});
             return s;
         }
         case Verdict::NonFinite:
@@ -124,13 +166,26 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
             if (r.crashed_before_entry) return tr(lang, "explain.timeout_static", {{"seconds", secs}});
             return tr(lang, r.limit == LimitKind::CpuTime ? "explain.timeout_cpu" : "explain.timeout_wall", {{"case", label}, {"seconds", secs}});
         }
-        case Verdict::OutputLimit: return tr(lang, "explain.output_limit", {{"limit", format_number(r.limit_value)}});
-        case Verdict::ProtocolError: return tr(lang, "explain.protocol_error", {{"detail", r.detail}});
+        case Verdict::OutputLimit:
+            return tr(lang, r.limit == LimitKind::FileSize ? "explain.file_size_limit" : "explain.output_limit",
+                      {{"limit", format_number(r.limit_value)}});
+        case Verdict::ProtocolError: return tr(lang, "explain.protocol_error", {{"detail", problem_text(r, lang)}});
+        case Verdict::ModifiedInput: return tr(lang, "explain.modified_input", {{"case", label}, {"name", c.modified_input}});
+        case Verdict::KernelFault: return tr(lang, "explain.kernel_fault", {{"case", label}, {"detail", r.detail}});
         default: return "";
     }
 }
 
 }  // namespace
+
+std::string explain_mistake(const CheckResult& r, Lang lang) {
+    if (!r.mistake) return "";
+    std::string s = tr(lang, "explain.mistake", {{"title", r.mistake->title.get(lang)}, {"message", r.mistake->message.get(lang)}});
+    // Point at the Stages view only where the reference records stages.
+    const bool has_stages = !r.cases.empty() && !r.cases.front().stages.empty();
+    if (!r.mistake->stage.empty() && has_stages) s += " " + tr(lang, "explain.mistake_stage", {{"stage", r.mistake->stage}});
+    return s;
+}
 
 std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) {
     std::string s;
@@ -145,11 +200,11 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
             break;
         }
         case Verdict::CompileError:
-            if (r.detail == "source_too_large") {
+            if (r.problem == Problem::SourceTooLarge) {
                 add(tr(lang, "explain.source_too_large", {{"size", size_text(r.limit_value)}}));
                 break;
             }
-            if (r.detail == "defines_main") add(tr(lang, "explain.defines_main"));
+            if (r.problem == Problem::DefinesMain) add(tr(lang, "explain.defines_main"));
             add(tr(lang, "explain.compile_error"));
             {
                 int shown = 0;
@@ -168,12 +223,13 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
             break;
         case Verdict::MissingEntry: add(tr(lang, "explain.missing_entry", {{"signature", r.missing_entry_signature}})); break;
         case Verdict::Cancelled: add(tr(lang, "explain.cancelled")); break;
-        case Verdict::InternalError: add(tr(lang, "explain.internal_error", {{"detail", r.detail}})); break;
+        case Verdict::InternalError: add(tr(lang, "explain.internal_error", {{"detail", problem_text(r, lang)}})); break;
         default:
             if (r.failed_case >= 0) add(explain_case(r, r.cases[static_cast<size_t>(r.failed_case)], ex, lang));
             else add(explain_case(r, CaseOutcome{}, ex, lang));
             break;
     }
+    add(explain_mistake(r, lang));
     return s;
 }
 
@@ -183,8 +239,7 @@ std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
         if (!line.empty()) s += "\n" + line;
     };
     add(explain_detail(r, ex, lang));
-    const bool ran = r.verdict != Verdict::CompileError && r.verdict != Verdict::MissingEntry && r.verdict != Verdict::InternalError &&
-                     r.verdict != Verdict::Cancelled;
+    const bool ran = r.ran();
     if (ran && !r.cases.empty()) {
         for (const auto& c : r.cases)
             add("  " + tr(lang, "explain.case_line", {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}, {"verdict", verdict_title(c.verdict, lang)}}));
@@ -230,10 +285,11 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
     j["timing_ms"] = {{"compile", r.compile_ms}, {"run", r.run_ms}, {"total", r.total_ms}, {"cpu", r.cpu_ms}};
     j["compile_cached"] = r.compile_cached;
     if (r.signal) j["signal"] = r.signal_name;
-    if (r.limit != LimitKind::None) {
-        const char* names[] = {"none", "cpu_time", "wall_time", "memory", "output"};
-        j["limit"] = {{"kind", names[static_cast<int>(r.limit)]}, {"value", r.limit_value}};
-    }
+    if (r.limit != LimitKind::None) j["limit"] = {{"kind", limit_code(r.limit)}, {"value", r.limit_value}};
+    if (r.problem != Problem::None) j["problem"] = {{"code", problem_code(r.problem)}, {"message", problem_text(r, lang)}, {"detail", r.detail}};
+    if (r.mistake)
+        j["mistake"] = {{"id", r.mistake->id}, {"stage", r.mistake->stage}, {"title", r.mistake->title.get(lang)},
+                        {"message", r.mistake->message.get(lang)}};
     j["diagnostics"] = nlohmann::json::array();
     for (const auto& d : r.diagnostics)
         j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}});
@@ -247,6 +303,8 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
         for (const auto& m : c.mismatches)
             cj["mismatches"].push_back({{"index", m.index}, {"actual", format_number(m.actual)}, {"expected", format_number(m.expected)}, {"masked", m.masked}});
         if (!c.exception_what.empty()) cj["exception"] = {{"type", c.exception_type}, {"what", c.exception_what}};
+        if (!c.modified_input.empty()) cj["modified_input"] = c.modified_input;
+        if (c.one_sided_count) cj["one_sided_count"] = c.one_sided_count;
         cj["probes"] = nlohmann::json::array();
         for (const auto& p : c.probes) cj["probes"].push_back({{"name", p.name}, {"shape", p.tensor.shape}});
         if (c.verdict != Verdict::NotRun && c.actual.kind != ValueKind::Tensor) cj["actual"] = value_json(c.actual);

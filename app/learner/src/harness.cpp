@@ -18,6 +18,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "attnlab/common/protocol.hpp"
 #include "attnlab/common/wire.hpp"
 #include "attnlab/entry.hpp"
 
@@ -40,13 +41,12 @@ Entry& registered_entry() {
 struct ProbeStore {
     std::vector<std::pair<std::string, Tensor>> items;
     size_t bytes = 0;
-    bool dropped = false;
+    uint32_t dropped = 0;  // probe() calls ignored because of the limits
 };
 ProbeStore& probes() {
     static ProbeStore store;
     return store;
 }
-constexpr size_t kMaxProbeBytes = 64u << 20;
 
 const char* kind_name(detail::Kind k) {
     switch (k) {
@@ -72,49 +72,38 @@ void write_all(const std::string& bytes) {
     }
 }
 
-void send(wire::FrameType type, const wire::Writer& w) { write_all(wire::encode_frame(type, w.bytes())); }
+void send(wire::FrameType type, const std::string& payload) { write_all(wire::encode_frame(type, payload)); }
 
-void write_value(wire::Writer& w, const detail::Slot& s) {
+// The learner's Tensor (a view with strides) and the protocol's plain Value.
+Value to_value(const detail::Slot& s) {
     switch (s.kind) {
         case detail::Kind::Tensor: {
-            w.u8(static_cast<uint8_t>(wire::ValueTag::Tensor));
             Tensor c = s.tensor.contiguous();
-            w.tensor(c.shape(), c.data());
-            break;
+            return Value::of_tensor(TensorData(c.shape(), std::vector<float>(c.data(), c.data() + c.size())));
         }
-        case detail::Kind::Int:
-            w.u8(static_cast<uint8_t>(wire::ValueTag::Int));
-            w.i64(s.int_value);
-            break;
-        case detail::Kind::Float:
-            w.u8(static_cast<uint8_t>(wire::ValueTag::Float));
-            w.f64(s.float_value);
-            break;
+        case detail::Kind::Int: return Value::of_int(s.int_value);
+        case detail::Kind::Float: return Value::of_float(s.float_value);
     }
+    return {};
 }
 
-bool read_value(wire::Reader& r, detail::Slot& s) {
-    uint8_t tag = 0;
-    if (!r.u8(tag)) return false;
-    switch (static_cast<wire::ValueTag>(tag)) {
-        case wire::ValueTag::Tensor: {
-            Shape shape;
-            std::vector<float> data;
-            if (!r.tensor(shape, data)) return false;
+detail::Slot to_slot(Value v) {
+    detail::Slot s;
+    switch (v.kind) {
+        case ValueKind::Tensor:
             s.kind = detail::Kind::Tensor;
-            s.tensor = Tensor::from_data(shape, std::move(data));
-            return true;
-        }
-        case wire::ValueTag::Int: {
-            int64_t v = 0;
+            s.tensor = Tensor::from_data(v.tensor.shape, std::move(v.tensor.data));
+            break;
+        case ValueKind::Int:
             s.kind = detail::Kind::Int;
-            if (!r.i64(v)) return false;
-            s.int_value = static_cast<long long>(v);
-            return true;
-        }
-        case wire::ValueTag::Float: s.kind = detail::Kind::Float; return r.f64(s.float_value);
+            s.int_value = static_cast<long long>(v.int_value);
+            break;
+        case ValueKind::Float:
+            s.kind = detail::Kind::Float;
+            s.float_value = v.float_value;
+            break;
     }
-    return false;
+    return s;
 }
 
 std::string demangle(const char* name) {
@@ -133,19 +122,78 @@ bool read_cases(const char* path, std::vector<std::vector<detail::Slot>>& cases)
     size_t n;
     while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
     std::fclose(f);
-    wire::Reader r(bytes);
-    uint32_t magic = 0, version = 0, count = 0;
-    if (!r.u32(magic) || magic != wire::kCasesMagic || !r.u32(version) || version != wire::kVersion || !r.u32(count))
-        return false;
-    cases.resize(count);
-    for (auto& args : cases) {
-        uint32_t nargs = 0;
-        if (!r.u32(nargs) || nargs > 64) return false;
-        args.resize(nargs);
-        for (auto& a : args)
-            if (!read_value(r, a)) return false;
+    std::vector<protocol::CaseArgs> values;
+    if (protocol::decode_cases(bytes, values) != protocol::DecodeError::None) return false;
+    cases.clear();
+    for (protocol::CaseArgs& args : values) {
+        std::vector<detail::Slot> slots;
+        for (Value& v : args) slots.push_back(to_slot(std::move(v)));
+        cases.push_back(std::move(slots));
     }
-    return r.ok();
+    return true;
+}
+
+// A copy of every tensor argument's values before the call, so that a write
+// into the caller's tensor (through a view that shares its storage) is caught.
+std::vector<std::vector<float>> snapshot_inputs(const std::vector<detail::Slot>& args) {
+    std::vector<std::vector<float>> copies(args.size());
+    for (size_t i = 0; i < args.size(); ++i)
+        if (args[i].kind == detail::Kind::Tensor) copies[i].assign(args[i].tensor.data(), args[i].tensor.data() + args[i].tensor.size());
+    return copies;
+}
+
+// The first argument whose values changed (bit for bit, so NaN == NaN), or -1.
+int modified_input(const std::vector<detail::Slot>& args, const std::vector<std::vector<float>>& before) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i].kind != detail::Kind::Tensor) continue;
+        const Tensor& t = args[i].tensor;
+        if (static_cast<size_t>(t.size()) != before[i].size() ||
+            (t.size() > 0 && std::memcmp(t.data(), before[i].data(), before[i].size() * sizeof(float)) != 0))
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+// Runs one case and says what happened, exceptions included.
+protocol::CaseReport run_case(const Entry& entry, uint32_t k, const std::vector<detail::Slot>& args) {
+    protocol::CaseReport report;
+    report.index = k;
+    try {
+        if (!entry.fn || !entry.invoker) throw std::logic_error("attnlab: no entry point was registered");
+        if (static_cast<size_t>(entry.arity) != args.size())
+            throw std::logic_error("attnlab: the entry point takes " + std::to_string(entry.arity) +
+                                   " arguments but the case supplies " + std::to_string(args.size()));
+        const auto before = snapshot_inputs(args);
+        const auto t0 = std::chrono::steady_clock::now();
+        detail::Slot out = entry.invoker(entry.fn, args);
+        report.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (int i = modified_input(args, before); i >= 0) {
+            report.status = protocol::CaseStatus::InputModified;
+            report.modified_arg = static_cast<uint32_t>(i);
+            return report;
+        }
+        report.output = to_value(out);
+        for (auto& [name, t] : probes().items)
+            report.probes.push_back({name, TensorData(t.shape(), std::vector<float>(t.data(), t.data() + t.size()))});
+        report.probes_dropped = probes().dropped;
+    } catch (const std::bad_alloc&) {
+        report = protocol::CaseReport{};
+        report.index = k;
+        report.status = protocol::CaseStatus::OutOfMemory;
+    } catch (const std::exception& e) {
+        report = protocol::CaseReport{};
+        report.index = k;
+        report.status = protocol::CaseStatus::Exception;
+        report.exception_type = demangle(typeid(e).name());
+        report.exception_what = e.what();
+    } catch (...) {
+        report = protocol::CaseReport{};
+        report.index = k;
+        report.status = protocol::CaseStatus::Exception;
+        report.exception_type = "unknown";
+        report.exception_what = "an exception that is not a std::exception";
+    }
+    return report;
 }
 
 }  // namespace
@@ -168,22 +216,24 @@ void argument_kind_mismatch(int index, Kind expected, Kind got) {
 }  // namespace detail
 
 void probe(const std::string& name, const Tensor& t) {
+    using Limits = protocol::ProtocolLimits;
     ProbeStore& store = probes();
     const size_t bytes = static_cast<size_t>(t.size()) * sizeof(float);
-    if (store.bytes + bytes > kMaxProbeBytes) {
-        if (!store.dropped) std::fprintf(stderr, "attnlab: probe(\"%s\") ignored: probes of one case are limited to 64 MB\n", name.c_str());
-        store.dropped = true;
-        return;
-    }
+    const std::string key = name.substr(0, Limits::max_name_bytes);
+    auto drop = [&](const char* why) {
+        if (store.dropped++ == 0) std::fprintf(stderr, "attnlab: probe(\"%s\") ignored: %s\n", key.c_str(), why);
+    };
+    if (store.bytes + bytes > Limits::max_probe_bytes) return drop("the probes of one case are limited to 64 MB");
     for (auto& item : store.items) {
-        if (item.first == name) {
+        if (item.first == key) {
             store.bytes -= static_cast<size_t>(item.second.size()) * sizeof(float);
             item.second = t.clone();
             store.bytes += bytes;
             return;
         }
     }
-    store.items.emplace_back(name, t.clone());
+    if (store.items.size() >= Limits::max_probes) return drop("one case keeps at most 4096 probes");
+    store.items.emplace_back(key, t.clone());
     store.bytes += bytes;
 }
 
@@ -197,64 +247,21 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "This program is a compiled attnlab solution; run it through `attnlab check`.\n");
         return 2;
     }
-    {
-        wire::Writer hello;
-        hello.u32(wire::kVersion);
-        hello.u32(static_cast<uint32_t>(::getpid()));
-        send(wire::FrameType::Hello, hello);
-    }
+    send(wire::FrameType::Hello, protocol::encode_hello(static_cast<uint32_t>(::getpid())));
     std::vector<std::vector<detail::Slot>> cases;
     if (!read_cases(argv[1], cases)) {
         std::fprintf(stderr, "attnlab: could not read the cases file %s\n", argv[1]);
         return 4;
     }
-    Entry& entry = registered_entry();
+    const Entry& entry = registered_entry();
     for (uint32_t k = 0; k < cases.size(); ++k) {
-        wire::Writer begin;
-        begin.u32(k);
-        send(wire::FrameType::CaseBegin, begin);
+        send(wire::FrameType::CaseBegin, protocol::encode_case_begin(k));
         probes() = ProbeStore{};
-
-        wire::Writer result;
-        result.u32(k);
-        const auto t0 = std::chrono::steady_clock::now();
-        try {
-            if (!entry.fn || !entry.invoker) throw std::logic_error("attnlab: no entry point was registered");
-            if (static_cast<size_t>(entry.arity) != cases[k].size())
-                throw std::logic_error("attnlab: the entry point takes " + std::to_string(entry.arity) +
-                                       " arguments but the case supplies " + std::to_string(cases[k].size()));
-            detail::Slot out = entry.invoker(entry.fn, cases[k]);
-            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-            std::fflush(stdout);
-            result.u8(static_cast<uint8_t>(wire::CaseStatus::Ok));
-            write_value(result, out);
-            result.u32(static_cast<uint32_t>(probes().items.size()));
-            for (auto& [name, t] : probes().items) {
-                result.str(name);
-                result.tensor(t.shape(), t.data());  // clone()d: contiguous
-            }
-            result.f64(ms);
-        } catch (const std::bad_alloc&) {
-            result = wire::Writer{};
-            result.u32(k);
-            result.u8(static_cast<uint8_t>(wire::CaseStatus::OutOfMemory));
-        } catch (const std::exception& e) {
-            result = wire::Writer{};
-            result.u32(k);
-            result.u8(static_cast<uint8_t>(wire::CaseStatus::Exception));
-            result.str(demangle(typeid(e).name()));
-            result.str(e.what());
-        } catch (...) {
-            result = wire::Writer{};
-            result.u32(k);
-            result.u8(static_cast<uint8_t>(wire::CaseStatus::Exception));
-            result.str("unknown");
-            result.str("an exception that is not a std::exception");
-        }
+        protocol::CaseReport report = run_case(entry, k, cases[k]);
         std::fflush(stdout);
-        send(wire::FrameType::CaseResult, result);
+        send(wire::FrameType::CaseResult, protocol::encode_case_result(report));
     }
     std::fflush(stdout);
-    send(wire::FrameType::Done, wire::Writer{});
+    send(wire::FrameType::Done, std::string());
     return 0;
 }

@@ -1,5 +1,7 @@
 #pragma once
-// The binary protocol between attnlab (parent) and a learner program (child).
+// The byte level of the protocol between attnlab (parent) and a learner
+// program (child): bounded readers and writers, and frames. What the frames
+// carry is protocol.hpp's business.
 //
 //  parent -> child : a cases file (path in argv[1]): every case's arguments.
 //  child -> parent : frames on file descriptor 3, written as each case runs.
@@ -9,8 +11,8 @@
 // truncated frame) as a corrupted channel and says so; it never trusts sizes
 // without checking them against what was actually received.
 //
-// Deliberately free of attnlab's other types: it is compiled into both the
-// core and the learner runtime (libattnlab_learner.a), which links nothing else.
+// Compiled once into attnlab_common's objects, which both the core and the
+// learner runtime (libattnlab_learner.a, which learner programs link alone) hold.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -25,7 +27,6 @@ inline constexpr int kChannelFd = 3;
 inline constexpr int kMaxRank = 8;
 
 enum class FrameType : uint8_t { Hello = 1, CaseBegin = 2, CaseResult = 3, Done = 4 };
-enum class CaseStatus : uint8_t { Ok = 0, Exception = 1, OutOfMemory = 2 };
 enum class ValueTag : uint8_t { Tensor = 1, Int = 2, Float = 3 };
 
 uint32_t fnv1a(const char* data, size_t size);
@@ -78,6 +79,8 @@ public:
     explicit FrameDecoder(size_t max_frame_bytes) : max_frame_(max_frame_bytes) {}
     void feed(const char* data, size_t size) { buf_.append(data, size); }
     Status next(FrameType& type, std::string& payload);
+    // Why the bytes are corrupt, as a stable code: bad_frame_magic,
+    // unknown_frame_type, frame_too_large or bad_checksum.
     const std::string& error() const { return error_; }
     size_t buffered() const { return buf_.size() - pos_; }
 

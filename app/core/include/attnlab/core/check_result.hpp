@@ -3,6 +3,7 @@
 // report.cpp in the learner's language; nothing here is pre-formatted text
 // except what came from the learner's own program or the compiler.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ enum class Verdict {
     MemoryLimit,
     OutputLimit,
     ProtocolError,  // the result channel was corrupted or closed early
+    ModifiedInput,  // the learner's function wrote into one of its input tensors
+    KernelFault,    // a CUDA kernel stopped by the emulator or the GPU (out of bounds, race, barrier divergence)
     Cancelled,
     InternalError,  // attnlab or the exercise data is at fault, not the learner
     NotRun,         // a later case never ran because an earlier one crashed
@@ -46,7 +49,39 @@ struct Diagnostic {
     std::string context;   // the compiler's source excerpt and caret, if any
 };
 
-enum class LimitKind { None, CpuTime, WallTime, Memory, Output };
+enum class LimitKind { None, CpuTime, WallTime, Memory, Output, FileSize };
+const char* limit_code(LimitKind k);  // "cpu_time", ... (stable: used in --json)
+
+// What exactly went wrong when it is not the learner's values: a code, worded
+// in the learner's language by the message tables; CheckResult::detail holds
+// the technical data that goes with it (a path, an OS error, a protocol code).
+enum class Problem {
+    None,
+    SourceTooLarge,           // limit_value: the file's size in bytes
+    DefinesMain,              // the harness owns main()
+    CannotReadSource,         // detail: the path
+    ToolchainMissing,         // detail: what is missing
+    CompilerFailed,           // the compiler could not be started; detail: why
+    CaseDoesNotFitReference,  // problem_case; detail: the reference's own (author-facing) message
+    CannotPrepareRun,         // detail: the OS error
+    CannotStartProgram,       // detail: the OS error
+    ChannelCorrupt,           // detail: the protocol's decode error code
+    ExitedBeforeHarness,      // exit_code
+    ExitedEarly,              // exit_code
+    SandboxKilled,            // the program killed its supervisor
+    CaseNeverReported,        // problem_case
+    KernelDisagrees,          // the CUDA kernel and the Eigen reference differ: attnlab's fault
+};
+const char* problem_code(Problem p);  // "source_too_large", ... (stable: used in --json)
+
+// A catalogued mistake that the learner's output matches (see the
+// reference's Mistake): the words come from the course's catalogue.
+struct MistakeMatch {
+    std::string id;
+    std::string stage;   // where it happens, e.g. "scores"
+    LocalizedText title;
+    LocalizedText message;
+};
 
 struct CaseOutcome {
     int index = 0;
@@ -60,6 +95,7 @@ struct CaseOutcome {
     // Comparison
     double max_abs_error = 0;
     int64_t mismatch_count = 0;
+    int64_t one_sided_count = 0;       // of those, where one side is ±inf or NaN (max_abs_error ignores them)
     std::vector<Mismatch> mismatches;  // the first few, in row-major order
     std::vector<int64_t> nonfinite_index;
     double nonfinite_value = 0;
@@ -67,7 +103,14 @@ struct CaseOutcome {
     // Runtime error
     std::string exception_type;
     std::string exception_what;
+    std::string modified_input;  // ModifiedInput: the parameter's name
+    uint32_t probes_dropped = 0;  // probe() calls past the protocol's limits
     double elapsed_ms = 0;
+    // Did the learner's function return something that was compared?
+    bool has_output() const {
+        return verdict == Verdict::Pass || verdict == Verdict::WrongAnswer || verdict == Verdict::WrongShape ||
+               verdict == Verdict::NonFinite;
+    }
 };
 
 struct CheckResult {
@@ -92,7 +135,10 @@ struct CheckResult {
     std::string stdout_text;  // capped
     std::string stderr_text;  // capped
     bool output_truncated = false;
-    std::string detail;       // protocol or internal error detail (English, technical)
+    Problem problem = Problem::None;
+    int problem_case = -1;    // the case a problem is about (CaseDoesNotFitReference, CaseNeverReported)
+    std::string detail;       // technical data for `problem` (a path, an OS error, a code): never prose
+    std::optional<MistakeMatch> mistake;  // a failing check whose output matches a catalogued mistake
 
     // Timings (ms)
     double compile_ms = 0;
@@ -102,6 +148,12 @@ struct CheckResult {
     long maxrss_kb = 0;
 
     bool passed() const { return verdict == Verdict::Pass; }
+    // Did the learner's program run on the cases (as opposed to not compiling,
+    // being cancelled, or attnlab failing before it started)?
+    bool ran() const {
+        return verdict != Verdict::CompileError && verdict != Verdict::MissingEntry && verdict != Verdict::InternalError &&
+               verdict != Verdict::Cancelled;
+    }
 };
 
 }  // namespace attnlab

@@ -15,6 +15,7 @@ struct Comparison {
     Verdict verdict = Verdict::Pass;  // Pass, WrongAnswer, WrongShape or NonFinite
     double max_abs_error = 0;         // over finite, unmasked entries
     int64_t mismatch_count = 0;
+    int64_t one_sided_count = 0;       // mismatches where one side is ±inf or NaN (no finite error)
     std::vector<Mismatch> mismatches;  // first `max_reported`
     std::vector<int64_t> nonfinite_index;
     double nonfinite_value = 0;

@@ -37,6 +37,35 @@ struct ReturnSpec {
 struct Tolerance {
     double atol = 1e-5;
     double rtol = 1e-4;
+    std::string why;  // the exercise's one-line justification (authors read it)
+};
+
+// Is `a` close enough to the reference value `r`? |a - r| <= atol + rtol·|r|.
+// The one definition the comparison, the views and the panels all use.
+inline bool within(double a, double r, const Tolerance& t) {
+    const double diff = a > r ? a - r : r - a;
+    return diff <= t.atol + t.rtol * (r < 0 ? -r : r);
+}
+
+// What compiles and runs a learner's file. C++ today; the CUDA exercises add
+// a runtime (the sandbox policy and the toolchain follow from it).
+enum class Runtime { Cpp };
+const char* runtime_code(Runtime r);  // "cpp"
+
+// A catalogued mistake of this exercise (exercise.json "mistakes"), with the
+// learner's words from the course's catalogue (mistakes/<id>.json).
+struct MistakeSpec {
+    std::string id;
+    LocalizedText title;
+    LocalizedText message;
+};
+
+// A wrong (or alternative right) solution kept with the exercise, and what a
+// check of it must say: a verdict code ("pass", "non_finite", ...) or the id of
+// a catalogued mistake it must be diagnosed as (exercise.json "fixtures").
+struct Fixture {
+    fs::path file;       // relative to the exercise folder
+    std::string expect;
 };
 
 struct Limits {
@@ -61,12 +90,15 @@ struct Exercise {
     std::vector<ParamSpec> params;
     ReturnSpec returns;
     std::string reference;
+    Runtime runtime = Runtime::Cpp;
     Tolerance tolerance;
     Limits limits;
     std::vector<Case> cases;
     LocalizedText statement;
     std::vector<LocalizedText> hints;
     LocalizedText explanation;
+    std::vector<MistakeSpec> mistakes;
+    std::vector<Fixture> fixtures;
 
     fs::path starter_path() const { return dir / "starter.cpp"; }
     fs::path solution_path() const { return dir / "solution.cpp"; }

@@ -19,6 +19,10 @@ std::string explain(const CheckResult& result, const Exercise& exercise, Lang la
 // Only the verdict-specific part of explain(): no title, no per-case list, no
 // program output (the GUI shows those as widgets).
 std::string explain_detail(const CheckResult& result, const Exercise& exercise, Lang lang);
+// The named mistake, if the check found one ("" otherwise).
+std::string explain_mistake(const CheckResult& result, Lang lang);
+// The problem (CheckResult::problem) in words, "" when there is none.
+std::string problem_text(const CheckResult& result, Lang lang);
 // Stable machine-readable form (used by --json).
 nlohmann::json to_json(const CheckResult& result, const Exercise& exercise, Lang lang);
 

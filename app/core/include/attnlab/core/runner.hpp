@@ -4,6 +4,7 @@
 // The runner never throws for anything the learner's code does.
 #include <atomic>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "attnlab/core/check_result.hpp"
@@ -38,11 +39,16 @@ public:
     Compiler& compiler() { return compiler_; }
 
 private:
+    Verdict check_cpp(const Exercise& ex, const std::string& source, const std::string& display_name,
+                      const CheckControl& control, CheckResult& res);
+    Verdict run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res);
     Compiler& compiler_;
 };
 
 // Computes the reference output and stages of one case (throws
 // reference::ReferenceError when the case does not fit the op).
 void compute_expected(const Exercise& exercise, const Case& c, Value& output, std::vector<NamedTensor>& stages);
+// A case's arguments by parameter name, as the reference takes them.
+std::map<std::string, Value> case_inputs(const Exercise& exercise, const Case& c);
 
 }  // namespace attnlab

@@ -1,0 +1,89 @@
+#pragma once
+// What attnlab (parent) and a learner program (child) say to each other, on
+// top of the frames of wire.hpp. This is the only place that encodes or
+// decodes cases and results; the runner and the learner harness both call it,
+// so the two sides cannot drift apart.
+//
+//  parent -> child : the cases file (argv[1]):  magic | version | count | per case: nargs | values
+//  child  -> parent: frames on fd 3, in order:
+//      Hello      version u32 | pid u32
+//      CaseBegin  index u32                       (cases run in order, one at a time)
+//      CaseResult index u32 | status u8 | body    (body depends on the status, see CaseReport)
+//      Done       (empty)
+//
+// Every limit either side enforces is in ProtocolLimits: the child keeps to
+// them (dropping probes past the limit and saying so) and the parent rejects
+// anything beyond them as a corrupted channel.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attnlab/common/value.hpp"
+#include "attnlab/common/wire.hpp"
+
+namespace attnlab::protocol {
+
+struct ProtocolLimits {
+    static constexpr uint32_t max_args = 64;               // arguments of one case
+    static constexpr uint32_t max_probes = 4096;           // probe() records kept per case
+    static constexpr size_t max_probe_bytes = 64u << 20;   // their tensors' bytes per case
+    static constexpr size_t max_frame_bytes = 512u << 20;  // one frame on the channel
+    static constexpr size_t max_name_bytes = 256;          // a probe's name (longer ones are cut)
+};
+
+// Why a frame or a file could not be decoded. Codes, not prose: the learner's
+// words for them are in the core's message tables.
+enum class DecodeError {
+    None,
+    BadMagic,          // not attnlab's bytes
+    VersionMismatch,   // the program was built against another protocol version
+    Truncated,         // the bytes end in the middle of a value
+    BadValueTag,       // an unknown value kind
+    TooManyArgs,
+    TooManyProbes,
+    UnknownStatus,
+    TrailingBytes,     // more bytes than the message holds
+    OutOfOrder,        // a case began or reported out of turn
+    UnknownFrame,
+    FinishedEarly,     // Done before every case reported
+};
+const char* decode_error_code(DecodeError e);  // "bad_magic", ... (stable)
+
+// ------------------------------------------------------------- the cases file
+
+using CaseArgs = std::vector<Value>;
+std::string encode_cases(const std::vector<CaseArgs>& cases);
+DecodeError decode_cases(const std::string& bytes, std::vector<CaseArgs>& cases);
+
+// --------------------------------------------------------------- the results
+
+enum class CaseStatus : uint8_t {
+    Ok = 0,             // output, probes, ms
+    Exception = 1,      // type, what
+    OutOfMemory = 2,    // (nothing)
+    InputModified = 3,  // the index of the argument the learner's function wrote into
+};
+
+struct CaseReport {
+    uint32_t index = 0;
+    CaseStatus status = CaseStatus::Ok;
+    Value output;                      // Ok
+    std::vector<NamedTensor> probes;   // Ok
+    uint32_t probes_dropped = 0;       // Ok: probe() calls past the limits
+    double ms = 0;                     // Ok
+    std::string exception_type;        // Exception
+    std::string exception_what;        // Exception
+    uint32_t modified_arg = 0;         // InputModified
+};
+
+std::string encode_hello(uint32_t pid);
+DecodeError decode_hello(const std::string& payload);  // checks the version
+
+std::string encode_case_begin(uint32_t index);
+DecodeError decode_case_begin(const std::string& payload, uint32_t& index);
+
+std::string encode_case_result(const CaseReport& report);
+DecodeError decode_case_result(const std::string& payload, CaseReport& report);
+
+}  // namespace attnlab::protocol

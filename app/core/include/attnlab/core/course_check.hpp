@@ -1,0 +1,43 @@
+#pragma once
+// `attnlab dev check`: the rules a course must keep, as data the CLI prints.
+//  - every starter compiles and fails (it leaves work to do);
+//  - every solution passes;
+//  - every fixture gives what it declares: a verdict, or a named mistake
+//    (a wrong fixture must fail AND be diagnosed as that mistake; a "pass"
+//    fixture, a correct alternative, must pass with nothing flagged);
+//  - returns.dims names every axis of the reference's output.
+#include <string>
+#include <vector>
+
+#include "attnlab/core/course.hpp"
+#include "attnlab/core/runner.hpp"
+
+namespace attnlab {
+
+struct FixtureCheck {
+    std::string file;     // relative to the exercise folder
+    std::string expect;   // verdict code or mistake id
+    std::string verdict;  // what the check said
+    std::string mistake;  // the mistake it named ("" when none)
+    bool ok = false;
+};
+
+struct ExerciseCheck {
+    std::string id;
+    std::string starter_verdict;
+    std::string solution_verdict;
+    std::vector<FixtureCheck> fixtures;
+    std::vector<std::string> problems;  // English: the course author's language
+    bool ok() const { return problems.empty(); }
+};
+
+struct CourseCheck {
+    std::vector<ExerciseCheck> exercises;
+    std::vector<std::string> problems;  // the loader's, then every exercise's, prefixed with its id
+    bool ok() const { return problems.empty(); }
+};
+
+ExerciseCheck check_exercise(Runner& runner, const Exercise& exercise);
+CourseCheck check_course(Runner& runner, const Course& course);
+
+}  // namespace attnlab

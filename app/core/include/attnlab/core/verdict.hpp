@@ -1,0 +1,65 @@
+#pragma once
+// How a run becomes a verdict: pure functions of what the process did, what
+// the result channel carried and the limits that applied. No process is
+// spawned here, so every rule is covered by table tests (tests/test_verdict.cpp).
+#include <string>
+#include <vector>
+
+#include "attnlab/core/check_result.hpp"
+#include "attnlab/core/course.hpp"
+#include "attnlab/core/process.hpp"
+
+namespace attnlab {
+
+// The limits one run of a learner program is under: the exercise's, plus
+// attnlab's own fixed ones. Both the sandbox's arguments and the verdicts'
+// figures are read from here, so they cannot disagree.
+struct RunLimits {
+    double cpu_seconds = 2;
+    double wall_seconds = 5;
+    long memory_mb = 512;
+    long output_kb = 256;      // stdout + stderr, counted by the parent
+    long file_size_mb = 16;    // RLIMIT_FSIZE: any file the program writes (SIGXFSZ beyond)
+    long process_margin = 256; // a fork loop stops there (non-root users)
+    static RunLimits for_exercise(const Limits& l);
+};
+
+// What the result channel showed by the time the process ended.
+struct ChannelSummary {
+    bool hello = false;        // the harness started (static initialisers are done)
+    bool done = false;         // the harness finished every case
+    int running = -1;          // the case that began and did not report, if any
+    int first_unreported = -1; // the first case with no result, if any
+    bool corrupt = false;
+    std::string corrupt_code;  // protocol::decode_error_code or the frame decoder's
+};
+
+// The verdict the process's ending gives (Pass when it ended normally), with
+// the facts that explain it, to be stored in the CheckResult.
+struct ProcessVerdict {
+    Verdict verdict = Verdict::Pass;
+    LimitKind limit = LimitKind::None;
+    double limit_value = 0;  // seconds, MB or KB, by `limit`
+    Problem problem = Problem::None;
+    std::string detail;
+    int signal = 0;
+    int exit_code = 0;
+    bool crashed_before_entry = false;
+    int blamed_case = -1;    // the case the process verdict belongs to, if any
+};
+
+ProcessVerdict classify(const ProcessOutcome& p, const ChannelSummary& channel, const RunLimits& limits);
+
+// The check's verdict from the per-case verdicts (NotRun for cases that never
+// reported) and the process verdict. A pass needs every case run and matching.
+struct OverallVerdict {
+    Verdict verdict = Verdict::Pass;
+    int failed_case = -1;
+    Problem problem = Problem::None;  // set when no case is to blame (CaseNeverReported)
+    int problem_case = -1;
+};
+OverallVerdict overall_verdict(const std::vector<Verdict>& case_verdicts, Verdict process_verdict);
+
+std::string signal_name(int sig);  // "SIGSEGV", ..., "signal 42 (...)"
+
+}  // namespace attnlab

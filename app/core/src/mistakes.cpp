@@ -1,0 +1,41 @@
+#include "attnlab/core/mistakes.hpp"
+
+#include "attnlab/core/compare.hpp"
+#include "attnlab/core/runner.hpp"
+#include "attnlab/reference/registry.hpp"
+
+namespace attnlab {
+
+namespace {
+
+// Does the learner's output of every case that returned one equal the
+// variant's, with at least one of those cases failing?
+bool matches_variant(const Exercise& ex, const CheckResult& result, const reference::Mistake& variant) {
+    bool any_failing = false;
+    for (const CaseOutcome& c : result.cases) {
+        if (!c.has_output()) continue;
+        if (static_cast<size_t>(c.index) >= ex.cases.size()) return false;
+        reference::Result r;
+        try {
+            r = variant.run(case_inputs(ex, ex.cases[static_cast<size_t>(c.index)]));
+        } catch (const std::exception&) {
+            return false;  // the variant does not apply to this case's shapes
+        }
+        if (compare_values(c.actual, r.output, ex.tolerance, 0).verdict != Verdict::Pass) return false;
+        any_failing = any_failing || c.verdict != Verdict::Pass;
+    }
+    return any_failing;
+}
+
+}  // namespace
+
+std::optional<MistakeMatch> diagnose_mistake(const Exercise& exercise, const CheckResult& result) {
+    for (const MistakeSpec& spec : exercise.mistakes) {
+        const reference::Mistake* variant = reference::find_mistake(exercise.reference, spec.id);
+        if (!variant || !matches_variant(exercise, result, *variant)) continue;
+        return MistakeMatch{spec.id, variant->stage, spec.title, spec.message};
+    }
+    return std::nullopt;
+}
+
+}  // namespace attnlab

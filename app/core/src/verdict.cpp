@@ -1,0 +1,130 @@
+#include "attnlab/core/verdict.hpp"
+
+#include <signal.h>
+#include <string.h>
+
+namespace attnlab {
+
+RunLimits RunLimits::for_exercise(const Limits& l) {
+    RunLimits r;
+    r.cpu_seconds = l.cpu_seconds;
+    r.wall_seconds = l.wall_seconds;
+    r.memory_mb = l.memory_mb;
+    r.output_kb = l.output_kb;
+    return r;
+}
+
+std::string signal_name(int sig) {
+    switch (sig) {
+        case SIGSEGV: return "SIGSEGV";
+        case SIGABRT: return "SIGABRT";
+        case SIGFPE: return "SIGFPE";
+        case SIGBUS: return "SIGBUS";
+        case SIGILL: return "SIGILL";
+        case SIGKILL: return "SIGKILL";
+        case SIGXCPU: return "SIGXCPU";
+        case SIGXFSZ: return "SIGXFSZ";
+        case SIGPIPE: return "SIGPIPE";
+        case SIGTERM: return "SIGTERM";
+        case SIGTRAP: return "SIGTRAP";
+        case SIGSYS: return "SIGSYS";
+        default: {
+            const char* d = strsignal(sig);
+            return std::string("signal ") + std::to_string(sig) + (d ? std::string(" (") + d + ")" : "");
+        }
+    }
+}
+
+namespace {
+
+ProcessVerdict classify_signal(const ProcessOutcome& p, const RunLimits& limits) {
+    ProcessVerdict v;
+    v.signal = p.signal;
+    // RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one.
+    if (p.signal == SIGXCPU || (p.signal == SIGKILL && p.cpu_ms >= static_cast<long>(limits.cpu_seconds * 1000))) {
+        v.verdict = Verdict::Timeout;
+        v.limit = LimitKind::CpuTime;
+        v.limit_value = limits.cpu_seconds;
+    } else if (p.signal == SIGXFSZ) {
+        v.verdict = Verdict::OutputLimit;
+        v.limit = LimitKind::FileSize;
+        v.limit_value = static_cast<double>(limits.file_size_mb);
+    } else {
+        v.verdict = Verdict::Crash;
+    }
+    return v;
+}
+
+}  // namespace
+
+ProcessVerdict classify(const ProcessOutcome& p, const ChannelSummary& channel, const RunLimits& limits) {
+    using S = ProcessOutcome::Status;
+    ProcessVerdict v;
+    switch (p.status) {
+        case S::Exited:
+            if (channel.done) return v;  // a normal end: the cases decide
+            v.verdict = Verdict::ProtocolError;
+            v.exit_code = p.exit_code;
+            v.problem = channel.hello ? Problem::ExitedEarly : Problem::ExitedBeforeHarness;
+            break;
+        case S::Signaled: v = classify_signal(p, limits); break;
+        case S::WallTimeout:
+            v.verdict = Verdict::Timeout;
+            v.limit = LimitKind::WallTime;
+            v.limit_value = limits.wall_seconds;
+            break;
+        case S::OutputLimit:
+            v.verdict = Verdict::OutputLimit;
+            v.limit = LimitKind::Output;
+            v.limit_value = static_cast<double>(limits.output_kb);
+            break;
+        case S::ChannelStop:
+            v.verdict = Verdict::ProtocolError;
+            v.problem = Problem::ChannelCorrupt;
+            v.detail = channel.corrupt_code;
+            break;
+        case S::SandboxKilled:
+            v.verdict = Verdict::ProtocolError;
+            v.problem = Problem::SandboxKilled;
+            break;
+        case S::Cancelled: v.verdict = Verdict::Cancelled; return v;
+        case S::ExecFailed:
+        case S::SpawnFailed:
+            v.verdict = Verdict::InternalError;
+            v.problem = Problem::CannotStartProgram;
+            v.detail = p.error;
+            return v;
+    }
+    // Output and protocol problems after the harness finished are no crash
+    // before the entry point; anything else before the Hello frame is.
+    v.crashed_before_entry = !channel.hello && v.verdict != Verdict::OutputLimit && p.status != S::ChannelStop;
+    // The case that was running is to blame; between cases, the first one that
+    // never reported.
+    v.blamed_case = channel.running >= 0 ? channel.running : channel.first_unreported;
+    return v;
+}
+
+OverallVerdict overall_verdict(const std::vector<Verdict>& case_verdicts, Verdict process_verdict) {
+    OverallVerdict o;
+    for (size_t k = 0; k < case_verdicts.size(); ++k) {
+        if (case_verdicts[k] == Verdict::Pass) continue;
+        o.failed_case = static_cast<int>(k);
+        o.verdict = case_verdicts[k] == Verdict::NotRun ? process_verdict : case_verdicts[k];
+        break;
+    }
+    if (o.verdict == Verdict::Pass && process_verdict != Verdict::Pass) o.verdict = process_verdict;
+    // Every case passed (or was blamed on nothing) yet one never reported: a
+    // pass is impossible, and nobody's values are wrong. The channel lied.
+    if (o.verdict == Verdict::Pass || o.verdict == Verdict::NotRun) {
+        for (size_t k = 0; k < case_verdicts.size(); ++k)
+            if (case_verdicts[k] == Verdict::NotRun) {
+                o.verdict = Verdict::ProtocolError;
+                o.problem = Problem::CaseNeverReported;
+                o.problem_case = static_cast<int>(k);
+                break;
+            }
+    }
+    return o;
+}
+
+}  // namespace attnlab

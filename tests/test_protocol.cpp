@@ -1,0 +1,174 @@
+// The parent/child protocol, both directions: what one side encodes the other
+// decodes unchanged, and truncated or corrupted bytes are rejected with a
+// code, never read past their end or trusted for a size.
+#include <random>
+
+#include <doctest/doctest.h>
+
+#include "attnlab/common/protocol.hpp"
+
+using namespace attnlab;
+using namespace attnlab::protocol;
+
+namespace {
+
+TensorData tensor(Shape shape, float start) {
+    TensorData t = TensorData::zeros(shape);
+    for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = start + static_cast<float>(i);
+    return t;
+}
+
+std::vector<CaseArgs> sample_cases() {
+    return {{Value::of_tensor(tensor({2, 3}, 1)), Value::of_int(2)},
+            {Value::of_tensor(tensor({1, 1, 4}, -2)), Value::of_float(0.125), Value::of_int(-7)},
+            {}};
+}
+
+bool same(const Value& a, const Value& b) {
+    if (a.kind != b.kind) return false;
+    switch (a.kind) {
+        case ValueKind::Tensor: return a.tensor.shape == b.tensor.shape && a.tensor.data == b.tensor.data;
+        case ValueKind::Int: return a.int_value == b.int_value;
+        case ValueKind::Float: return a.float_value == b.float_value;
+    }
+    return false;
+}
+
+CaseReport ok_report() {
+    CaseReport r;
+    r.index = 3;
+    r.status = CaseStatus::Ok;
+    r.output = Value::of_tensor(tensor({2, 2}, 0.5f));
+    r.probes = {{"scores", tensor({2, 2, 2}, 3)}, {"weights", tensor({4}, 0)}};
+    r.probes_dropped = 2;
+    r.ms = 1.5;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("cases round-trip") {
+    const auto cases = sample_cases();
+    std::vector<CaseArgs> back;
+    REQUIRE(decode_cases(encode_cases(cases), back) == DecodeError::None);
+    REQUIRE(back.size() == cases.size());
+    for (size_t k = 0; k < cases.size(); ++k) {
+        REQUIRE(back[k].size() == cases[k].size());
+        for (size_t i = 0; i < cases[k].size(); ++i) CHECK(same(back[k][i], cases[k][i]));
+    }
+}
+
+TEST_CASE("case results round-trip for every status") {
+    CaseReport exception;
+    exception.index = 1;
+    exception.status = CaseStatus::Exception;
+    exception.exception_type = "std::runtime_error";
+    exception.exception_what = "boom";
+    CaseReport oom;
+    oom.status = CaseStatus::OutOfMemory;
+    CaseReport modified;
+    modified.status = CaseStatus::InputModified;
+    modified.modified_arg = 4;
+    for (const CaseReport& r : {ok_report(), exception, oom, modified}) {
+        CaseReport back;
+        REQUIRE(decode_case_result(encode_case_result(r), back) == DecodeError::None);
+        CHECK(back.index == r.index);
+        CHECK(back.status == r.status);
+        CHECK(same(back.output, r.output));
+        REQUIRE(back.probes.size() == r.probes.size());
+        for (size_t i = 0; i < r.probes.size(); ++i) {
+            CHECK(back.probes[i].name == r.probes[i].name);
+            CHECK(back.probes[i].tensor.data == r.probes[i].tensor.data);
+        }
+        CHECK(back.probes_dropped == r.probes_dropped);
+        CHECK(back.ms == r.ms);
+        CHECK(back.exception_type == r.exception_type);
+        CHECK(back.exception_what == r.exception_what);
+        CHECK(back.modified_arg == r.modified_arg);
+    }
+}
+
+TEST_CASE("hello and case-begin round-trip; another version is refused") {
+    CHECK(decode_hello(encode_hello(1234)) == DecodeError::None);
+    uint32_t k = 0;
+    CHECK(decode_case_begin(encode_case_begin(7), k) == DecodeError::None);
+    CHECK(k == 7);
+    wire::Writer w;
+    w.u32(wire::kVersion + 1);
+    w.u32(1);
+    CHECK(decode_hello(w.take()) == DecodeError::VersionMismatch);
+}
+
+TEST_CASE("every truncation of a message is rejected, never misread") {
+    const std::string cases = encode_cases(sample_cases());
+    for (size_t n = 0; n < cases.size(); ++n) {
+        std::vector<CaseArgs> back;
+        CHECK(decode_cases(cases.substr(0, n), back) != DecodeError::None);
+    }
+    const std::string result = encode_case_result(ok_report());
+    for (size_t n = 0; n < result.size(); ++n) {
+        CaseReport back;
+        CHECK(decode_case_result(result.substr(0, n), back) != DecodeError::None);
+    }
+    CaseReport back;
+    CHECK(decode_case_result(result + "x", back) == DecodeError::TrailingBytes);
+}
+
+TEST_CASE("limits are enforced by the decoder") {
+    CaseReport r = ok_report();
+    r.probes.assign(ProtocolLimits::max_probes + 1, {"p", tensor({1}, 0)});
+    CaseReport back;
+    CHECK(decode_case_result(encode_case_result(r), back) == DecodeError::TooManyProbes);
+    std::vector<CaseArgs> many(1, CaseArgs(ProtocolLimits::max_args + 1, Value::of_int(1)));
+    std::vector<CaseArgs> out;
+    CHECK(decode_cases(encode_cases(many), out) == DecodeError::TooManyArgs);
+    std::string bad = encode_case_result(ok_report());
+    bad[4] = 9;  // the status byte
+    CHECK(decode_case_result(bad, back) == DecodeError::UnknownStatus);
+}
+
+TEST_CASE("random corruption never crashes the decoders (fuzz, fixed seed)") {
+    std::mt19937 rng(12345);
+    const std::string cases = encode_cases(sample_cases());
+    const std::string result = encode_case_result(ok_report());
+    int rejected = 0;
+    for (int round = 0; round < 3000; ++round) {
+        std::string c = round % 2 ? cases : result;
+        const int flips = 1 + static_cast<int>(rng() % 4);
+        for (int i = 0; i < flips; ++i) c[rng() % c.size()] = static_cast<char>(rng() & 0xff);
+        if (rng() % 3 == 0) c.resize(rng() % (c.size() + 1));
+        std::vector<CaseArgs> out;
+        CaseReport back;
+        const DecodeError e = round % 2 ? decode_cases(c, out) : decode_case_result(c, back);
+        if (e != DecodeError::None) {
+            ++rejected;
+            continue;
+        }
+        // What decodes is self-consistent: every tensor holds what its shape says.
+        for (const auto& args : out)
+            for (const Value& v : args)
+                if (v.kind == ValueKind::Tensor) CHECK(static_cast<int64_t>(v.tensor.data.size()) == v.tensor.numel());
+        for (const auto& p : back.probes) CHECK(static_cast<int64_t>(p.tensor.data.size()) == p.tensor.numel());
+    }
+    CHECK(rejected > 0);
+}
+
+TEST_CASE("frames: corrupt bytes give a stable code") {
+    wire::FrameDecoder d(1024);
+    d.feed("garbage!garbage!", 16);
+    wire::FrameType type;
+    std::string payload;
+    CHECK(d.next(type, payload) == wire::FrameDecoder::Status::Corrupt);
+    CHECK(d.error() == "bad_frame_magic");
+    wire::FrameDecoder big(8);
+    const std::string frame = wire::encode_frame(wire::FrameType::Hello, std::string(64, 'x'));
+    big.feed(frame.data(), frame.size());
+    CHECK(big.next(type, payload) == wire::FrameDecoder::Status::Corrupt);
+    CHECK(big.error() == "frame_too_large");
+    std::string flipped = wire::encode_frame(wire::FrameType::Hello, encode_hello(1));
+    flipped[10] ^= 1;
+    wire::FrameDecoder sum(1024);
+    sum.feed(flipped.data(), flipped.size());
+    CHECK(sum.next(type, payload) == wire::FrameDecoder::Status::Corrupt);
+    CHECK(sum.error() == "bad_checksum");
+}

@@ -1,0 +1,141 @@
+// The words a learner reads for every verdict and problem: in Indonesian no
+// English sentence slips through (no machine code, no English detail), and
+// every verdict kind has its own title in both languages. Pure: no process.
+#include <regex>
+#include <set>
+
+#include <doctest/doctest.h>
+
+#include "attnlab/core/messages.hpp"
+#include "attnlab/core/report.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+Exercise exercise() {
+    Exercise e;
+    e.id = "fx";
+    e.returns.dims = {"head", "row", "col"};
+    return e;
+}
+
+// A result with one case of each relevant kind filled in, as a runner makes it.
+CheckResult result(Verdict v) {
+    CheckResult r;
+    r.exercise_id = "fx";
+    r.verdict = v;
+    CaseOutcome c;
+    c.name = {"two tokens", "dua token"};
+    c.verdict = v;
+    c.expected = Value::of_tensor(TensorData::zeros({1, 2, 2}));
+    c.actual = Value::of_tensor(TensorData::zeros(v == Verdict::WrongShape ? Shape{2, 2} : Shape{1, 2, 2}));
+    c.mismatch_count = 1;
+    c.one_sided_count = 1;
+    c.mismatches = {{{0, 1, 1}, 0.5, -1.0 / 0.0, true}};
+    c.nonfinite_index = {0, 0, 1};
+    c.exception_type = "std::runtime_error";
+    c.exception_what = "xyz";
+    c.modified_input = "scores";
+    r.cases = {c};
+    r.failed_case = 0;
+    r.signal = 11;
+    r.signal_name = "SIGSEGV";
+    r.limit = v == Verdict::Timeout ? LimitKind::CpuTime : (v == Verdict::OutputLimit ? LimitKind::FileSize : LimitKind::None);
+    r.limit_value = 2;
+    r.missing_entry_signature = "Tensor f(const Tensor& x)";
+    r.detail = "code_x";
+    r.mistake = MistakeMatch{"scale_sqrt_d", "scores", {"Scaled by sqrt D", "Diskalakan dengan √D"}, {"Divide by sqrt hd.", "Bagilah dengan √hd."}};
+    return r;
+}
+
+// English words that never belong in an Indonesian sentence. (Technical
+// terms Indonesian ML writing keeps — head, softmax, kernel, file
+// descriptor — are not in the list.)
+const std::set<std::string> kEnglish = {"the", "your", "you", "was", "were", "is", "are", "not", "of", "with", "before", "after",
+                                        "that", "this", "and", "or", "could", "cannot", "every", "case", "value", "values", "expected",
+                                        "returned", "stopped", "killed", "printed", "wrote", "error", "limit", "memory", "likely",
+                                        "mistake", "stage", "fault", "broken", "missing", "wrong", "shape", "answer", "passed"};
+
+std::vector<std::string> english_words(const std::string& text) {
+    std::vector<std::string> found;
+    // Code spans (`...`) and the learner's own strings are not prose.
+    const std::string prose = std::regex_replace(text, std::regex("`[^`]*`"), " ");
+    std::regex word("[A-Za-z']+");
+    for (auto it = std::sregex_iterator(prose.begin(), prose.end(), word); it != std::sregex_iterator(); ++it) {
+        std::string w = it->str();
+        for (char& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (kEnglish.count(w)) found.push_back(w);
+    }
+    return found;
+}
+
+const Verdict kAllVerdicts[] = {Verdict::Pass,         Verdict::WrongAnswer,   Verdict::WrongShape,  Verdict::NonFinite,
+                                Verdict::CompileError, Verdict::MissingEntry,  Verdict::RuntimeError, Verdict::Crash,
+                                Verdict::Timeout,      Verdict::MemoryLimit,   Verdict::OutputLimit, Verdict::ProtocolError,
+                                Verdict::ModifiedInput, Verdict::KernelFault,  Verdict::Cancelled,   Verdict::InternalError,
+                                Verdict::NotRun};
+
+const Problem kAllProblems[] = {Problem::SourceTooLarge,  Problem::DefinesMain,       Problem::CannotReadSource,
+                                Problem::ToolchainMissing, Problem::CompilerFailed,   Problem::CaseDoesNotFitReference,
+                                Problem::CannotPrepareRun, Problem::CannotStartProgram, Problem::ChannelCorrupt,
+                                Problem::ExitedBeforeHarness, Problem::ExitedEarly,   Problem::SandboxKilled,
+                                Problem::CaseNeverReported, Problem::KernelDisagrees};
+
+}  // namespace
+
+TEST_CASE("the detector finds English and ignores code spans") {
+    CHECK_FALSE(english_words("Kasus 1: fungsimu menulis ke `the scores`").size());
+    CHECK(english_words("Case 1: your function wrote into it") == std::vector<std::string>{"case", "your", "wrote"});
+}
+
+TEST_CASE("every verdict reads as Indonesian under --lang id") {
+    const Exercise e = exercise();
+    for (Verdict v : kAllVerdicts) {
+        const CheckResult r = result(v);
+        const std::string text = explain(r, e, Lang::Id) + "\n" + to_json(r, e, Lang::Id).dump();
+        const std::string code = verdict_code(v);
+        CAPTURE(code);
+        CAPTURE(text);
+        CHECK(english_words(explain(r, e, Lang::Id)).empty());
+        CHECK(verdict_title(v, Lang::Id) != verdict_title(v, Lang::En));
+    }
+}
+
+TEST_CASE("every problem reads as Indonesian under --lang id") {
+    const Exercise e = exercise();
+    for (Problem p : kAllProblems) {
+        for (Verdict v : {Verdict::InternalError, Verdict::ProtocolError, Verdict::CompileError}) {
+            CheckResult r = result(v);
+            r.problem = p;
+            r.problem_case = 0;
+            const std::string code = problem_code(p);
+            CAPTURE(code);
+            const std::string text = explain(r, e, Lang::Id);
+            CAPTURE(text);
+            CHECK(english_words(text).empty());
+            const auto j = to_json(r, e, Lang::Id);
+            CHECK(j["problem"]["code"] == problem_code(p));
+            CHECK(english_words(j["problem"]["message"].get<std::string>()).empty());
+        }
+        CHECK(has_message(Lang::Id, std::string("problem.") + problem_code(p)));
+        CHECK(has_message(Lang::En, std::string("problem.") + problem_code(p)));
+    }
+}
+
+TEST_CASE("a named mistake appears in the words and in --json") {
+    const Exercise e = exercise();
+    const CheckResult r = result(Verdict::WrongAnswer);
+    CHECK(explain(r, e, Lang::En).find("Likely mistake: Scaled by sqrt D. Divide by sqrt hd.") != std::string::npos);
+    CHECK(explain(r, e, Lang::Id).find("Kemungkinan kesalahan: Diskalakan dengan √D. Bagilah dengan √hd.") != std::string::npos);
+    const auto j = to_json(r, e, Lang::Id);
+    CHECK(j["mistake"]["id"] == "scale_sqrt_d");
+    CHECK(j["mistake"]["message"] == "Bagilah dengan √hd.");
+}
+
+TEST_CASE("a case that fails only where one side is -inf says so instead of 'max error 0'") {
+    const Exercise e = exercise();
+    CheckResult r = result(Verdict::WrongAnswer);
+    r.cases[0].max_abs_error = 0;
+    CHECK(explain(r, e, Lang::En).find("1 of the differing positions are -inf or NaN on one side only") != std::string::npos);
+}

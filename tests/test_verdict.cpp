@@ -1,0 +1,145 @@
+// The verdict rules as tables: what a process's ending, the result channel
+// and the limits make of a run. Pure functions: no process is spawned.
+#include <signal.h>
+
+#include <doctest/doctest.h>
+
+#include "attnlab/core/verdict.hpp"
+
+using namespace attnlab;
+using S = ProcessOutcome::Status;
+
+namespace {
+
+ProcessOutcome outcome(S status, int code_or_signal = 0, long cpu_ms = 0) {
+    ProcessOutcome p;
+    p.status = status;
+    if (status == S::Exited) p.exit_code = code_or_signal;
+    if (status == S::Signaled) p.signal = code_or_signal;
+    p.cpu_ms = cpu_ms;
+    return p;
+}
+
+ChannelSummary channel(bool hello, bool done, int running = -1, int first_unreported = -1) {
+    ChannelSummary c;
+    c.hello = hello;
+    c.done = done;
+    c.running = running;
+    c.first_unreported = first_unreported;
+    return c;
+}
+
+RunLimits limits() {
+    RunLimits l;
+    l.cpu_seconds = 2;
+    l.wall_seconds = 5;
+    l.output_kb = 64;
+    l.file_size_mb = 16;
+    return l;
+}
+
+}  // namespace
+
+TEST_CASE("classify: how the process ended, row by row") {
+    struct Row {
+        const char* what;
+        ProcessOutcome p;
+        ChannelSummary ch;
+        Verdict verdict;
+        LimitKind limit;
+        double limit_value;
+        Problem problem;
+        bool before_entry;
+        int blamed;
+    };
+    const Row rows[] = {
+        {"normal end after every case", outcome(S::Exited, 0), channel(true, true), Verdict::Pass, LimitKind::None, 0, Problem::None, false, -1},
+        {"exit() in case 2", outcome(S::Exited, 3), channel(true, false, 1, 1), Verdict::ProtocolError, LimitKind::None, 0, Problem::ExitedEarly, false, 1},
+        {"exit before the harness", outcome(S::Exited, 1), channel(false, false, -1, 0), Verdict::ProtocolError, LimitKind::None, 0,
+         Problem::ExitedBeforeHarness, true, 0},
+        {"segfault in case 1", outcome(S::Signaled, SIGSEGV), channel(true, false, 0, 0), Verdict::Crash, LimitKind::None, 0, Problem::None, false, 0},
+        {"segfault in a static initialiser", outcome(S::Signaled, SIGSEGV), channel(false, false, -1, 0), Verdict::Crash, LimitKind::None, 0,
+         Problem::None, true, 0},
+        {"SIGXCPU is the CPU limit", outcome(S::Signaled, SIGXCPU, 2000), channel(true, false, 2, 2), Verdict::Timeout, LimitKind::CpuTime, 2,
+         Problem::None, false, 2},
+        {"SIGKILL after the CPU limit is the CPU limit", outcome(S::Signaled, SIGKILL, 2100), channel(true, false, 0, 0), Verdict::Timeout,
+         LimitKind::CpuTime, 2, Problem::None, false, 0},
+        {"SIGKILL before the CPU limit is a crash", outcome(S::Signaled, SIGKILL, 100), channel(true, false, 0, 0), Verdict::Crash,
+         LimitKind::None, 0, Problem::None, false, 0},
+        {"SIGXFSZ is the file-size limit, not stdout", outcome(S::Signaled, SIGXFSZ), channel(true, false, 0, 0), Verdict::OutputLimit,
+         LimitKind::FileSize, 16, Problem::None, false, 0},
+        {"wall limit", outcome(S::WallTimeout), channel(true, false, 1, 1), Verdict::Timeout, LimitKind::WallTime, 5, Problem::None, false, 1},
+        {"wall limit between cases blames the next", outcome(S::WallTimeout), channel(true, false, -1, 2), Verdict::Timeout, LimitKind::WallTime,
+         5, Problem::None, false, 2},
+        {"stdout flood", outcome(S::OutputLimit), channel(true, false, 0, 0), Verdict::OutputLimit, LimitKind::Output, 64, Problem::None, false, 0},
+        {"killed its sandbox", outcome(S::SandboxKilled), channel(true, false, 0, 0), Verdict::ProtocolError, LimitKind::None, 0,
+         Problem::SandboxKilled, false, 0},
+        {"cancelled", outcome(S::Cancelled), channel(true, false, 0, 0), Verdict::Cancelled, LimitKind::None, 0, Problem::None, false, -1},
+        {"cannot exec", outcome(S::ExecFailed), channel(false, false), Verdict::InternalError, LimitKind::None, 0, Problem::CannotStartProgram,
+         false, -1},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.what);
+        const ProcessVerdict v = classify(row.p, row.ch, limits());
+        CHECK(v.verdict == row.verdict);
+        CHECK(v.limit == row.limit);
+        CHECK(v.limit_value == row.limit_value);
+        CHECK(v.problem == row.problem);
+        CHECK(v.crashed_before_entry == row.before_entry);
+        CHECK(v.blamed_case == row.blamed);
+    }
+}
+
+TEST_CASE("classify: a corrupt channel keeps the decoder's code") {
+    ChannelSummary ch = channel(true, false, 0, 0);
+    ch.corrupt = true;
+    ch.corrupt_code = "bad_checksum";
+    const ProcessVerdict v = classify(outcome(S::ChannelStop), ch, limits());
+    CHECK(v.verdict == Verdict::ProtocolError);
+    CHECK(v.problem == Problem::ChannelCorrupt);
+    CHECK(v.detail == "bad_checksum");
+    CHECK_FALSE(v.crashed_before_entry);
+}
+
+TEST_CASE("classify: the limits' figures are the ones the run had") {
+    RunLimits l = limits();
+    l.cpu_seconds = 0.5;
+    l.file_size_mb = 3;
+    CHECK(classify(outcome(S::Signaled, SIGXCPU, 500), channel(true, false, 0, 0), l).limit_value == 0.5);
+    CHECK(classify(outcome(S::Signaled, SIGXFSZ), channel(true, false, 0, 0), l).limit_value == 3);
+}
+
+TEST_CASE("overall_verdict: every case must run and match") {
+    using V = Verdict;
+    struct Row {
+        const char* what;
+        std::vector<V> cases;
+        V process;
+        V verdict;
+        int failed;
+        Problem problem;
+    };
+    const Row rows[] = {
+        {"all pass", {V::Pass, V::Pass}, V::Pass, V::Pass, -1, Problem::None},
+        {"first wrong answer wins", {V::Pass, V::WrongAnswer, V::WrongShape}, V::Pass, V::WrongAnswer, 1, Problem::None},
+        {"a crash blamed on case 2", {V::Pass, V::Crash, V::NotRun}, V::Crash, V::Crash, 1, Problem::None},
+        {"a wrong case before a later crash", {V::WrongAnswer, V::Crash}, V::Crash, V::WrongAnswer, 0, Problem::None},
+        {"never reported, no process verdict", {V::Pass, V::NotRun}, V::Pass, V::ProtocolError, 1, Problem::CaseNeverReported},
+        {"all passed but the process timed out after", {V::Pass, V::Pass}, V::Timeout, V::Timeout, -1, Problem::None},
+        {"modified input", {V::ModifiedInput, V::Pass}, V::Pass, V::ModifiedInput, 0, Problem::None},
+        {"no cases at all", {}, V::Pass, V::Pass, -1, Problem::None},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.what);
+        const OverallVerdict o = overall_verdict(row.cases, row.process);
+        CHECK(o.verdict == row.verdict);
+        CHECK(o.failed_case == row.failed);
+        CHECK(o.problem == row.problem);
+    }
+}
+
+TEST_CASE("signal names") {
+    CHECK(signal_name(SIGSEGV) == "SIGSEGV");
+    CHECK(signal_name(SIGXFSZ) == "SIGXFSZ");
+    CHECK(signal_name(42).rfind("signal 42", 0) == 0);
+}
