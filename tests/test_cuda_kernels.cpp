@@ -228,4 +228,18 @@ TEST_CASE("kernel sources and layouts for the Kernel view") {
     CHECK(layout.id.find("(batch, head)") != std::string::npos);
 }
 
+TEST_CASE("block roles label the attention grids with (batch, head) and rows") {
+    kernels::BlockRole r = kernels::block_role("attention_v1", {7, 0, 0}, 3, 50);
+    CHECK(r.batch == 2);
+    CHECK(r.head == 1);
+    CHECK(r.row_begin == 0);
+    CHECK(r.row_end == 50);
+    r = kernels::block_role("attention_v2", {1, 4, 0}, 2, 100);
+    CHECK(r.batch == 2);
+    CHECK(r.head == 0);
+    CHECK(r.row_begin == 64);
+    CHECK(r.row_end == 100);  // the partial last tile
+    CHECK(kernels::block_role("split_heads_v1", {0, 0, 0}, 2, 10).batch == -1);
+}
+
 }  // TEST_SUITE

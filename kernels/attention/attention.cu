@@ -175,5 +175,6 @@ emu::LaunchReport attention(int version, dev_ptr<float> out, dev_ptr<const float
 }
 
 int attention_v2_max_head_dim() { return ATT_V2_MAX_HD; }
+int attention_v2_rows_per_block() { return ATT_V2_ROWS; }
 
 }  // namespace attnlab::kernels::ATTNLAB_KERNEL_NS

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "attnlab/cuda_emu.hpp"
+#include "attnlab/kernels/launchers.hpp"
 #include "backend.hpp"
 
 namespace attnlab::kernels {
@@ -103,8 +104,9 @@ void qkv_outputs(KernelRun& kr, const std::vector<float>& qkv, int64_t M, int64_
 }
 
 int attention_version(const KernelOptions& o, int hd) {
-    if (o.attention_version == 1 || o.attention_version == 2) return hd <= 128 ? o.attention_version : 1;
-    return hd <= 128 ? 2 : 1;
+    const bool v2_fits = hd <= emulated::attention_v2_max_head_dim();
+    if (o.attention_version == 1 || o.attention_version == 2) return v2_fits ? o.attention_version : 1;
+    return v2_fits ? 2 : 1;
 }
 
 // ------------------------------------------------------------- the ops
@@ -420,6 +422,23 @@ KernelLayout kernel_layout(const std::string& kernel) {
                 "Blok (x, b·H + h) mengurus 64 baris query dari satu (batch, head), satu thread per baris; key "
                 "datang per ubin 32 lewat shared memory, dengan maksimum dan jumlah berjalan per baris."};
     return {};
+}
+
+BlockRole block_role(const std::string& kernel, emu::Dim3 block, int n_heads, int T) {
+    BlockRole role;
+    if (n_heads < 1) return role;
+    if (kernel == "attention_v1") {  // grid = B·H, one block per (batch, head), every row
+        role.batch = int(block.x) / n_heads;
+        role.head = int(block.x) % n_heads;
+        role.row_end = T;
+    } else if (kernel == "attention_v2") {  // grid = (row tiles, B·H)
+        role.batch = int(block.y) / n_heads;
+        role.head = int(block.y) % n_heads;
+        const int rows = emulated::attention_v2_rows_per_block();
+        role.row_begin = std::min(T, int(block.x) * rows);
+        role.row_end = std::min(T, int(block.x + 1) * rows);
+    }
+    return role;
 }
 
 }  // namespace attnlab::kernels

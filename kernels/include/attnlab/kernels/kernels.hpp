@@ -77,4 +77,13 @@ struct KernelLayout {
 };
 KernelLayout kernel_layout(const std::string& kernel_name);
 
+// What one block of an attention launch works on, for labelling the grid:
+// its (batch, head) and the query rows [row_begin, row_end) of that slice.
+// batch = head = -1 for kernels that are not per (batch, head).
+struct BlockRole {
+    int batch = -1, head = -1;
+    int row_begin = 0, row_end = 0;
+};
+BlockRole block_role(const std::string& kernel_name, emu::Dim3 block, int n_heads, int T);
+
 }  // namespace attnlab::kernels

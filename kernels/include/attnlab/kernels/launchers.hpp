@@ -24,5 +24,6 @@ emu::LaunchReport attention(int version, dev_ptr<float> out, dev_ptr<const float
                             dev_ptr<const float> v, dev_ptr<float> scores, dev_ptr<float> masked,
                             dev_ptr<float> weights, int B, int H, int T, int hd);
 int attention_v2_max_head_dim();
+int attention_v2_rows_per_block();  // query rows (= threads) per attention_v2 block
 
 }  // namespace attnlab::kernels::emulated
