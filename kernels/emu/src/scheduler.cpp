@@ -207,44 +207,39 @@ struct LineRun {
     uint32_t start, length;
 };
 
-// Group the k-th access of each lane at one source line into one warp-wide
-// request, and measure it (sectors or wavefronts).
+// Where the logged accesses of one warp go: request, unit and partial counts.
+struct RequestTally {
+    int64_t& requests;
+    int64_t& units;     // sectors or wavefronts
+    int64_t& partial;   // requests with some lanes absent
+};
+
+using LaneLogs = const std::vector<uint64_t>* const*;
+
+// True when every lane made the same accesses line by line (no divergence):
+// then the k-th entries already form the requests.
+bool same_lines(LaneLogs logs, int nlanes) {
+    const std::vector<uint64_t>& first = *logs[0];
+    for (int l = 1; l < nlanes; ++l) {
+        const std::vector<uint64_t>& other = *logs[l];
+        if (other.size() != first.size()) return false;
+        for (size_t k = 0; k < first.size(); ++k)
+            if ((other[k] >> kLogLineShift) != (first[k] >> kLogLineShift)) return false;
+    }
+    return true;
+}
+
+// Lanes diverged: cut each lane's log into runs of one line, then walk the
+// runs of each line across the lanes in step (k-th access per line).
 template <class Measure>
-void warp_requests(FiberThread* const* lanes, int nlanes, std::vector<uint64_t> ThreadState::*log,
-                   int64_t& requests, int64_t& units, int64_t& partial, Measure measure) {
-    bool any = false;
-    for (int l = 0; l < nlanes && !any; ++l) any = !(lanes[l]->*log).empty();
-    if (!any) return;
-    uint64_t v[32];
-    // Fast path: every lane made the same accesses line by line (no
-    // divergence), so the k-th entries already form the requests.
-    bool uniform = true;
-    const std::vector<uint64_t>& first = lanes[0]->*log;
-    for (int l = 1; l < nlanes && uniform; ++l) {
-        const std::vector<uint64_t>& other = lanes[l]->*log;
-        uniform = other.size() == first.size();
-        for (size_t k = 0; k < first.size() && uniform; ++k)
-            uniform = (other[k] >> kLogLineShift) == (first[k] >> kLogLineShift);
-    }
-    if (uniform) {
-        for (size_t k = 0; k < first.size(); ++k) {
-            for (int l = 0; l < nlanes; ++l) v[l] = (lanes[l]->*log)[k] & kLogAddressMask;
-            ++requests;
-            units += measure(v, nlanes);
-        }
-        for (int l = 0; l < nlanes; ++l) (lanes[l]->*log).clear();
-        return;
-    }
-    // Lanes diverged: cut each lane's log into runs of one line, then walk
-    // the runs of each line across the lanes in step.
+void diverged_requests(LaneLogs logs, int nlanes, RequestTally t, Measure measure) {
     thread_local std::vector<LineRun> runs[32];
     thread_local std::vector<uint64_t> lines;
     lines.clear();
     for (int l = 0; l < nlanes; ++l) {
-        const std::vector<uint64_t>& entries = lanes[l]->*log;
         runs[l].clear();
-        for (uint32_t i = 0; i < entries.size(); ++i) {
-            const uint64_t line = entries[i] >> kLogLineShift;
+        for (uint32_t i = 0; i < logs[l]->size(); ++i) {
+            const uint64_t line = (*logs[l])[i] >> kLogLineShift;
             if (runs[l].empty() || runs[l].back().line != line) {
                 runs[l].push_back({line, i, 0});
                 if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
@@ -252,30 +247,57 @@ void warp_requests(FiberThread* const* lanes, int nlanes, std::vector<uint64_t> 
             ++runs[l].back().length;
         }
     }
+    uint64_t v[32];
     for (uint64_t line : lines) {
         size_t run_at[32], offset[32];
-        for (int l = 0; l < nlanes; ++l) {
-            run_at[l] = 0;
-            offset[l] = 0;
+        auto next_run_of_line = [&](int l) {
             while (run_at[l] < runs[l].size() && runs[l][run_at[l]].line != line) ++run_at[l];
+        };
+        for (int l = 0; l < nlanes; ++l) {
+            run_at[l] = offset[l] = 0;
+            next_run_of_line(l);
         }
         for (;;) {
             int n = 0;
             for (int l = 0; l < nlanes; ++l) {
                 if (run_at[l] >= runs[l].size()) continue;
                 const LineRun& r = runs[l][run_at[l]];
-                v[n++] = (lanes[l]->*log)[r.start + offset[l]] & kLogAddressMask;
-                if (++offset[l] == r.length) {  // on to this lane's next run of the line
+                v[n++] = (*logs[l])[r.start + offset[l]] & kLogAddressMask;
+                if (++offset[l] == r.length) {
                     offset[l] = 0;
                     ++run_at[l];
-                    while (run_at[l] < runs[l].size() && runs[l][run_at[l]].line != line) ++run_at[l];
+                    next_run_of_line(l);
                 }
             }
             if (n == 0) break;
-            ++requests;
-            if (n < nlanes) ++partial;
-            units += measure(v, n);
+            ++t.requests;
+            if (n < nlanes) ++t.partial;
+            t.units += measure(v, n);
         }
+    }
+}
+
+// Group the k-th access of each lane at one source line into one warp-wide
+// request, measure it (sectors or wavefronts), and empty the logs.
+template <class Measure>
+void warp_requests(FiberThread* const* lanes, int nlanes, std::vector<uint64_t> ThreadState::*log,
+                   RequestTally t, Measure measure) {
+    const std::vector<uint64_t>* logs[32];
+    bool any = false;
+    for (int l = 0; l < nlanes; ++l) {
+        logs[l] = &(lanes[l]->*log);
+        any = any || !logs[l]->empty();
+    }
+    if (!any) return;
+    if (same_lines(logs, nlanes)) {
+        uint64_t v[32];
+        for (size_t k = 0; k < logs[0]->size(); ++k) {
+            for (int l = 0; l < nlanes; ++l) v[l] = (*logs[l])[k] & kLogAddressMask;
+            ++t.requests;
+            t.units += measure(v, nlanes);
+        }
+    } else {
+        diverged_requests(logs, nlanes, t, measure);
     }
     for (int l = 0; l < nlanes; ++l) (lanes[l]->*log).clear();
 }
@@ -308,13 +330,13 @@ void close_warp(Worker& w, unsigned warp) {
     const int n = int(std::min(32u, w.nthreads - first));
     for (int l = 0; l < n; ++l) lanes[l] = w.threads[first + l].get();
     int64_t shared_loads = 0, shared_stores = 0, wavefronts = 0;
-    warp_requests(lanes, n, &ThreadState::global_loads, c.global_load_requests, c.global_load_sectors,
-                  c.partial_requests, sectors_of);
-    warp_requests(lanes, n, &ThreadState::global_stores, c.global_store_requests, c.global_store_sectors,
-                  c.partial_requests, sectors_of);
-    warp_requests(lanes, n, &ThreadState::shared_loads, shared_loads, wavefronts, c.partial_requests,
+    warp_requests(lanes, n, &ThreadState::global_loads,
+                  {c.global_load_requests, c.global_load_sectors, c.partial_requests}, sectors_of);
+    warp_requests(lanes, n, &ThreadState::global_stores,
+                  {c.global_store_requests, c.global_store_sectors, c.partial_requests}, sectors_of);
+    warp_requests(lanes, n, &ThreadState::shared_loads, {shared_loads, wavefronts, c.partial_requests},
                   wavefronts_of);
-    warp_requests(lanes, n, &ThreadState::shared_stores, shared_stores, wavefronts, c.partial_requests,
+    warp_requests(lanes, n, &ThreadState::shared_stores, {shared_stores, wavefronts, c.partial_requests},
                   wavefronts_of);
     c.shared_load_requests += shared_loads;
     c.shared_store_requests += shared_stores;
@@ -394,12 +416,40 @@ void stuck_block_fault(Worker& w, bool warp_waiting, bool any_done) {
 
 // -------------------------------------------------------- running blocks
 
-void resume(Worker& w, FiberThread* ft) {
+void resume(FiberThread* ft) {
     current_thread = ft;
     threadIdx = ft->idx;
     ft->fiber = std::move(ft->fiber).resume();
     current_thread = nullptr;
-    (void)w;
+}
+
+// The emulated thread: runs the kernel body, turns whatever escapes it into
+// a fault (except boost's forced unwind, which must pass), and returns to the
+// scheduler.
+ctx::fiber make_fiber(Worker& w, Launch& L, FiberThread* ft) {
+    return ctx::fiber(std::allocator_arg, PooledStack{&w.stacks}, [ft, &L](ctx::fiber&& sched) -> ctx::fiber {
+        ft->scheduler = std::move(sched);
+        Fault f;
+        try {
+            L.body();
+        } catch (const KernelAbort&) {
+        } catch (const ctx::detail::forced_unwind&) {
+            throw;
+        } catch (const std::exception& e) {
+            f.kind = FaultKind::KernelException;
+            f.detail = e.what();
+        } catch (...) {
+            f.kind = FaultKind::KernelException;
+            f.detail = "unknown exception";
+        }
+        if (f.kind != FaultKind::None) {
+            f.thread = to_dim(ft->idx);
+            record_fault(std::move(f));
+        }
+        ft->state = RunState::Done;
+        ++worker.done;
+        return std::move(ft->scheduler);
+    });
 }
 
 void start_threads(Worker& w, Launch& L) {
@@ -434,36 +484,10 @@ void start_threads(Worker& w, Launch& L) {
         ft->interval_index = 0;
         std::fill(std::begin(ft->trace_k), std::end(ft->trace_k), 0u);
         ft->state = RunState::Runnable;
-        ft->fiber = ctx::fiber(std::allocator_arg, PooledStack{&w.stacks},
-                               [ft, &L](ctx::fiber&& sched) -> ctx::fiber {
-            ft->scheduler = std::move(sched);
-            try {
-                L.body();
-            } catch (const KernelAbort&) {
-            } catch (const ctx::detail::forced_unwind&) {
-                throw;
-            } catch (const std::exception& e) {
-                Fault f;
-                f.kind = FaultKind::KernelException;
-                f.thread = to_dim(ft->idx);
-                f.detail = e.what();
-                record_fault(std::move(f));
-            } catch (...) {
-                Fault f;
-                f.kind = FaultKind::KernelException;
-                f.thread = to_dim(ft->idx);
-                f.detail = "unknown exception";
-                record_fault(std::move(f));
-            }
-            ft->state = RunState::Done;
-            ++worker.done;
-            return std::move(ft->scheduler);
-        });
+        ft->fiber = make_fiber(w, L, ft);
     }
 }
 
-// After a sweep: release a barrier, finish, or report why the block is stuck.
-// Returns false when the block is over (done or faulted).
 // Release a barrier every live thread waits at: one pass over the threads,
 // then the warps that logged accesses turn them into requests.
 bool release_barrier(Worker& w) {
@@ -525,7 +549,7 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     bool going = true;
     while (going) {
         for (unsigned i = 0; i < w.nthreads && !w.block_fault; ++i)
-            if (w.threads[i]->state == RunState::Runnable) resume(w, w.threads[i].get());
+            if (w.threads[i]->state == RunState::Runnable) resume(w.threads[i].get());
         going = !w.block_fault && !L.abort && after_sweep(w);
     }
     // Unwind the fibers still suspended (after a fault or an abort).
