@@ -145,6 +145,16 @@ __global__ void shared_pattern(DevicePtr<float> out, int stride) {
     out[threadIdx.x] = buf[threadIdx.x * stride];  // stride 0: broadcast
 }
 
+// One block per head reads that head's (T, hd) slice, rows `row_stride` apart:
+// hd for the (B, H, T, hd) layout, D = H·hd for (B, T, H, hd).
+__global__ void read_head_slice(DevicePtr<float> out, DevicePtr<const float> in, int T, int hd, int head_offset,
+                                int row_stride) {
+    float sum = 0.0f;
+    for (int e = threadIdx.x; e < T * hd; e += blockDim.x)
+        sum += in[blockIdx.x * head_offset + (e / hd) * row_stride + e % hd];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
 __global__ void endless(DevicePtr<float> out) {
     for (;;) out[0] = 1.0f;
 }
@@ -409,6 +419,24 @@ TEST_CASE("counters: 2-way bank conflict = 1 extra wavefront, broadcast = none")
     // Stride 0: everyone reads one word: a broadcast.
     r = launch("shared_pattern", shared_pattern, dim3(1), dim3(32), 0, out.ptr(), 0);
     CHECK(r.counters.shared_bank_conflicts == 0);
+}
+
+TEST_CASE("counters: the transposed layout keeps sectors/request but touches far fewer pages") {
+    const int T = 128, H = 12, hd = 64, D = H * hd;
+    auto in = iota_buffer("qkv", size_t(T) * D);
+    DeviceBuffer<float> out("out", size_t(H) * 128);
+    // (B, H, T, hd): head h starts at h·T·hd, rows hd apart.
+    const LaunchReport transposed = launch("read_head_slice", read_head_slice, dim3(H), dim3(128), 0, out.ptr(),
+                                           DevicePtr<const float>(in.ptr()), T, hd, T * hd, hd);
+    // (B, T, H, hd): head h starts at h·hd, rows D apart.
+    const LaunchReport strided = launch("read_head_slice", read_head_slice, dim3(H), dim3(128), 0, out.ptr(),
+                                        DevicePtr<const float>(in.ptr()), T, hd, hd, D);
+    REQUIRE((transposed.ok() && strided.ok()));
+    CHECK(transposed.counters.sectors_per_load_request() == 4.0);
+    CHECK(strided.counters.sectors_per_load_request() == 4.0);
+    // 32 KiB contiguous per head: 8 or 9 pages (+1 or 2 for out); 128 rows 3 KiB apart: ~96.
+    CHECK(transposed.counters.global_pages <= H * 11);
+    CHECK(strided.counters.global_pages >= H * 90);
 }
 
 TEST_CASE("a bad launch configuration is a fault, not a crash") {

@@ -19,6 +19,7 @@ void LaunchCounters::add(const LaunchCounters& o) {
     global_bytes_read += o.global_bytes_read;
     global_bytes_written += o.global_bytes_written;
     global_atomics += o.global_atomics;
+    global_pages += o.global_pages;
     shared_load_requests += o.shared_load_requests;
     shared_store_requests += o.shared_store_requests;
     shared_wavefronts += o.shared_wavefronts;
@@ -255,7 +256,8 @@ std::string describe_counters(const LaunchCounters& c, Lang lang) {
           << "Barrier: " << n(c.barriers) << " __syncthreads selesai; operasi warp: " << n(c.warp_syncs)
           << "; request dengan lane tidak aktif: " << n(c.partial_requests) << ".\n"
           << "Byte global: " << n(c.global_bytes_read) << " dibaca, " << n(c.global_bytes_written)
-          << " ditulis; atomik: " << n(c.global_atomics) << ".\n";
+          << " ditulis; atomik: " << n(c.global_atomics) << "; halaman 4 KiB yang disentuh per blok (dijumlahkan): "
+          << n(c.global_pages) << ".\n";
     } else {
         o << "Global loads: " << n(c.global_load_requests) << " requests, " << n(c.global_load_sectors)
           << " sectors (" << ratio_loads << " sectors/request; 4 = perfectly coalesced floats, 32 = every lane in its own sector).\n"
@@ -267,7 +269,8 @@ std::string describe_counters(const LaunchCounters& c, Lang lang) {
           << "Barriers: " << n(c.barriers) << " __syncthreads completed; warp operations: " << n(c.warp_syncs)
           << "; requests with inactive lanes: " << n(c.partial_requests) << ".\n"
           << "Global bytes: " << n(c.global_bytes_read) << " read, " << n(c.global_bytes_written)
-          << " written; atomics: " << n(c.global_atomics) << ".\n";
+          << " written; atomics: " << n(c.global_atomics) << "; 4 KiB pages touched per block (summed): "
+          << n(c.global_pages) << ".\n";
     }
     return o.str();
 }

@@ -14,6 +14,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
@@ -302,10 +303,30 @@ void warp_requests(FiberThread* const* lanes, int nlanes, std::vector<uint64_t> 
     for (int l = 0; l < nlanes; ++l) (lanes[l]->*log).clear();
 }
 
+// The 4 KiB pages the running block touched (global memory), for locality.
+struct PageSet {
+    std::unordered_set<uint64_t> pages;
+    uint64_t last = ~uint64_t(0);
+    void add(uint64_t page) {
+        if (page == last) return;
+        last = page;
+        pages.insert(page);
+    }
+    void clear() {
+        pages.clear();
+        last = ~uint64_t(0);
+    }
+};
+thread_local PageSet block_pages;
+
+constexpr int kSectorsPerPageShift = 7;  // 4096 / 32
+
 int64_t sectors_of(uint64_t* v, int n) {
     bool same = true;
     for (int i = 1; i < n && same; ++i) same = v[i] == v[0];
-    return same ? 1 : distinct(v, n);
+    const int d = same ? 1 : distinct(v, n);  // v[0..d) are now the distinct sectors
+    for (int i = 0; i < d; ++i) block_pages.add(v[i] >> kSectorsPerPageShift);
+    return d;
 }
 
 // Wavefronts of one shared request: the most distinct 4-byte words that fall
@@ -542,6 +563,7 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     clock.block_serial = clock.interval = ++w.epoch;
     w.block_fault = false;
     w.unwritten_reads.clear();
+    block_pages.clear();
     start_threads(w, L);
     const bool traced = L.options.trace && bid == L.options.trace_block;
     for (unsigned i = 0; i < w.nthreads; ++i) w.threads[i]->trace = traced ? &w.trace : nullptr;
@@ -562,6 +584,8 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     }
     close_interval(w);
     LaunchCounters& c = w.counters;
+    c.global_pages += int64_t(block_pages.pages.size());
+    block_pages.clear();
     c.blocks += 1;
     c.threads += w.nthreads;
     c.warps += (w.nthreads + 31) / 32;

@@ -89,6 +89,11 @@ struct LaunchCounters {
     int64_t global_store_requests = 0, global_store_sectors = 0;
     int64_t global_bytes_read = 0, global_bytes_written = 0;
     int64_t global_atomics = 0;
+    // Distinct 4 KiB pages of global memory each block touched, summed over
+    // blocks: locality that sectors/request cannot show. A head's (T, hd)
+    // slice is T·hd·4 contiguous bytes in (B, H, T, hd) but T rows D·4 bytes
+    // apart in (B, T, H, hd): the same sectors, many more pages.
+    int64_t global_pages = 0;
     int64_t shared_load_requests = 0, shared_store_requests = 0;
     int64_t shared_wavefronts = 0;         // passes the banks need for all shared requests
     int64_t shared_bank_conflicts = 0;     // wavefronts beyond one per request
