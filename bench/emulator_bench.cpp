@@ -9,6 +9,7 @@
 #include <ctime>
 #include <random>
 
+#include "attnlab/kernels/kernels.hpp"
 #include "attnlab/kernels/launchers.hpp"
 
 using namespace attnlab;
@@ -87,6 +88,15 @@ int main(int argc, char** argv) {
     for (int version : {1, 2}) {
         bench_attention(version, full, "checks + counters:");
         bench_attention(version, bare, "bounds only:");
+    }
+    // Not a timing: what the (B, H, T, hd) transpose changes, in counters.
+    for (int version : {1, 2}) {
+        const kernels::LayoutComparison c = kernels::compare_attention_layouts(1, 128, 12, 64, version);
+        std::printf("  layouts, attention v%d: (B,H,T,hd) %.2f sectors/load request, %lld pages; "
+                    "(B,T,H,hd) %.2f sectors/load request, %lld pages; outputs differ by %g\n",
+                    version, c.transposed.counters.sectors_per_load_request(),
+                    (long long)c.transposed.counters.global_pages, c.untransposed.counters.sectors_per_load_request(),
+                    (long long)c.untransposed.counters.global_pages, c.max_abs_difference);
     }
     return 0;
 }

@@ -24,7 +24,8 @@
 namespace attnlab::kernels::native {
 emu::LaunchReport matmul(float* out, const float* a, const float* w, int M, int N, int K);
 emu::LaunchReport attention(int version, float* out, const float* q, const float* k, const float* v,
-                            float* scores, float* masked, float* weights, int B, int H, int T, int hd);
+                            float* scores, float* masked, float* weights, int B, int H, int T, int hd,
+                            const int* layout = nullptr);
 }  // namespace attnlab::kernels::native
 
 namespace {

@@ -228,6 +228,20 @@ TEST_CASE("kernel sources and layouts for the Kernel view") {
     CHECK(layout.id.find("(batch, head)") != std::string::npos);
 }
 
+TEST_CASE("layout comparison: same attention output, the transposed layout touches fewer pages") {
+    for (int version : {1, 2}) {
+        const kernels::LayoutComparison c = kernels::compare_attention_layouts(2, 96, 4, 64, version);
+        INFO("v" << version);
+        REQUIRE((c.transposed.ok() && c.untransposed.ok()));
+        CHECK(c.max_abs_difference == 0.0);
+        CHECK(c.transposed.counters.global_pages * 2 < c.untransposed.counters.global_pages);
+        // Each row of a head is whole sectors in both layouts: sectors/request do not move.
+        CHECK(c.transposed.counters.sectors_per_load_request() ==
+              doctest::Approx(c.untransposed.counters.sectors_per_load_request()));
+    }
+    CHECK(kernels::compare_attention_layouts(0, 1, 1, 1).transposed.fault.kind == emu::FaultKind::InvalidLaunch);
+}
+
 TEST_CASE("block roles label the attention grids with (batch, head) and rows") {
     kernels::BlockRole r = kernels::block_role("attention_v1", {7, 0, 0}, 3, 50);
     CHECK(r.batch == 2);

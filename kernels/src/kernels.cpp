@@ -424,6 +424,39 @@ KernelLayout kernel_layout(const std::string& kernel) {
     return {};
 }
 
+LayoutComparison compare_attention_layouts(int B, int T, int H, int hd, int version) {
+    LayoutComparison c;
+    const int64_t D = int64_t(H) * hd, n = int64_t(B) * T * D;
+    if (B < 1 || T < 1 || H < 1 || hd < 1 || n * 3 > (int64_t(1) << 26)) {
+        c.transposed.fault.kind = c.untransposed.fault.kind = emu::FaultKind::InvalidLaunch;
+        c.transposed.fault.detail = c.untransposed.fault.detail = "empty_launch";
+        return c;
+    }
+    if (hd > emulated::attention_v2_max_head_dim()) version = 1;
+    std::vector<float> values(size_t(n * 3));
+    uint32_t state = 12345;  // a fixed LCG: the same figures every time
+    for (float& x : values) x = float((state = state * 1664525u + 1013904223u) >> 8) / float(1 << 24) - 0.5f;
+    auto qkv = emu::DeviceBuffer<float>::from_host("qkv", values);
+    emu::DeviceBuffer<float> q("q", size_t(n)), k("k", size_t(n)), v("v", size_t(n));
+    emu::DeviceBuffer<float> out_t("out", size_t(n)), out_u("out", size_t(n));
+    const int C = int(3 * D);
+    for (auto [buffer, col0] : {std::pair{&q, 0}, {&k, int(D)}, {&v, int(2 * D)}})
+        if (!emulated::split_heads(buffer->ptr(), qkv.ptr(), B, T, H, hd, C, col0).ok())
+            return c;
+    c.transposed = emulated::attention(version, out_t.ptr(), q.ptr(), k.ptr(), v.ptr(), nullptr, nullptr, nullptr,
+                                       B, H, T, hd);
+    const int layout[3] = {T * C, hd, C};  // (b, h, t, d) of the q third of qkv (B, T, 3, H, hd)
+    const emu::DevicePtr<const float> base = qkv.ptr();
+    c.untransposed = emulated::attention(version, out_u.ptr(), base, base + D, base + 2 * D, nullptr, nullptr,
+                                         nullptr, B, H, T, hd, layout);
+    if (c.transposed.ok() && c.untransposed.ok()) {
+        const std::vector<float> a = out_t.download(), b = out_u.download();
+        for (size_t i = 0; i < a.size(); ++i)
+            c.max_abs_difference = std::max(c.max_abs_difference, double(std::fabs(a[i] - b[i])));
+    }
+    return c;
+}
+
 BlockRole block_role(const std::string& kernel, emu::Dim3 block, int n_heads, int T) {
     BlockRole role;
     if (n_heads < 1) return role;

@@ -77,6 +77,18 @@ struct KernelLayout {
 };
 KernelLayout kernel_layout(const std::string& kernel_name);
 
+// The attention kernel run twice on the emulator with the same random q, k, v:
+// once on (B, H, T, hd) tensors made by split_heads (the transposed layout),
+// once reading straight from the fused projection's (B, T, 3D) output (the
+// un-transposed (B, T, H, hd) layout). The outputs agree; the counters show
+// what the transpose changes. Shapes must be >= 1 with T·3·H·hd <= 2^26.
+struct LayoutComparison {
+    emu::LaunchReport transposed;      // q, k, v as (B, H, T, hd)
+    emu::LaunchReport untransposed;    // q, k, v read from qkv (B, T, 3, H, hd)
+    double max_abs_difference = 0;     // between the two outputs
+};
+LayoutComparison compare_attention_layouts(int B, int T, int H, int hd, int version = 1);
+
 // What one block of an attention launch works on, for labelling the grid:
 // its (batch, head) and the query rows [row_begin, row_end) of that slice.
 // batch = head = -1 for kernels that are not per (batch, head).

@@ -20,9 +20,12 @@ emu::LaunchReport matmul(dev_ptr<float> out, dev_ptr<const float> a, dev_ptr<con
                          int K);
 // out, q, k, v: (B, H, T, hd); scores, masked, weights: (B, H, T, T), all null or all set.
 // version 1 (one block per (batch, head)) or 2 (tiled online softmax, hd <= 128).
+// layout: null for (B, H, T, hd) q, k, v; else {batch, head, row} strides in
+// elements, element (b, h, t, d) at b·batch + h·head + t·row + d — e.g. the
+// un-transposed qkv (B, T, 3D): {T·3D, hd, 3D} with k = qkv + D, v = qkv + 2D.
 emu::LaunchReport attention(int version, dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
                             dev_ptr<const float> v, dev_ptr<float> scores, dev_ptr<float> masked,
-                            dev_ptr<float> weights, int B, int H, int T, int hd);
+                            dev_ptr<float> weights, int B, int H, int T, int hd, const int* layout = nullptr);
 int attention_v2_max_head_dim();
 int attention_v2_rows_per_block();  // query rows (= threads) per attention_v2 block
 
