@@ -10,9 +10,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -124,6 +127,7 @@ CheckResult check_fixture(const std::string& name) {
     CheckResult r = env().runner.check(split(), kFixtures / "solutions" / name);
     INFO("verdict: " << verdict_code(r.verdict) << "\n" << explain(r, split(), Lang::En) << "\nstderr: " << r.stderr_text);
     CHECK(r.verdict == Verdict::Pass);
+    CHECK(attnlab::testing::processes_running_files_in(env().cache.path()).empty());
     return r;
 }
 
@@ -274,4 +278,29 @@ TEST_CASE("a runtime's policy adds device nodes, and can lift the address-space 
     CHECK(contains(limited.out, "262144"));
     ProcessOutcome unlimited = run_program({"/bin/sh", "-c", "ulimit -v"}, cuda, 256);
     CHECK(contains(unlimited.out, "unlimited"));
+}
+
+TEST_CASE("a program in its private root is still found by its file, and gone after a cancel") {
+    // The helper the checks above rely on: /proc/PID/exe shows /input/... for
+    // an isolated program, so it must match by inode, not by host path.
+    TempDir dir("isolation-running");
+    const fs::path program = dir.path() / "sleeper";
+    fs::copy_file("/bin/sleep", program);
+    fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+    std::atomic<bool> cancel{false}, finished{false};
+    ProcessOutcome outcome;
+    std::thread runner([&] {
+        ProcessSpec spec;
+        spec.sandbox = env().compiler.toolchain().sandbox.string();
+        spec.argv = {program.string(), "600"};
+        outcome = run_in_sandbox(spec, nullptr, &cancel);
+        finished = true;
+    });
+    while (attnlab::testing::processes_running_files_in(dir.path()).empty() && !finished)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the test's own timeout guards a hang
+    CHECK_FALSE(attnlab::testing::processes_running_files_in(dir.path()).empty());
+    cancel = true;
+    runner.join();
+    CHECK(outcome.status == ProcessOutcome::Status::Cancelled);
+    CHECK(attnlab::testing::processes_running_files_in(dir.path()).empty());
 }

@@ -1,10 +1,15 @@
 #pragma once
 // Small helpers shared by the test suites.
+#include <dirent.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace attnlab::testing {
 
@@ -29,5 +34,30 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+// Processes whose executable is one of the files under `dir` (compiled
+// learner programs in a cache). Matched by inode, not by path: a program in
+// its private root shows as /input/... in /proc/PID/exe, whatever the host path.
+inline std::vector<pid_t> processes_running_files_in(const std::filesystem::path& dir) {
+    std::vector<std::pair<dev_t, ino_t>> files;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+        struct stat st;
+        if (::stat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) files.emplace_back(st.st_dev, st.st_ino);
+    }
+    std::vector<pid_t> found;
+    DIR* d = opendir("/proc");
+    if (!d) return found;
+    while (dirent* e = readdir(d)) {
+        char* end = nullptr;
+        const long pid = std::strtol(e->d_name, &end, 10);
+        struct stat st;
+        if (*end || pid <= 0 || ::stat(("/proc/" + std::string(e->d_name) + "/exe").c_str(), &st) != 0) continue;
+        for (const auto& [dev, ino] : files)
+            if (st.st_dev == dev && st.st_ino == ino) found.push_back(static_cast<pid_t>(pid));
+    }
+    closedir(d);
+    return found;
+}
 
 }  // namespace attnlab::testing
