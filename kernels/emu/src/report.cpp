@@ -96,12 +96,14 @@ std::string where(const Fault& f, Lang lang) {
 }
 
 std::string group_text(const ThreadGroup& g, Lang lang) {
-    const bool id = lang == Lang::Id;
-    const std::string who = (id ? "thread " : "threads ") + thread_ranges(g.threads);
-    if (g.what == "exited") return who + (id ? " sudah keluar dari kernel" : " have already left the kernel");
+    const bool id = lang == Lang::Id, one = g.threads.size() == 1;
+    const std::string who = (id || one ? "thread " : "threads ") + thread_ranges(g.threads);
+    if (g.what == "exited")
+        return who + (id ? " sudah keluar dari kernel" : one ? " has already left the kernel" : " have already left the kernel");
     if (g.what == "at_barrier")
-        return who + (id ? " menunggu di __syncthreads" : " wait at __syncthreads") + on_line(g.line, lang);
-    return who + (id ? " menunggu" : " wait") + on_line(g.line, lang);
+        return who + (id ? " menunggu di __syncthreads" : one ? " waits at __syncthreads" : " wait at __syncthreads") +
+               on_line(g.line, lang);
+    return who + (id ? " menunggu" : one ? " waits" : " wait") + on_line(g.line, lang);
 }
 
 std::string join_groups(const Fault& f, Lang lang) {
