@@ -321,6 +321,18 @@ TEST_CASE("memcheck: out-of-bounds global write") {
     CHECK(r.fault.index >= 100);
 }
 
+TEST_CASE("memcheck: a null device pointer is a fault, not a crash") {
+    DeviceBuffer<float> in("in", 32);
+    in.fill(1.0f);
+    const LaunchReport r = launch("copy_n", copy_n, dim3(1), dim3(32), 0, DevicePtr<float>(nullptr),
+                                  DevicePtr<const float>(in.ptr()), 32);
+    REQUIRE(r.fault.kind == FaultKind::OutOfBounds);
+    CHECK(r.fault.is_write);
+    CHECK(r.fault.line == g_line);
+    CHECK(describe_fault(r.fault, Lang::En).find("null device pointer") != std::string::npos);
+    CHECK(describe_fault(r.fault, Lang::Id).find("pointer device null") != std::string::npos);
+}
+
 TEST_CASE("memcheck: out-of-bounds static and dynamic shared memory") {
     DeviceBuffer<float> out("out", 64);
     LaunchReport r = launch("shared_oob", shared_out_of_bounds, dim3(1), dim3(64), 0, out.ptr());

@@ -82,6 +82,8 @@ std::string on_line(int line, Lang lang) {
 // "buffer 'k' (128 floats)" / "buffer 'k' (128 float)"
 std::string where(const Fault& f, Lang lang) {
     const bool id = lang == Lang::Id;
+    if (f.space == MemorySpace::Global && f.buffer.empty() && f.size == 0)
+        return id ? "pointer device null (tidak menunjuk ke buffer mana pun)" : "a null device pointer (no buffer at all)";
     std::string place;
     if (f.space == MemorySpace::Global)
         place = (id ? "buffer global '" : "global buffer '") + f.buffer + "'";
@@ -149,7 +151,8 @@ std::string access_text(const Fault& f, Lang lang) {
     const std::string who = "thread " + dim(f.thread) + (id ? " di blok " : " of block ") + dim(f.block);
     const std::string idx = std::to_string(f.index);
     if (f.kind == FaultKind::OutOfBounds) {
-        const std::string past = f.index < 0 ? "" :
+        const bool null_pointer = f.space == MemorySpace::Global && f.buffer.empty() && f.size == 0;
+        const std::string past = f.index < 0 || null_pointer ? "" :
             (id ? ", " + std::to_string(f.index - f.size + 1) + " elemen melewati ujungnya"
                 : ", " + std::to_string(f.index - f.size + 1) + " past its end");
         if (id)

@@ -882,6 +882,11 @@ void note_unwritten_shared_read(const SharedRegion& r, int64_t index, int line) 
     worker.unwritten_reads.push_back({&r, index, current_thread->linear, line});
 }
 
+void null_access(bool write, int line) {
+    if (!current_thread) throw std::invalid_argument("access through a null device pointer");
+    fault_access(FaultKind::OutOfBounds, MemorySpace::Global, write, "", 0, 0, "element", line);
+}
+
 void fault_step_limit(int line) {
     Fault f;
     f.kind = FaultKind::StepLimit;
@@ -908,7 +913,7 @@ void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* bu
 
 void global_atomic_begin(BufferStorage* s, int64_t e, const char* type, int line) {
     ThreadState* ts = current_thread;
-    if (!s) throw std::invalid_argument("atomic on a null device pointer");
+    if (!s) null_access(true, line);
     if (!ts) { host_bounds_check(*s, e); return; }
     if (e < 0 || static_cast<uint64_t>(e) >= s->count)
         fault_access(FaultKind::OutOfBounds, MemorySpace::Global, true, s->name, e, int64_t(s->count), type, line);

@@ -197,6 +197,9 @@ struct SharedRegion {
                              bool other_write, int other_line, int line);
 [[noreturn]] void fault_step_limit(int line);
 void note_unwritten_shared_read(const SharedRegion& r, int64_t index, int line);
+// A load or store through a null DevicePtr: memcheck in a kernel, an
+// exception in host code.
+[[noreturn]] void null_access(bool write, int line);
 void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* buffer, int64_t index,
                   uint64_t sector, int line);
 
@@ -243,6 +246,7 @@ public:
 
     ATTNLAB_EMU_HOT Elem load() const {
         detail::ThreadState* ts = detail::current_thread;
+        if (!s_) detail::null_access(false, line_);
         if (!ts) { detail::host_bounds_check(*s_, e_); return elem(); }
         if (static_cast<uint64_t>(e_) >= s_->count) fault(FaultKind::OutOfBounds, false);
         if (ts->checks && !s_->written[e_].load(std::memory_order_relaxed))
@@ -256,6 +260,7 @@ public:
     ATTNLAB_EMU_HOT void store(Elem v) const {
         static_assert(!std::is_const_v<T>, "store through a pointer to const");
         detail::ThreadState* ts = detail::current_thread;
+        if (!s_) detail::null_access(true, line_);
         if (!ts) { detail::host_bounds_check(*s_, e_); } else {
             if (static_cast<uint64_t>(e_) >= s_->count) fault(FaultKind::OutOfBounds, true);
             detail::count_step(*ts, line_);
