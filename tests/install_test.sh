@@ -4,7 +4,8 @@
 # Installs BUILD_DIR with `cmake --install` into a temporary prefix, moves the
 # prefix elsewhere, then from there (another working directory, a fresh
 # ATTNLAB_HOME, a PATH without the build) runs `attnlab list`, shows where the
-# course came from and passes one check. Where the kernel allows an
+# course, the learner runtime and the sandbox come from (`attnlab solution`,
+# `attnlab doctor`) and passes one check. Where the kernel allows an
 # unprivileged mount namespace, the check runs again with the source and build
 # trees hidden under empty folders, which proves the prefix needs neither.
 # Nothing is copied from the build tree by hand; the temporary folder goes away.
@@ -64,6 +65,28 @@ expect_output "split-heads" "attnlab list"
 run_attnlab "$work/home1" solution split-heads --force
 expect_output "// $prefix/share/attnlab/exercises/split-heads/solution.cpp" "the course's location"
 echo "install_test: attnlab list and the course come from the moved prefix"
+# So do the learner runtime and the sandbox, as attnlab doctor reports them.
+run_attnlab "$work/home1" doctor --json
+expect_output "\"library\": \"$prefix/lib/attnlab/libattnlab_learner.a\"" "attnlab doctor's learner runtime"
+expect_output "\"include\": \"$prefix/lib/attnlab/include\"" "attnlab doctor's learner headers"
+expect_output "\"path\": \"$prefix/libexec/attnlab/attnlab-sandbox\"" "attnlab doctor's sandbox"
+echo "install_test: attnlab doctor finds the learner runtime and the sandbox in the moved prefix"
+
+# The man page covers every command and option the CLI's help names.
+man_page=$prefix/share/man/man1/attnlab.1
+run_attnlab "$work/home1" --help
+commands=$(sed -n '/^commands:/,/^$/p' "$work/out" | awk 'NR > 1 && NF { print $1 }' | sort -u)
+[ -n "$commands" ] || { cat "$work/out" >&2; fail "no commands found in attnlab --help"; }
+options=$(grep -oE -- '--[a-z][a-z-]*' "$work/out" || true)
+for command in $commands; do
+  grep -qE "^\.(B|BI|BR) \"?$command( |\"|$)" "$man_page" || fail "attnlab.1 does not describe the command $command"
+  run_attnlab "$work/home1" help "$command"
+  options+=$'\n'$(grep -oE -- '--[a-z][a-z-]*' "$work/out" || true)
+done
+for option in $(echo "$options" | sort -u); do
+  grep -qF -- "${option//-/\\-}" "$man_page" || fail "attnlab.1 does not describe the option $option"
+done
+echo "install_test: the man page describes every command and option of attnlab --help (${commands//$'\n'/, })"
 
 # 3. One passing check, compiled afresh (a new ATTNLAB_HOME has an empty cache).
 solution=$prefix/share/attnlab/exercises/split-heads/solution.cpp
