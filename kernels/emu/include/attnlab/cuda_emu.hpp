@@ -423,6 +423,7 @@ public:
     int line() const { return line_; }
     unsigned char* ptr() const { return r_->data + e_ * r_->elem_size; }
     void check_bounds(detail::ThreadState* ts, bool write) const {
+        if (!r_) detail::null_access(write, line_);
         if (static_cast<uint64_t>(e_) < static_cast<uint64_t>(r_->count)) return;
         if (!ts) throw std::out_of_range("shared memory index out of range");
         detail::fault_access(FaultKind::OutOfBounds, MemorySpace::Shared, write, r_->name, e_,
