@@ -248,8 +248,12 @@ void collect_child_messages(Run& r, Ending& e) {
         }
     }
     close(r.report_pipe[0]);
-    if (layer_applied(r, Layer::PidNamespace) && !e.init_reported && e.child_done && !e.timed_out && !e.cancelled)
-        e.wait_status = W_EXITCODE(0, SIGKILL);  // init itself was killed (from outside the namespace)
+    // Init ended without telling how the program did: it was killed (from
+    // outside the namespace), or could not set the program up (exit 126/127,
+    // reported as is).
+    const bool init_silent_exit_0 = WIFEXITED(e.wait_status) && WEXITSTATUS(e.wait_status) == 0;
+    if (layer_applied(r, Layer::PidNamespace) && !e.init_reported && e.child_done && !e.timed_out && !e.cancelled && init_silent_exit_0)
+        e.wait_status = W_EXITCODE(0, SIGKILL);
 }
 
 status::Report make_report(const Run& r, const Ending& e) {
