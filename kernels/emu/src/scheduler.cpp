@@ -1,12 +1,14 @@
 // The emulator's scheduler: a pool of OS threads takes blocks; each block's
 // threads are boost.context fibers run round-robin on one OS thread.
 //
-// One "sweep" resumes every runnable fiber once; a fiber runs until it blocks
+// One "sweep" runs every runnable fiber once; a fiber runs until it blocks
 // at __syncthreads, at a warp operation whose lanes have not all arrived, or
 // until it returns. After a sweep with nothing runnable left, either every
 // live thread waits at the same barrier (release it: a new barrier interval)
 // or the block cannot go on (synccheck fault). A warp operation completes in
-// the fiber of its last arriving lane, which wakes the others.
+// the fiber of its last arriving lane, which wakes the others. A blocked
+// fiber switches directly to the next runnable one of the sweep; the last one
+// switches back to the scheduler.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -62,7 +64,6 @@ struct FiberThread : ThreadState {
     RunState state = RunState::Runnable;
     int wait_line = 0;
     ctx::fiber fiber;       // the thread, while it is suspended
-    ctx::fiber scheduler;   // inside the fiber: the way back to the scheduler
     WarpOp op = WarpOp::Sync;
     uint64_t value = 0, result = 0;
     int arg = 0, width = 32;
@@ -160,6 +161,12 @@ struct Worker {
     unsigned char* arena = nullptr;  // dynamic shared memory, 128-byte aligned
     size_t arena_bytes = 0;
     std::deque<DynamicView> views;  // deque: regions handed out never move
+    // Fibers pass control straight to the next runnable fiber of the sweep
+    // (one switch per thread per sweep instead of two); the last one returns
+    // to the scheduler. Whoever is resumed stores the continuation of the
+    // context that resumed it in `suspending`'s slot.
+    ctx::fiber scheduler;              // the scheduler, while a fiber runs
+    FiberThread* suspending = nullptr; // who switched away last (nullptr: the scheduler)
     ~Worker() { if (arena) ::operator delete(arena, std::align_val_t(128)); }
 };
 
@@ -167,8 +174,35 @@ thread_local Worker worker;
 
 FiberThread* current() { return static_cast<FiberThread*>(current_thread); }
 
+// Store the continuation of the context that just resumed us.
+void park(Worker& w, ctx::fiber&& from) {
+    if (w.suspending) w.suspending->fiber = std::move(from);
+    else w.scheduler = std::move(from);
+}
+
+// The next runnable thread of this sweep after thread `after` (-1: from the start).
+FiberThread* next_runnable(Worker& w, int after) {
+    for (unsigned i = unsigned(after + 1); i < w.nthreads; ++i)
+        if (w.threads[i]->state == RunState::Runnable) return w.threads[i].get();
+    return nullptr;
+}
+
+// Switch from `self` (nullptr: the scheduler) to `target` (nullptr: the
+// scheduler); returns when something switches back to `self`.
+void switch_to(Worker& w, FiberThread* self, FiberThread* target) {
+    current_thread = target;
+    if (target) threadIdx = target->idx;
+    w.suspending = self;
+    ctx::fiber& handle = target ? target->fiber : w.scheduler;
+    ctx::fiber from = std::move(handle).resume();
+    park(w, std::move(from));
+}
+
+// A blocked thread hands control to the next runnable one, or back to the
+// scheduler at the end of the sweep.
 void yield(FiberThread* ft) {
-    ft->scheduler = std::move(ft->scheduler).resume();
+    Worker& w = worker;
+    switch_to(w, ft, w.block_fault ? nullptr : next_runnable(w, int(ft->linear)));
 }
 
 Dim3 unlinear(uint64_t i, Dim3 dims) {
@@ -437,19 +471,13 @@ void stuck_block_fault(Worker& w, bool warp_waiting, bool any_done) {
 
 // -------------------------------------------------------- running blocks
 
-void resume(FiberThread* ft) {
-    current_thread = ft;
-    threadIdx = ft->idx;
-    ft->fiber = std::move(ft->fiber).resume();
-    current_thread = nullptr;
-}
 
 // The emulated thread: runs the kernel body, turns whatever escapes it into
 // a fault (except boost's forced unwind, which must pass), and returns to the
 // scheduler.
 ctx::fiber make_fiber(Worker& w, Launch& L, FiberThread* ft) {
-    return ctx::fiber(std::allocator_arg, PooledStack{&w.stacks}, [ft, &L](ctx::fiber&& sched) -> ctx::fiber {
-        ft->scheduler = std::move(sched);
+    return ctx::fiber(std::allocator_arg, PooledStack{&w.stacks}, [ft, &L](ctx::fiber&& from) -> ctx::fiber {
+        park(worker, std::move(from));
         Fault f;
         try {
             L.body();
@@ -467,9 +495,15 @@ ctx::fiber make_fiber(Worker& w, Launch& L, FiberThread* ft) {
             f.thread = to_dim(ft->idx);
             record_fault(std::move(f));
         }
+        Worker& w = worker;
         ft->state = RunState::Done;
-        ++worker.done;
-        return std::move(ft->scheduler);
+        ++w.done;
+        // Hand over like yield() does; this fiber's own slot receives nothing.
+        FiberThread* next = w.block_fault ? nullptr : next_runnable(w, int(ft->linear));
+        current_thread = next;
+        if (next) threadIdx = next->idx;
+        w.suspending = ft;
+        return next ? std::move(next->fiber) : std::move(w.scheduler);
     });
 }
 
@@ -570,8 +604,8 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
 
     bool going = true;
     while (going) {
-        for (unsigned i = 0; i < w.nthreads && !w.block_fault; ++i)
-            if (w.threads[i]->state == RunState::Runnable) resume(w.threads[i].get());
+        if (FiberThread* first = next_runnable(w, -1)) switch_to(w, nullptr, first);  // one sweep
+        current_thread = nullptr;
         going = !w.block_fault && !L.abort && after_sweep(w);
     }
     // Unwind the fibers still suspended (after a fault or an abort).
@@ -579,7 +613,6 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
         FiberThread* ft = w.threads[i].get();
         current_thread = ft;
         ft->fiber = ctx::fiber();
-        ft->scheduler = ctx::fiber();
         current_thread = nullptr;
     }
     close_interval(w);
