@@ -304,3 +304,22 @@ TEST_CASE("a program in its private root is still found by its file, and gone af
     CHECK(outcome.status == ProcessOutcome::Status::Cancelled);
     CHECK(attnlab::testing::processes_running_files_in(dir.path()).empty());
 }
+
+TEST_CASE("a hidden path inside a shown tree shows empty (a home under /usr, say)") {
+    if (!isolation_available()) return;
+    // Any non-empty folder under /usr/share stands for a home inside a shown tree.
+    std::string shown;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/usr/share", ec))
+        if (e.is_directory(ec) && !fs::is_empty(e.path(), ec)) {
+            shown = e.path().string();
+            break;
+        }
+    REQUIRE_FALSE(shown.empty());
+    const std::string script = "test -n \"$(ls -A '" + shown + "')\"";
+    CHECK(run_shell(script).exit_code == 0);  // shown: it has files
+    SandboxPolicy hiding = sandbox_policy_for("cpp");
+    hiding.hidden = {shown};
+    CHECK(run_shell(script, hiding).exit_code != 0);  // hidden: empty
+    CHECK(run_shell("test -d /usr/lib", hiding).exit_code == 0);  // the rest stays
+}
