@@ -20,6 +20,7 @@
 #include "attnlab/core/course_check.hpp"
 #include "attnlab/core/course.hpp"
 #include "attnlab/core/install_layout.hpp"
+#include "attnlab/core/lab.hpp"
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/runner.hpp"
@@ -172,56 +173,39 @@ Options parse_options(const std::vector<std::string>& args) {
 struct Context {
     Options opt;
     Lang lang = Lang::En;
-    Paths paths;
-    Settings settings;
-    Course course;
-    std::unique_ptr<Workspace> workspace;
-    std::unique_ptr<ProgressStore> progress;
-    std::unique_ptr<Compiler> compiler;
-    std::unique_ptr<Runner> runner;
+    std::unique_ptr<Lab> lab;  // the core objects, built in setup()
 
     const std::string& t(const std::string& key) const { return tr(lang, key); }
     std::string t(const std::string& key, const std::map<std::string, std::string>& args) const { return tr(lang, key, args); }
 
+    // The exercise `id`, or exit with why there is none (unknown, or the
+    // loader's reason when its folder is broken).
     const Exercise& exercise(const std::string& id) const {
-        const Exercise* e = course.find(id);
+        std::string why;
+        const Exercise* e = lab->find(id, &why);
         if (!e) {
-            std::cerr << "attnlab: " << t("cli.unknown_exercise", {{"id", id}}) << "\n";
+            std::cerr << "attnlab: " << why << "\n";
             std::exit(kExitUsage);
         }
         return *e;
     }
-    Runner& get_runner() {
-        if (!runner) {
-            compiler = std::make_unique<Compiler>(Toolchain::detect(), paths.cache);
-            runner = std::make_unique<Runner>(*compiler);
-        }
-        return *runner;
-    }
 };
 
 int setup(Context& ctx) {
-    ctx.paths = Paths::from_environment();
-    std::string warning;
-    ctx.settings = Settings::load(ctx.paths.settings_file(), &warning);
-    ctx.lang = resolve_language(ctx.opt.lang_flag, ctx.settings);
-    if (!warning.empty()) std::cerr << ctx.t("cli.progress_recovered", {{"message", warning}}) << "\n";
-    try {
-        ctx.course = load_course(resolve_course_dir(ctx.opt.course_dir));
-    } catch (const CourseError& e) {
-        std::cerr << "attnlab: " << ctx.t("cli.course_problem", {{"message", e.what()}}) << "\n";
+    ctx.lab = std::make_unique<Lab>(Lab::Options{ctx.opt.course_dir, ctx.opt.lang_flag});
+    ctx.lang = ctx.lab->lang();
+    for (const std::string& warning : ctx.lab->startup_warnings())
+        std::cerr << ctx.t("cli.progress_recovered", {{"message", warning}}) << "\n";
+    if (!ctx.lab->course_loaded()) {
+        std::cerr << "attnlab: " << ctx.t("cli.course_problem", {{"message", ctx.lab->course_error()}}) << "\n";
         return kExitUsage;
     }
-    ctx.workspace = std::make_unique<Workspace>(ctx.paths);
-    ctx.progress = std::make_unique<ProgressStore>(ctx.paths.progress_file());
-    const std::string recovered = ctx.progress->load();
-    if (!recovered.empty()) std::cerr << ctx.t("cli.progress_recovered", {{"message", recovered}}) << "\n";
     return kExitOk;
 }
 
 void save_progress(Context& ctx) {
     try {
-        ctx.progress->save();
+        ctx.lab->progress().save();
     } catch (const std::exception& e) {
         std::cerr << "attnlab: " << e.what() << "\n";
     }
@@ -235,50 +219,50 @@ std::string rule() { return std::string(60, '-'); }
 
 int cmd_list(Context& ctx) {
     int passed = 0;
-    for (const auto& e : ctx.course.exercises)
-        if (ctx.progress->get(e.id).status == ExerciseStatus::Passed) ++passed;
+    for (const auto& e : ctx.lab->course().exercises)
+        if (ctx.lab->progress().get(e.id).status == ExerciseStatus::Passed) ++passed;
     if (ctx.opt.json) {
         json j;
         j["language"] = lang_code(ctx.lang);
         j["exercises"] = json::array();
-        for (size_t i = 0; i < ctx.course.exercises.size(); ++i) {
-            const Exercise& e = ctx.course.exercises[i];
-            const ExerciseProgress& p = ctx.progress->get(e.id);
+        for (size_t i = 0; i < ctx.lab->course().exercises.size(); ++i) {
+            const Exercise& e = ctx.lab->course().exercises[i];
+            const ExerciseProgress& p = ctx.lab->progress().get(e.id);
             json topics = json::array();
-            for (const auto& t : e.topics) topics.push_back(ctx.course.topic_label(t, ctx.lang));
+            for (const auto& t : e.topics) topics.push_back(ctx.lab->course().topic_label(t, ctx.lang));
             j["exercises"].push_back({{"position", i + 1}, {"id", e.id}, {"title", e.title.get(ctx.lang)}, {"topics", topics},
                                       {"status", status_code(p.status)}, {"attempts", p.attempts}});
         }
-        j["problems"] = ctx.course.problems;
+        j["problems"] = ctx.lab->course().problems;
         std::cout << j.dump(2) << "\n";
-        return ctx.course.problems.empty() ? kExitOk : kExitUsage;
+        return ctx.lab->course().problems.empty() ? kExitOk : kExitUsage;
     }
-    std::cout << ctx.t("cli.list.header", {{"passed", std::to_string(passed)}, {"total", std::to_string(ctx.course.exercises.size())}})
+    std::cout << ctx.t("cli.list.header", {{"passed", std::to_string(passed)}, {"total", std::to_string(ctx.lab->course().exercises.size())}})
               << "\n\n";
     const Exercise* next = nullptr;
-    for (size_t i = 0; i < ctx.course.exercises.size(); ++i) {
-        const Exercise& e = ctx.course.exercises[i];
-        const ExerciseProgress& p = ctx.progress->get(e.id);
+    for (size_t i = 0; i < ctx.lab->course().exercises.size(); ++i) {
+        const Exercise& e = ctx.lab->course().exercises[i];
+        const ExerciseProgress& p = ctx.lab->progress().get(e.id);
         const char* mark = p.status == ExerciseStatus::Passed ? "[x]" : p.status == ExerciseStatus::Attempted ? "[~]" : "[ ]";
         if (!next && p.status != ExerciseStatus::Passed) next = &e;
         std::string topics;
-        for (const auto& t : e.topics) topics += (topics.empty() ? "" : ", ") + ctx.course.topic_label(t, ctx.lang);
+        for (const auto& t : e.topics) topics += (topics.empty() ? "" : ", ") + ctx.lab->course().topic_label(t, ctx.lang);
         std::printf("%2zu. %s %-16s %s\n       %s · %s\n", i + 1, mark, e.id.c_str(), e.title.get(ctx.lang).c_str(),
                     status_label(ctx, p.status).c_str(), topics.c_str());
     }
-    for (const auto& problem : ctx.course.problems) std::cout << "\n! " << ctx.t("cli.list.broken", {{"problem", problem}}) << "\n";
+    for (const auto& problem : ctx.lab->course().problems) std::cout << "\n! " << ctx.t("cli.list.broken", {{"problem", problem}}) << "\n";
     if (next) {
         std::cout << "\n"
-                  << ctx.t("cli.list.next", {{"id", next->id}, {"file", ctx.workspace->learner_file(*next).string()}}) << "\n";
+                  << ctx.t("cli.list.next", {{"id", next->id}, {"file", ctx.lab->workspace().learner_file(*next).string()}}) << "\n";
     }
-    return ctx.course.problems.empty() ? kExitOk : kExitUsage;
+    return ctx.lab->course().problems.empty() ? kExitOk : kExitUsage;
 }
 
 int cmd_show(Context& ctx) {
     if (ctx.opt.positional.size() != 2) usage_error("show needs an exercise id");
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
-    const fs::path file = ctx.workspace->ensure_learner_file(e);
-    ctx.progress->set_last_exercise(e.id);
+    const fs::path file = ctx.lab->workspace().ensure_learner_file(e);
+    ctx.lab->progress().set_last_exercise(e.id);
     save_progress(ctx);
     if (ctx.opt.json) {
         json params = json::array();
@@ -292,7 +276,7 @@ int cmd_show(Context& ctx) {
                   {"file", file.string()},
                   {"hints", e.hints.size()},
                   {"cases", e.cases.size()},
-                  {"status", status_code(ctx.progress->get(e.id).status)}};
+                  {"status", status_code(ctx.lab->progress().get(e.id).status)}};
         std::cout << j.dump(2) << "\n";
         return kExitOk;
     }
@@ -328,7 +312,7 @@ fs::path file_argument(Context& ctx, const Exercise& e) {
         if (!fs::exists(f)) usage_error("no such file: " + f.string());
         return f;
     }
-    return ctx.workspace->ensure_learner_file(e);
+    return ctx.lab->workspace().ensure_learner_file(e);
 }
 
 int cmd_check(Context& ctx) {
@@ -336,9 +320,9 @@ int cmd_check(Context& ctx) {
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     const fs::path file = file_argument(ctx, e);
     if (!ctx.opt.json) std::cerr << ctx.t("cli.check.checking", {{"file", file.string()}}) << "\n";
-    CheckResult r = ctx.get_runner().check(e, file);
+    CheckResult r = ctx.lab->runner().check(e, file);
     try {
-        ctx.progress->record_check(e.id, r);
+        ctx.lab->progress().record_check(e.id, r);
     } catch (const std::exception& ex) {
         std::cerr << "attnlab: " << ex.what() << "\n";
     }
@@ -350,7 +334,7 @@ int cmd_check(Context& ctx) {
 int cmd_hint(Context& ctx) {
     if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("hint needs an exercise id and optionally a number");
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
-    ExerciseProgress& p = ctx.progress->at(e.id);
+    ExerciseProgress& p = ctx.lab->progress().at(e.id);
     const int count = static_cast<int>(e.hints.size());
     int n = std::min(p.hints_revealed + 1, count);
     if (ctx.opt.positional.size() == 3) {
@@ -373,7 +357,7 @@ int cmd_hint(Context& ctx) {
 int cmd_solution(Context& ctx) {
     if (ctx.opt.positional.size() != 2) usage_error("solution needs an exercise id");
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
-    if (ctx.progress->get(e.id).status != ExerciseStatus::Passed && !ctx.opt.force) {
+    if (ctx.lab->progress().get(e.id).status != ExerciseStatus::Passed && !ctx.opt.force) {
         std::cerr << ctx.t("cli.solution.locked") << "\n";
         return kExitFailed;
     }
@@ -386,7 +370,7 @@ int cmd_solution(Context& ctx) {
 int cmd_reset(Context& ctx) {
     if (ctx.opt.positional.size() != 2) usage_error("reset needs an exercise id");
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
-    const fs::path file = ctx.workspace->learner_file(e);
+    const fs::path file = ctx.lab->workspace().learner_file(e);
     if (!ctx.opt.yes && fs::exists(file)) {
         if (!isatty(STDIN_FILENO)) usage_error("reset asks for confirmation; pass --yes when not on a terminal");
         std::cout << ctx.t("cli.reset.confirm", {{"file", file.string()}}) << std::flush;
@@ -397,7 +381,7 @@ int cmd_reset(Context& ctx) {
             return kExitOk;
         }
     }
-    const fs::path backup = ctx.workspace->reset(e);
+    const fs::path backup = ctx.lab->workspace().reset(e);
     std::cout << ctx.t("cli.reset.done", {{"file", file.string()}}) << "\n";
     if (!backup.empty()) std::cout << ctx.t("cli.reset.backup", {{"backup", backup.string()}}) << "\n";
     return kExitOk;
@@ -415,7 +399,7 @@ int cmd_watch(Context& ctx) {
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
 
-    CheckScheduler scheduler(ctx.get_runner());
+    CheckScheduler scheduler(ctx.lab->runner());
     std::cout << ctx.t("cli.watch.start", {{"file", file.string()}}) << "\n" << std::flush;
     std::optional<std::string> last_text;
     std::shared_ptr<CheckJob> job;
@@ -444,7 +428,7 @@ int cmd_watch(Context& ctx) {
                 const CheckResult& r = job->result();
                 if (r.verdict != Verdict::Cancelled) {
                     try {
-                        ctx.progress->record_check(e.id, r);
+                        ctx.lab->progress().record_check(e.id, r);
                     } catch (const std::exception& ex) {
                         std::cerr << "attnlab: " << ex.what() << "\n";
                     }
@@ -477,7 +461,7 @@ int cmd_dev(Context& ctx) {
         return kExitOk;
     }
     if (sub != "check") usage_error("unknown dev subcommand " + sub);
-    const CourseCheck check = check_course(ctx.get_runner(), ctx.course);
+    const CourseCheck check = check_course(ctx.lab->runner(), ctx.lab->course());
     if (ctx.opt.json) {
         json report = json::array();
         for (const ExerciseCheck& ec : check.exercises) {
@@ -497,8 +481,8 @@ int cmd_dev(Context& ctx) {
                     ec.solution_verdict.c_str(), fixtures_ok, ec.fixtures.size(), ec.ok() ? "ok" : "FAIL");
         for (const auto& m : ec.problems) std::printf("    %s\n", m.c_str());
     }
-    for (const auto& p : ctx.course.problems) std::printf("! %s\n", p.c_str());
-    std::cout << (check.ok() ? ctx.t("cli.dev.ok", {{"count", std::to_string(ctx.course.exercises.size())}})
+    for (const auto& p : ctx.lab->course().problems) std::printf("! %s\n", p.c_str());
+    std::cout << (check.ok() ? ctx.t("cli.dev.ok", {{"count", std::to_string(ctx.lab->course().exercises.size())}})
                              : ctx.t("cli.dev.fail", {{"count", std::to_string(check.problems.size())}}))
               << "\n";
     return check.ok() ? kExitOk : kExitFailed;

@@ -79,6 +79,20 @@ std::shared_ptr<CheckJob> CheckScheduler::current(const std::string& exercise_id
     return it == jobs_.end() ? nullptr : it->second;
 }
 
+std::vector<std::shared_ptr<CheckJob>> CheckScheduler::take_finished() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::shared_ptr<CheckJob>> finished;
+    for (auto it = jobs_.begin(); it != jobs_.end();) {
+        if (it->second->done()) {
+            finished.push_back(std::move(it->second));
+            it = jobs_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    return finished;
+}
+
 void CheckScheduler::cancel_all() {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& [_, job] : jobs_) job->cancel();

@@ -417,6 +417,7 @@ Course load_course(const fs::path& dir) {
             course.exercises.push_back(load_exercise(dir / id, course.topics));
         } catch (const CourseError& e) {
             course.problems.push_back(e.what());
+            course.broken[id] = e.what();
         }
     }
     return course;

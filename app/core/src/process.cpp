@@ -333,4 +333,28 @@ ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const ChannelSink& on_cha
     return out;
 }
 
+int spawn_detached(const std::vector<std::string>& argv, std::string* error) {
+    if (argv.empty()) {
+        if (error) *error = "no program";
+        return -1;
+    }
+    std::vector<std::string> args = argv;
+    std::vector<char*> cargs;
+    for (auto& a : args) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    pid_t pid = -1;
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+    const int rc = posix_spawnp(&pid, cargs[0], nullptr, &attr, cargs.data(), environ);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+        if (error) *error = std::strerror(rc);
+        return -1;
+    }
+    return pid;
+}
+
+bool reap_if_exited(int pid) { return waitpid(pid, nullptr, WNOHANG) != 0; }
+
 }  // namespace attnlab

@@ -56,6 +56,9 @@ public:
     // Cancels a running check of the same exercise, then starts this one.
     std::shared_ptr<CheckJob> start(const Exercise& exercise, std::string source, std::string display_name);
     std::shared_ptr<CheckJob> current(const std::string& exercise_id) const;
+    // The latest jobs that have finished, of every exercise, removed from the
+    // scheduler (a job replaced by a newer one of its exercise is not among them).
+    std::vector<std::shared_ptr<CheckJob>> take_finished();
     void cancel_all();
 
 private:

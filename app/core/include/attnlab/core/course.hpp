@@ -125,6 +125,7 @@ struct Course {
     std::map<std::string, LocalizedText> topics;
     std::vector<Exercise> exercises;       // manifest order, only those that loaded
     std::vector<std::string> problems;     // one message per exercise that did not load
+    std::map<std::string, std::string> broken;  // exercise id -> why it did not load
     const Exercise* find(const std::string& id) const;
     std::string topic_label(const std::string& topic, Lang lang) const;
 };

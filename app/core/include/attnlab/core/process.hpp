@@ -79,4 +79,12 @@ struct ProcessOutcome {
 ProcessOutcome run_in_sandbox(const ProcessSpec& spec, const std::function<bool(const char*, size_t)>& on_channel,
                               const std::atomic<bool>* cancel);
 
+// Starts a program detached from attnlab (its own session: closing attnlab
+// leaves it running), e.g. the learner's editor. argv[0] is looked up on PATH.
+// Returns its pid, or -1 with `error` set.
+int spawn_detached(const std::vector<std::string>& argv, std::string* error);
+// True once a process started by spawn_detached has ended (it is reaped then).
+// Waits for that pid only: never waitpid(-1), the runner waits for its own children.
+bool reap_if_exited(int pid);
+
 }  // namespace attnlab

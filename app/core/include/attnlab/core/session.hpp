@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "attnlab/core/check_job.hpp"
-#include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course.hpp"
+#include "attnlab/core/editor_buffer.hpp"
+#include "attnlab/core/lab.hpp"
 #include "attnlab/core/runner.hpp"
 #include "attnlab/core/workspace.hpp"
 
@@ -37,26 +38,22 @@ struct Preferences {
 
 class Session {
 public:
-    struct Options {
-        fs::path course_dir;    // empty: $ATTNLAB_COURSE or the built-in course
-        std::string lang_flag;  // "en"/"id" or empty
-        Paths paths = Paths::from_environment();
-    };
+    using Options = Lab::Options;
     explicit Session(Options options);
     ~Session();
 
     // ---- course and language ------------------------------------------------
-    const Course& course() const { return course_; }
-    bool course_loaded() const { return course_error_.empty(); }
-    const std::string& course_error() const { return course_error_; }
+    const Course& course() const { return lab_.course(); }
+    bool course_loaded() const { return lab_.course_loaded(); }
+    const std::string& course_error() const { return lab_.course_error(); }
     // Warnings for the learner (corrupt progress file, unreadable settings…).
     const std::vector<std::string>& notices() const { return notices_; }
     void dismiss_notices() { notices_.clear(); }
     void add_notice(std::string text);  // the same text is not added twice
-    Lang lang() const { return lang_; }
+    Lang lang() const { return lab_.lang(); }
     void set_lang(Lang lang);
-    ExerciseStatus status(const std::string& id) const { return progress_.get(id).status; }
-    const ExerciseProgress& progress(const std::string& id) const { return progress_.get(id); }
+    ExerciseStatus status(const std::string& id) const { return lab_.progress().get(id).status; }
+    const ExerciseProgress& progress(const std::string& id) const { return lab_.progress().get(id); }
 
     // ---- the open exercise and its file ---------------------------------------
     const Exercise* current() const { return current_; }
@@ -67,14 +64,14 @@ public:
     std::string continue_id() const;
     fs::path file() const;
     // The editor edits this string directly; call mark_edited() after a change.
-    std::string& buffer() { return buffer_; }
-    const std::string& buffer() const { return buffer_; }
-    void mark_edited();
-    bool dirty() const { return dirty_; }
+    std::string& buffer() { return editor_.text(); }
+    const std::string& buffer() const { return editor_.text(); }
+    void mark_edited() { editor_.mark_edited(); }
+    bool dirty() const { return editor_.dirty(); }
     // Bumped whenever the buffer is replaced from outside the editor (another
     // exercise, a reload, a reset): an editor widget holding its own copy must
     // drop it then.
-    int buffer_generation() const { return buffer_generation_; }
+    int buffer_generation() const { return editor_.generation(); }
     // Atomic save of the buffer. Returns false (and adds a notice) on failure.
     bool save();
     // Restores the starter (keeps a backup of the file) and reloads the buffer.
@@ -83,13 +80,13 @@ public:
     // The file changed on disk (another editor). With no unsaved edits it is
     // reloaded silently; with unsaved edits the GUI must ask: keep_mine() or
     // take_disk().
-    bool disk_conflict() const { return conflict_; }
+    bool disk_conflict() const { return editor_.conflict(); }
     // How often poll() has looked at the file on disk (about every
     // kDiskPollInterval, and when an autosave is due): tests wait on it instead
     // of sleeping.
-    int disk_checks() const { return disk_checks_; }
-    static constexpr std::chrono::milliseconds kAutosaveDelay{1500};
-    static constexpr std::chrono::milliseconds kDiskPollInterval{500};
+    int disk_checks() const { return editor_.disk_checks(); }
+    static constexpr std::chrono::milliseconds kAutosaveDelay = EditorBuffer::kAutosaveDelay;
+    static constexpr std::chrono::milliseconds kDiskPollInterval = EditorBuffer::kDiskPollInterval;
     void keep_mine();   // overwrite the file with the buffer
     void take_disk();   // drop the edits, load the file
     // $VISUAL, $EDITOR, else xdg-open; runs detached. Returns the command line used.
@@ -116,51 +113,31 @@ public:
     // ---- preferences ----------------------------------------------------------------
     const Preferences& preferences() const { return prefs_; }
     void set_preferences(const Preferences& p);  // saved at once
-    fs::path preferences_file() const { return paths_.settings_file(); }
-    fs::path exports_dir() const { return paths_.data / "exports"; }
+    fs::path preferences_file() const { return lab_.paths().settings_file(); }
+    fs::path exports_dir() const { return lab_.paths().data / "exports"; }
 
     // Call once per frame (cheap): collects finished checks, notices disk
     // changes, autosaves after a pause in typing, runs auto-run-on-save.
     void poll();
 
     // For tests: the runner this session uses.
-    Runner& runner() { return *runner_; }
+    Runner& runner() { return lab_.runner(); }
 
 private:
     void load_buffer();
     void collect_finished();
     void poll_disk(std::chrono::steady_clock::time_point now);
     void save_settings();
-    std::optional<fs::file_time_type> disk_time() const;
+    std::shared_ptr<CheckJob> current_job() const;
 
-    Paths paths_;
-    Course course_;
-    std::string course_error_;
+    Lab lab_;
     std::vector<std::string> notices_;
-    Lang lang_ = Lang::En;
-    Settings settings_;
     Preferences prefs_;
-    std::unique_ptr<Workspace> workspace_;
-    ProgressStore progress_;
-    std::unique_ptr<Compiler> compiler_;
-    std::unique_ptr<Runner> runner_;
     std::unique_ptr<CheckScheduler> scheduler_;
 
     const Exercise* current_ = nullptr;
-    std::string buffer_;
-    std::string saved_text_;  // what the file held when last loaded or saved
-    bool dirty_ = false;
-    int buffer_generation_ = 0;
-    bool conflict_ = false;
-    std::optional<fs::file_time_type> disk_time_;
-    std::chrono::steady_clock::time_point last_edit_{};
-    std::chrono::steady_clock::time_point last_disk_poll_{};
-    int disk_checks_ = 0;
-    std::chrono::steady_clock::time_point autosave_retry_at_{};
-
+    EditorBuffer editor_;
     std::vector<int> editors_;  // pids of external editors we started
-    std::shared_ptr<CheckJob> current_job() const;
-    std::map<std::string, std::shared_ptr<CheckJob>> jobs_;  // running checks, by exercise
     std::map<std::string, CheckResult> results_;  // the latest finished check of each exercise
     int result_generation_ = 0;
 };
