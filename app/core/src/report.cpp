@@ -1,6 +1,8 @@
 #include "attnlab/core/report.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/util.hpp"
@@ -59,14 +61,52 @@ const char* problem_code(Problem p) {
         case Problem::SandboxKilled: return "sandbox_killed";
         case Problem::CaseNeverReported: return "case_never_reported";
         case Problem::KernelDisagrees: return "kernel_disagrees";
+        case Problem::KernelFailed: return "kernel_failed";
     }
     return "?";
 }
 
+namespace {
+
+// The reference kernel's fault in the learner's language (the emulator words
+// it); an input the kernel refused is internal and stays as its detail.
+std::string kernel_fault_text(const CheckResult& r, Lang lang) {
+    if (r.problem_case < 0 || r.problem_case >= static_cast<int>(r.cases.size())) return r.detail;
+    const auto& cuda = r.cases[static_cast<size_t>(r.problem_case)].cuda;
+    if (!cuda || cuda->fault.get(lang).empty()) return "`" + r.detail + "`";
+    return cuda->fault.get(lang);
+}
+
+}  // namespace
+
 std::string problem_text(const CheckResult& r, Lang lang) {
     if (r.problem == Problem::None) return "";
-    return tr(lang, std::string("problem.") + problem_code(r.problem),
-              {{"detail", r.detail}, {"code", std::to_string(r.exit_code)}, {"case", std::to_string(r.problem_case + 1)}});
+    std::map<std::string, std::string> args = {
+        {"detail", r.detail}, {"code", std::to_string(r.exit_code)}, {"case", std::to_string(r.problem_case + 1)}};
+    if (r.problem == Problem::KernelFailed) args["fault"] = kernel_fault_text(r, lang);
+    return tr(lang, std::string("problem.") + problem_code(r.problem), args);
+}
+
+std::string cuda_backend_text(const KernelOutcome& k, Lang lang) {
+    return k.backend == "gpu" ? tr(lang, "cuda.backend.gpu", {{"device", k.device}}) : tr(lang, "cuda.backend.emulator");
+}
+
+std::string explain_cuda(const CheckResult& r, Lang lang) {
+    const KernelOutcome* first = nullptr;
+    bool all_ok = true;
+    double worst = 0;
+    int count = 0;
+    for (const auto& c : r.cases) {
+        if (!c.cuda) continue;
+        if (!first) first = &*c.cuda;
+        all_ok = all_ok && c.cuda->ok;
+        worst = std::max(worst, c.cuda->max_abs_error_vs_reference);
+        ++count;
+    }
+    if (!first) return "";
+    if (!all_ok) return tr(lang, "explain.cuda_failed", {{"backend", cuda_backend_text(*first, lang)}});
+    return tr(lang, "explain.cuda_agrees",
+              {{"backend", cuda_backend_text(*first, lang)}, {"count", std::to_string(count)}, {"max_error", format_number(worst)}});
 }
 
 std::string verdict_title(Verdict v, Lang lang) { return tr(lang, std::string("verdict.") + verdict_code(v)); }
@@ -239,6 +279,8 @@ std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
         if (!line.empty()) s += "\n" + line;
     };
     add(explain_detail(r, ex, lang));
+    // Beside a verdict on the learner's values, or when the kernel is the problem.
+    if (r.ran() || r.problem == Problem::KernelDisagrees || r.problem == Problem::KernelFailed) add(explain_cuda(r, lang));
     const bool ran = r.ran();
     if (ran && !r.cases.empty()) {
         for (const auto& c : r.cases)
@@ -308,6 +350,11 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
         cj["probes"] = nlohmann::json::array();
         for (const auto& p : c.probes) cj["probes"].push_back({{"name", p.name}, {"shape", p.tensor.shape}});
         if (c.verdict != Verdict::NotRun && c.actual.kind != ValueKind::Tensor) cj["actual"] = value_json(c.actual);
+        if (c.cuda)
+            cj["cuda"] = {{"backend", c.cuda->backend},
+                          {"device", c.cuda->device},
+                          {"max_abs_error_vs_reference", c.cuda->max_abs_error_vs_reference},
+                          {"ok", c.cuda->ok}};
         cj["expected"] = c.expected.kind == ValueKind::Tensor ? nlohmann::json({{"kind", "tensor"}, {"shape", c.expected.tensor.shape}}) : value_json(c.expected);
         j["cases"].push_back(cj);
     }

@@ -6,6 +6,7 @@
 
 #include "attnlab/common/protocol.hpp"
 #include "attnlab/core/compare.hpp"
+#include "attnlab/core/kernel_check.hpp"
 #include "attnlab/core/mistakes.hpp"
 #include "attnlab/core/process.hpp"
 #include "attnlab/core/util.hpp"
@@ -36,27 +37,6 @@ double ms_since(clock_type::time_point t0) {
 
 void report(const CheckControl& control, Phase phase, int index, int count) {
     if (control.on_progress) control.on_progress(CheckProgress{phase, index, count});
-}
-
-// Expected outputs first: a case that does not fit its reference op is the
-// course's fault and must not be blamed on the learner.
-bool prepare_cases(const Exercise& ex, CheckResult& res) {
-    res.cases.resize(ex.cases.size());
-    for (size_t k = 0; k < ex.cases.size(); ++k) {
-        CaseOutcome& c = res.cases[k];
-        c.index = static_cast<int>(k);
-        c.name = ex.cases[k].name;
-        c.tokens = ex.cases[k].tokens;
-        try {
-            compute_expected(ex, ex.cases[k], c.expected, c.stages);
-        } catch (const std::exception& e) {
-            res.problem = Problem::CaseDoesNotFitReference;
-            res.problem_case = static_cast<int>(k);
-            res.detail = e.what();
-            return false;
-        }
-    }
-    return true;
 }
 
 // What one case reported becomes its outcome: compared with the reference
@@ -142,6 +122,56 @@ void compute_expected(const Exercise& exercise, const Case& c, Value& output, st
     reference::Result r = op->run(case_inputs(exercise, c));
     output = std::move(r.output);
     stages = std::move(r.stages);
+}
+
+// Expected outputs first: a case that does not fit its reference op is the
+// course's fault and must not be blamed on the learner. So is a CUDA kernel of
+// the reference op that faults or disagrees with it.
+bool Runner::prepare_cases(const Exercise& ex, CheckResult& res) {
+    res.cases.resize(ex.cases.size());
+    for (size_t k = 0; k < ex.cases.size(); ++k) {
+        CaseOutcome& c = res.cases[k];
+        c.index = static_cast<int>(k);
+        c.name = ex.cases[k].name;
+        c.tokens = ex.cases[k].tokens;
+        try {
+            compute_expected(ex, ex.cases[k], c.expected, c.stages);
+        } catch (const std::exception& e) {
+            res.problem = Problem::CaseDoesNotFitReference;
+            res.problem_case = static_cast<int>(k);
+            res.detail = e.what();
+            return false;
+        }
+    }
+    for (size_t k = 0; k < ex.cases.size(); ++k) {
+        CaseOutcome& c = res.cases[k];
+        c.cuda = case_kernel(ex, k, c.expected);
+        if (!c.cuda) continue;
+        const KernelProblem kp = kernel_problem(*c.cuda, ex.tolerance);
+        if (kp.problem != Problem::None && res.problem == Problem::None) {
+            res.problem = kp.problem;
+            res.problem_case = static_cast<int>(k);
+            res.detail = kp.detail;
+        }
+    }
+    return res.problem == Problem::None;
+}
+
+std::optional<KernelOutcome> Runner::case_kernel(const Exercise& ex, size_t k, const Value& expected) {
+    if (!exercise_has_kernel(ex)) return std::nullopt;
+    const std::string key = ex.id + "/" + ex.reference + "/" + hex64(hash64(protocol::encode_cases({ex.cases[k].args})));
+    {
+        std::lock_guard<std::mutex> lock(kernel_mutex_);
+        if (auto it = kernel_cache_.find(key); it != kernel_cache_.end()) return it->second;
+    }
+    // Outside the lock: a second check of another exercise need not wait.
+    std::optional<KernelOutcome> outcome = run_case_kernel(ex, ex.cases[k], expected);
+    if (outcome && kernel_test_hook) {
+        kernel_test_hook(*outcome);
+        judge_kernel(*outcome, expected, ex.tolerance);
+    }
+    std::lock_guard<std::mutex> lock(kernel_mutex_);
+    return kernel_cache_.emplace(key, std::move(outcome)).first->second;
 }
 
 CheckResult Runner::check(const Exercise& exercise, const fs::path& source_path, const CheckControl& control,

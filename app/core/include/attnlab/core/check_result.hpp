@@ -2,6 +2,7 @@
 // What a check found, as data. Words for the learner are made from this by
 // report.cpp in the learner's language; nothing here is pre-formatted text
 // except what came from the learner's own program or the compiler.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -71,6 +72,9 @@ enum class Problem {
     SandboxKilled,            // the program killed its supervisor
     CaseNeverReported,        // problem_case
     KernelDisagrees,          // the CUDA kernel and the Eigen reference differ: attnlab's fault
+                              // problem_case; detail: the numbers (max |Δ|, atol, rtol)
+    KernelFailed,             // the CUDA kernel of the reference op faulted or refused the case:
+                              // problem_case; detail: the fault code or the input error
 };
 const char* problem_code(Problem p);  // "source_too_large", ... (stable: used in --json)
 
@@ -83,6 +87,35 @@ struct MistakeMatch {
     LocalizedText message;
 };
 
+// One launch of the reference op's CUDA kernel pipeline, as plain data (the
+// core's types stay free of the emulator's): what the Kernel view and the
+// JSON need.
+struct KernelLaunchSummary {
+    std::string kernel;
+    std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};
+    bool ok = true;
+    double sectors_per_load_request = 0;
+    int64_t global_pages = 0;
+    int64_t shared_bank_conflicts = 0;
+    int64_t barriers = 0;
+    LocalizedText counters;  // the emulator's description of its counters ("" on a GPU)
+};
+
+// The reference op run as a CUDA kernel (GPU, else the CPU emulator) on one
+// case, beside the Eigen reference: the third column of a check.
+struct KernelOutcome {
+    std::string backend;   // "emulator" or "gpu"
+    std::string device;    // "CPU emulator (2 threads)", "NVIDIA H200"
+    Value output;
+    std::vector<NamedTensor> stages;  // named like the reference's stages
+    double max_abs_error_vs_reference = 0;
+    bool ok = false;       // ran, and within the exercise's tolerance of the reference
+    std::string fault_code;  // the kernel's fault ("out_of_bounds", ...), "" when none
+    LocalizedText fault;     // that fault in words
+    std::string input_error; // the kernel refused the inputs (internal, English)
+    std::vector<KernelLaunchSummary> launches;
+};
+
 struct CaseOutcome {
     int index = 0;
     LocalizedText name;
@@ -91,6 +124,7 @@ struct CaseOutcome {
     Value expected;
     std::vector<NamedTensor> probes;   // the learner's probe() records
     std::vector<NamedTensor> stages;   // the reference's named intermediates
+    std::optional<KernelOutcome> cuda; // the reference op's CUDA kernel, when it has one and attnlab has kernels
     std::vector<std::string> tokens;
     // Comparison
     double max_abs_error = 0;

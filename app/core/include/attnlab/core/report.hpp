@@ -23,6 +23,11 @@ std::string explain_detail(const CheckResult& result, const Exercise& exercise, 
 std::string explain_mistake(const CheckResult& result, Lang lang);
 // The problem (CheckResult::problem) in words, "" when there is none.
 std::string problem_text(const CheckResult& result, Lang lang);
+// The CUDA column in one line: which backend ran the reference op's kernel and
+// whether it agreed with the Eigen reference ("" when no case has a kernel).
+std::string explain_cuda(const CheckResult& result, Lang lang);
+// "CPU emulator" / "GPU NVIDIA H200", in the learner's language.
+std::string cuda_backend_text(const KernelOutcome& kernel, Lang lang);
 // Stable machine-readable form (used by --json).
 nlohmann::json to_json(const CheckResult& result, const Exercise& exercise, Lang lang);
 

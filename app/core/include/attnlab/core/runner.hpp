@@ -5,6 +5,8 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "attnlab/core/check_result.hpp"
@@ -38,11 +40,22 @@ public:
                              const CheckControl& control = {});
     Compiler& compiler() { return compiler_; }
 
+    // Test seam: called on a freshly computed kernel outcome before it is
+    // judged and cached (a test makes the kernel disagree with the reference
+    // this way). Never set by attnlab itself.
+    std::function<void(KernelOutcome&)> kernel_test_hook;
+
 private:
+    // The reference op's CUDA kernel on one case, computed once per exercise
+    // and case for the life of the runner (cases never change).
+    std::optional<KernelOutcome> case_kernel(const Exercise& ex, size_t k, const Value& expected);
+    bool prepare_cases(const Exercise& ex, CheckResult& res);
     Verdict check_cpp(const Exercise& ex, const std::string& source, const std::string& display_name,
                       const CheckControl& control, CheckResult& res);
     Verdict run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res);
     Compiler& compiler_;
+    std::mutex kernel_mutex_;
+    std::map<std::string, std::optional<KernelOutcome>> kernel_cache_;
 };
 
 // Computes the reference output and stages of one case (throws
