@@ -72,30 +72,20 @@ void draw_experiments_panel(Ui& ui) {
         ImGui::EndTable();
     }
 
-    // Live measurement, in the background so the UI never freezes.
-    if (v.pending.valid() && v.pending.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        try {
-            v.timing = v.pending.get();
-            v.timing_error.clear();
-        } catch (const std::exception& e) {
-            v.timing_error = e.what();
-        }
-    }
+    // Live measurement: a core job, so the UI never freezes.
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
     ImGui::InputInt(ui.t("gui.exp.tokens").c_str(), &v.tokens, 32, 128);
     v.tokens = std::clamp(v.tokens, 1, 2048);
     ImGui::SameLine();
-    const bool busy = v.pending.valid();
-    if (busy) {
+    Session& s = ui.session;
+    if (s.measuring_projections()) {
         ImGui::TextDisabled("%s", ui.t("gui.exp.measuring").c_str());
     } else if (ImGui::Button(ui.t("gui.exp.measure", {{"t", std::to_string(v.tokens)}}).c_str()) && f.divides) {
-        const int t = v.tokens, d = static_cast<int>(std::min<int64_t>(cfg.d_model, 2048)), h = static_cast<int>(cfg.heads);
-        v.pending = std::async(std::launch::async, [t, d, h] { return reference::time_projections(t, d, h, 5); });
+        s.measure_projections(v.tokens, static_cast<int>(std::min<int64_t>(cfg.d_model, 2048)), static_cast<int>(cfg.heads));
     }
     ui.note_item("exp_measure");
-    if (!v.timing_error.empty()) ImGui::TextColored(verdict_color(Verdict::InternalError), "%s", v.timing_error.c_str());
-    if (v.timing) {
-        const auto& tm = *v.timing;
+    if (const auto& timing = s.projection_timing()) {
+        const auto& tm = *timing;
         const double top = std::max({tm.per_head_ms, tm.fused_ms, 1e-6});
         const float width = ImGui::GetContentRegionAvail().x * 0.6f, bar_h = ImGui::GetFontSize() * 1.2f;
         ImDrawList* dl = ImGui::GetWindowDrawList();

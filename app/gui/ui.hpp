@@ -12,7 +12,6 @@
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/session.hpp"
 #include "attnlab/core/visuals.hpp"
-#include "attnlab/reference/projection_timing.hpp"
 
 #include <future>
 #include <optional>
@@ -68,10 +67,7 @@ struct LayoutView {
 struct ExperimentsView {
     int preset = 0;  // index into preset_configs(); the last entry is "custom"
     ModelConfig custom{"custom", 512, 8, 8, false, ""};
-    int tokens = 256;
-    std::future<reference::ProjectionTiming> pending;
-    std::optional<reference::ProjectionTiming> timing;
-    std::string timing_error;
+    int tokens = 256;  // the measurement itself is the session's (Session::measure_projections)
 };
 
 enum class BottomTab { Results = 0, Heatmaps, Stages, Memory, Experiments };

@@ -223,6 +223,7 @@ void Session::poll() {
     const auto now = std::chrono::steady_clock::now();
     editors_.erase(std::remove_if(editors_.begin(), editors_.end(), reap_if_exited), editors_.end());
     collect_finished();
+    timing_.poll();
     if (!current_) return;
     // Look at the disk before autosaving, so an outside change is noticed
     // (and becomes a conflict) instead of being written over.

@@ -14,6 +14,7 @@
 #include "attnlab/core/check_job.hpp"
 #include "attnlab/core/course.hpp"
 #include "attnlab/core/editor_buffer.hpp"
+#include "attnlab/core/experiments.hpp"
 #include "attnlab/core/lab.hpp"
 #include "attnlab/core/runner.hpp"
 #include "attnlab/core/workspace.hpp"
@@ -110,6 +111,13 @@ public:
     int hints_revealed() const;
     void reveal_next_hint();
 
+    // ---- experiments ----------------------------------------------------------------
+    // Times the Q/K/V projections per head against fused, in the background.
+    // False when one is running or the sizes do not divide.
+    bool measure_projections(int tokens, int d_model, int heads) { return timing_.start(tokens, d_model, heads); }
+    bool measuring_projections() const { return timing_.running(); }
+    const std::optional<ProjectionTiming>& projection_timing() const { return timing_.result(); }
+
     // ---- preferences ----------------------------------------------------------------
     const Preferences& preferences() const { return prefs_; }
     void set_preferences(const Preferences& p);  // saved at once
@@ -134,6 +142,7 @@ private:
     std::vector<std::string> notices_;
     Preferences prefs_;
     std::unique_ptr<CheckScheduler> scheduler_;
+    ProjectionTimingJob timing_;
 
     const Exercise* current_ = nullptr;
     EditorBuffer editor_;

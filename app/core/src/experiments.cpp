@@ -1,4 +1,4 @@
-#include "attnlab/reference/projection_timing.hpp"
+#include "attnlab/core/experiments.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,9 +6,7 @@
 
 #include <Eigen/Dense>
 
-#include "attnlab/reference/registry.hpp"
-
-namespace attnlab::reference {
+namespace attnlab {
 
 namespace {
 
@@ -21,9 +19,11 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+bool valid_projection_sizes(int tokens, int d_model, int heads) {
+    return tokens >= 1 && d_model >= 1 && heads >= 1 && d_model % heads == 0;
+}
+
 ProjectionTiming time_projections(int tokens, int d_model, int heads, int repeats) {
-    if (tokens < 1 || d_model < 1 || heads < 1 || d_model % heads != 0)
-        throw ReferenceError("time_projections: d_model must be divisible by heads and all sizes positive");
     const int hd = d_model / heads;
     const MatrixF x = MatrixF::Random(tokens, d_model);
     // x: (T, D); per head and projection: W (D, hd) -> (T, hd)
@@ -51,4 +51,30 @@ ProjectionTiming time_projections(int tokens, int d_model, int heads, int repeat
     return ProjectionTiming{median(per_head_ms), median(fused_ms), 3 * heads, 1};
 }
 
-}  // namespace attnlab::reference
+ProjectionTimingJob::~ProjectionTimingJob() {
+    if (thread_.joinable()) thread_.join();
+}
+
+bool ProjectionTimingJob::start(int tokens, int d_model, int heads, int repeats) {
+    if (running() || !valid_projection_sizes(tokens, d_model, heads)) return false;
+    if (thread_.joinable()) thread_.join();
+    done_.store(false);
+    thread_ = std::thread([this, tokens, d_model, heads, repeats] {
+        const ProjectionTiming t = time_projections(tokens, d_model, heads, repeats);
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            pending_ = t;
+        }
+        done_.store(true);
+    });
+    return true;
+}
+
+void ProjectionTimingJob::poll() {
+    if (!thread_.joinable() || !done_.load()) return;
+    thread_.join();
+    std::lock_guard<std::mutex> lock(mu_);
+    result_ = pending_;
+}
+
+}  // namespace attnlab
