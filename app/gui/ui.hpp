@@ -87,8 +87,8 @@ struct Ui {
     int editor_cursor_line = 1;      // where the editor's cursor is (1-based)
     EditorState editor;
     bool focus_editor = false;
-    bool fonts_dirty = false;
-    bool quit_requested = false;        // font size changed: rebuild the atlas before the next frame
+    bool fonts_dirty = false;           // font size changed: rebuild the atlas before the next frame
+    bool quit_requested = false;
     float course_width = 230.0f;
     float statement_width = 420.0f;
     float results_height = 340.0f;

@@ -45,9 +45,37 @@ void prune_cache(const fs::path& dir, size_t keep) {
 
 }  // namespace
 
+namespace {
+
+// A program name as the sandbox can exec it (execv does no PATH lookup):
+// searched on PATH once, here, so nothing else has to prefix a folder.
+std::string resolve_program(const std::string& name) {
+    if (name.find('/') != std::string::npos) return name;
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+        if (dir.empty()) continue;
+        const fs::path candidate = fs::path(dir) / name;
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    }
+    return (fs::path("/usr/bin") / name).string();
+}
+
+// Removes a folder when the scope ends, however it ends (an atomic write that
+// throws must not leave a compile's work folder behind).
+struct RemoveOnExit {
+    fs::path dir;
+    ~RemoveOnExit() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+};
+
+}  // namespace
+
 Toolchain Toolchain::detect() {
     Toolchain t;
-    t.compiler = env_or("ATTNLAB_CXX", ATTNLAB_CXX_COMPILER);
+    t.compiler = resolve_program(env_or("ATTNLAB_CXX", ATTNLAB_CXX_COMPILER));
     t.include_dir = resolve_learner_include_dir();
     t.learner_library = resolve_learner_library();
     t.sandbox = resolve_sandbox();
@@ -61,7 +89,7 @@ Toolchain Toolchain::detect() {
     // A PCH of tensor.hpp + entry.hpp saves ~0.13 s per compile with g++;
     // clang's PCH works differently, so it is only used with gcc.
     std::error_code ec;
-    const fs::path resolved = fs::canonical(t.compiler.find('/') == std::string::npos ? fs::path("/usr/bin") / t.compiler : fs::path(t.compiler), ec);
+    const fs::path resolved = fs::canonical(t.compiler, ec);
     const std::string base = (ec ? fs::path(t.compiler) : resolved).filename().string();
     t.use_pch = base.find("g++") != std::string::npos && !std::getenv("ATTNLAB_NO_PCH");
     if (base.find("clang") != std::string::npos)  // clang spells gcc's -fmax-errors differently
@@ -125,7 +153,7 @@ fs::path Compiler::precompiled_header(const std::atomic<bool>* cancel) {
     ProcessSpec spec;
     spec.sandbox = toolchain_.sandbox.string();
     spec.policy = trusted_tool_policy();  // it writes into the cache: limits and cleanup only
-    spec.argv.push_back(toolchain_.compiler.find('/') == std::string::npos ? "/usr/bin/" + toolchain_.compiler : toolchain_.compiler);
+    spec.argv.push_back(toolchain_.compiler);
     spec.argv.insert(spec.argv.end(), toolchain_.flags.begin(), toolchain_.flags.end());
     spec.argv.insert(spec.argv.end(), {"-I", toolchain_.include_dir.string(), "-x", "c++-header", header.string(), "-o", tmp.string()});
     spec.limits.wall_seconds = 120;
@@ -163,6 +191,7 @@ CompileOutput Compiler::compile(const Exercise& exercise, const std::string& sou
     const fs::path work = cache_dir_ / "tmp" / (key + "-" + std::to_string(::getpid()) + "-" + hex64(hash64(std::to_string(clock::now().time_since_epoch().count()))));
     std::error_code ec;
     fs::create_directories(work, ec);
+    const RemoveOnExit cleanup{work};
     const fs::path src = work / "solution.cpp";
     const fs::path bin = work / "program";
     write_file_atomic(src, source);
@@ -176,8 +205,6 @@ CompileOutput Compiler::compile(const Exercise& exercise, const std::string& sou
     if (const fs::path pch = precompiled_header(cancel); !pch.empty()) spec.argv.insert(spec.argv.end(), {"-include", pch.string()});
     spec.argv.insert(spec.argv.end(), {"-include", header.string(), src.string(), toolchain_.learner_library.string(), "-o", bin.string()});
     spec.argv.insert(spec.argv.end(), toolchain_.link_flags.begin(), toolchain_.link_flags.end());
-    // gcc looks its programs up on PATH; an absolute path needs no lookup.
-    if (spec.argv[0].find('/') == std::string::npos) spec.argv[0] = "/usr/bin/" + spec.argv[0];
     spec.limits.wall_seconds = 60;
     spec.limits.memory_mb = 4096;
     spec.limits.file_size_mb = 512;
@@ -214,8 +241,7 @@ CompileOutput Compiler::compile(const Exercise& exercise, const std::string& sou
         if (r.find("multiple definition of `main'") != std::string::npos || r.find("multiple definition of 'main'") != std::string::npos)
             out.defines_main = true;
     }
-    fs::remove_all(work, ec);
-    return out;
+    return out;  // `cleanup` removes the work folder
 }
 
 std::vector<Diagnostic> parse_diagnostics(const std::string& output) {

@@ -15,7 +15,7 @@ namespace attnlab {
 namespace fs = std::filesystem;
 
 struct Toolchain {
-    std::string compiler;        // g++ by default (ATTNLAB_CXX overrides)
+    std::string compiler;        // g++ by default (ATTNLAB_CXX overrides), resolved on PATH to an absolute path
     fs::path include_dir;        // holds attnlab/tensor.hpp and attnlab/entry.hpp
     fs::path learner_library;    // libattnlab_learner.a
     fs::path sandbox;            // attnlab-sandbox
@@ -72,7 +72,7 @@ private:
 };
 
 // Parses gcc/clang output ("file:line:col: error: message" plus context lines)
-// into diagnostics, keeping those on `file_filter` (or all when empty).
+// into diagnostics, in the order the compiler printed them.
 std::vector<Diagnostic> parse_diagnostics(const std::string& output);
 
 }  // namespace attnlab
