@@ -309,6 +309,28 @@ TEST_CASE("check: the solution passes, the starter fails") {
     CHECK(split["attempts"] == 4);
 }
 
+TEST_CASE("check --json: every case has the CUDA column when attnlab has kernels") {
+    Cli cli;
+    const json j = cli.run_json({"check", "split-heads", kSolution, "--json"}, 0);
+    REQUIRE_FALSE(j["cases"].empty());
+#ifdef ATTNLAB_HAVE_KERNELS
+    for (const json& c : j["cases"]) {
+        INFO(c.dump());
+        REQUIRE(c.contains("cuda"));
+        const json& cuda = c["cuda"];
+        CHECK((cuda["backend"] == "emulator" || cuda["backend"] == "gpu"));
+        CHECK_FALSE(cuda["device"].get<std::string>().empty());
+        CHECK(cuda["ok"] == true);
+        CHECK(cuda["max_abs_error_vs_reference"].get<double>() <= 1e-5);
+    }
+    const Result id = cli.run({"check", "split-heads", kSolution, "--lang", "id"});
+    INFO(id);
+    CHECK((contains(id.out, "CUDA: emulator CPU — sepakat dengan referensi Eigen") || contains(id.out, "CUDA: GPU ")));
+#else
+    for (const json& c : j["cases"]) CHECK_FALSE(c.contains("cuda"));
+#endif
+}
+
 TEST_CASE("usage errors exit 2") {
     Cli cli;
     const Result unknown_ex = cli.run({"check", "nope"});

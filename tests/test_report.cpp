@@ -80,7 +80,7 @@ const Problem kAllProblems[] = {Problem::SourceTooLarge,  Problem::DefinesMain, 
                                 Problem::ToolchainMissing, Problem::CompilerFailed,   Problem::CaseDoesNotFitReference,
                                 Problem::CannotPrepareRun, Problem::CannotStartProgram, Problem::ChannelCorrupt,
                                 Problem::ExitedBeforeHarness, Problem::ExitedEarly,   Problem::SandboxKilled,
-                                Problem::CaseNeverReported, Problem::KernelDisagrees};
+                                Problem::CaseNeverReported, Problem::KernelDisagrees, Problem::KernelFailed};
 
 }  // namespace
 
@@ -121,6 +121,40 @@ TEST_CASE("every problem reads as Indonesian under --lang id") {
         CHECK(has_message(Lang::Id, std::string("problem.") + problem_code(p)));
         CHECK(has_message(Lang::En, std::string("problem.") + problem_code(p)));
     }
+}
+
+TEST_CASE("the CUDA line names the backend once, in the learner's language") {
+    const Exercise e = exercise();
+    CheckResult r = result(Verdict::Pass);
+    KernelOutcome k;
+    k.backend = "emulator";
+    k.device = "CPU emulator (2 threads)";
+    k.ok = true;
+    k.max_abs_error_vs_reference = 2.5e-7;
+    r.cases.push_back(r.cases[0]);
+    for (CaseOutcome& c : r.cases) c.cuda = k;
+    const std::string en = explain(r, e, Lang::En), id = explain(r, e, Lang::Id);
+    CHECK(en.find("CUDA: CPU emulator — agrees with the Eigen reference on 2 cases, max |Δ| = 2.5") != std::string::npos);
+    CHECK(id.find("CUDA: emulator CPU — sepakat dengan referensi Eigen pada 2 kasus") != std::string::npos);
+    CHECK(english_words(id).empty());
+    CHECK(en.find("CUDA:") == en.rfind("CUDA:"));  // once, not per case
+    // A disagreeing kernel: the line says whose fault it is, in Indonesian too.
+    r.verdict = Verdict::InternalError;
+    r.problem = Problem::KernelDisagrees;
+    r.problem_case = 1;
+    r.detail = "max |CUDA - Eigen| = 0.5, atol = 1e-05, rtol = 0.0001";
+    r.cases[1].cuda->ok = false;
+    const std::string id_bad = explain(r, e, Lang::Id);
+    CAPTURE(id_bad);
+    CHECK(id_bad.find("bukan kodemu") != std::string::npos);
+    CHECK(english_words(id_bad).empty());
+    k.backend = "gpu";
+    k.device = "NVIDIA H200";
+    CHECK(cuda_backend_text(k, Lang::Id) == "GPU NVIDIA H200");
+    const auto j = to_json(r, e, Lang::Id);
+    CHECK(j["cases"][1]["cuda"]["backend"] == "emulator");
+    CHECK(j["cases"][1]["cuda"]["ok"] == false);
+    CHECK(j["cases"][0]["cuda"]["max_abs_error_vs_reference"].get<double>() == doctest::Approx(2.5e-7));
 }
 
 TEST_CASE("a named mistake appears in the words and in --json") {
