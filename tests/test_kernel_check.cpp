@@ -183,6 +183,34 @@ TEST_CASE("a kernel that refuses a case's inputs is an internal error, not a cra
     CHECK(p.detail == "x must be (T, D)");
 }
 
+TEST_CASE("every kernel-backed exercise of the real course: the kernel agrees with the reference on every case") {
+    const Course course = load_course(kFixtures.parent_path().parent_path() / "exercises");
+    int with_kernel = 0;
+    for (const Exercise& ex : course.exercises) {
+        if (!exercise_has_kernel(ex)) continue;
+        ++with_kernel;
+        for (const Case& c : ex.cases) {
+            CAPTURE(ex.id);
+            CAPTURE(c.name.en);
+            Value expected;
+            std::vector<NamedTensor> stages;
+            compute_expected(ex, c, expected, stages);
+            const std::optional<KernelOutcome> k = run_case_kernel(ex, c, expected);
+            REQUIRE(k.has_value());
+            CAPTURE(k->input_error);
+            CAPTURE(k->fault.en);
+            CHECK(k->ok);
+            // The kernel's stages are named like the reference's.
+            for (const NamedTensor& s : k->stages) {
+                bool named = false;
+                for (const NamedTensor& r : stages) named |= r.name == s.name && r.tensor.shape == s.tensor.shape;
+                CHECK_MESSAGE(named, s.name);
+            }
+        }
+    }
+    CHECK(with_kernel > 0);
+}
+
 TEST_CASE("the Kernel view's data: sources, block roles and both layouts' counters") {
     const auto sources = kernel_source_files();
     REQUIRE_FALSE(sources.empty());
