@@ -125,8 +125,8 @@ public:
         return r;
     }
 
-    json run_json(const std::vector<std::string>& args, int expected_code) const {
-        const Result r = run(args);
+    json run_json(const std::vector<std::string>& args, int expected_code, const std::map<std::string, std::string>& env = {}) const {
+        const Result r = run(args, env);
         INFO(r);
         CHECK(r.code == expected_code);
         json j = json::parse(r.out, nullptr, false);
@@ -307,6 +307,20 @@ TEST_CASE("check: the solution passes, the starter fails") {
     CHECK(split["id"] == "split-heads");
     CHECK(split["status"] == "passed");
     CHECK(split["attempts"] == 4);
+}
+
+TEST_CASE("check: the sandbox's protections are in --json, and a layer turned off is said once, in the learner's language") {
+    Cli cli;
+    const json j = cli.run_json({"check", "split-heads", kSolution, "--json"}, 0);
+    REQUIRE(j.contains("protections"));
+    for (const char* layer : {"pidns", "mountns", "netns", "seccomp"}) CHECK(j["protections"].contains(layer));
+    const Result off = cli.run({"check", "split-heads", kSolution, "--lang", "id"}, {{"ATTNLAB_NO_NETNS", "1"}});
+    INFO(off);
+    CHECK(off.code == 0);
+    CHECK(contains(off.err, "ATTNLAB_NO_NETNS"));
+    CHECK(contains(off.err, "perlindungan"));
+    const json offj = cli.run_json({"check", "split-heads", kSolution, "--json"}, 0, {{"ATTNLAB_NO_NETNS", "1"}});
+    CHECK(offj["protections"]["netns"]["state"] == "disabled");
 }
 
 TEST_CASE("check --json: every case has the CUDA column when attnlab has kernels") {

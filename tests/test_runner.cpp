@@ -28,6 +28,7 @@
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/runner.hpp"
 #include "attnlab/core/util.hpp"
+#include "test_support.hpp"
 
 using namespace attnlab;
 
@@ -64,25 +65,11 @@ const Exercise& split() {
     return *e;
 }
 
-// Processes whose executable lives in our cache: compiled learner programs.
-std::vector<pid_t> programs_still_running() {
-    std::vector<pid_t> found;
-    const std::string prefix = fs::canonical(env().cache).string();
-    DIR* d = opendir("/proc");
-    while (dirent* e = readdir(d)) {
-        char* end = nullptr;
-        long pid = std::strtol(e->d_name, &end, 10);
-        if (*end || pid <= 0) continue;
-        char buf[4096];
-        const std::string link = std::string("/proc/") + e->d_name + "/exe";
-        ssize_t n = readlink(link.c_str(), buf, sizeof buf - 1);
-        if (n <= 0) continue;
-        buf[n] = '\0';
-        if (std::string(buf).rfind(prefix, 0) == 0) found.push_back(static_cast<pid_t>(pid));
-    }
-    closedir(d);
-    return found;
-}
+// Processes running a file of our cache: compiled learner programs. Found by
+// the binary's inode, since an isolated program's /proc/PID/exe shows its
+// path inside the sandbox (/input/...), not the cache's. The cancel test
+// proves this finds a running program.
+std::vector<pid_t> programs_still_running() { return attnlab::testing::processes_running_files_in(env().cache); }
 
 // Is there a process whose argv is exactly `argv`? (Zombies have an empty
 // command line, so a killed but unreaped process does not count as running.)
@@ -392,8 +379,9 @@ TEST_CASE("a background check reports progress and can be cancelled at any point
     // No limit can end the sleeper: only the cancel can (a Timeout would mean it was ignored).
     const Exercise& unlimited = split_with_limits(kNoLimit, kNoLimit);
     auto job = scheduler.start(unlimited, *source + "\n// variant for cancel test\n", "sleeps.cpp");
-    // Wait until the program is running, then cancel.
-    REQUIRE(wait_for([&] { return job->progress().phase == Phase::Running; }, [&] { return job->done(); }));
+    // Wait until the program is seen running (which also proves that
+    // programs_still_running() finds an isolated program), then cancel.
+    REQUIRE(wait_for([&] { return !programs_still_running().empty(); }, [&] { return job->done(); }));
     job->cancel();
     const CheckResult& r = job->wait();
     CHECK(r.verdict == Verdict::Cancelled);

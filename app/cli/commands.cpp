@@ -18,6 +18,7 @@
 #include "attnlab/core/check_job.hpp"
 #include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course_check.hpp"
+#include "attnlab/core/doctor.hpp"
 #include "attnlab/core/course.hpp"
 #include "attnlab/core/install_layout.hpp"
 #include "attnlab/core/lab.hpp"
@@ -49,7 +50,7 @@ usage: attnlab [--lang en|id] [--course DIR] [COMMAND [ARGS]]
 
 With no command, attnlab opens its window (GUI options: --exercise ID, --run,
 --screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help, --view heatmaps|stages|memory|experiments).
+--show settings|help, --view heatmaps|stages|memory|experiments|kernel).
 
 commands:
   list                 the exercises in course order, with your progress
@@ -72,7 +73,7 @@ pemakaian: attnlab [--lang en|id] [--course DIR] [PERINTAH [ARGUMEN]]
 
 Tanpa perintah, attnlab membuka jendelanya (opsi GUI: --exercise ID, --run,
 --screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help, --view heatmaps|stages|memory|experiments).
+--show settings|help, --view heatmaps|stages|memory|experiments|kernel).
 
 perintah:
   list                 daftar latihan sesuai urutan kursus, dengan kemajuanmu
@@ -304,6 +305,9 @@ void print_result(Context& ctx, const Exercise& e, const CheckResult& r) {
               << "\n";
     if (r.passed()) std::cout << ctx.t("cli.check.next", {{"id", e.id}}) << "\n";
     else if (r.verdict != Verdict::Cancelled && r.verdict != Verdict::InternalError) std::cout << ctx.t("cli.check.stuck", {{"id", e.id}}) << "\n";
+    // Once per run of attnlab: which protections are off here, and why.
+    if (r.ran())
+        if (const std::string notice = protections_notice_once(r.protections, ctx.lang); !notice.empty()) std::cerr << notice << "\n";
 }
 
 fs::path file_argument(Context& ctx, const Exercise& e) {

@@ -1,25 +1,10 @@
 // Settings window: font size, interface scale, tab width, theme, auto-run,
 // autosave, language; and a line on the sandbox's protections here. Every change is saved at once (settings.json in the
 // XDG config dir, together with the window layout).
-#include <chrono>
-#include <future>
-
 #include "attnlab/core/doctor.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
-namespace {
-
-// What learner programs run under here, probed once in the background (one
-// sandboxed run of /bin/true) so opening the window never waits for it.
-const sandbox_status::Protections* sandbox_protections(Session& s) {
-    static std::shared_future<sandbox_status::Protections> probe;
-    if (!probe.valid()) probe = std::async(std::launch::async, probe_protections, s.runner().compiler().toolchain(), nullptr).share();
-    return probe.wait_for(std::chrono::seconds(0)) == std::future_status::ready ? &probe.get() : nullptr;
-}
-
-}  // namespace
-
 void draw_settings_window(Ui& ui) {
     if (!ui.show_settings) return;
     Session& s = ui.session;
@@ -65,7 +50,7 @@ void draw_settings_window(Ui& ui) {
     changed |= ImGui::Checkbox(ui.t("gui.settings.autosave").c_str(), &p.autosave);
     if (changed) s.set_preferences(p);
     ImGui::Separator();
-    if (const sandbox_status::Protections* protections = sandbox_protections(s)) {
+    if (const sandbox_status::Protections* protections = s.sandbox_protections()) {
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 26);
         ImGui::TextWrapped("%s: %s", ui.t("gui.settings.protections").c_str(), protections_summary(*protections, s.lang()).c_str());
         ImGui::PopTextWrapPos();

@@ -328,6 +328,17 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
     j["compile_cached"] = r.compile_cached;
     if (r.signal) j["signal"] = r.signal_name;
     if (r.limit != LimitKind::None) j["limit"] = {{"kind", limit_code(r.limit)}, {"value", r.limit_value}};
+    if (r.ran()) {
+        // Which protections the program ran under: "applied", "not_asked",
+        // "disabled" (an ATTNLAB_NO_* switch) or "refused" (with the errno).
+        static const char* const states[] = {"not_asked", "applied", "disabled", "refused"};
+        nlohmann::json p = nlohmann::json::object();
+        for (sandbox_status::Layer l : sandbox_status::kLayers) {
+            const auto& layer = r.protections[l];
+            p[sandbox_status::layer_code(l)] = {{"state", states[static_cast<int>(layer.state)]}, {"errno", layer.error}};
+        }
+        j["protections"] = p;
+    }
     if (r.problem != Problem::None) j["problem"] = {{"code", problem_code(r.problem)}, {"message", problem_text(r, lang)}, {"detail", r.detail}};
     if (r.mistake)
         j["mistake"] = {{"id", r.mistake->id}, {"stage", r.mistake->stage}, {"title", r.mistake->title.get(lang)},

@@ -70,10 +70,11 @@ void judge_case(const Exercise& ex, const protocol::CaseReport& rec, CaseOutcome
     c.nonfinite_expected = cmp.nonfinite_expected;
 }
 
-ProcessSpec sandbox_spec(const Toolchain& toolchain, const fs::path& binary, const fs::path& run_dir,
+ProcessSpec sandbox_spec(const Toolchain& toolchain, Runtime runtime, const fs::path& binary, const fs::path& run_dir,
                          const fs::path& cases_file, const RunLimits& limits) {
     ProcessSpec spec;
     spec.sandbox = toolchain.sandbox.string();
+    spec.policy = sandbox_policy_for(runtime_code(runtime));  // what a program of this runtime may touch
     spec.argv = {binary.string(), cases_file.string()};
     spec.cwd = run_dir.string();
     spec.with_channel = true;
@@ -88,6 +89,7 @@ ProcessSpec sandbox_spec(const Toolchain& toolchain, const fs::path& binary, con
 }
 
 void record_process(const ProcessOutcome& p, CheckResult& res) {
+    res.protections = p.protections;
     res.cpu_ms = p.cpu_ms;
     res.maxrss_kb = p.maxrss_kb;
     res.stdout_text = sanitize_utf8(p.out);
@@ -283,7 +285,7 @@ Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const Chec
     ResultChannel channel(ex.cases.size(), [&](int k) { report(control, Phase::Running, k, count); });
     report(control, Phase::Running, 0, count);
     const ProcessOutcome p = run_in_sandbox(
-        sandbox_spec(compiler_.toolchain(), binary, run_dir, cases_file, limits),
+        sandbox_spec(compiler_.toolchain(), ex.runtime, binary, run_dir, cases_file, limits),
         [&](const char* data, size_t n) { return channel.feed(data, n); }, control.cancel);
     fs::remove_all(run_dir, ec);
     res.run_ms = ms_since(run_t0);

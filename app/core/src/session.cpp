@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/core/doctor.hpp"
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/process.hpp"
 #include "attnlab/core/util.hpp"
@@ -241,6 +242,9 @@ void Session::collect_finished() {
                 add_notice(e.what());
             }
         }
+        // Once per run of attnlab: which protections are off here, and why.
+        if (r.ran())
+            if (std::string notice = protections_notice_once(r.protections, lang()); !notice.empty()) add_notice(std::move(notice));
         results_[r.exercise_id] = r;
         if (current_ && r.exercise_id == current_->id) ++result_generation_;
     }
@@ -256,6 +260,13 @@ void Session::poll_disk(std::chrono::steady_clock::time_point now) {
             break;
         case EditorBuffer::DiskEvent::None: break;
     }
+}
+
+const sandbox_status::Protections* Session::sandbox_protections() {
+    if (!protections_probe_.valid())
+        protections_probe_ = std::async(std::launch::async, probe_protections, lab_.runner().compiler().toolchain(), nullptr).share();
+    if (protections_probe_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return nullptr;
+    return &protections_probe_.get();
 }
 
 void Session::add_notice(std::string text) {

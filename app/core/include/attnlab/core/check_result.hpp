@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/common/sandbox_status.hpp"
 #include "attnlab/common/value.hpp"
 #include "attnlab/core/course.hpp"
 
@@ -180,6 +181,9 @@ struct CheckResult {
     double total_ms = 0;
     long cpu_ms = 0;
     long maxrss_kb = 0;
+    // Which of the sandbox's protections the learner's program ran under
+    // (a layer the kernel refused is reported, never silently dropped).
+    sandbox_status::Protections protections;
 
     bool passed() const { return verdict == Verdict::Pass; }
     // Did the learner's program run on the cases (as opposed to not compiling,

@@ -4,6 +4,7 @@
 // GUI's panels read and command; it has no GUI code in it, so it is tested
 // headlessly and could drive any front end.
 #include <chrono>
+#include <future>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -118,6 +119,10 @@ public:
     bool measuring_projections() const { return timing_.running(); }
     const std::optional<ProjectionTiming>& projection_timing() const { return timing_.result(); }
 
+    // What learner programs run under here: probed once, in the background (one
+    // sandboxed run of /bin/true), so asking never waits; nullptr until known.
+    const sandbox_status::Protections* sandbox_protections();
+
     // ---- preferences ----------------------------------------------------------------
     const Preferences& preferences() const { return prefs_; }
     void set_preferences(const Preferences& p);  // saved at once
@@ -143,6 +148,7 @@ private:
     Preferences prefs_;
     std::unique_ptr<CheckScheduler> scheduler_;
     ProjectionTimingJob timing_;
+    std::shared_future<sandbox_status::Protections> protections_probe_;
 
     const Exercise* current_ = nullptr;
     EditorBuffer editor_;
