@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Scripted screenshots of the GUI in both languages, with a passing and a
 # failing check, the hints and solution tabs, the settings and help overlays,
-# and every view (heatmaps, stages, shapes & memory, experiments).
+# and every view (heatmaps, stages, shapes & memory, experiments, kernel).
 #   scripts/screenshots.sh [OUT_DIR]     (default: build/screenshots)
 # Needs a built attnlab and xvfb-run. Uses a throw-away ATTNLAB_HOME.
 set -euo pipefail
@@ -34,7 +34,7 @@ for lang in en id; do
   shot "$lang-compile-error" "$lang" concat-project "$root/tests/fixtures/solutions/compile_error.cpp" --run
   shot "$lang-settings" "$lang" causal-mhsa "" --show settings
   shot "$lang-help" "$lang" causal-mhsa "" --show help
-  for view in heatmaps stages memory experiments; do
+  for view in heatmaps stages memory experiments kernel; do
     shot "$lang-$view-pass" "$lang" causal-mhsa "$ex/causal-mhsa/solution.cpp" --run --view "$view"
     shot "$lang-$view-fail" "$lang" causal-mhsa "$wrong" --run --view "$view"
   done

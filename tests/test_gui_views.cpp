@@ -118,11 +118,13 @@ TEST_CASE("gui views: heatmaps upload once, enlarge, switch stage, export a PNG"
     CHECK(h.ui.heatmaps.built_case == c0.index);
     CHECK(set.learner.size() == static_cast<size_t>(heads));  // the solution probes "weights"
     CHECK(set.max_abs_difference <= 1e-4);
-    // Textures are made for the heads in view: three per head, never more than all of them.
+    // Textures are made for the heads in view: one per column (yours, reference,
+    // CUDA when attnlab has kernels, difference), never more than all of them.
+    const int per_head = set.cuda.empty() ? 3 : 4;
     const int first_uploads = h.textures.uploads;
     CHECK(first_uploads > 0);
-    CHECK(first_uploads % 3 == 0);
-    CHECK(first_uploads <= 3 * heads);
+    CHECK(first_uploads % per_head == 0);
+    CHECK(first_uploads <= per_head * heads);
     CHECK(h.ui.heatmaps.uploads == first_uploads);
     CHECK(h.textures.releases == 0);
     CHECK(h.ui.heatmaps.learner.size() == static_cast<size_t>(heads));  // one slot per head
@@ -169,8 +171,8 @@ TEST_CASE("gui views: heatmaps upload once, enlarge, switch stage, export a PNG"
     CHECK(h.textures.releases == before);
     const int new_uploads = h.textures.uploads - before;  // the heads now in view
     CHECK(new_uploads > 0);
-    CHECK(new_uploads % 3 == 0);
-    CHECK(new_uploads <= 3 * heads);
+    CHECK(new_uploads % per_head == 0);
+    CHECK(new_uploads <= per_head * heads);
     CHECK(h.textures.live.size() == static_cast<size_t>(new_uploads));
     h.frames(5);
     CHECK(h.textures.uploads == before + new_uploads);
@@ -211,8 +213,60 @@ TEST_CASE("gui views: the stages of a wrongly scaled solution diverge at scores;
     const int heads = h.ui.heatmaps.set->heads;
     CHECK(heads == static_cast<int>(h.n_heads(h.session.current()->cases[static_cast<size_t>(failing.index)])));
     CHECK(h.textures.uploads > 0);  // the heads in view, three textures each
-    CHECK(h.textures.uploads % 3 == 0);
-    CHECK(h.textures.uploads <= 3 * heads);
+    const int per_head = h.ui.heatmaps.set->cuda.empty() ? 3 : 4;  // + the CUDA column with kernels
+    CHECK(h.textures.uploads % per_head == 0);
+    CHECK(h.textures.uploads <= per_head * heads);
+}
+
+TEST_CASE("gui views: the CUDA column, the kernel's stages and the Kernel tab draw") {
+    Harness h;
+    h.check(solution_text());
+    const CheckResult& r = *h.session.last_result();
+    REQUIRE(r.verdict == Verdict::Pass);
+    const CaseOutcome& c = *gui::view_case(h.ui);
+#ifdef ATTNLAB_HAVE_KERNELS
+    REQUIRE(c.cuda.has_value());
+    CHECK(c.cuda->ok);
+
+    // Heatmaps: yours · reference · CUDA · difference, the CUDA one next to the reference's.
+    h.select(gui::BottomTab::Heatmaps);
+    REQUIRE(h.within_frames([&] { return h.ui.heatmaps.set.has_value(); }, 5));
+    const HeatmapSet& set = *h.ui.heatmaps.set;
+    REQUIRE(set.cuda.size() == static_cast<size_t>(set.heads));
+    CHECK(set.cuda_backend == c.cuda->backend);
+    CHECK(set.cuda_max_abs_difference <= 1e-4);
+    h.frames(2);
+    CHECK(h.has("heatmap:0:3"));
+    CHECK(h.has("heatmap_cuda_note"));
+    const ImRect ref = h.ui.items["heatmap:0:1"], cuda = h.ui.items["heatmap:0:3"], diff = h.ui.items["heatmap:0:2"];
+    CHECK(ref.Min.x < cuda.Min.x);
+    CHECK(cuda.Min.x < diff.Min.x);
+
+    // Stages: the kernel's stage of every reference stage, beside it.
+    h.select(gui::BottomTab::Stages);
+    h.frames(2);
+    CHECK(h.has("stages_kernel_title"));
+    for (const char* name : {"scores", "masked", "weights"}) CHECK_MESSAGE(h.has(std::string("kernel_stage:") + name), name);
+    for (const StageComparison& s : compare_kernel_stages(c, h.session.current()->tolerance))
+        if (s.learner_shape) CHECK_MESSAGE(s.status == StageStatus::Match, s.name);
+
+    // Kernel: source, grid of blocks, a selected block, counters, both layouts.
+    h.select(gui::BottomTab::Kernel);
+    h.frames(2);
+    for (const char* name : {"kernel_source", "kernel_file", "kernel_launch", "kernel_grid", "kernel_block", "kernel_counters", "kernel_layouts"})
+        CHECK_MESSAGE(h.has(name), name);
+    REQUIRE(h.ui.kernel.launch >= 0);
+    CHECK(c.cuda->launches[static_cast<size_t>(h.ui.kernel.launch)].kernel.rfind("attention", 0) == 0);
+    h.ui.kernel.selected_block = -1;
+    h.click("kernel_grid");
+    CHECK(h.ui.kernel.selected_block >= 0);
+    CHECK(h.textures.uploads > 0);  // only the heatmaps' textures; the Kernel tab draws shapes
+#else
+    CHECK_FALSE(c.cuda.has_value());
+    h.select(gui::BottomTab::Kernel);
+    h.frames(2);
+    CHECK_FALSE(h.has("kernel_grid"));  // the tab says there is no kernel
+#endif
 }
 
 TEST_CASE("gui views: the memory tab starts from the first case; experiments measure a tiny config") {

@@ -173,6 +173,7 @@ void draw_frame(Ui& ui) {
             {BottomTab::Stages, "gui.tab.stages", draw_stages_panel},
             {BottomTab::Memory, "gui.tab.memory", draw_layout_panel},
             {BottomTab::Experiments, "gui.tab.experiments", draw_experiments_panel},
+            {BottomTab::Kernel, "gui.tab.kernel", draw_kernel_panel},
         };
         // A panel drawn below may ask for another tab (Stages → Heatmaps): that
         // request is kept for the next frame, not cleared with this one.

@@ -138,6 +138,7 @@ int run_gui(const GuiOptions& opt) {
     else if (opt.view == "stages") ui.select_bottom_tab = static_cast<int>(BottomTab::Stages);
     else if (opt.view == "memory") ui.select_bottom_tab = static_cast<int>(BottomTab::Memory);
     else if (opt.view == "experiments") ui.select_bottom_tab = static_cast<int>(BottomTab::Experiments);
+    else if (opt.view == "kernel") ui.select_bottom_tab = static_cast<int>(BottomTab::Kernel);
 
     int frame = 0;
     int frames_after_ready = 0;

@@ -1,5 +1,6 @@
 // Attention heatmaps: one small multiple per head, in columns
-// yours · Eigen reference · yours − reference. Textures are uploaded once per
+// yours · Eigen reference · CUDA kernel · yours − reference (the CUDA column
+// when the reference op has a kernel in this build). Textures are uploaded once per
 // (check result, case, stage), so 12 heads × T = 512 stays interactive.
 // Hover for values, click to enlarge a head, right-click or the button to
 // export PNGs.
@@ -37,11 +38,32 @@ const CaseOutcome* view_case(const Ui& ui) {
 
 namespace {
 
-enum Column { kYours = 0, kReference = 1, kDifference = 2 };
+// Column ids (stable: they name widgets "heatmap:<head>:<id>"); drawn in the
+// order yours · reference · CUDA · difference.
+enum Column { kYours = 0, kReference = 1, kDifference = 2, kCuda = 3 };
+
+std::vector<int> shown_columns(const HeatmapSet& set) {
+    std::vector<int> cols;
+    for (int c : {kYours, kReference, kCuda, kDifference}) {
+        if ((c == kYours || c == kDifference) && set.learner.empty()) continue;
+        if (c == kCuda && set.cuda.empty()) continue;
+        cols.push_back(c);
+    }
+    return cols;
+}
+
+const char* column_title(int column) {
+    switch (column) {
+        case kYours: return "gui.heatmap.yours";
+        case kReference: return "gui.heatmap.reference";
+        case kCuda: return "gui.heatmap.cuda";
+        default: return "gui.heatmap.difference";
+    }
+}
 
 void release_all(Ui& ui) {
     HeatmapView& v = ui.heatmaps;
-    for (auto* list : {&v.learner, &v.reference, &v.difference}) {
+    for (auto* list : {&v.learner, &v.reference, &v.difference, &v.cuda}) {
         if (ui.textures)
             for (ImTextureID id : *list)
                 if (id) ui.textures->release(id);
@@ -57,18 +79,23 @@ void prepare_slots(Ui& ui) {
     v.learner.assign(v.set->learner.size(), ImTextureID{});
     v.reference.assign(v.set->reference.size(), ImTextureID{});
     v.difference.assign(v.set->difference.size(), ImTextureID{});
+    v.cuda.assign(v.set->cuda.size(), ImTextureID{});
+}
+
+const std::vector<HeadMatrix>& matrices_of(const HeatmapSet& set, int column) {
+    return column == kYours ? set.learner : column == kReference ? set.reference : column == kCuda ? set.cuda : set.difference;
 }
 
 ImTextureID texture_for(Ui& ui, int column, int head) {
     HeatmapView& v = ui.heatmaps;
-    std::vector<ImTextureID>& slots = column == 0 ? v.learner : column == 1 ? v.reference : v.difference;
+    std::vector<ImTextureID>& slots = column == kYours ? v.learner : column == kReference ? v.reference : column == kCuda ? v.cuda : v.difference;
     if (head >= static_cast<int>(slots.size()) || !ui.textures || !v.set) return ImTextureID{};
     ImTextureID& id = slots[static_cast<size_t>(head)];
     if (!id) {
-        const auto& list = column == 0 ? v.set->learner : column == 1 ? v.set->reference : v.set->difference;
+        const auto& list = matrices_of(*v.set, column);
         static thread_local std::vector<uint8_t> pixels;
         const HeadMatrix& m = list[static_cast<size_t>(head)];
-        rasterize(m, column == 2 ? v.set->difference_scale : v.set->value_scale, pixels);
+        rasterize(m, column == kDifference ? v.set->difference_scale : v.set->value_scale, pixels);
         id = ui.textures->upload(m.cols, m.rows, pixels.data());
         ++v.uploads;
     }
@@ -76,7 +103,7 @@ ImTextureID texture_for(Ui& ui, int column, int head) {
 }
 
 const HeadMatrix* matrix_of(const HeatmapSet& set, int column, int head) {
-    const auto& list = column == kYours ? set.learner : column == kReference ? set.reference : set.difference;
+    const auto& list = matrices_of(set, column);
     return head < static_cast<int>(list.size()) ? &list[static_cast<size_t>(head)] : nullptr;
 }
 
@@ -109,6 +136,8 @@ void hover_tooltip(Ui& ui, const HeatmapSet& set, int head, int rows, int cols) 
     } else {
         ImGui::Text("%s: %s", ui.t("gui.heatmap.reference").c_str(), value_text(ref).c_str());
     }
+    if (head < static_cast<int>(set.cuda.size()))
+        ImGui::Text("%s: %s", ui.t("gui.heatmap.cuda").c_str(), value_text(set.cuda[static_cast<size_t>(head)].at(i, j)).c_str());
     if (set.reference[static_cast<size_t>(head)].masked(i, j)) ImGui::TextDisabled("%s", ui.t("gui.heatmap.masked").c_str());
     ImGui::EndTooltip();
 }
@@ -126,8 +155,8 @@ Image compose(const HeatmapSet& set, int only_head, int only_column) {
     std::vector<int> heads, columns;
     for (int h = 0; h < set.heads; ++h)
         if (only_head < 0 || only_head == h) heads.push_back(h);
-    for (int c = 0; c < 3; ++c)
-        if ((only_column < 0 || only_column == c) && (c == kReference || !set.learner.empty())) columns.push_back(c);
+    for (int c : shown_columns(set))
+        if (only_column < 0 || only_column == c) columns.push_back(c);
     Image img;
     img.w = static_cast<int>(columns.size()) * (hw + gap) + gap;
     img.h = static_cast<int>(heads.size()) * (hh + gap) + gap;
@@ -157,7 +186,7 @@ void export_png(Ui& ui, int head, int column) {
     fs::create_directories(dir, ec);
     std::string name = ui.session.current()->id + "-case" + std::to_string(v.built_case + 1) + "-" + v.set->stage;
     if (head >= 0) name += "-head" + std::to_string(head);
-    if (column >= 0) name += column == kYours ? "-yours" : column == kReference ? "-reference" : "-difference";
+    if (column >= 0) name += column == kYours ? "-yours" : column == kReference ? "-reference" : column == kCuda ? "-cuda" : "-difference";
     const fs::path file = dir / (name + ".png");
     const Image img = compose(*v.set, head, column);
     stbi_flip_vertically_on_write(0);
@@ -264,21 +293,29 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
     } else {
         ImGui::TextWrapped("%s", ui.t("gui.heatmap.not_probed", {{"stage", set.stage}}).c_str());
     }
+    if (!set.cuda.empty()) {
+        const std::string backend = c.cuda ? cuda_backend_text(*c.cuda, ui.session.lang()) : set.cuda_backend;
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", ui.t("gui.heatmap.cuda_note", {{"backend", backend}, {"value", format_number(set.cuda_max_abs_difference)}}).c_str());
+        ImGui::PopStyleColor();
+        ui.note_item("heatmap_cuda_note");
+    } else if (c.cuda && c.cuda->ok) {
+        ImGui::TextDisabled("%s", ui.t("gui.heatmap.cuda_missing", {{"stage", set.stage}}).c_str());
+    }
     if (!v.last_export.empty()) ImGui::TextDisabled("%s", ui.t("gui.heatmap.exported", {{"file", v.last_export}}).c_str());
     ImGui::TextDisabled("%s", ui.t("gui.heatmap.click").c_str());
 
     // The grid: one row per head.
-    const int ncols = have_learner ? 3 : 1;
+    const std::vector<int> columns = shown_columns(set);
+    const int ncols = static_cast<int>(columns.size());
     const float label_w = ImGui::CalcTextSize("head 00").x + ImGui::GetStyle().ItemSpacing.x;
     const float avail = ImGui::GetContentRegionAvail().x - label_w - ImGui::GetStyle().ScrollbarSize;
     const float size = std::clamp(avail / static_cast<float>(ncols) - ImGui::GetStyle().ItemSpacing.x, 48.0f, 220.0f);
     ImGui::BeginChild("heatmap_grid", ImVec2(0, 0), false);
-    const char* titles[] = {"gui.heatmap.yours", "gui.heatmap.reference", "gui.heatmap.difference"};
     ImGui::Dummy(ImVec2(label_w - ImGui::GetStyle().ItemSpacing.x, 0));
-    for (int col = 0; col < 3; ++col) {
-        if (!have_learner && col != kReference) continue;
-        ImGui::SameLine(label_w + (have_learner ? static_cast<float>(col) : 0.0f) * (size + ImGui::GetStyle().ItemSpacing.x));
-        ImGui::TextUnformatted(ui.t(titles[col]).c_str());
+    for (size_t pos = 0; pos < columns.size(); ++pos) {
+        ImGui::SameLine(label_w + static_cast<float>(pos) * (size + ImGui::GetStyle().ItemSpacing.x));
+        ImGui::TextUnformatted(ui.t(column_title(columns[pos])).c_str());
     }
     ImGuiListClipper clipper;  // only visible heads cost anything
     clipper.Begin(set.heads, size + ImGui::GetStyle().ItemSpacing.y);
@@ -287,9 +324,9 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
             ImGui::PushID(h);
             ImGui::AlignTextToFramePadding();
             ImGui::TextUnformatted(ui.t("gui.heatmap.head", {{"h", std::to_string(h)}}).c_str());
-            for (int col = 0; col < 3; ++col) {
-                if (!have_learner && col != kReference) continue;
-                ImGui::SameLine(label_w + (have_learner ? static_cast<float>(col) : 0.0f) * (size + ImGui::GetStyle().ItemSpacing.x));
+            for (size_t pos = 0; pos < columns.size(); ++pos) {
+                const int col = columns[pos];
+                ImGui::SameLine(label_w + static_cast<float>(pos) * (size + ImGui::GetStyle().ItemSpacing.x));
                 ImGui::PushID(col);
                 if (ImTextureID id = texture_for(ui, col, h)) ImGui::Image(id, ImVec2(size, size));
                 else ImGui::Dummy(ImVec2(size, size));
@@ -316,17 +353,18 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
         ImGui::PopFont();
         const float big = std::min(ImGui::GetMainViewport()->WorkSize.y * 0.6f, 480.0f);
         const float margin = set.tokens.empty() ? 0.0f : ImGui::GetFontSize() * 5;
-        for (int col = 0; col < 3; ++col) {
-            if (!have_learner && col != kReference) continue;
-            if (col > 0 && have_learner) ImGui::SameLine();
+        const float shrink = columns.size() > 3 ? 2.1f : columns.size() > 1 ? 1.6f : 1.0f;
+        for (size_t pos = 0; pos < columns.size(); ++pos) {
+            const int col = columns[pos];
+            if (pos > 0) ImGui::SameLine();
             ImGui::BeginGroup();
-            ImGui::TextUnformatted(ui.t(titles[col]).c_str());
+            ImGui::TextUnformatted(ui.t(column_title(col)).c_str());
             ImGui::Dummy(ImVec2(margin, 0));
             ImGui::SameLine(0, 0);
             const ImVec2 origin = ImGui::GetCursorScreenPos();
-            if (ImTextureID id = texture_for(ui, col, h)) ImGui::Image(id, ImVec2(big / (have_learner ? 1.6f : 1.0f), big / (have_learner ? 1.6f : 1.0f)));
+            if (ImTextureID id = texture_for(ui, col, h)) ImGui::Image(id, ImVec2(big / shrink, big / shrink));
             if (ImGui::IsItemHovered()) hover_tooltip(ui, set, h, set.rows, set.cols);
-            draw_axes_labels(set.tokens, origin, big / (have_learner ? 1.6f : 1.0f), set.rows);
+            draw_axes_labels(set.tokens, origin, big / shrink, set.rows);
             ImGui::Dummy(ImVec2(0, set.tokens.empty() ? 0.0f : ImGui::GetFontSize() * 1.5f));
             ImGui::EndGroup();
         }

@@ -1,6 +1,7 @@
 // Stages: the learner's probe() tensors beside the reference's named
 // intermediates, with shape and max error; the first stage that differs is
-// highlighted, and clicking a drawable stage opens its heatmaps.
+// highlighted, and clicking a drawable stage opens its heatmaps. When the
+// reference op has a CUDA kernel, its stages stand in two more columns.
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/util.hpp"
 #include "ui.hpp"
@@ -17,6 +18,23 @@ const char* status_key(StageStatus s) {
         case StageStatus::NotProbed: return "gui.stages.not_probed";
     }
     return "";
+}
+
+// The kernel's stage of this name: its shape and its distance to the reference.
+void draw_kernel_cells(Ui& ui, const std::vector<StageComparison>& kernel, const std::string& name) {
+    const StageComparison* k = nullptr;
+    for (const auto& s : kernel)
+        if (s.name == name) k = &s;
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(k && k->learner_shape ? shape_to_string(*k->learner_shape).c_str() : "—");
+    ui.note_item("kernel_stage:" + name);
+    ImGui::TableNextColumn();
+    if (!k || !k->learner_shape) {
+        if (k) ImGui::TextDisabled("%s", ui.t("gui.stages.kernel_missing").c_str());
+        return;
+    }
+    const ImVec4 color = k->status == StageStatus::Match ? verdict_color(Verdict::Pass) : verdict_color(Verdict::InternalError);
+    ImGui::TextColored(color, "%s", format_number(k->max_abs_error).c_str());
 }
 
 }  // namespace
@@ -48,12 +66,22 @@ void draw_stages_panel(Ui& ui) {
     else ImGui::TextWrapped("%s", ui.t("gui.stages.hint").c_str());
 
     const std::vector<std::string> drawable = heatmap_stages(*c);
-    if (!ImGui::BeginTable("stages", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    const std::vector<StageComparison> kernel = compare_kernel_stages(*c, e->tolerance);
+    const bool with_kernel = !kernel.empty();
+    if (with_kernel) {
+        ImGui::TextDisabled("%s", ui.t("gui.stages.kernel_title", {{"backend", cuda_backend_text(*c->cuda, ui.session.lang())}}).c_str());
+        ui.note_item("stages_kernel_title");
+    }
+    if (!ImGui::BeginTable("stages", with_kernel ? 7 : 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
     ImGui::TableSetupColumn(ui.t("gui.stages.stage").c_str());
     ImGui::TableSetupColumn(ui.t("gui.stages.reference_shape").c_str());
     ImGui::TableSetupColumn(ui.t("gui.stages.your_shape").c_str());
     ImGui::TableSetupColumn(ui.t("gui.stages.max_error").c_str());
     ImGui::TableSetupColumn(ui.t("gui.stages.status").c_str());
+    if (with_kernel) {
+        ImGui::TableSetupColumn(ui.t("gui.stages.kernel_shape").c_str());
+        ImGui::TableSetupColumn(ui.t("gui.stages.kernel_error").c_str());
+    }
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < stages.size(); ++i) {
         const StageComparison& s = stages[i];
@@ -84,6 +112,7 @@ void draw_stages_panel(Ui& ui) {
         std::string status = ui.t(status_key(s.status));
         if (s.status == StageStatus::Mismatch && !s.first_bad_index.empty()) status += " " + format_index(s.first_bad_index, {}, ui.session.lang());
         ImGui::TextColored(color, "%s", status.c_str());
+        if (with_kernel) draw_kernel_cells(ui, kernel, s.name);
     }
     ImGui::EndTable();
 }

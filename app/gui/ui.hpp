@@ -53,7 +53,7 @@ struct HeatmapView {
     int built_case = -1;
     std::string built_stage;
     std::optional<HeatmapSet> set;
-    std::vector<ImTextureID> learner, reference, difference;  // one slot per head, made when first shown
+    std::vector<ImTextureID> learner, reference, difference, cuda;  // one slot per head, made when first shown
     int enlarged = -1;         // head shown large, -1 none
     int uploads = 0;           // textures uploaded so far (tests, benchmark)
     std::string last_export;   // path of the last PNG written
@@ -70,7 +70,15 @@ struct ExperimentsView {
     int tokens = 256;  // the measurement itself is the session's (Session::measure_projections)
 };
 
-enum class BottomTab { Results = 0, Heatmaps, Stages, Memory, Experiments };
+// The Kernel tab: which source file is shown and which block of the launch
+// is selected (-1: none yet).
+struct KernelView {
+    int file = -1;             // index into kernel_source_files(); -1: the launch's own file
+    int launch = -1;           // index into the case's launches; -1: the attention launch (else the first)
+    long selected_block = -1;  // linear block index in the grid
+};
+
+enum class BottomTab { Results = 0, Heatmaps, Stages, Memory, Experiments, Kernel };
 
 struct Ui {
     explicit Ui(Session& s) : session(s) {}
@@ -97,6 +105,7 @@ struct Ui {
     HeatmapView heatmaps;
     LayoutView layout;
     ExperimentsView experiments;
+    KernelView kernel;
     BottomTab bottom_tab = BottomTab::Results;
     int select_bottom_tab = -1;      // >= 0: switch the bottom tab bar next frame
 
@@ -123,6 +132,7 @@ void draw_heatmaps_panel(Ui& ui);
 void draw_stages_panel(Ui& ui);
 void draw_layout_panel(Ui& ui);
 void draw_experiments_panel(Ui& ui);
+void draw_kernel_panel(Ui& ui);
 // The heatmap grid of one case (used by the panel and the frame benchmark).
 void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::vector<std::string>& dims);
 // The case the views show: the chosen one, else the failing one, else the first.

@@ -88,6 +88,31 @@ double max_abs_finite(const std::vector<HeadMatrix>& heads) {
     return m;
 }
 
+// The CUDA kernel's matrices of the same stage, masked like the reference
+// (a cell is masked where the kernel has -inf, or the reference is masked and
+// the kernel agrees with it), drawn with the reference's colour scale.
+void add_cuda_column(const CaseOutcome& c, const std::string& stage, const TensorData& ref, HeatmapSet& set) {
+    if (!c.cuda || !c.cuda->ok) return;
+    const TensorData* kernel = nullptr;
+    if (stage == "output") kernel = c.cuda->output.kind == ValueKind::Tensor ? &c.cuda->output.tensor : nullptr;
+    else kernel = find_stage(c.cuda->stages, stage);
+    if (!kernel || kernel->shape != ref.shape) return;
+    set.cuda = split_heads_of(*kernel);
+    set.cuda_backend = c.cuda->backend;
+    for (size_t h = 0; h < set.cuda.size() && h < set.reference.size(); ++h) {
+        HeadMatrix& k = set.cuda[h];
+        const HeadMatrix& r = set.reference[h];
+        if (!r.mask.empty()) {
+            k.mask.assign(k.values.size(), 0);
+            for (size_t i = 0; i < k.values.size(); ++i)
+                k.mask[i] = (std::isinf(k.values[i]) && k.values[i] < 0) || (r.mask[i] && k.values[i] == r.values[i]);
+        }
+        for (size_t i = 0; i < k.values.size(); ++i)
+            if (std::isfinite(k.values[i]) && std::isfinite(r.values[i]))
+                set.cuda_max_abs_difference = std::max(set.cuda_max_abs_difference, static_cast<double>(std::fabs(k.values[i] - r.values[i])));
+    }
+}
+
 }  // namespace
 
 Rgba map_color(ColorMap map, double t) { return map == ColorMap::Viridis ? interpolate(kViridis, t) : interpolate(kPuOr, t); }
@@ -214,6 +239,7 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
     }
     const double dm = std::max(set.max_abs_difference, 1e-12);
     set.difference_scale = ColorScale{ColorMap::PuOr, -dm, dm, true};
+    add_cuda_column(c, stage, *ref, set);
     return set;
 }
 
@@ -256,6 +282,27 @@ std::vector<StageComparison> compare_stages(const CaseOutcome& c, const Toleranc
         StageComparison sc;
         sc.name = p.name;
         sc.learner_shape = p.tensor.shape;
+        out.push_back(std::move(sc));
+    }
+    return out;
+}
+
+std::vector<StageComparison> compare_kernel_stages(const CaseOutcome& c, const Tolerance& tol) {
+    std::vector<StageComparison> out;
+    if (!c.cuda) return out;
+    for (const auto& s : c.stages) {
+        StageComparison sc;
+        sc.name = s.name;
+        sc.reference_shape = s.tensor.shape;
+        if (const TensorData* k = find_stage(c.cuda->stages, s.name)) {
+            sc.learner_shape = k->shape;
+            const Comparison cmp = compare_values(Value::of_tensor(*k), Value::of_tensor(s.tensor), tol, 1);
+            sc.max_abs_error = cmp.max_abs_error;
+            sc.status = cmp.verdict == Verdict::Pass ? StageStatus::Match
+                        : cmp.verdict == Verdict::WrongShape ? StageStatus::ShapeMismatch
+                                                             : StageStatus::Mismatch;
+            if (sc.status == StageStatus::Mismatch) sc.first_bad_index = !cmp.mismatches.empty() ? cmp.mismatches[0].index : cmp.nonfinite_index;
+        }
         out.push_back(std::move(sc));
     }
     return out;

@@ -63,6 +63,9 @@ struct HeatmapSet {
     std::vector<HeadMatrix> reference;
     std::vector<HeadMatrix> learner;     // empty when the learner has no such tensor
     std::vector<HeadMatrix> difference;  // learner − reference; masked where both are -inf
+    std::vector<HeadMatrix> cuda;        // the reference op's CUDA kernel (empty without one)
+    std::string cuda_backend;            // "emulator" or "gpu" when `cuda` is filled
+    double cuda_max_abs_difference = 0;  // |CUDA − reference| over cells finite in both
     ColorScale value_scale;              // for learner and reference
     ColorScale difference_scale;         // symmetric, diverging
     double max_abs_difference = 0;       // over cells finite in both
@@ -100,6 +103,10 @@ struct StageComparison {
 // name, compared with `tol`. Probes without a reference stage are appended as
 // NotProbed-with-learner-shape entries (shown, not judged).
 std::vector<StageComparison> compare_stages(const CaseOutcome& c, const Tolerance& tol);
+// The same for the reference op's CUDA kernel (CaseOutcome::cuda): each
+// reference stage beside the kernel's stage of that name (learner_shape = the
+// kernel's shape). Empty when the case has no kernel outcome.
+std::vector<StageComparison> compare_kernel_stages(const CaseOutcome& c, const Tolerance& tol);
 // Index of the first stage that was probed and differs (-1 when none).
 int first_divergence(const std::vector<StageComparison>& stages);
 
