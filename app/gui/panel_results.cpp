@@ -124,10 +124,22 @@ void draw_results_panel(Ui& ui) {
                                   .c_str());
 
     // What went wrong, in words; the case list and program output are widgets below.
-    const std::string text = explain_detail(*r, *e, lang);
+    std::string text = explain_detail(*r, *e, lang);
+    // The named mistake is the most useful sentence of a failing check: it
+    // gets its own colour instead of being the last line of the paragraph.
+    const std::string mistake = explain_mistake(*r, lang);
+    if (!mistake.empty() && text.size() >= mistake.size() && text.compare(text.size() - mistake.size(), mistake.size(), mistake) == 0)
+        text.erase(text.size() - mistake.size());
+    while (!text.empty() && text.back() == '\n') text.pop_back();
     if (r->verdict != Verdict::CompileError) {
         ImGui::PushTextWrapPos(0);
         ImGui::TextUnformatted(text.c_str());
+        if (!mistake.empty()) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.98f, 0.78f, 0.35f, 1.0f));
+            ImGui::TextUnformatted(mistake.c_str());
+            ImGui::PopStyleColor();
+            ui.note_item("mistake");
+        }
         ImGui::PopTextWrapPos();
     } else if (r->problem == Problem::SourceTooLarge || r->problem == Problem::DefinesMain) {
         ImGui::TextWrapped("%s", text.substr(0, text.find('\n')).c_str());
