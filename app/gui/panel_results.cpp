@@ -97,6 +97,161 @@ void draw_progress(Ui& ui) {
 
 }  // namespace
 
+namespace {
+
+void draw_verdict_heading(Ui& ui, const CheckResult& r, Lang lang) {
+    ImGui::PushFont(ui.fonts.heading);
+    ImGui::TextColored(verdict_color(r.verdict), "%s", verdict_title(r.verdict, lang).c_str());
+    ImGui::PopFont();
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", tr(lang, "cli.check.timing", {{"compile", std::to_string(static_cast<long>(r.compile_ms))},
+                                                            {"cached", r.compile_cached ? tr(lang, "cli.check.cached") : ""},
+                                                            {"run", std::to_string(static_cast<long>(r.run_ms))},
+                                                            {"total", std::to_string(static_cast<long>(r.total_ms))}})
+                                  .c_str());
+}
+
+// What went wrong, in words; the named mistake, the most useful sentence of a
+// failing check, gets its own colour instead of being the paragraph's last line.
+void draw_explanation(Ui& ui, const CheckResult& r, const Exercise& e, Lang lang) {
+    std::string text = explain_detail(r, e, lang);
+    const std::string mistake = explain_mistake(r, lang);
+    if (!mistake.empty() && text.size() >= mistake.size() && text.compare(text.size() - mistake.size(), mistake.size(), mistake) == 0)
+        text.erase(text.size() - mistake.size());
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    if (r.verdict == Verdict::CompileError) {
+        // The diagnostics below say the rest.
+        if (r.problem == Problem::SourceTooLarge || r.problem == Problem::DefinesMain)
+            ImGui::TextWrapped("%s", text.substr(0, text.find('\n')).c_str());
+        return;
+    }
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(text.c_str());
+    if (!mistake.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.98f, 0.78f, 0.35f, 1.0f));
+        ImGui::TextUnformatted(mistake.c_str());
+        ImGui::PopStyleColor();
+        ui.note_item("mistake");
+    }
+    ImGui::PopTextWrapPos();
+}
+
+// Compiler messages: click one to jump to its line.
+void draw_diagnostics(Ui& ui, const CheckResult& r) {
+    if (!r.diagnostics.empty() && (r.verdict == Verdict::CompileError || r.verdict == Verdict::MissingEntry)) {
+        ImGui::TextDisabled("%s", ui.t("gui.results.errors").c_str());
+        int i = 0;
+        for (const Diagnostic& d : r.diagnostics) {
+            if (d.severity == "note") continue;
+            const bool ours = d.file == ui.session.file().string();
+            const std::string label = std::to_string(d.line) + ":" + std::to_string(d.column) + "  " + d.severity + ": " + d.message;
+            ImGui::PushID(i);
+            ImGui::PushStyleColor(ImGuiCol_Text, d.severity == "warning" ? ImVec4(0.95f, 0.75f, 0.3f, 1) : verdict_color(Verdict::CompileError));
+            if (ImGui::Selectable(label.c_str(), false) && ours) ui.jump_to_line = d.line;
+            ImGui::PopStyleColor();
+            ui.note_item("diag:" + std::to_string(i));
+            if (ImGui::IsItemHovered() && !d.context.empty()) {
+                ImGui::BeginTooltip();
+                ImGui::PushFont(ui.fonts.mono);
+                ImGui::TextUnformatted(d.context.c_str());
+                ImGui::PopFont();
+                ImGui::EndTooltip();
+            }
+            ImGui::PopID();
+            if (++i == 30) break;
+        }
+    } else if (r.verdict == Verdict::CompileError && r.diagnostics.empty() && !r.compiler_output.empty()) {
+        ImGui::PushFont(ui.fonts.mono);
+        ImGui::TextUnformatted(r.compiler_output.substr(0, 4000).c_str());
+        ImGui::PopFont();
+    }
+}
+
+void draw_case_table(Ui& ui, const CheckResult& r, Lang lang) {
+    if (!ImGui::BeginTable("cases", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn(ui.t("gui.results.case").c_str(), ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    ImGui::TableSetupColumn(ui.t("gui.results.verdict").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.6f);
+    ImGui::TableSetupColumn(ui.t("gui.results.max_error").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableHeadersRow();
+    for (const CaseOutcome& c : r.cases) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%d", c.index + 1);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(c.name.get(lang).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextColored(verdict_color(c.verdict), "%s %s", c.verdict == Verdict::Pass ? "\xE2\x9C\x93" : "\xE2\x9C\x97",
+                           verdict_title(c.verdict, lang).c_str());
+        ImGui::TableNextColumn();
+        if (c.verdict == Verdict::Pass || c.verdict == Verdict::WrongAnswer) {
+            // Positions where only one side is ±inf or NaN have no finite
+            // error: say how many, as the heatmap legend does.
+            std::string cell = format_number(c.max_abs_error);
+            if (c.one_sided_count > 0) cell += "  " + ui.t("gui.results.one_sided", {{"count", std::to_string(c.one_sided_count)}});
+            ImGui::TextUnformatted(cell.c_str());
+        }
+    }
+    ImGui::EndTable();
+}
+
+void draw_mismatch_table(Ui& ui, const CaseOutcome& c, const Exercise& e, Lang lang) {
+    if (c.mismatches.empty() || c.expected.kind != ValueKind::Tensor) return;
+    ImGui::TextDisabled("%s", ui.t("gui.results.mismatches").c_str());
+    if (!ImGui::BeginTable("mismatches", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
+    ImGui::TableSetupColumn(ui.t("gui.results.position").c_str());
+    ImGui::TableSetupColumn(ui.t("gui.results.yours").c_str());
+    ImGui::TableSetupColumn(ui.t("gui.results.reference").c_str());
+    ImGui::TableHeadersRow();
+    for (const Mismatch& m : c.mismatches) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_index(m.index, e.returns.dims, lang).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextColored(verdict_color(Verdict::WrongAnswer), "%s", format_number(m.actual).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_number(m.expected).c_str());
+    }
+    ImGui::EndTable();
+}
+
+// The slice of the failing case that holds its first problem, reference beside yours.
+void draw_failing_slice(Ui& ui, const CaseOutcome& c, const Exercise& e, Lang lang) {
+    if (c.expected.kind != ValueKind::Tensor || c.actual.kind != ValueKind::Tensor || c.expected.tensor.shape.empty() ||
+        (c.verdict != Verdict::WrongAnswer && c.verdict != Verdict::NonFinite))
+        return;
+    std::vector<int64_t> lead;
+    const std::vector<int64_t>& where = !c.mismatches.empty() ? c.mismatches[0].index : c.nonfinite_index;
+    const size_t rank = c.expected.tensor.shape.size();
+    for (size_t i = 0; i + 2 < rank && i < where.size(); ++i) lead.push_back(where[i]);
+    ImGui::TextDisabled("%s", ui.t("gui.results.expected_actual", {{"n", std::to_string(c.index + 1)}}).c_str());
+    if (!lead.empty()) {
+        std::vector<std::string> dims(e.returns.dims.begin(), e.returns.dims.begin() + std::min(lead.size(), e.returns.dims.size()));
+        ImGui::SameLine();
+        ImGui::TextDisabled("(%s)", ui.t("gui.results.slice", {{"what", format_index(lead, dims.size() == lead.size() ? dims : std::vector<std::string>{}, lang)}}).c_str());
+    }
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted(ui.t("gui.results.reference").c_str());
+    draw_matrix("expected", c.expected.tensor, lead, {}, nullptr, e.tolerance);
+    ImGui::EndGroup();
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted(ui.t("gui.results.yours").c_str());
+    draw_matrix("actual", c.actual.tensor, lead, c.mismatches, &c.expected.tensor, e.tolerance);
+    ImGui::EndGroup();
+}
+
+void draw_program_output(Ui& ui, const CheckResult& r, Lang lang) {
+    if (r.stdout_text.empty() && r.stderr_text.empty()) return;
+    if (!ImGui::CollapsingHeader(ui.t("gui.results.output").c_str())) return;
+    ImGui::PushFont(ui.fonts.mono);
+    ImGui::TextUnformatted((r.stdout_text + r.stderr_text).c_str());
+    if (r.output_truncated) ImGui::TextDisabled("%s", tr(lang, "explain.truncated").c_str());
+    ImGui::PopFont();
+}
+
+}  // namespace
+
 void draw_results_panel(Ui& ui) {
     Session& s = ui.session;
     const Exercise* e = s.current();
@@ -113,153 +268,18 @@ void draw_results_panel(Ui& ui) {
         return;
     }
     ImGui::BeginChild("results_scroll", ImVec2(0, 0), false);
-    ImGui::PushFont(ui.fonts.heading);
-    ImGui::TextColored(verdict_color(r->verdict), "%s", verdict_title(r->verdict, lang).c_str());
-    ImGui::PopFont();
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr(lang, "cli.check.timing", {{"compile", std::to_string(static_cast<long>(r->compile_ms))},
-                                                            {"cached", r->compile_cached ? tr(lang, "cli.check.cached") : ""},
-                                                            {"run", std::to_string(static_cast<long>(r->run_ms))},
-                                                            {"total", std::to_string(static_cast<long>(r->total_ms))}})
-                                  .c_str());
-
-    // What went wrong, in words; the case list and program output are widgets below.
-    std::string text = explain_detail(*r, *e, lang);
-    // The named mistake is the most useful sentence of a failing check: it
-    // gets its own colour instead of being the last line of the paragraph.
-    const std::string mistake = explain_mistake(*r, lang);
-    if (!mistake.empty() && text.size() >= mistake.size() && text.compare(text.size() - mistake.size(), mistake.size(), mistake) == 0)
-        text.erase(text.size() - mistake.size());
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    if (r->verdict != Verdict::CompileError) {
-        ImGui::PushTextWrapPos(0);
-        ImGui::TextUnformatted(text.c_str());
-        if (!mistake.empty()) {
-            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.98f, 0.78f, 0.35f, 1.0f));
-            ImGui::TextUnformatted(mistake.c_str());
-            ImGui::PopStyleColor();
-            ui.note_item("mistake");
-        }
-        ImGui::PopTextWrapPos();
-    } else if (r->problem == Problem::SourceTooLarge || r->problem == Problem::DefinesMain) {
-        ImGui::TextWrapped("%s", text.substr(0, text.find('\n')).c_str());
-    }
-
-    // Compiler messages: click one to jump to its line.
-    if (!r->diagnostics.empty() && (r->verdict == Verdict::CompileError || r->verdict == Verdict::MissingEntry)) {
-        ImGui::TextDisabled("%s", ui.t("gui.results.errors").c_str());
-        int i = 0;
-        for (const Diagnostic& d : r->diagnostics) {
-            if (d.severity == "note") continue;
-            const bool ours = d.file == s.file().string();
-            const std::string label = std::to_string(d.line) + ":" + std::to_string(d.column) + "  " + d.severity + ": " + d.message;
-            ImGui::PushID(i);
-            ImGui::PushStyleColor(ImGuiCol_Text, d.severity == "warning" ? ImVec4(0.95f, 0.75f, 0.3f, 1) : verdict_color(Verdict::CompileError));
-            if (ImGui::Selectable(label.c_str(), false) && ours) {
-                ui.jump_to_line = d.line;
-            }
-            ImGui::PopStyleColor();
-            ui.note_item("diag:" + std::to_string(i));
-            if (ImGui::IsItemHovered() && !d.context.empty()) {
-                ImGui::BeginTooltip();
-                ImGui::PushFont(ui.fonts.mono);
-                ImGui::TextUnformatted(d.context.c_str());
-                ImGui::PopFont();
-                ImGui::EndTooltip();
-            }
-            ImGui::PopID();
-            if (++i == 30) break;
-        }
-    } else if (r->verdict == Verdict::CompileError && r->diagnostics.empty() && !r->compiler_output.empty()) {
-        ImGui::PushFont(ui.fonts.mono);
-        ImGui::TextUnformatted(r->compiler_output.substr(0, 4000).c_str());
-        ImGui::PopFont();
-    }
-
-    // Per-case results.
-    const bool ran = !r->cases.empty() && r->ran();
-    if (ran && ImGui::BeginTable("cases", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed);
-        ImGui::TableSetupColumn(ui.t("gui.results.case").c_str(), ImGuiTableColumnFlags_WidthStretch, 3.0f);
-        ImGui::TableSetupColumn(ui.t("gui.results.verdict").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.6f);
-        ImGui::TableSetupColumn(ui.t("gui.results.max_error").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
-        ImGui::TableHeadersRow();
-        for (const CaseOutcome& c : r->cases) {
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::Text("%d", c.index + 1);
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(c.name.get(lang).c_str());
-            ImGui::TableNextColumn();
-            ImGui::TextColored(verdict_color(c.verdict), "%s %s", c.verdict == Verdict::Pass ? "\xE2\x9C\x93" : "\xE2\x9C\x97",
-                               verdict_title(c.verdict, lang).c_str());
-            ImGui::TableNextColumn();
-            if (c.verdict == Verdict::Pass || c.verdict == Verdict::WrongAnswer) {
-                // Positions where only one side is ±inf or NaN have no finite
-                // error: say how many, as the heatmap legend does.
-                std::string cell = format_number(c.max_abs_error);
-                if (c.one_sided_count > 0) cell += "  " + ui.t("gui.results.one_sided", {{"count", std::to_string(c.one_sided_count)}});
-                ImGui::TextUnformatted(cell.c_str());
-            }
-        }
-        ImGui::EndTable();
-    }
-
-    // The failing case: mismatches and reference vs learner values.
-    if (ran && r->failed_case >= 0) {
-        const CaseOutcome& c = r->cases[static_cast<size_t>(r->failed_case)];
-        if (!c.mismatches.empty() && c.expected.kind == ValueKind::Tensor) {
-            ImGui::TextDisabled("%s", ui.t("gui.results.mismatches").c_str());
-            if (ImGui::BeginTable("mismatches", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
-                ImGui::TableSetupColumn(ui.t("gui.results.position").c_str());
-                ImGui::TableSetupColumn(ui.t("gui.results.yours").c_str());
-                ImGui::TableSetupColumn(ui.t("gui.results.reference").c_str());
-                ImGui::TableHeadersRow();
-                for (const Mismatch& m : c.mismatches) {
-                    ImGui::TableNextRow();
-                    ImGui::TableNextColumn();
-                    ImGui::TextUnformatted(format_index(m.index, e->returns.dims, lang).c_str());
-                    ImGui::TableNextColumn();
-                    ImGui::TextColored(verdict_color(Verdict::WrongAnswer), "%s", format_number(m.actual).c_str());
-                    ImGui::TableNextColumn();
-                    ImGui::TextUnformatted(format_number(m.expected).c_str());
-                }
-                ImGui::EndTable();
-            }
-        }
-        if (c.expected.kind == ValueKind::Tensor && c.actual.kind == ValueKind::Tensor && !c.expected.tensor.shape.empty() &&
-            (c.verdict == Verdict::WrongAnswer || c.verdict == Verdict::NonFinite)) {
-            // Show the slice that holds the first problem.
-            std::vector<int64_t> lead;
-            const std::vector<int64_t>& where = !c.mismatches.empty() ? c.mismatches[0].index : c.nonfinite_index;
-            const size_t rank = c.expected.tensor.shape.size();
-            for (size_t i = 0; i + 2 < rank && i < where.size(); ++i) lead.push_back(where[i]);
-            ImGui::TextDisabled("%s", ui.t("gui.results.expected_actual", {{"n", std::to_string(c.index + 1)}}).c_str());
-            if (!lead.empty()) {
-                std::vector<std::string> dims(e->returns.dims.begin(), e->returns.dims.begin() + std::min(lead.size(), e->returns.dims.size()));
-                ImGui::SameLine();
-                ImGui::TextDisabled("(%s)", ui.t("gui.results.slice", {{"what", format_index(lead, dims.size() == lead.size() ? dims : std::vector<std::string>{}, lang)}}).c_str());
-            }
-            ImGui::BeginGroup();
-            ImGui::TextUnformatted(ui.t("gui.results.reference").c_str());
-            draw_matrix("expected", c.expected.tensor, lead, {}, nullptr, e->tolerance);
-            ImGui::EndGroup();
-            ImGui::SameLine();
-            ImGui::BeginGroup();
-            ImGui::TextUnformatted(ui.t("gui.results.yours").c_str());
-            draw_matrix("actual", c.actual.tensor, lead, c.mismatches, &c.expected.tensor, e->tolerance);
-            ImGui::EndGroup();
+    draw_verdict_heading(ui, *r, lang);
+    draw_explanation(ui, *r, *e, lang);
+    draw_diagnostics(ui, *r);
+    if (!r->cases.empty() && r->ran()) {
+        draw_case_table(ui, *r, lang);
+        if (r->failed_case >= 0) {
+            const CaseOutcome& c = r->cases[static_cast<size_t>(r->failed_case)];
+            draw_mismatch_table(ui, c, *e, lang);
+            draw_failing_slice(ui, c, *e, lang);
         }
     }
-
-    if (!r->stdout_text.empty() || !r->stderr_text.empty()) {
-        if (ImGui::CollapsingHeader(ui.t("gui.results.output").c_str())) {
-            ImGui::PushFont(ui.fonts.mono);
-            ImGui::TextUnformatted((r->stdout_text + r->stderr_text).c_str());
-            if (r->output_truncated) ImGui::TextDisabled("%s", tr(lang, "explain.truncated").c_str());
-            ImGui::PopFont();
-        }
-    }
+    draw_program_output(ui, *r, lang);
     ImGui::EndChild();
 }
 
