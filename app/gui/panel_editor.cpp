@@ -51,17 +51,12 @@ int line_offset(const std::string& text, int line) {
 
 }  // namespace
 
-void draw_editor_panel(Ui& ui) {
-    Session& s = ui.session;
-    const Exercise* e = s.current();
-    if (!e) {
-        ImGui::TextDisabled("%s", ui.t("gui.no_exercise").c_str());
-        return;
-    }
-    EditorState& st = ui.editor;
-    st.tab_width = s.preferences().tab_width;
+namespace {
 
-    // ---- toolbar ----
+// Run/Cancel, Save, external editor, Reset, the file's state; and the
+// choice to make when the file changed on disk under unsaved edits.
+void draw_toolbar(Ui& ui, EditorState& st) {
+    Session& s = ui.session;
     if (s.checking()) {
         if (ImGui::Button(ui.t("gui.editor.cancel").c_str())) s.cancel_check();
         ui.note_item("cancel");
@@ -100,7 +95,10 @@ void draw_editor_panel(Ui& ui) {
         ui.note_item("keep_mine");
     }
 
-    // ---- reset confirmation ----
+}
+
+void draw_reset_confirmation(Ui& ui) {
+    Session& s = ui.session;
     if (ui.confirm_reset) {
         ImGui::OpenPopup("confirm_reset");
         ui.confirm_reset = false;
@@ -120,7 +118,46 @@ void draw_editor_panel(Ui& ui) {
         ImGui::EndPopup();
     }
 
-    // ---- the text ----
+}
+
+// The line-number gutter for the visible lines only; returns its width.
+float draw_gutter(Ui& ui, const ImVec2& origin, int lines, int digits, float line_h, float char_w) {
+    const float pad_y = ImGui::GetStyle().FramePadding.y;
+    const float scroll_y = ImGui::GetScrollY();
+    const float view_h = ImGui::GetWindowHeight();
+    const int first = std::max(0, static_cast<int>((scroll_y - pad_y) / line_h) - 1);
+    const int last = std::min(lines, static_cast<int>((scroll_y + view_h) / line_h) + 2);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 number_color = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const ImU32 current_color = ImGui::GetColorU32(ImGuiCol_Text);
+    char num[16];
+    for (int l = first; l < last; ++l) {
+        std::snprintf(num, sizeof num, "%*d", digits, l + 1);
+        dl->AddText(ImVec2(origin.x, origin.y + pad_y + line_h * static_cast<float>(l)), l + 1 == ui.editor_cursor_line ? current_color : number_color, num);
+    }
+    return char_w * static_cast<float>(digits + 1) + ImGui::GetStyle().FramePadding.x;
+}
+
+// Keep the cursor visible: the widget is as tall as the text, so the
+// scrolling is ours to do.
+void follow_cursor(Ui& ui, EditorState& st, const std::string& text, bool active, float gutter, float line_h, float char_w) {
+    ui.editor_cursor_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + std::min<size_t>(static_cast<size_t>(std::max(st.cursor, 0)), text.size()), '\n'));
+    if (!active || !st.cursor_moved) return;
+    st.cursor_moved = false;
+    const float pad_y = ImGui::GetStyle().FramePadding.y;
+    const float cy = pad_y + line_h * static_cast<float>(ui.editor_cursor_line - 1);
+    const float visible = ImGui::GetWindowHeight() - ImGui::GetStyle().ScrollbarSize - line_h;
+    if (cy < ImGui::GetScrollY()) ImGui::SetScrollY(cy);
+    else if (cy + line_h > ImGui::GetScrollY() + visible) ImGui::SetScrollY(cy + line_h - visible);
+    const int col = st.cursor - line_offset(text, ui.editor_cursor_line);
+    const float cx = gutter + char_w * static_cast<float>(col);
+    const float visible_w = ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize - 2 * char_w;
+    if (cx - gutter < ImGui::GetScrollX()) ImGui::SetScrollX(std::max(0.0f, cx - gutter - 4 * char_w));
+    else if (cx > ImGui::GetScrollX() + visible_w) ImGui::SetScrollX(cx - visible_w);
+}
+
+void draw_text(Ui& ui, EditorState& st) {
+    Session& s = ui.session;
     if (ui.jump_to_line > 0) {
         st.pending_jump_offset = line_offset(s.buffer(), ui.jump_to_line);
         ui.focus_editor = true;
@@ -138,26 +175,13 @@ void draw_editor_panel(Ui& ui) {
             start = i + 1;
         }
     const int digits = lines >= 1000 ? 4 : lines >= 100 ? 3 : 2;
-    const float gutter = char_w * static_cast<float>(digits + 1) + ImGui::GetStyle().FramePadding.x;
 
     ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
     ImGui::BeginChild("editor_scroll", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
     ImGui::PopStyleColor();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const float pad_y = ImGui::GetStyle().FramePadding.y;
-    // Line numbers for the visible lines only.
-    const float scroll_y = ImGui::GetScrollY();
-    const float view_h = ImGui::GetWindowHeight();
-    const int first = std::max(0, static_cast<int>((scroll_y - pad_y) / line_h) - 1);
-    const int last = std::min(lines, static_cast<int>((scroll_y + view_h) / line_h) + 2);
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImU32 number_color = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    const ImU32 current_color = ImGui::GetColorU32(ImGuiCol_Text);
-    char num[16];
-    for (int l = first; l < last; ++l) {
-        std::snprintf(num, sizeof num, "%*d", digits, l + 1);
-        dl->AddText(ImVec2(origin.x, origin.y + pad_y + line_h * static_cast<float>(l)), l + 1 == ui.editor_cursor_line ? current_color : number_color, num);
-    }
+    const float gutter = draw_gutter(ui, origin, lines, digits, line_h, char_w);
     ImGui::SetCursorScreenPos(ImVec2(origin.x + gutter, origin.y));
     const float width = std::max(ImGui::GetContentRegionAvail().x, char_w * static_cast<float>(longest + 4));
     const float height = std::max(ImGui::GetContentRegionAvail().y, line_h * static_cast<float>(lines + 2) + 2 * pad_y);
@@ -174,24 +198,24 @@ void draw_editor_panel(Ui& ui) {
     const bool active = ImGui::IsItemActive();
     ImGui::PopID();
     ImGui::PopStyleColor();
-
-    // Keep the cursor visible: the widget is as tall as the text, so the
-    // scrolling is ours to do.
-    ui.editor_cursor_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + std::min<size_t>(static_cast<size_t>(std::max(st.cursor, 0)), text.size()), '\n'));
-    if (active && st.cursor_moved) {
-        st.cursor_moved = false;
-        const float cy = pad_y + line_h * static_cast<float>(ui.editor_cursor_line - 1);
-        const float visible = ImGui::GetWindowHeight() - ImGui::GetStyle().ScrollbarSize - line_h;
-        if (cy < ImGui::GetScrollY()) ImGui::SetScrollY(cy);
-        else if (cy + line_h > ImGui::GetScrollY() + visible) ImGui::SetScrollY(cy + line_h - visible);
-        const int col = st.cursor - line_offset(text, ui.editor_cursor_line);
-        const float cx = gutter + char_w * static_cast<float>(col);
-        const float visible_w = ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize - 2 * char_w;
-        if (cx - gutter < ImGui::GetScrollX()) ImGui::SetScrollX(std::max(0.0f, cx - gutter - 4 * char_w));
-        else if (cx > ImGui::GetScrollX() + visible_w) ImGui::SetScrollX(cx - visible_w);
-    }
+    follow_cursor(ui, st, text, active, gutter, line_h, char_w);
     ImGui::EndChild();
     ImGui::PopFont();
+}
+
+}  // namespace
+
+void draw_editor_panel(Ui& ui) {
+    Session& s = ui.session;
+    if (!s.current()) {
+        ImGui::TextDisabled("%s", ui.t("gui.no_exercise").c_str());
+        return;
+    }
+    EditorState& st = ui.editor;
+    st.tab_width = s.preferences().tab_width;
+    draw_toolbar(ui, st);
+    draw_reset_confirmation(ui);
+    draw_text(ui, st);
 }
 
 }  // namespace attnlab::gui
