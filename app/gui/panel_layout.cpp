@@ -81,26 +81,10 @@ void memory_strip(Ui& ui, const char* id, const std::vector<MemoryCell>& cells, 
 
 }  // namespace
 
-void draw_layout_panel(Ui& ui) {
-    LayoutView& v = ui.layout;
-    if (!v.initialised) initialise_from_case(ui);
-    const float w = ImGui::GetFontSize() * 7;
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderInt(ui.t("gui.layout.batch").c_str(), &v.batch, 0, 4);
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderInt("T", &v.tokens, 1, 16);
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderInt("D", &v.d_model, 1, 64);
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(w);
-    ImGui::SliderInt("H", &v.heads, 1, 16);
-    if (v.heads < 1 || v.d_model % v.heads != 0) {
-        ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t("gui.layout.invalid").c_str());
-        return;
-    }
+namespace {
 
+// (T, D) -> reshape -> transpose -> contiguous, with shape and strides at each step.
+void draw_pipeline(Ui& ui, const LayoutView& v) {
     ImGui::PushFont(ui.fonts.bold);
     ImGui::TextUnformatted(ui.t("gui.layout.pipeline").c_str());
     ImGui::PopFont();
@@ -129,13 +113,10 @@ void draw_layout_panel(Ui& ui) {
         ImGui::EndTable();
     }
 
-    const int hd = v.d_model / v.heads;
-    ImGui::TextUnformatted(ui.t("gui.layout.before").c_str());
-    memory_strip(ui, "memory_before", memory_before(v.batch, v.tokens, v.d_model, v.heads), v.d_model, v.batch > 0);
-    ImGui::TextUnformatted(ui.t("gui.layout.after").c_str());
-    memory_strip(ui, "memory_after", memory_after(v.batch, v.tokens, v.d_model, v.heads), v.tokens * hd <= 64 ? v.tokens * hd : v.d_model, v.batch > 0);
+}
 
-    // The learner's tensors beside the reference's (shapes), first mismatch highlighted.
+// The learner's tensors beside the reference's (shapes), first mismatch highlighted.
+void draw_learner_shapes(Ui& ui) {
     const CaseOutcome* c = view_case(ui);
     const Exercise* e = ui.session.current();
     if (!c || !e) return;
@@ -172,6 +153,38 @@ void draw_layout_panel(Ui& ui) {
         }
         ImGui::EndTable();
     }
+}
+
+}  // namespace
+
+void draw_layout_panel(Ui& ui) {
+    LayoutView& v = ui.layout;
+    if (!v.initialised) initialise_from_case(ui);
+    const float w = ImGui::GetFontSize() * 7;
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderInt(ui.t("gui.layout.batch").c_str(), &v.batch, 0, 4);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderInt("T", &v.tokens, 1, 16);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderInt("D", &v.d_model, 1, 64);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderInt("H", &v.heads, 1, 16);
+    if (v.heads < 1 || v.d_model % v.heads != 0) {
+        ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t("gui.layout.invalid").c_str());
+        return;
+    }
+
+    draw_pipeline(ui, v);
+    const int hd = v.d_model / v.heads;
+    ImGui::TextUnformatted(ui.t("gui.layout.before").c_str());
+    memory_strip(ui, "memory_before", memory_before(v.batch, v.tokens, v.d_model, v.heads), v.d_model, v.batch > 0);
+    ImGui::TextUnformatted(ui.t("gui.layout.after").c_str());
+    memory_strip(ui, "memory_after", memory_after(v.batch, v.tokens, v.d_model, v.heads), v.tokens * hd <= 64 ? v.tokens * hd : v.d_model, v.batch > 0);
+
+    draw_learner_shapes(ui);
 }
 
 }  // namespace attnlab::gui
