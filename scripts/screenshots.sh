@@ -18,8 +18,10 @@ shot() {  # name lang exercise source-file extra-args...
   local name=$1 lang=$2 ex=$3 src=$4
   shift 4
   [ -n "$src" ] && cp "$src" "$home/workspace/$ex.cpp"
-  xvfb-run -a -s "-screen 0 1500x1000x24" "$attnlab" --lang "$lang" --exercise "$ex" --screenshot "$out/$name.png" \
-    --quit-after 3 --size 1500x1000 "$@"
+  local size=1500x1000
+  case "$name" in *-kernel-*) size=1500x1500 ;; esac  # the Kernel tab: source, launch, both layouts
+  xvfb-run -a -s "-screen 0 1500x1500x24" "$attnlab" --lang "$lang" --exercise "$ex" --screenshot "$out/$name.png" \
+    --quit-after 3 --size "$size" "$@"
   echo "$out/$name.png"
 }
 
@@ -28,13 +30,18 @@ ex=$root/exercises
 wrong=$home/wrong-mhsa.cpp
 sed 's/std::sqrt(static_cast<float>(hd))/std::sqrt(static_cast<float>(x.shape(1)))/' "$ex/causal-mhsa/solution.cpp" > "$wrong"
 for lang in en id; do
+  rm -f "$home/config/settings.json"  # default layout for the first shots
   shot "$lang-pass-solution" "$lang" split-heads "$ex/split-heads/solution.cpp" --run --tab solution
   shot "$lang-wrong-answer" "$lang" causal-mask "$ex/causal-mask/starter.cpp" --run --tab hints
   shot "$lang-mhsa-pass" "$lang" causal-mhsa "$ex/causal-mhsa/solution.cpp" --run
   shot "$lang-compile-error" "$lang" concat-project "$root/tests/fixtures/solutions/compile_error.cpp" --run
   shot "$lang-settings" "$lang" causal-mhsa "" --show settings
   shot "$lang-help" "$lang" causal-mhsa "" --show help
+  # The views get a taller bottom panel (the Kernel tab needs the room).
+  mkdir -p "$home/config"
+  echo '{"results_height": 640}' > "$home/config/settings.json"
   for view in heatmaps stages memory experiments kernel; do
+    [ "$view" = kernel ] && echo '{"results_height": 960}' > "$home/config/settings.json"
     shot "$lang-$view-pass" "$lang" causal-mhsa "$ex/causal-mhsa/solution.cpp" --run --view "$view"
     shot "$lang-$view-fail" "$lang" causal-mhsa "$wrong" --run --view "$view"
   done

@@ -222,13 +222,13 @@ TEST_CASE("the Kernel view's data: sources, block roles and both layouts' counte
     CHECK(role.head == 1);
     CHECK(role.row_end == 8);
     CHECK_FALSE(kernel_layout_text("attention_v1", Lang::Id).empty());
-    const LayoutCountersView& v = attention_layout_counters(1, 16, 4, 32);
+    const LayoutCountersView& v = attention_layout_counters(1, 64, 4, 32);
     REQUIRE(v.available);
     CHECK(v.max_abs_difference <= 1e-6);
     // hd a multiple of 8: the same sectors per request, more pages without the transpose.
     CHECK(v.transposed.sectors_per_load_request == doctest::Approx(v.untransposed.sectors_per_load_request));
     CHECK(v.untransposed.global_pages > v.transposed.global_pages);
-    CHECK(&attention_layout_counters(1, 16, 4, 32) == &v);  // cached
+    CHECK(&attention_layout_counters(1, 64, 4, 32) == &v);  // cached
 }
 
 #else

@@ -46,7 +46,7 @@ void section(Ui& ui, const std::string& title) {
     ImGui::Spacing();
     ImGui::Separator();
     if (ui.fonts.bold) ImGui::PushFont(ui.fonts.bold);
-    ImGui::TextUnformatted(title.c_str());
+    ImGui::TextWrapped("%s", title.c_str());
     if (ui.fonts.bold) ImGui::PopFont();
 }
 
@@ -222,9 +222,9 @@ void draw_layout_comparison(Ui& ui, const AttentionShape& shape) {
         return;
     }
     if (ImGui::BeginTable("kernel_layouts", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn("");
-        ImGui::TableSetupColumn(ui.t("gui.kernel.transposed").c_str());
-        ImGui::TableSetupColumn(ui.t("gui.kernel.untransposed").c_str());
+        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+        ImGui::TableSetupColumn(ui.t("gui.kernel.transposed").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableSetupColumn(ui.t("gui.kernel.untransposed").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
         ImGui::TableHeadersRow();
         auto row = [&](const char* key, const std::string& a, const std::string& b) {
             ImGui::TableNextRow();
@@ -245,8 +245,12 @@ void draw_layout_comparison(Ui& ui, const AttentionShape& shape) {
         ImGui::EndTable();
     }
     ui.note_item("kernel_layouts");
+    ImGui::TextWrapped("%s", ui.t("gui.kernel.layouts_legend").c_str());
+    // Said as measured: equal or not, fewer pages or not (tiny shapes fit in a few pages either way).
     const bool same = std::fabs(v.transposed.sectors_per_load_request - v.untransposed.sectors_per_load_request) < 1e-9;
     ImGui::TextWrapped("%s", ui.t(same ? "gui.kernel.same_sectors" : "gui.kernel.different_sectors").c_str());
+    const bool fewer = v.transposed.global_pages < v.untransposed.global_pages;
+    ImGui::TextWrapped("%s", ui.t(fewer ? "gui.kernel.fewer_pages" : "gui.kernel.no_fewer_pages").c_str());
 }
 
 void draw_launch(Ui& ui, const KernelOutcome& k, const CaseOutcome& c, const AttentionShape& shape) {
@@ -274,11 +278,12 @@ void draw_launch(Ui& ui, const KernelOutcome& k, const CaseOutcome& c, const Att
     draw_grid(ui, launch, shape);
     ImGui::TextDisabled("%s", ui.t("gui.kernel.select_hint").c_str());
     draw_selected_block(ui, launch, shape);
+    // The two layouts first: the comparison is the lesson; the full counters follow.
+    if (launch.kernel.rfind("attention", 0) == 0) draw_layout_comparison(ui, shape);
     section(ui, ui.t("gui.kernel.counters"));
     if (launch.counters.get(ui.session.lang()).empty()) ImGui::TextDisabled("%s", ui.t("gui.kernel.gpu_counters").c_str());
     else ImGui::TextWrapped("%s", launch.counters.get(ui.session.lang()).c_str());
     ui.note_item("kernel_counters");
-    if (launch.kernel.rfind("attention", 0) == 0) draw_layout_comparison(ui, shape);
 }
 
 }  // namespace
