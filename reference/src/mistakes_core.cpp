@@ -122,17 +122,6 @@ Heads apply_mask(Mask mask, const Heads& scores) {
     return masked;
 }
 
-// A softmax over each row that, like learner code, gives NaN for a row with
-// no finite entry instead of refusing it (exp(-inf - (-inf)) is NaN).
-Matrix softmax_rows_unchecked(const Matrix& x) {
-    Matrix out(x.rows(), x.cols());
-    for (Index i = 0; i < x.rows(); ++i) {
-        const double m = x.row(i).maxCoeff();
-        out.row(i) = (x.row(i).array() - m).exp().matrix();
-        out.row(i) /= out.row(i).sum();
-    }
-    return out;
-}
 
 // --------------------------------------------------------------- full layer
 

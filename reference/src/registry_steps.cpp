@@ -94,17 +94,6 @@ Result scores_transposed(const Args& a) {
 
 // ---------------------------------------------------------------- softmax
 
-// A softmax over the rows of `x` that, like float learner code, gives NaN for
-// a row with no finite entry instead of refusing it.
-Matrix softmax_rows_unchecked(const Matrix& x) {
-    Matrix out(x.rows(), x.cols());
-    for (Index i = 0; i < x.rows(); ++i) {
-        const double m = x.row(i).maxCoeff();
-        out.row(i) = (x.row(i).array() - m).exp().matrix();
-        out.row(i) /= out.row(i).sum();
-    }
-    return out;
-}
 
 // The softmax taken over the second-to-last axis (the queries of a score
 // matrix) instead of the last one: each column sums to 1, not each row.

@@ -95,6 +95,16 @@ Op make_op(std::string name, std::string summary, std::vector<Param> params,
     return op;
 }
 
+Matrix softmax_rows_unchecked(const Matrix& x) {
+    Matrix out(x.rows(), x.cols());
+    for (Index i = 0; i < x.rows(); ++i) {
+        const double m = x.row(i).maxCoeff();
+        out.row(i) = (x.row(i).array() - m).exp().matrix();
+        out.row(i) /= out.row(i).sum();
+    }
+    return out;
+}
+
 Mistake make_mistake(std::string id, std::string stage, std::function<Result(const Args&)> body,
                      const std::vector<Param>& params) {
     Mistake m;

@@ -109,6 +109,11 @@ TensorData stacked_qkv(const QKV& qkv);  // (3, T, D): Q, K, V stacked in that o
 std::vector<NamedTensor> attention_weight_stages(const AttentionWeights& aw);
 std::vector<NamedTensor> mhsa_stages(const MhsaStages& s);
 
+// A softmax over each row that, like float learner code, gives NaN for a row
+// with no finite entry (exp(-inf - (-inf))) instead of refusing it, as
+// ops.hpp's softmax_rows does: what a mistake's variant needs.
+Matrix softmax_rows_unchecked(const Matrix& x);
+
 // ------------------------------------------------------------------- table
 Param tensor_param(const char* name, const char* shape);
 Param int_param(const char* name);
