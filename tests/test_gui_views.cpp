@@ -227,6 +227,9 @@ TEST_CASE("gui views: the CUDA column, the kernel's stages and the Kernel tab dr
 #ifdef ATTNLAB_HAVE_KERNELS
     REQUIRE(c.cuda.has_value());
     CHECK(c.cuda->ok);
+    h.select(gui::BottomTab::Results);
+    h.frames(2);
+    CHECK(h.has("results_cuda"));  // the verdict names the backend
 
     // Heatmaps: yours · reference · CUDA · difference, the CUDA one next to the reference's.
     h.select(gui::BottomTab::Heatmaps);

@@ -127,6 +127,11 @@ void draw_explanation(Ui& ui, const CheckResult& r, const Exercise& e, Lang lang
     }
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(text.c_str());
+    // The CUDA column in one line: which backend ran the reference's kernel, and whether it agreed.
+    if (const std::string cuda = explain_cuda(r, lang); !cuda.empty() && (r.ran() || r.problem == Problem::KernelDisagrees || r.problem == Problem::KernelFailed)) {
+        ImGui::TextDisabled("%s", cuda.c_str());
+        ui.note_item("results_cuda");
+    }
     if (!mistake.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.98f, 0.78f, 0.35f, 1.0f));
         ImGui::TextUnformatted(mistake.c_str());
