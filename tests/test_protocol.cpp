@@ -69,7 +69,11 @@ TEST_CASE("case results round-trip for every status") {
     CaseReport modified;
     modified.status = CaseStatus::InputModified;
     modified.modified_arg = 4;
-    for (const CaseReport& r : {ok_report(), exception, oom, modified}) {
+    CaseReport too_large;
+    too_large.status = CaseStatus::OutputTooLarge;
+    too_large.output_shape = "(100, 100, 4000)";
+    too_large.output_bytes = 160000000;
+    for (const CaseReport& r : {ok_report(), exception, oom, modified, too_large}) {
         CaseReport back;
         REQUIRE(decode_case_result(encode_case_result(r), back) == DecodeError::None);
         CHECK(back.index == r.index);
@@ -85,6 +89,8 @@ TEST_CASE("case results round-trip for every status") {
         CHECK(back.exception_type == r.exception_type);
         CHECK(back.exception_what == r.exception_what);
         CHECK(back.modified_arg == r.modified_arg);
+        CHECK(back.output_shape == r.output_shape);
+        CHECK(back.output_bytes == r.output_bytes);
     }
 }
 

@@ -157,6 +157,22 @@ TEST_CASE("the CUDA line names the backend once, in the learner's language") {
     CHECK(j["cases"][0]["cuda"]["max_abs_error_vs_reference"].get<double>() == doctest::Approx(2.5e-7));
 }
 
+TEST_CASE("a failure after every case had reported still says what happened, in both languages") {
+    const Exercise e = exercise();
+    for (Verdict v : {Verdict::Crash, Verdict::Timeout, Verdict::OutputLimit, Verdict::ProtocolError}) {
+        CheckResult r = result(v);
+        r.cases[0].verdict = Verdict::Pass;
+        r.failed_case = -1;
+        r.problem = v == Verdict::ProtocolError ? Problem::ExitedEarly : Problem::None;
+        const std::string code = verdict_code(v);
+        CAPTURE(code);
+        const std::string en = explain_detail(r, e, Lang::En), id = explain_detail(r, e, Lang::Id);
+        CHECK_FALSE(en.empty());
+        CHECK_FALSE(id.empty());
+        CHECK(english_words(id).empty());
+    }
+}
+
 TEST_CASE("a named mistake appears in the words and in --json") {
     const Exercise e = exercise();
     const CheckResult r = result(Verdict::WrongAnswer);

@@ -317,6 +317,51 @@ TEST_CASE("probes past the protocol's limit are dropped and counted, not a broke
     CHECK(r.cases[0].probes_dropped == 5000 - 4096);
 }
 
+TEST_CASE("the child keeps the protocol's limits: a rank-9 probe is dropped, a rank-9 or 20 MB output is a wrong shape") {
+    CheckResult probe9 = check_file("rank9_probe.cpp");
+    REQUIRE(probe9.verdict == Verdict::Pass);
+    CHECK(probe9.cases[0].probes_dropped == 1);
+    CheckResult out9 = check_file("rank9_output.cpp");
+    REQUIRE(out9.verdict == Verdict::WrongShape);
+    CHECK(out9.cases[0].unsent_shape == "(1, 1, 1, 1, 1, 1, 1, 1, 2)");
+    CHECK(explain(out9, split(), Lang::En).find("(1, 1, 1, 1, 1, 1, 1, 1, 2)") != std::string::npos);
+    CheckResult huge = check_file("huge_output.cpp");
+    REQUIRE(huge.verdict == Verdict::WrongShape);
+    CHECK(huge.cases[0].unsent_shape == "(100, 100, 500)");
+    still_healthy();
+}
+
+TEST_CASE("probing the same name again replaces it within the 64 MB budget") {
+    CheckResult r = check_file("reprobe_large.cpp");
+    REQUIRE(r.verdict == Verdict::Pass);
+    CHECK(r.cases[0].probes_dropped == 0);
+    REQUIRE(r.cases[0].probes.size() == 1);
+    CHECK(r.cases[0].probes[0].tensor.data[0] == 1.0f);
+}
+
+TEST_CASE("a crash after every case has reported is explained, not left blank") {
+    CheckResult r = check_file("crash_at_exit.cpp");
+    REQUIRE(r.verdict == Verdict::Crash);
+    CHECK(r.failed_case == -1);
+    CHECK(explain(r, split(), Lang::En).find("after every case had reported") != std::string::npos);
+    CHECK(explain(r, split(), Lang::Id).find("setelah semua kasus melapor") != std::string::npos);
+}
+
+TEST_CASE("a check that finished but was replaced before anyone collected it still counts") {
+    auto source = read_file(kFixtures / "solutions" / "correct.cpp");
+    REQUIRE(source);
+    CheckScheduler scheduler(env().runner);
+    auto first = scheduler.start(split(), *source, "correct.cpp");
+    REQUIRE(first->wait().verdict == Verdict::Pass);
+    auto second = scheduler.start(split(), *source + "\n// replaced\n", "correct.cpp");
+    second->wait();
+    const auto finished = scheduler.take_finished();
+    REQUIRE(finished.size() == 2);
+    CHECK(finished[0] == first);
+    CHECK(finished[1] == second);
+    CHECK(scheduler.take_finished().empty());
+}
+
 TEST_CASE("writing into an input tensor is named, with the parameter") {
     CheckResult r = check_file("writes_into_input.cpp");
     REQUIRE(r.verdict == Verdict::ModifiedInput);
@@ -433,6 +478,14 @@ TEST_CASE("cancel while the compiler is running") {
     std::error_code ec;
     CHECK(fs::is_empty(dir / "cache" / "tmp", ec));
     fs::remove_all(dir, ec);
+}
+
+TEST_CASE("a forged result for case 0xFFFFFFFF is a broken channel, not an index") {
+    CheckResult r = check_file("forged_result_index.cpp");
+    CHECK(r.verdict == Verdict::ProtocolError);
+    CHECK(r.problem == Problem::ChannelCorrupt);
+    CHECK(r.detail == "out_of_order");
+    still_healthy();
 }
 
 TEST_CASE("a forged 'done' frame without results is not a pass") {

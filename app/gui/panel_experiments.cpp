@@ -81,8 +81,12 @@ void draw_experiments_panel(Ui& ui) {
     if (s.measuring_projections()) {
         ImGui::TextDisabled("%s", ui.t("gui.exp.measuring").c_str());
     } else if (ImGui::Button(ui.t("gui.exp.measure", {{"t", std::to_string(v.tokens)}}).c_str()) && f.divides) {
-        s.measure_projections(v.tokens, static_cast<int>(std::min<int64_t>(cfg.d_model, 2048)), static_cast<int>(cfg.heads));
+        // Capped for a quick measurement, and kept divisible by the head count.
+        const int heads = static_cast<int>(cfg.heads);
+        const int d_model = static_cast<int>(std::min<int64_t>(cfg.d_model, 2048 / heads * heads));
+        s.measure_projections(v.tokens, d_model, heads);
     }
+    if (s.projection_timing_failed()) ImGui::TextColored(verdict_color(Verdict::InternalError), "%s", ui.t("gui.exp.failed").c_str());
     ui.note_item("exp_measure");
     if (const auto& timing = s.projection_timing()) {
         const auto& tm = *timing;

@@ -1,5 +1,7 @@
 #include "attnlab/common/protocol.hpp"
 
+#include <algorithm>
+
 namespace attnlab::protocol {
 
 const char* decode_error_code(DecodeError e) {
@@ -153,6 +155,10 @@ std::string encode_case_result(const CaseReport& report) {
             break;
         case CaseStatus::OutOfMemory: break;
         case CaseStatus::InputModified: w.u32(report.modified_arg); break;
+        case CaseStatus::OutputTooLarge:
+            w.str(report.output_shape);
+            w.i64(static_cast<int64_t>(report.output_bytes));
+            break;
     }
     return w.take();
 }
@@ -190,6 +196,13 @@ DecodeError decode_case_result(const std::string& payload, CaseReport& report) {
         case CaseStatus::InputModified:
             if (!r.u32(report.modified_arg)) return DecodeError::Truncated;
             break;
+        case CaseStatus::OutputTooLarge: {
+            int64_t bytes = 0;
+            if (!r.str(report.output_shape) || !r.i64(bytes)) return DecodeError::Truncated;
+            report.output_shape.resize(std::min<size_t>(report.output_shape.size(), ProtocolLimits::max_name_bytes));
+            report.output_bytes = static_cast<uint64_t>(bytes);
+            break;
+        }
         default: return DecodeError::UnknownStatus;
     }
     return finished(r);

@@ -63,10 +63,15 @@ std::shared_ptr<CheckJob> CheckScheduler::start(const Exercise& exercise, std::s
     retired_.erase(std::remove_if(retired_.begin(), retired_.end(), [](const auto& j) { return j->done(); }), retired_.end());
     auto it = jobs_.find(exercise.id);
     if (it != jobs_.end()) {
-        it->second->cancel();
-        // Kept until it has stopped: destroying it here would join its thread
-        // on the caller's (the GUI's) thread.
-        if (!it->second->done()) retired_.push_back(it->second);
+        if (it->second->done()) {
+            // It finished before anyone collected it: its result still counts.
+            uncollected_.push_back(it->second);
+        } else {
+            it->second->cancel();
+            // Kept until it has stopped: destroying it here would join its
+            // thread on the caller's (the GUI's) thread.
+            retired_.push_back(it->second);
+        }
     }
     auto job = std::make_shared<CheckJob>(runner_, exercise, std::move(source), std::move(display_name));
     jobs_[exercise.id] = job;
@@ -81,7 +86,8 @@ std::shared_ptr<CheckJob> CheckScheduler::current(const std::string& exercise_id
 
 std::vector<std::shared_ptr<CheckJob>> CheckScheduler::take_finished() {
     std::lock_guard<std::mutex> lock(mu_);
-    std::vector<std::shared_ptr<CheckJob>> finished;
+    std::vector<std::shared_ptr<CheckJob>> finished = std::move(uncollected_);
+    uncollected_.clear();
     for (auto it = jobs_.begin(); it != jobs_.end();) {
         if (it->second->done()) {
             finished.push_back(std::move(it->second));

@@ -59,8 +59,15 @@ bool ProjectionTimingJob::start(int tokens, int d_model, int heads, int repeats)
     if (running() || !valid_projection_sizes(tokens, d_model, heads)) return false;
     if (thread_.joinable()) thread_.join();
     done_.store(false);
+    failed_ = false;
     thread_ = std::thread([this, tokens, d_model, heads, repeats] {
-        const ProjectionTiming t = time_projections(tokens, d_model, heads, repeats);
+        // Nothing may escape a thread (std::terminate would end the window):
+        // a measurement that cannot run (out of memory) is reported as failed.
+        std::optional<ProjectionTiming> t;
+        try {
+            t = time_projections(tokens, d_model, heads, repeats);
+        } catch (...) {
+        }
         {
             std::lock_guard<std::mutex> lock(mu_);
             pending_ = t;
@@ -74,7 +81,8 @@ void ProjectionTimingJob::poll() {
     if (!thread_.joinable() || !done_.load()) return;
     thread_.join();
     std::lock_guard<std::mutex> lock(mu_);
-    result_ = pending_;
+    if (pending_) result_ = pending_;
+    failed_ = !pending_;
 }
 
 }  // namespace attnlab

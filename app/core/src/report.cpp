@@ -161,6 +161,11 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
     const std::string label = case_label(c, lang);
     switch (c.verdict) {
         case Verdict::WrongShape:
+            if (!c.unsent_shape.empty())  // too large to send back: only its shape came
+                return tr(lang, "explain.wrong_shape",
+                          {{"case", label},
+                           {"expected", c.expected.kind == ValueKind::Tensor ? shape_to_string(c.expected.tensor.shape) : describe_value(c.expected)},
+                           {"actual", c.unsent_shape}});
             if (c.actual.kind != c.expected.kind || c.actual.kind != ValueKind::Tensor)
                 return tr(lang, "explain.wrong_kind", {{"case", label}, {"expected", describe_value(c.expected)}, {"actual", describe_value(c.actual)}});
             return tr(lang, "explain.wrong_shape",
@@ -218,6 +223,23 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
 
 }  // namespace
 
+// A failure no case is to blame for: before the harness started, or after
+// every case had reported (a destructor, an atexit handler, a stray thread).
+std::string explain_without_case(const CheckResult& r, Lang lang) {
+    const std::string secs = format_number(r.limit_value);
+    switch (r.verdict) {
+        case Verdict::Crash:
+            return tr(lang, r.crashed_before_entry ? "explain.crash_static" : "explain.after.crash", {{"signal", r.signal_name}});
+        case Verdict::Timeout:
+            if (r.crashed_before_entry) return tr(lang, "explain.timeout_static", {{"seconds", secs}});
+            return tr(lang, r.limit == LimitKind::CpuTime ? "explain.after.timeout_cpu" : "explain.after.timeout_wall", {{"seconds", secs}});
+        case Verdict::OutputLimit:
+            return tr(lang, r.limit == LimitKind::FileSize ? "explain.file_size_limit" : "explain.output_limit", {{"limit", secs}});
+        case Verdict::ProtocolError: return tr(lang, "explain.protocol_error", {{"detail", problem_text(r, lang)}});
+        default: return "";
+    }
+}
+
 std::string explain_mistake(const CheckResult& r, Lang lang) {
     if (!r.mistake) return "";
     std::string s = tr(lang, "explain.mistake", {{"title", r.mistake->title.get(lang)}, {"message", r.mistake->message.get(lang)}});
@@ -266,7 +288,7 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
         case Verdict::InternalError: add(tr(lang, "explain.internal_error", {{"detail", problem_text(r, lang)}})); break;
         default:
             if (r.failed_case >= 0) add(explain_case(r, r.cases[static_cast<size_t>(r.failed_case)], ex, lang));
-            else add(explain_case(r, CaseOutcome{}, ex, lang));
+            else add(explain_without_case(r, lang));
             break;
     }
     add(explain_mistake(r, lang));

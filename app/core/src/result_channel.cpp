@@ -11,6 +11,11 @@ ResultChannel::ResultChannel(size_t case_count, std::function<void(int)> on_case
 
 bool ResultChannel::feed(const char* data, size_t size) {
     if (!corrupt_code_.empty()) return false;
+    received_ += size;
+    if (received_ > protocol::ProtocolLimits::max_channel_bytes) {
+        corrupt_code_ = "channel_too_large";
+        return false;
+    }
     decoder_.feed(data, size);
     wire::FrameType type;
     std::string payload;
@@ -40,7 +45,7 @@ bool ResultChannel::handle(wire::FrameType type, const std::string& payload) {
             uint32_t k = 0;
             if (DecodeError e = protocol::decode_case_begin(payload, k); e != DecodeError::None) return fail(e);
             // Cases run in order, one at a time: anything else is not the harness talking.
-            if (static_cast<int>(k) != next_case_ || running_ >= 0 || k >= reports_.size()) return fail(DecodeError::OutOfOrder);
+            if (running_ >= 0 || k >= reports_.size() || k != static_cast<uint32_t>(next_case_)) return fail(DecodeError::OutOfOrder);
             running_ = static_cast<int>(k);
             if (on_case_begin_) on_case_begin_(running_);
             return true;
@@ -48,7 +53,8 @@ bool ResultChannel::handle(wire::FrameType type, const std::string& payload) {
         case wire::FrameType::CaseResult: {
             protocol::CaseReport report;
             if (DecodeError e = protocol::decode_case_result(payload, report); e != DecodeError::None) return fail(e);
-            if (static_cast<int>(report.index) != running_) return fail(DecodeError::OutOfOrder);
+            // Compared unsigned: an index of 0xFFFFFFFF must not pass as "no case running" (-1).
+            if (running_ < 0 || report.index != static_cast<uint32_t>(running_)) return fail(DecodeError::OutOfOrder);
             report.exception_type = sanitize_utf8(report.exception_type);
             report.exception_what = sanitize_utf8(report.exception_what);
             for (NamedTensor& p : report.probes) p.name = sanitize_utf8(p.name);

@@ -37,6 +37,7 @@ private:
     int running_ = -1;   // case that began and has not reported
     int next_case_ = 0;  // the case expected to begin next
     std::string corrupt_code_;
+    size_t received_ = 0;  // bytes so far, all frames: bounded by ProtocolLimits::max_channel_bytes
 };
 
 }  // namespace attnlab

@@ -41,7 +41,7 @@ void report(const CheckControl& control, Phase phase, int index, int count) {
 
 // What one case reported becomes its outcome: compared with the reference
 // when it returned a value.
-void judge_case(const Exercise& ex, const protocol::CaseReport& rec, CaseOutcome& c) {
+void judge_case(const Exercise& ex, protocol::CaseReport& rec, CaseOutcome& c) {
     c.elapsed_ms = rec.ms;
     switch (rec.status) {
         case protocol::CaseStatus::OutOfMemory: c.verdict = Verdict::MemoryLimit; return;
@@ -54,10 +54,14 @@ void judge_case(const Exercise& ex, const protocol::CaseReport& rec, CaseOutcome
             c.verdict = Verdict::ModifiedInput;
             c.modified_input = rec.modified_arg < ex.params.size() ? ex.params[rec.modified_arg].name : "?";
             return;
+        case protocol::CaseStatus::OutputTooLarge:
+            c.verdict = Verdict::WrongShape;
+            c.unsent_shape = sanitize_utf8(rec.output_shape);
+            return;
         case protocol::CaseStatus::Ok: break;
     }
-    c.actual = rec.output;
-    c.probes = rec.probes;
+    c.actual = std::move(rec.output);
+    c.probes = std::move(rec.probes);
     c.probes_dropped = rec.probes_dropped;
     Comparison cmp = compare_values(c.actual, c.expected, ex.tolerance);
     c.verdict = cmp.verdict;

@@ -155,10 +155,32 @@ int modified_input(const std::vector<detail::Slot>& args, const std::vector<std:
 }
 
 // Runs one case and says what happened, exceptions included.
-protocol::CaseReport run_case(const Entry& entry, uint32_t k, const std::vector<detail::Slot>& args) {
+protocol::CaseReport failure_report(uint32_t k, protocol::CaseStatus status) {
     protocol::CaseReport report;
     report.index = k;
+    report.status = status;
+    return report;
+}
+
+// A returned tensor the protocol cannot carry (too many dimensions, or too many
+// bytes for a case): its shape goes back instead, so the verdict is a wrong shape.
+bool output_too_large(const detail::Slot& out, protocol::CaseReport& report) {
+    using Limits = protocol::ProtocolLimits;
+    if (out.kind != detail::Kind::Tensor) return false;
+    const uint64_t bytes = static_cast<uint64_t>(out.tensor.size()) * sizeof(float);
+    if (out.tensor.shape().size() <= Limits::max_rank && bytes <= Limits::max_output_bytes) return false;
+    report.status = protocol::CaseStatus::OutputTooLarge;
+    report.output_shape = shape_to_string(out.tensor.shape());
+    report.output_bytes = bytes;
+    return true;
+}
+
+// Runs one case and encodes what happened, exceptions included: a bad_alloc
+// while encoding a huge output is a memory verdict, not std::terminate.
+std::string run_case(const Entry& entry, uint32_t k, const std::vector<detail::Slot>& args) {
     try {
+        protocol::CaseReport report;
+        report.index = k;
         if (!entry.fn || !entry.invoker) throw std::logic_error("attnlab: no entry point was registered");
         if (static_cast<size_t>(entry.arity) != args.size())
             throw std::logic_error("attnlab: the entry point takes " + std::to_string(entry.arity) +
@@ -170,30 +192,29 @@ protocol::CaseReport run_case(const Entry& entry, uint32_t k, const std::vector<
         if (int i = modified_input(args, before); i >= 0) {
             report.status = protocol::CaseStatus::InputModified;
             report.modified_arg = static_cast<uint32_t>(i);
-            return report;
+            return protocol::encode_case_result(report);
         }
+        if (output_too_large(out, report)) return protocol::encode_case_result(report);
         report.output = to_value(out);
+        out = detail::Slot{};  // the learner's copy is not needed any more
         for (auto& [name, t] : probes().items)
             report.probes.push_back({name, TensorData(t.shape(), std::vector<float>(t.data(), t.data() + t.size()))});
         report.probes_dropped = probes().dropped;
+        return protocol::encode_case_result(report);
     } catch (const std::bad_alloc&) {
-        report = protocol::CaseReport{};
-        report.index = k;
-        report.status = protocol::CaseStatus::OutOfMemory;
+        probes() = ProbeStore{};
+        return protocol::encode_case_result(failure_report(k, protocol::CaseStatus::OutOfMemory));
     } catch (const std::exception& e) {
-        report = protocol::CaseReport{};
-        report.index = k;
-        report.status = protocol::CaseStatus::Exception;
+        protocol::CaseReport report = failure_report(k, protocol::CaseStatus::Exception);
         report.exception_type = demangle(typeid(e).name());
         report.exception_what = e.what();
+        return protocol::encode_case_result(report);
     } catch (...) {
-        report = protocol::CaseReport{};
-        report.index = k;
-        report.status = protocol::CaseStatus::Exception;
+        protocol::CaseReport report = failure_report(k, protocol::CaseStatus::Exception);
         report.exception_type = "unknown";
         report.exception_what = "an exception that is not a std::exception";
+        return protocol::encode_case_result(report);
     }
-    return report;
 }
 
 }  // namespace
@@ -223,15 +244,17 @@ void probe(const std::string& name, const Tensor& t) {
     auto drop = [&](const char* why) {
         if (store.dropped++ == 0) std::fprintf(stderr, "attnlab: probe(\"%s\") ignored: %s\n", key.c_str(), why);
     };
-    if (store.bytes + bytes > Limits::max_probe_bytes) return drop("the probes of one case are limited to 64 MB");
+    if (t.shape().size() > Limits::max_rank) return drop("a probe has at most 8 dimensions");
     for (auto& item : store.items) {
-        if (item.first == key) {
-            store.bytes -= static_cast<size_t>(item.second.size()) * sizeof(float);
+        if (item.first == key) {  // a new value for a name: the old one's bytes are given back first
+            const size_t old_bytes = static_cast<size_t>(item.second.size()) * sizeof(float);
+            if (store.bytes - old_bytes + bytes > Limits::max_probe_bytes) return drop("the probes of one case are limited to 64 MB");
             item.second = t.clone();
-            store.bytes += bytes;
+            store.bytes = store.bytes - old_bytes + bytes;
             return;
         }
     }
+    if (store.bytes + bytes > Limits::max_probe_bytes) return drop("the probes of one case are limited to 64 MB");
     if (store.items.size() >= Limits::max_probes) return drop("one case keeps at most 4096 probes");
     store.items.emplace_back(key, t.clone());
     store.bytes += bytes;
@@ -257,9 +280,9 @@ int main(int argc, char** argv) {
     for (uint32_t k = 0; k < cases.size(); ++k) {
         send(wire::FrameType::CaseBegin, protocol::encode_case_begin(k));
         probes() = ProbeStore{};
-        protocol::CaseReport report = run_case(entry, k, cases[k]);
+        const std::string result = run_case(entry, k, cases[k]);
         std::fflush(stdout);
-        send(wire::FrameType::CaseResult, protocol::encode_case_result(report));
+        send(wire::FrameType::CaseResult, result);
     }
     std::fflush(stdout);
     send(wire::FrameType::Done, std::string());

@@ -25,11 +25,17 @@
 namespace attnlab::protocol {
 
 struct ProtocolLimits {
-    static constexpr uint32_t max_args = 64;               // arguments of one case
-    static constexpr uint32_t max_probes = 4096;           // probe() records kept per case
-    static constexpr size_t max_probe_bytes = 64u << 20;   // their tensors' bytes per case
-    static constexpr size_t max_frame_bytes = 512u << 20;  // one frame on the channel
-    static constexpr size_t max_name_bytes = 256;          // a probe's name (longer ones are cut)
+    static constexpr uint32_t max_args = 64;                // arguments of one case
+    static constexpr uint32_t max_rank = wire::kMaxRank;    // dimensions of any tensor sent
+    static constexpr uint32_t max_probes = 4096;            // probe() records kept per case
+    static constexpr size_t max_probe_bytes = 64u << 20;    // their tensors' bytes per case
+    static constexpr size_t max_output_bytes = 16u << 20;   // a returned tensor's bytes (4M floats)
+    static constexpr size_t max_name_bytes = 256;           // a probe's name (longer ones are cut)
+    // One frame: an output, the probes, and names and headers. The parent
+    // buffers no more than this, however many bytes a program writes.
+    static constexpr size_t max_frame_bytes = max_output_bytes + max_probe_bytes + (1u << 20);
+    // Everything one run may send, all cases together.
+    static constexpr size_t max_channel_bytes = 512u << 20;
 };
 
 // Why a frame or a file could not be decoded. Codes, not prose: the learner's
@@ -63,6 +69,7 @@ enum class CaseStatus : uint8_t {
     Exception = 1,      // type, what
     OutOfMemory = 2,    // (nothing)
     InputModified = 3,  // the index of the argument the learner's function wrote into
+    OutputTooLarge = 4, // the returned tensor is beyond the limits: its shape as text, and its bytes
 };
 
 struct CaseReport {
@@ -75,6 +82,8 @@ struct CaseReport {
     std::string exception_type;        // Exception
     std::string exception_what;        // Exception
     uint32_t modified_arg = 0;         // InputModified
+    std::string output_shape;          // OutputTooLarge: e.g. "(100, 100, 4000)"
+    uint64_t output_bytes = 0;         // OutputTooLarge
 };
 
 std::string encode_hello(uint32_t pid);

@@ -65,7 +65,8 @@ private:
     Runner& runner_;
     mutable std::mutex mu_;
     std::map<std::string, std::shared_ptr<CheckJob>> jobs_;
-    std::vector<std::shared_ptr<CheckJob>> retired_;  // cancelled, still stopping
+    std::vector<std::shared_ptr<CheckJob>> retired_;      // cancelled, still stopping
+    std::vector<std::shared_ptr<CheckJob>> uncollected_;  // finished, then replaced before take_finished()
 };
 
 }  // namespace attnlab

@@ -139,6 +139,7 @@ struct CaseOutcome {
     std::string exception_type;
     std::string exception_what;
     std::string modified_input;  // ModifiedInput: the parameter's name
+    std::string unsent_shape;    // WrongShape of an output too large to send back: its shape as text
     uint32_t probes_dropped = 0;  // probe() calls past the protocol's limits
     double elapsed_ms = 0;
     // Did the learner's function return something that was compared?

@@ -34,13 +34,16 @@ public:
     // Collects a finished measurement; call once per frame.
     void poll();
     const std::optional<ProjectionTiming>& result() const { return result_; }
+    // The last measurement could not run (it ran out of memory).
+    bool failed() const { return failed_; }
 
 private:
     std::thread thread_;
     std::atomic<bool> done_{false};
     std::mutex mu_;
-    ProjectionTiming pending_;
+    std::optional<ProjectionTiming> pending_;
     std::optional<ProjectionTiming> result_;
+    bool failed_ = false;
 };
 
 }  // namespace attnlab

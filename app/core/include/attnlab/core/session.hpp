@@ -118,6 +118,7 @@ public:
     bool measure_projections(int tokens, int d_model, int heads) { return timing_.start(tokens, d_model, heads); }
     bool measuring_projections() const { return timing_.running(); }
     const std::optional<ProjectionTiming>& projection_timing() const { return timing_.result(); }
+    bool projection_timing_failed() const { return timing_.failed(); }
 
     // What learner programs run under here: probed once, in the background (one
     // sandboxed run of /bin/true), so asking never waits; nullptr until known.
