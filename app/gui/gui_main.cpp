@@ -79,31 +79,31 @@ bool display_available(std::string& reason) {
     return true;
 }
 
-int run_gui(const GuiOptions& opt) {
-    const auto launched = std::chrono::steady_clock::now();
-    Session::Options so;
-    so.course_dir = opt.course_dir;
-    so.lang_flag = opt.lang;
-    Session session(so);
+namespace {
 
+// The window and its OpenGL context; nullptr (after saying why) when there is no display.
+GLFWwindow* open_window(const GuiOptions& opt, Lang lang) {
     std::string reason;
     glfwSetErrorCallback(on_glfw_error);
     if (!display_available(reason) || !glfwInit()) {
         if (reason.empty()) reason = g_glfw_error;
-        std::cerr << tr(session.lang(), "gui.no_display", {{"reason", reason}}) << "\n";
-        return 2;
+        std::cerr << tr(lang, "gui.no_display", {{"reason", reason}}) << "\n";
+        return nullptr;
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
     GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "attnlab", nullptr, nullptr);
     if (!window) {
-        std::cerr << tr(session.lang(), "gui.no_display", {{"reason", g_glfw_error}}) << "\n";
+        std::cerr << tr(lang, "gui.no_display", {{"reason", g_glfw_error}}) << "\n";
         glfwTerminate();
-        return 2;
+        return nullptr;
     }
     glfwMakeContextCurrent(window);
     glfwSwapInterval(opt.screenshot.empty() ? 1 : 0);
+    return window;
+}
 
+void init_imgui(GLFWwindow* window, const Session& session) {
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
@@ -111,19 +111,11 @@ int run_gui(const GuiOptions& opt) {
     ImGui::LoadIniSettingsFromMemory(session.preferences().layout_ini.c_str());
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 130");
+}
 
-    Ui ui(session);
-    GlTextures textures;
-    ui.textures = &textures;
-    Preferences applied = session.preferences();
-    apply_theme(applied);
-    ui.fonts = build_fonts(applied.font_size * applied.ui_scale);
-    if (!ui.fonts.unicode_ok) session.add_notice("DejaVu fonts not found (Debian: fonts-dejavu-core): symbols such as √ and → may show as '?'");
-    ui.course_width = applied.course_width;
-    ui.statement_width = applied.statement_width;
-    ui.results_height = applied.results_height;
+// The exercise to open, and what the command line asked to show first.
+void apply_options(Ui& ui, Session& session, const GuiOptions& opt) {
     if (!session.course_loaded()) std::cerr << "attnlab: " << session.course_error() << "\n";
-
     const std::string first = opt.exercise.empty() ? session.continue_id() : opt.exercise;
     if (!first.empty() && !session.open(first)) {
         std::cerr << "attnlab: " << tr(session.lang(), "cli.unknown_exercise", {{"id", first}}) << "\n";
@@ -134,65 +126,59 @@ int run_gui(const GuiOptions& opt) {
     else if (opt.tab == "solution") ui.select_tab = 2;
     ui.show_settings = opt.show == "settings";
     ui.show_help = opt.show == "help";
-    if (opt.view == "heatmaps") ui.select_bottom_tab = static_cast<int>(BottomTab::Heatmaps);
-    else if (opt.view == "stages") ui.select_bottom_tab = static_cast<int>(BottomTab::Stages);
-    else if (opt.view == "memory") ui.select_bottom_tab = static_cast<int>(BottomTab::Memory);
-    else if (opt.view == "experiments") ui.select_bottom_tab = static_cast<int>(BottomTab::Experiments);
-    else if (opt.view == "kernel") ui.select_bottom_tab = static_cast<int>(BottomTab::Kernel);
+    static const std::pair<const char*, BottomTab> views[] = {{"heatmaps", BottomTab::Heatmaps}, {"stages", BottomTab::Stages},
+                                                              {"memory", BottomTab::Memory},     {"experiments", BottomTab::Experiments},
+                                                              {"kernel", BottomTab::Kernel}};
+    for (const auto& [name, tab] : views)
+        if (opt.view == name) ui.select_bottom_tab = static_cast<int>(tab);
+}
 
-    int frame = 0;
-    int frames_after_ready = 0;
-    int exit_code = 0;
-    while (!glfwWindowShouldClose(window) && !ui.quit_requested) {
-        // Idle politely: wake at least 10×/s for progress and file changes.
-        if (opt.screenshot.empty()) glfwWaitEventsTimeout(session.checking() ? 0.05 : 0.25);
-        else glfwPollEvents();
-
-        const Preferences& p = session.preferences();
-        if (p.dark_theme != applied.dark_theme || p.ui_scale != applied.ui_scale) {
-            apply_theme(p);
-            ui.fonts_dirty = true;
-        }
-        if (ui.fonts_dirty || p.font_size != applied.font_size) {
-            ui.fonts = build_fonts(p.font_size * p.ui_scale);
-            ImGui_ImplOpenGL3_DestroyFontsTexture();
-            ImGui_ImplOpenGL3_CreateFontsTexture();
-            ui.fonts_dirty = false;
-        }
-        applied = p;
-
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui_ImplGlfw_NewFrame();
-        ImGui::NewFrame();
-        ImGui::PushFont(ui.fonts.ui);
-        draw_frame(ui);
-        ImGui::PopFont();
-        ImGui::Render();
-        int w, h;
-        glfwGetFramebufferSize(window, &w, &h);
-        glViewport(0, 0, w, h);
-        const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-        glClearColor(bg.x, bg.y, bg.z, 1.0f);
-        glClear(GL_COLOR_BUFFER_BIT);
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-
-        if (!opt.screenshot.empty() || opt.quit_after >= 0) {
-            const bool ready = !opt.run || (!session.checking() && session.last_result());
-            if (ready && ++frames_after_ready > std::max(opt.quit_after, 1)) {
-                if (!opt.screenshot.empty() && !write_screenshot(window, opt.screenshot)) {
-                    std::cerr << "attnlab: cannot write " << opt.screenshot << "\n";
-                    exit_code = 2;
-                }
-                ui.quit_requested = true;
-            }
-        }
-        glfwSwapBuffers(window);
-        if (frame++ == 0 && opt.timing)
-            std::fprintf(stderr, "first frame after %.0f ms\n",
-                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launched).count());
+// Theme and fonts follow the preferences (the settings window changes them).
+void follow_preferences(Ui& ui, Preferences& applied, const Preferences& p) {
+    if (p.dark_theme != applied.dark_theme || p.ui_scale != applied.ui_scale) {
+        apply_theme(p);
+        ui.fonts_dirty = true;
     }
+    if (ui.fonts_dirty || p.font_size != applied.font_size) {
+        ui.fonts = build_fonts(p.font_size * p.ui_scale);
+        ImGui_ImplOpenGL3_DestroyFontsTexture();
+        ImGui_ImplOpenGL3_CreateFontsTexture();
+        ui.fonts_dirty = false;
+    }
+    applied = p;
+}
 
-    // Remember the layout with the other preferences.
+void render_frame(Ui& ui, GLFWwindow* window) {
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    ImGui::PushFont(ui.fonts.ui);
+    draw_frame(ui);
+    ImGui::PopFont();
+    ImGui::Render();
+    int w, h;
+    glfwGetFramebufferSize(window, &w, &h);
+    glViewport(0, 0, w, h);
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x, bg.y, bg.z, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
+// The scripted mode (--screenshot, --quit-after): N frames after the check is
+// done, write the picture and quit. Returns false when the picture could not be written.
+bool scripted_step(Ui& ui, GLFWwindow* window, const GuiOptions& opt, int& frames_after_ready) {
+    if (opt.screenshot.empty() && opt.quit_after < 0) return true;
+    const bool ready = !opt.run || (!ui.session.checking() && ui.session.last_result());
+    if (!ready || ++frames_after_ready <= std::max(opt.quit_after, 1)) return true;
+    ui.quit_requested = true;
+    if (opt.screenshot.empty() || write_screenshot(window, opt.screenshot)) return true;
+    std::cerr << "attnlab: " << tr(ui.session.lang(), "gui.screenshot_failed", {{"file", opt.screenshot}}) << "\n";
+    return false;
+}
+
+// Remember the layout with the other preferences.
+void save_layout(const Ui& ui, Session& session) {
     size_t ini_size = 0;
     const char* ini = ImGui::SaveIniSettingsToMemory(&ini_size);
     Preferences p = session.preferences();
@@ -201,12 +187,53 @@ int run_gui(const GuiOptions& opt) {
     p.statement_width = ui.statement_width;
     p.results_height = ui.results_height;
     session.set_preferences(p);
+}
 
+void close_window(GLFWwindow* window) {
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
     glfwDestroyWindow(window);
     glfwTerminate();
+}
+
+}  // namespace
+
+// Thin glue around the frame loop: every decision is in the Session (core) or a panel.
+int run_gui(const GuiOptions& opt) {
+    const auto launched = std::chrono::steady_clock::now();
+    Session session(Session::Options{opt.course_dir, opt.lang});
+    GLFWwindow* window = open_window(opt, session.lang());
+    if (!window) return 2;
+    init_imgui(window, session);
+
+    Ui ui(session);
+    GlTextures textures;
+    ui.textures = &textures;
+    Preferences applied = session.preferences();
+    apply_theme(applied);
+    ui.fonts = build_fonts(applied.font_size * applied.ui_scale);
+    if (!ui.fonts.unicode_ok) session.add_notice(tr(session.lang(), "gui.notice.no_fonts"));
+    ui.course_width = applied.course_width;
+    ui.statement_width = applied.statement_width;
+    ui.results_height = applied.results_height;
+    apply_options(ui, session, opt);
+
+    int frame = 0, frames_after_ready = 0, exit_code = 0;
+    while (!glfwWindowShouldClose(window) && !ui.quit_requested) {
+        // Idle politely: wake at least 4×/s for progress and file changes.
+        if (opt.screenshot.empty()) glfwWaitEventsTimeout(session.checking() ? 0.05 : 0.25);
+        else glfwPollEvents();
+        follow_preferences(ui, applied, session.preferences());
+        render_frame(ui, window);
+        if (!scripted_step(ui, window, opt, frames_after_ready)) exit_code = 2;
+        glfwSwapBuffers(window);
+        if (frame++ == 0 && opt.timing)
+            std::fprintf(stderr, "first frame after %.0f ms\n",
+                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launched).count());
+    }
+    save_layout(ui, session);
+    close_window(window);
     return exit_code;
 }
 
