@@ -115,22 +115,10 @@ float splitter(const char* id, bool vertical, float thickness, float length) {
 
 }  // namespace
 
-void draw_frame(Ui& ui) {
-    ui.items.clear();
-    bool quit = false;
-    ui.session.poll();
-    handle_shortcuts(ui, quit);
+namespace {
 
-    const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(vp->WorkPos);
-    ImGui::SetNextWindowSize(vp->WorkSize);
-    ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
-    ImGui::Begin("attnlab", nullptr,
-                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
-                     ImGuiWindowFlags_NoSavedSettings);
-    ImGui::PopStyleVar();
-    draw_menu(ui, quit);
-
+// Warnings for the learner (a corrupt progress file, a protection that is off…).
+void draw_notices(Ui& ui) {
     Session& s = ui.session;
     if (!s.notices().empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.78f, 0.35f, 1.0f));
@@ -140,27 +128,10 @@ void draw_frame(Ui& ui) {
         ui.note_item("dismiss_notices");
     }
 
-    const float split = 6.0f;
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float min_w = ImGui::GetFontSize() * 8;
-    ui.course_width = std::clamp(ui.course_width, min_w, avail.x * 0.4f);
-    ui.statement_width = std::clamp(ui.statement_width, min_w, avail.x * 0.6f);
-    const float middle_w = std::max(min_w, avail.x - ui.course_width - ui.statement_width - 2 * split - 2 * ImGui::GetStyle().ItemSpacing.x);
+}
 
-    ImGui::BeginChild("course", ImVec2(ui.course_width, avail.y), true);
-    draw_course_panel(ui);
-    ImGui::EndChild();
-    ImGui::SameLine(0, 0);
-    ui.course_width += splitter("split_course", true, split, avail.y);
-    ImGui::SameLine(0, 0);
-
-    ImGui::BeginChild("middle", ImVec2(middle_w, avail.y), false);
-    ui.results_height = std::clamp(ui.results_height, ImGui::GetFontSize() * 4, avail.y * 0.8f);
-    ImGui::BeginChild("editor", ImVec2(0, avail.y - ui.results_height - split), true);
-    draw_editor_panel(ui);
-    ImGui::EndChild();
-    ui.results_height -= splitter("split_results", false, split, middle_w);
-    ImGui::BeginChild("results", ImVec2(0, 0), true);
+// Results and the views below the editor, one tab per panel.
+void draw_bottom_tabs(Ui& ui) {
     if (ImGui::BeginTabBar("bottom_tabs")) {
         struct Tab {
             BottomTab id;
@@ -192,6 +163,50 @@ void draw_frame(Ui& ui) {
         if (ui.select_bottom_tab == requested) ui.select_bottom_tab = -1;
         ImGui::EndTabBar();
     }
+}
+
+}  // namespace
+
+void draw_frame(Ui& ui) {
+    ui.items.clear();
+    bool quit = false;
+    ui.session.poll();
+    handle_shortcuts(ui, quit);
+
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(vp->WorkPos);
+    ImGui::SetNextWindowSize(vp->WorkSize);
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
+    ImGui::Begin("attnlab", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                     ImGuiWindowFlags_NoSavedSettings);
+    ImGui::PopStyleVar();
+    draw_menu(ui, quit);
+
+    draw_notices(ui);
+
+    const float split = 6.0f;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float min_w = ImGui::GetFontSize() * 8;
+    ui.course_width = std::clamp(ui.course_width, min_w, avail.x * 0.4f);
+    ui.statement_width = std::clamp(ui.statement_width, min_w, avail.x * 0.6f);
+    const float middle_w = std::max(min_w, avail.x - ui.course_width - ui.statement_width - 2 * split - 2 * ImGui::GetStyle().ItemSpacing.x);
+
+    ImGui::BeginChild("course", ImVec2(ui.course_width, avail.y), true);
+    draw_course_panel(ui);
+    ImGui::EndChild();
+    ImGui::SameLine(0, 0);
+    ui.course_width += splitter("split_course", true, split, avail.y);
+    ImGui::SameLine(0, 0);
+
+    ImGui::BeginChild("middle", ImVec2(middle_w, avail.y), false);
+    ui.results_height = std::clamp(ui.results_height, ImGui::GetFontSize() * 4, avail.y * 0.8f);
+    ImGui::BeginChild("editor", ImVec2(0, avail.y - ui.results_height - split), true);
+    draw_editor_panel(ui);
+    ImGui::EndChild();
+    ui.results_height -= splitter("split_results", false, split, middle_w);
+    ImGui::BeginChild("results", ImVec2(0, 0), true);
+    draw_bottom_tabs(ui);
     ImGui::EndChild();
     ImGui::EndChild();
     ImGui::SameLine(0, 0);
