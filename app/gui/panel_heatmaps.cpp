@@ -232,40 +232,11 @@ void draw_axes_labels(const std::vector<std::string>& tokens, ImVec2 origin, flo
 
 }  // namespace
 
-void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::vector<std::string>& dims) {
-    (void)dims;
+namespace {
+
+// The legend, the difference summary and the CUDA note above the grid.
+void draw_heatmap_header(Ui& ui, const CaseOutcome& c, const HeatmapSet& set) {
     HeatmapView& v = ui.heatmaps;
-    const std::vector<std::string> stages = heatmap_stages(c);
-    if (stages.empty()) {
-        ImGui::TextWrapped("%s", ui.t("gui.heatmap.none").c_str());
-        return;
-    }
-    if (std::find(stages.begin(), stages.end(), v.stage) == stages.end()) {
-        // Default to the weights: the picture of attention itself.
-        v.stage = std::find(stages.begin(), stages.end(), "weights") != stages.end() ? "weights" : stages.front();
-    }
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-    if (ImGui::BeginCombo((ui.t("gui.views.stage") + "##stage").c_str(), v.stage.c_str())) {
-        for (const auto& s : stages)
-            if (ImGui::Selectable(s.c_str(), s == v.stage)) v.stage = s;
-        ImGui::EndCombo();
-    }
-    ui.note_item("heatmap_stage");
-
-    // Rebuild and upload only when what is shown changed.
-    if (v.built_generation != generation || v.built_case != c.index || v.built_stage != v.stage) {
-        release_all(ui);
-        v.set = build_heatmaps(c, v.stage);
-        v.built_generation = generation;
-        v.built_case = c.index;
-        v.built_stage = v.stage;
-        v.enlarged = -1;
-        prepare_slots(ui);
-    }
-    if (!v.set) return;
-    const HeatmapSet& set = *v.set;
-
     ImGui::SameLine();
     if (ImGui::Button(ui.t("gui.heatmap.export_grid").c_str())) export_png(ui, -1, -1);
     ui.note_item("export_grid");
@@ -305,8 +276,11 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
     if (!v.last_export.empty()) ImGui::TextDisabled("%s", ui.t("gui.heatmap.exported", {{"file", v.last_export}}).c_str());
     ImGui::TextDisabled("%s", ui.t("gui.heatmap.click").c_str());
 
-    // The grid: one row per head.
-    const std::vector<int> columns = shown_columns(set);
+}
+
+// The grid: one row per head, one column per source (yours, reference, CUDA, difference).
+void draw_heatmap_rows(Ui& ui, const HeatmapSet& set, const std::vector<int>& columns) {
+    HeatmapView& v = ui.heatmaps;
     const int ncols = static_cast<int>(columns.size());
     const float label_w = ImGui::CalcTextSize("head 00").x + ImGui::GetStyle().ItemSpacing.x;
     const float avail = ImGui::GetContentRegionAvail().x - label_w - ImGui::GetStyle().ScrollbarSize;
@@ -344,7 +318,11 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
     }
     ImGui::EndChild();
 
-    // The enlarged head, with token labels on the axes when the case has them.
+}
+
+// The enlarged head, with token labels on the axes when the case has them.
+void draw_enlarged_head(Ui& ui, const HeatmapSet& set, const std::vector<int>& columns) {
+    HeatmapView& v = ui.heatmaps;
     if (v.enlarged >= 0) ImGui::OpenPopup("enlarged_head");
     if (ImGui::BeginPopupModal("enlarged_head", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar)) {
         const int h = std::clamp(v.enlarged, 0, set.heads - 1);
@@ -375,6 +353,47 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
         ui.note_item("enlarged_close");
         ImGui::EndPopup();
     }
+}
+
+}  // namespace
+
+void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::vector<std::string>& dims) {
+    (void)dims;
+    HeatmapView& v = ui.heatmaps;
+    const std::vector<std::string> stages = heatmap_stages(c);
+    if (stages.empty()) {
+        ImGui::TextWrapped("%s", ui.t("gui.heatmap.none").c_str());
+        return;
+    }
+    if (std::find(stages.begin(), stages.end(), v.stage) == stages.end()) {
+        // Default to the weights: the picture of attention itself.
+        v.stage = std::find(stages.begin(), stages.end(), "weights") != stages.end() ? "weights" : stages.front();
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+    if (ImGui::BeginCombo((ui.t("gui.views.stage") + "##stage").c_str(), v.stage.c_str())) {
+        for (const auto& s : stages)
+            if (ImGui::Selectable(s.c_str(), s == v.stage)) v.stage = s;
+        ImGui::EndCombo();
+    }
+    ui.note_item("heatmap_stage");
+
+    // Rebuild and upload only when what is shown changed.
+    if (v.built_generation != generation || v.built_case != c.index || v.built_stage != v.stage) {
+        release_all(ui);
+        v.set = build_heatmaps(c, v.stage);
+        v.built_generation = generation;
+        v.built_case = c.index;
+        v.built_stage = v.stage;
+        v.enlarged = -1;
+        prepare_slots(ui);
+    }
+    if (!v.set) return;
+    const HeatmapSet& set = *v.set;
+    draw_heatmap_header(ui, c, set);
+    const std::vector<int> columns = shown_columns(set);
+    draw_heatmap_rows(ui, set, columns);
+    draw_enlarged_head(ui, set, columns);
 }
 
 void draw_heatmaps_panel(Ui& ui) {

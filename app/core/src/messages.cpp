@@ -283,7 +283,7 @@ const Entry kMessages[] = {
     {"gui.heatmap.not_probed", "Your code did not record \"{stage}\": add probe(\"{stage}\", tensor) to compare it here.",
      "Kodemu tidak merekam \"{stage}\": tambahkan probe(\"{stage}\", tensor) untuk membandingkannya di sini."},
     {"gui.heatmap.problem", "Yours cannot be drawn: {problem}.", "Milikmu tidak bisa digambar: {problem}."},
-    {"gui.heatmap.masked", "masked (future, −∞)", "di-mask (masa depan, −∞)"},
+    {"gui.heatmap.masked", "masked (future, −∞)", "tertutup mask (masa depan, −∞)"},
     {"gui.heatmap.range", "colour range {lo} … {hi}", "rentang warna {lo} … {hi}"},
     {"gui.heatmap.max_diff", "max |yours − reference| = {value}", "maks |milikmu − referensi| = {value}"},
     {"gui.heatmap.hover", "head {h}, query {i}{qt}, key {j}{kt}", "head {h}, query {i}{qt}, key {j}{kt}"},
