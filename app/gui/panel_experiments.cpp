@@ -26,8 +26,10 @@ void row(const std::string& label, const std::string& value) {
 
 }  // namespace
 
-void draw_experiments_panel(Ui& ui) {
-    ExperimentsView& v = ui.experiments;
+namespace {
+
+// A preset (ANDREA-120M, ANDREA-12M) or the learner's own sizes.
+ModelConfig choose_config(Ui& ui, ExperimentsView& v) {
     const std::vector<ModelConfig> presets = preset_configs();
     const int custom_index = static_cast<int>(presets.size());
     v.preset = std::clamp(v.preset, 0, custom_index);
@@ -57,6 +59,14 @@ void draw_experiments_panel(Ui& ui) {
         v.custom.layers = std::clamp(l, 1, 512);
         cfg = v.custom;
     }
+    return cfg;
+}
+
+}  // namespace
+
+void draw_experiments_panel(Ui& ui) {
+    ExperimentsView& v = ui.experiments;
+    const ModelConfig cfg = choose_config(ui, v);
     if (cfg.assumed) ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1), "%s", ui.t("gui.exp.assumed", {{"what", cfg.assumption}}).c_str());
 
     const ModelFigures f = model_figures(cfg);

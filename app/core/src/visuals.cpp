@@ -143,6 +143,78 @@ std::vector<std::string> heatmap_stages(const CaseOutcome& c) {
     return out;
 }
 
+namespace {
+
+// Which positions are masked: -inf in the reference itself, or in the case's
+// "masked" stage (whose shape matches) for stages after it, such as the
+// softmax weights. Stages before it (the raw scores) show every value.
+void mark_masked_cells(const CaseOutcome& c, const std::string& stage, const TensorData& ref, HeatmapSet& set) {
+    bool after_mask = stage == "output", seen_mask = false;
+    for (const auto& s : c.stages) {
+        if (s.name == "masked") seen_mask = true;
+        else if (s.name == stage) after_mask = seen_mask;
+    }
+    const TensorData* masked_stage = after_mask ? find_stage(c.stages, "masked") : nullptr;
+    const std::vector<HeadMatrix> mask_source =
+        masked_stage && masked_stage->shape == ref.shape ? split_heads_of(*masked_stage) : std::vector<HeadMatrix>{};
+    for (size_t h = 0; h < set.reference.size(); ++h) {
+        std::vector<uint8_t> mask(set.reference[h].values.size(), 0);
+        bool any = false;
+        for (size_t k = 0; k < mask.size(); ++k) {
+            const float v = h < mask_source.size() ? mask_source[h].values[k] : set.reference[h].values[k];
+            mask[k] = std::isinf(v) && v < 0;
+            any |= mask[k] != 0;
+        }
+        if (!any) continue;
+        set.reference[h].mask = mask;
+        if (h < set.learner.size()) {
+            // The learner's cell is masked where it is -inf itself, or where the
+            // reference is masked and it holds the same value (0 after softmax):
+            // values a learner left unmasked are drawn, not greyed out.
+            HeadMatrix& mine = set.learner[h];
+            std::vector<uint8_t> own(mask.size(), 0);
+            for (size_t k = 0; k < own.size(); ++k) {
+                const float a = mine.values[k];
+                own[k] = (std::isinf(a) && a < 0) || (mask[k] && a == set.reference[h].values[k]);
+            }
+            mine.mask = std::move(own);
+        }
+    }
+
+}
+
+// Yours − reference, per head; cells where only one side is -inf or NaN are
+// counted (and drawn apart), not given a finite error.
+void add_differences(HeatmapSet& set) {
+    for (size_t h = 0; h < set.learner.size(); ++h) {
+        HeadMatrix d;
+        d.rows = set.rows;
+        d.cols = set.cols;
+        // Masked only where both are masked: a learner's unmasked value at a
+        // masked position is a difference to see, not to grey out.
+        if (!set.reference[h].mask.empty()) {
+            d.mask.resize(set.reference[h].mask.size());
+            for (size_t k = 0; k < d.mask.size(); ++k) d.mask[k] = set.reference[h].mask[k] && set.learner[h].mask[k];
+        }
+        d.values.resize(set.reference[h].values.size());
+        for (size_t k = 0; k < d.values.size(); ++k) {
+            const float a = set.learner[h].values[k], r = set.reference[h].values[k];
+            if (std::isinf(r) && a == r) d.values[k] = r;  // both masked: stays masked
+            else if (!std::isfinite(a) || !std::isfinite(r)) {
+                d.values[k] = std::numeric_limits<float>::quiet_NaN();
+                ++set.non_finite_differences;
+            }
+            else {
+                d.values[k] = a - r;
+                set.max_abs_difference = std::max(set.max_abs_difference, static_cast<double>(std::fabs(a - r)));
+            }
+        }
+        set.difference.push_back(std::move(d));
+    }
+}
+
+}  // namespace
+
 std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string& stage) {
     const TensorData* ref = nullptr;
     const TensorData* mine = nullptr;
@@ -169,41 +241,7 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
         else set.learner_problem = "shape " + shape_to_string(mine->shape) + " where " + shape_to_string(ref->shape) + " was expected";
     }
 
-    // Which positions are masked: -inf in the reference itself, or in the
-    // case's "masked" stage (whose shape matches) for stages after it, such
-    // as the softmax weights. Stages before it (the raw scores) show every value.
-    bool after_mask = stage == "output", seen_mask = false;
-    for (const auto& s : c.stages) {
-        if (s.name == "masked") seen_mask = true;
-        else if (s.name == stage) after_mask = seen_mask;
-    }
-    const TensorData* masked_stage = after_mask ? find_stage(c.stages, "masked") : nullptr;
-    const std::vector<HeadMatrix> mask_source =
-        masked_stage && masked_stage->shape == ref->shape ? split_heads_of(*masked_stage) : std::vector<HeadMatrix>{};
-    for (size_t h = 0; h < set.reference.size(); ++h) {
-        std::vector<uint8_t> mask(set.reference[h].values.size(), 0);
-        bool any = false;
-        for (size_t k = 0; k < mask.size(); ++k) {
-            const float v = h < mask_source.size() ? mask_source[h].values[k] : set.reference[h].values[k];
-            mask[k] = std::isinf(v) && v < 0;
-            any |= mask[k] != 0;
-        }
-        if (!any) continue;
-        set.reference[h].mask = mask;
-        if (h < set.learner.size()) {
-            // The learner's cell is masked where it is -inf itself, or where the
-            // reference is masked and it holds the same value (0 after softmax):
-            // values a learner left unmasked are drawn, not greyed out.
-            HeadMatrix& mine = set.learner[h];
-            std::vector<uint8_t> own(mask.size(), 0);
-            for (size_t k = 0; k < own.size(); ++k) {
-                const float a = mine.values[k];
-                own[k] = (std::isinf(a) && a < 0) || (mask[k] && a == set.reference[h].values[k]);
-            }
-            mine.mask = std::move(own);
-        }
-    }
-
+    mark_masked_cells(c, stage, *ref, set);
     const bool probabilities = stage == "weights" || looks_like_probabilities(set.reference);
     if (probabilities) {
         set.value_scale = ColorScale{ColorMap::Viridis, 0.0, 1.0, false};
@@ -212,31 +250,7 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
         set.value_scale = ColorScale{ColorMap::PuOr, -m, m, true};
     }
 
-    for (size_t h = 0; h < set.learner.size(); ++h) {
-        HeadMatrix d;
-        d.rows = set.rows;
-        d.cols = set.cols;
-        // Masked only where both are masked: a learner's unmasked value at a
-        // masked position is a difference to see, not to grey out.
-        if (!set.reference[h].mask.empty()) {
-            d.mask.resize(set.reference[h].mask.size());
-            for (size_t k = 0; k < d.mask.size(); ++k) d.mask[k] = set.reference[h].mask[k] && set.learner[h].mask[k];
-        }
-        d.values.resize(set.reference[h].values.size());
-        for (size_t k = 0; k < d.values.size(); ++k) {
-            const float a = set.learner[h].values[k], r = set.reference[h].values[k];
-            if (std::isinf(r) && a == r) d.values[k] = r;  // both masked: stays masked
-            else if (!std::isfinite(a) || !std::isfinite(r)) {
-                d.values[k] = std::numeric_limits<float>::quiet_NaN();
-                ++set.non_finite_differences;
-            }
-            else {
-                d.values[k] = a - r;
-                set.max_abs_difference = std::max(set.max_abs_difference, static_cast<double>(std::fabs(a - r)));
-            }
-        }
-        set.difference.push_back(std::move(d));
-    }
+    add_differences(set);
     const double dm = std::max(set.max_abs_difference, 1e-12);
     set.difference_scale = ColorScale{ColorMap::PuOr, -dm, dm, true};
     add_cuda_column(c, stage, *ref, set);
