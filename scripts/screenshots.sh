@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scripted screenshots of the GUI in both languages, with a passing and a
-# failing check, the hints and solution tabs, the settings and help overlays,
+# failing check, a named mistake, the hints and solution tabs, the settings and help overlays,
 # and every view (heatmaps, stages, shapes & memory, experiments, kernel).
 #   scripts/screenshots.sh [OUT_DIR]     (default: build/screenshots)
 # Needs a built attnlab and xvfb-run. Uses a throw-away ATTNLAB_HOME.
@@ -35,6 +35,8 @@ for lang in en id; do
   shot "$lang-wrong-answer" "$lang" causal-mask "$ex/causal-mask/starter.cpp" --run --tab hints
   shot "$lang-mhsa-pass" "$lang" causal-mhsa "$ex/causal-mhsa/solution.cpp" --run
   shot "$lang-compile-error" "$lang" concat-project "$root/tests/fixtures/solutions/compile_error.cpp" --run
+  # A failing check whose output matches a catalogued mistake: the verdict names it.
+  shot "$lang-named-mistake" "$lang" causal-mhsa "$ex/causal-mhsa/wrong/scale_sqrt_d.cpp" --run
   shot "$lang-settings" "$lang" causal-mhsa "" --show settings
   shot "$lang-help" "$lang" causal-mhsa "" --show help
   # The views get a taller bottom panel (the Kernel tab needs the room).
