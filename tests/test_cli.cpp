@@ -566,6 +566,27 @@ TEST_CASE("dev check") {
         CHECK(list.code == 2);
         CHECK(contains(list.out, "mini-split"));
         CHECK(contains(list.out, "hint-3.id.md"));
+        // `check` of the broken exercise gives the loader's reason, not "unknown exercise".
+        const Result check = cli.run({"check", "mini-merge", "--course", course.string()});
+        INFO(check);
+        CHECK(check.code == 2);
+        CHECK(contains(check.err, "mini-merge could not be loaded"));
+        CHECK(contains(check.err, "hint-3.id.md"));
+        CHECK_FALSE(contains(check.err, "unknown exercise"));
+    }
+    SUBCASE("a fixture that is not diagnosed as its declared mistake fails dev check") {
+        TempDir tmp;
+        const fs::path course = tmp.path() / "course";
+        fs::copy(kFixtureCourse, course, fs::copy_options::recursive);
+        // A "right" fixture that is really the starter: it must pass, and does not.
+        fs::copy_file(course / "mini-split" / "starter.cpp", course / "mini-split" / "not_right.cpp");
+        json ex = json::parse(slurp(course / "mini-split" / "exercise.json"));
+        ex["fixtures"] = json::array({{{"file", "not_right.cpp"}, {"expect", "pass"}}});
+        std::ofstream(course / "mini-split" / "exercise.json") << ex.dump(2);
+        const json j = cli.run_json({"dev", "check", "--json", "--course", course.string()}, 1);
+        REQUIRE(j["problems"].size() == 1);
+        CHECK(contains(j["problems"][0].get<std::string>(), "fixture not_right.cpp should give pass"));
+        CHECK(j["exercises"][0]["fixtures"][0]["ok"] == false);
     }
 }
 
