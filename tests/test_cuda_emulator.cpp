@@ -3,7 +3,12 @@
 // and line) and the structural counters.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <numeric>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "attnlab/cuda_emu.hpp"
 
@@ -164,6 +169,66 @@ __global__ void throws(DevicePtr<float>) { throw std::runtime_error("boom"); }
 __global__ void write_block_and_thread(DevicePtr<int> out) {
     const int i = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
     out[i] = int(blockIdx.x + 10 * blockIdx.y + 100 * threadIdx.x + 1000 * threadIdx.y);
+}
+
+__global__ void touch(DevicePtr<float> out) { out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f; }
+
+// Lane 1 reads s[0] before anyone wrote it; after a __syncwarp lane 0 writes
+// it: lane 1 still read garbage.
+__global__ void read_then_syncwarp_then_write(DevicePtr<float> out) {
+    __shared__ shared<float[32]> s;
+    float x = 0.0f;
+    if (threadIdx.x == 1) { g_line = __LINE__; x = s[0]; }
+    __syncwarp();
+    if (threadIdx.x == 0) s[0] = 5.0f;
+    __syncthreads();
+    out[threadIdx.x] = x;
+}
+
+// Width 16: lane 16 ^ 16 = lane 0 lies in an earlier group (allowed), lane
+// 0 ^ 16 = 16 in a later one (own value).
+__global__ void xor_sub_warp(DevicePtr<int> out) {
+    const int lane = threadIdx.x % 32;
+    out[threadIdx.x] = __shfl_xor_sync(0xffffffffu, lane * 10, 16, 16);
+}
+
+// Every thread of two warps reads s[0]; warp 0 alone __syncwarps; thread
+// `writer` then writes s[0]: warp 1's reads race with it whoever writes.
+__global__ void broadcast_then_write(DevicePtr<float> out, int writer) {
+    __shared__ shared<float[1]> s;
+    if (threadIdx.x == 0) s[0] = 1.0f;
+    __syncthreads();
+    const float x = s[0];
+    if (threadIdx.x < 32) __syncwarp();
+    if (int(threadIdx.x) == writer) { g_line = __LINE__; s[0] = 2.0f; }
+    out[threadIdx.x] = x;
+}
+
+// One warp: lane `first` reads s[0], then lane 20 (run after it) reads and
+// writes it. With `with_syncwarp`, a __syncwarp orders `first`'s read before
+// the write.
+__global__ void two_readers_then_write(DevicePtr<float> out, int first, bool with_syncwarp) {
+    __shared__ shared<float[1]> s;
+    if (threadIdx.x == 0) s[0] = 1.0f;
+    __syncthreads();
+    float x = 0.0f;
+    if (int(threadIdx.x) == first) x = s[0];
+    if (with_syncwarp) __syncwarp();
+    if (threadIdx.x == 20) {
+        x = s[0];
+        s[0] = x + 1.0f;
+    }
+    out[threadIdx.x] = x;
+}
+
+// Even and odd lanes shuffle in separate groups (valid since Volta); with
+// `overlap` the odd lanes claim the whole warp, which the even lanes share.
+__global__ void split_lane_groups(DevicePtr<int> out, bool overlap) {
+    const int lane = threadIdx.x % 32;
+    int v = lane;
+    if (lane % 2 == 0) v = __shfl_xor_sync(0x55555555u, v, 2);
+    else v = __shfl_xor_sync(overlap ? 0xffffffffu : 0xaaaaaaaau, v, 2);
+    out[threadIdx.x] = v;
 }
 
 }  // namespace
@@ -499,6 +564,132 @@ TEST_CASE("trace: every access of the chosen block, with its warp request index"
         CHECK(e.line == g_line);
     }
     CHECK(reads == 32);
+}
+
+TEST_CASE("scheduler: no memory for the threads' stacks is a fault, never an exception out of launch()") {
+    DeviceBuffer<float> out("out", 8 * 32);
+    for (unsigned threads : {1u, 3u}) {  // the calling thread alone, and pool threads too
+        INFO("threads " << threads);
+        LaunchOptions o;
+        o.threads = threads;
+        o.stack_bytes = size_t(1) << 62;  // no mmap can give that
+        ScopedLaunchOptions scoped(o);
+        const LaunchReport r = launch("touch", touch, dim3(8), dim3(32), 0, out.ptr());
+        CHECK(r.fault.kind == FaultKind::KernelException);
+        CHECK(r.fault.detail == "cannot allocate emulated thread stacks");
+    }
+    LaunchOptions o;
+    o.threads = 3;
+    ScopedLaunchOptions scoped(o);
+    CHECK(launch("touch", touch, dim3(8), dim3(32), 0, out.ptr()).ok());  // the pool still works
+}
+
+TEST_CASE("scheduler: a launch under an address-space limit too small for its stacks reports a fault") {
+    // In a child process, so the limit does not touch this one; the child
+    // answers with its exit code (a crash or an escaping exception: a signal).
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        DeviceBuffer<float> out("out", 2 * 1024);
+        LaunchOptions o;
+        o.threads = 1;                // the pool's threads do not exist in a forked child
+        o.stack_bytes = 1024 * 1024;  // 1024 threads: 1 GiB of stacks
+        ScopedLaunchOptions scoped(o);
+        long pages = 0;
+        if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+            if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+            std::fclose(f);
+        }
+        rlimit lim{};
+        getrlimit(RLIMIT_AS, &lim);
+        lim.rlim_cur = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (rlim_t(64) << 20);
+        if (pages == 0 || setrlimit(RLIMIT_AS, &lim) != 0) _exit(3);
+        const LaunchReport r = launch("touch", touch, dim3(2), dim3(1024), 0, out.ptr());
+        const bool reported = r.fault.kind == FaultKind::KernelException &&
+                              r.fault.detail == "cannot allocate emulated thread stacks";
+        _exit(reported ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK_FALSE(WIFSIGNALED(status));
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("initcheck: a read of unwritten shared memory is reported even when a __syncwarp and a write follow") {
+    DeviceBuffer<float> out("out", 32);
+    const LaunchReport r = launch("read_then_syncwarp_then_write", read_then_syncwarp_then_write, dim3(1), dim3(32),
+                                  0, out.ptr());
+    REQUIRE(r.fault.kind == FaultKind::UninitializedRead);
+    CHECK(r.fault.space == MemorySpace::Shared);
+    CHECK(r.fault.index == 0);
+    CHECK(r.fault.thread == Dim3{1, 0, 0});
+    CHECK(r.fault.line == g_line);
+}
+
+TEST_CASE("shuffles: xor with a sub-warp width may read from an earlier group, not a later one") {
+    DeviceBuffer<int> out("out", 32);
+    REQUIRE(launch("xor_sub_warp", xor_sub_warp, dim3(1), dim3(32), 0, out.ptr()).ok());
+    const std::vector<int> v = out.download();
+    for (int lane = 0; lane < 32; ++lane) {
+        INFO("lane " << lane);
+        CHECK(v[lane] == (lane < 16 ? lane * 10 : (lane - 16) * 10));
+    }
+}
+
+TEST_CASE("racecheck: a write races with the reads of every other warp, however many threads read") {
+    DeviceBuffer<float> out("out", 64);
+    for (int writer : {0, 40}) {  // warp 0 (its own reads ordered by __syncwarp) and warp 1
+        INFO("writer " << writer);
+        const LaunchReport r = launch("broadcast_then_write", broadcast_then_write, dim3(1), dim3(64), 0, out.ptr(),
+                                      writer);
+        REQUIRE(r.fault.kind == FaultKind::SharedRace);
+        CHECK(r.fault.thread == Dim3{unsigned(writer), 0, 0});
+        CHECK(r.fault.is_write);
+        CHECK_FALSE(r.fault.other_is_write);
+        CHECK(r.fault.line == g_line);
+        CHECK(r.fault.other_thread.x / 32 != unsigned(writer) / 32);  // a reader of the other warp
+    }
+}
+
+TEST_CASE("racecheck: a write after its own read still races with another lane's earlier read") {
+    DeviceBuffer<float> out("out", 32);
+    for (int first : {5, 19}) {
+        INFO("first reader " << first);
+        const LaunchReport r = launch("two_readers", two_readers_then_write, dim3(1), dim3(32), 0, out.ptr(), first,
+                                      false);
+        REQUIRE(r.fault.kind == FaultKind::SharedRace);
+        CHECK(r.fault.thread == Dim3{20, 0, 0});
+        CHECK(r.fault.other_thread == Dim3{unsigned(first), 0, 0});
+        CHECK(launch("two_readers", two_readers_then_write, dim3(1), dim3(32), 0, out.ptr(), first, true).ok());
+    }
+}
+
+TEST_CASE("synccheck: lane groups with disjoint masks shuffle independently; overlapping masks do not") {
+    DeviceBuffer<int> out("out", 64);
+    const LaunchReport r = launch("split_lane_groups", split_lane_groups, dim3(1), dim3(64), 0, out.ptr(), false);
+    REQUIRE(r.ok());
+    const std::vector<int> v = out.download();
+    for (int t = 0; t < 64; ++t) CHECK(v[t] == ((t % 32) ^ 2));
+    const LaunchReport bad = launch("split_lane_groups", split_lane_groups, dim3(1), dim3(32), 0, out.ptr(), true);
+    CHECK(bad.fault.kind == FaultKind::WarpDivergence);
+    CHECK(bad.fault.detail == "mismatched_ops");
+}
+
+TEST_CASE("counters: device buffers are page-aligned, so page counts do not depend on the host allocator") {
+    std::vector<std::vector<char>> shifts;
+    std::vector<int64_t> pages;
+    for (int trial = 0; trial < 4; ++trial) {
+        shifts.emplace_back(size_t(trial) * 768 + 100);  // moves where the next buffers land
+        auto in = iota_buffer("in", 4 * 2048);
+        DeviceBuffer<float> pad("pad", 64 * (trial + 1)), o("o", 4 * 128);
+        CHECK(reinterpret_cast<uintptr_t>(in.ptr().storage()->data) % 4096 == 0);
+        const LaunchReport r = launch("read_head_slice", read_head_slice, dim3(4), dim3(128), 0, o.ptr(),
+                                      DevicePtr<const float>(in.ptr()), 16, 128, 2048, 128);
+        REQUIRE(r.ok());
+        pages.push_back(r.counters.global_pages);
+    }
+    for (int64_t p : pages) CHECK(p == pages[0]);
 }
 
 }  // TEST_SUITE

@@ -242,6 +242,19 @@ TEST_CASE("layout comparison: same attention output, the transposed layout touch
     CHECK(kernels::compare_attention_layouts(0, 1, 1, 1).transposed.fault.kind == emu::FaultKind::InvalidLaunch);
 }
 
+TEST_CASE("layout comparison: the same comparison twice counts the same pages, wherever the buffers land") {
+    std::vector<std::vector<char>> shifts;
+    for (int version : {1, 2}) {
+        INFO("v" << version);
+        const kernels::LayoutComparison first = kernels::compare_attention_layouts(1, 32, 4, 8, version);
+        shifts.emplace_back(size_t(version) * 1000 + 300);  // moves where the next buffers land
+        const kernels::LayoutComparison second = kernels::compare_attention_layouts(1, 32, 4, 8, version);
+        REQUIRE((first.transposed.ok() && first.untransposed.ok() && second.transposed.ok()));
+        CHECK(first.transposed.counters.global_pages == second.transposed.counters.global_pages);
+        CHECK(first.untransposed.counters.global_pages == second.untransposed.counters.global_pages);
+    }
+}
+
 TEST_CASE("block roles label the attention grids with (batch, head) and rows") {
     kernels::BlockRole r = kernels::block_role("attention_v1", {7, 0, 0}, 3, 50);
     CHECK(r.batch == 2);

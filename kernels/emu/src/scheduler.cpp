@@ -36,16 +36,20 @@ namespace detail {
 
 // ------------------------------------------------------------ buffers
 
+constexpr size_t kBufferAlignment = 4096;
+
 BufferStorage::BufferStorage(std::string n, const char* t, size_t c, size_t es)
     : name(std::move(n)), type(t), count(c), elem_size(es) {
+    // Page-aligned, as cudaMalloc's: the pages a kernel touches (a counter)
+    // then do not depend on where the host allocator put the buffer.
     const size_t bytes = std::max<size_t>(256, (c * es + 255) / 256 * 256);
-    data = static_cast<unsigned char*>(::operator new(bytes, std::align_val_t(256)));
+    data = static_cast<unsigned char*>(::operator new(bytes, std::align_val_t(kBufferAlignment)));
     std::memset(data, 0xff, bytes);  // NaN for floats: garbage that shows
     written.reset(new std::atomic<uint8_t>[c ? c : 1]);
     for (size_t i = 0; i < c; ++i) written[i].store(0, std::memory_order_relaxed);
 }
 
-BufferStorage::~BufferStorage() { ::operator delete(data, std::align_val_t(256)); }
+BufferStorage::~BufferStorage() { ::operator delete(data, std::align_val_t(kBufferAlignment)); }
 
 void host_bounds_check(const BufferStorage& s, int64_t e) {
     if (e < 0 || static_cast<uint64_t>(e) >= s.count)
@@ -69,13 +73,19 @@ struct FiberThread : ThreadState {
     int arg = 0, width = 32;
 };
 
+// A warp operation some lanes of its mask have reached.
+struct PendingWarpOp {
+    unsigned mask = 0;
+    unsigned arrived = 0;  // lanes waiting at it
+    WarpOp op = WarpOp::Sync;
+};
+
 struct WarpState {
     unsigned existing = 0;  // lanes that exist in this (possibly partial) warp
-    unsigned arrived = 0;   // lanes waiting at the current warp operation
     uint32_t syncs = 0;     // __syncwarp epoch: a fresh value after each one
-    unsigned mask = 0;
-    WarpOp op = WarpOp::Sync;
-    int line = 0;
+    // Lane groups with disjoint masks may each be inside their own operation
+    // (Volta's independent thread scheduling): one entry per group.
+    std::vector<PendingWarpOp> pending;
 };
 
 // Stacks are reused across blocks and launches: mmap with a guard page once.
@@ -99,6 +109,8 @@ struct PooledStack {
             pool->free.pop_back();
             return sc;
         }
+        // Room to take every stack back first: deallocate() must not allocate.
+        pool->free.reserve(pool->made + 1);
         ctx::stack_context sc = ctx::protected_fixedsize_stack(pool->size).allocate();
         // Stagger the stack tops: page-aligned tops all fall in the same
         // cache sets, and every fiber switch touches its stack top.
@@ -428,9 +440,8 @@ ThreadGroup group_of(Worker& w, RunState state, const char* what, int line_filte
 // into a race before the barrier: initcheck. True when one was reported.
 bool report_unwritten_reads(Worker& w) {
     for (const UnwrittenRead& u : w.unwritten_reads) {
-        if (u.region->shadow[u.index].written_in_block == clock.block_serial &&
-            u.region->shadow[u.index].writer != int(u.thread))
-            continue;  // written by another thread later: reported as a race (or ordered by __syncwarp)
+        // Every entry read garbage, even if a thread wrote the element later
+        // (a later write without ordering already stopped the block as a race).
         Fault f;
         f.kind = FaultKind::UninitializedRead;
         f.space = MemorySpace::Shared;
@@ -589,6 +600,34 @@ bool after_sweep(Worker& w) {
     return release_barrier(w);
 }
 
+// Unwind the fibers still suspended (after a fault, an abort or a failure of
+// the scheduler itself).
+void unwind_fibers(Worker& w) noexcept {
+    for (unsigned i = 0; i < w.nthreads && i < w.threads.size(); ++i) {
+        FiberThread* ft = w.threads[i].get();
+        current_thread = ft;
+        ft->fiber = ctx::fiber();
+        current_thread = nullptr;
+    }
+}
+
+// Something the scheduler itself did threw (outside every fiber), e.g. no
+// memory for the emulated threads' stacks: a fault of the launch, never an
+// exception out of a pool thread (std::terminate) or out of launch().
+void scheduler_failed(Worker& w, Launch& L, const char* what) noexcept {
+    current_thread = nullptr;
+    unwind_fibers(w);
+    try {
+        Fault f;
+        f.kind = FaultKind::KernelException;
+        f.detail = what;
+        record_fault(std::move(f));
+    } catch (...) {  // not even the fault's text fits: stop the launch all the same
+        w.block_fault = true;
+        L.abort = true;
+    }
+}
+
 void run_block(Worker& w, Launch& L, uint64_t b) {
     const Dim3 bid = unlinear(b, L.grid);
     blockIdx = dim3(bid.x, bid.y, bid.z);
@@ -608,13 +647,7 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
         current_thread = nullptr;
         going = !w.block_fault && !L.abort && after_sweep(w);
     }
-    // Unwind the fibers still suspended (after a fault or an abort).
-    for (unsigned i = 0; i < w.nthreads; ++i) {
-        FiberThread* ft = w.threads[i].get();
-        current_thread = ft;
-        ft->fiber = ctx::fiber();
-        current_thread = nullptr;
-    }
+    unwind_fibers(w);
     close_interval(w);
     LaunchCounters& c = w.counters;
     c.global_pages += int64_t(block_pages.pages.size());
@@ -640,7 +673,15 @@ void run_blocks(Launch& L) {
         if (L.abort) break;
         const uint64_t b = L.next_block.fetch_add(1);
         if (b >= L.nblocks) break;
-        run_block(w, L, b);
+        try {
+            run_block(w, L, b);
+        } catch (const std::bad_alloc&) {
+            scheduler_failed(w, L, "cannot allocate emulated thread stacks");
+        } catch (const std::exception& e) {
+            scheduler_failed(w, L, e.what());
+        } catch (...) {
+            scheduler_failed(w, L, "unknown exception in the emulator's scheduler");
+        }
     }
     std::lock_guard<std::mutex> lock(L.m);
     L.counters.add(w.counters);
@@ -671,9 +712,13 @@ public:
         std::lock_guard<std::mutex> one_launch(launch_m_);
         {
             std::unique_lock<std::mutex> lock(m_);
-            while (threads_.size() < helpers) {
-                const unsigned id = unsigned(threads_.size());
-                threads_.emplace_back([this, id] { loop(id); });
+            try {
+                while (threads_.size() < helpers) {
+                    const unsigned id = unsigned(threads_.size());
+                    threads_.emplace_back([this, id] { loop(id); });
+                }
+            } catch (...) {  // no more OS threads: run with the ones there are
+                helpers = unsigned(threads_.size());
             }
             job_ = &L;
             wanted_ = helpers;
@@ -778,7 +823,8 @@ uint64_t warp_result(const FiberThread& t, FiberThread* const* lanes, unsigned a
     case WarpOp::Shfl: src = base + (t.arg & (w - 1)); break;
     case WarpOp::ShflUp: src = in_segment >= t.arg ? lane - t.arg : -1; break;
     case WarpOp::ShflDown: src = in_segment + t.arg < w ? lane + t.arg : -1; break;
-    case WarpOp::ShflXor: src = (lane ^ t.arg) >= base && (lane ^ t.arg) < base + w ? lane ^ t.arg : -1; break;
+    // A lane may read from an earlier group of `width`, never from a later one.
+    case WarpOp::ShflXor: src = (lane ^ t.arg) <= base + w - 1 ? lane ^ t.arg : -1; break;
     case WarpOp::Sync: return 0;
     case WarpOp::Ballot:
     case WarpOp::All:
@@ -804,27 +850,30 @@ uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, i
     WarpState& ws = w.warps[ft->warp];
     const unsigned needed = mask & ws.existing;
     const bool bad_width = width < 1 || width > 32 || (width & (width - 1));
-    if (!(needed >> ft->lane & 1) || bad_width ||
-        (ws.arrived && (ws.mask != mask || ws.op != op))) {
+    size_t group = ws.pending.size();
+    bool mismatched = false;
+    for (size_t g = 0; g < ws.pending.size(); ++g) {
+        const PendingWarpOp& p = ws.pending[g];
+        if (!(p.mask & mask)) continue;  // a disjoint lane group: independent
+        if (p.mask == mask && p.op == op) group = g;
+        else mismatched = true;
+    }
+    if (!(needed >> ft->lane & 1) || bad_width || mismatched) {
         Fault f;
         f.kind = FaultKind::WarpDivergence;
         f.line = line;
         f.detail = bad_width ? "bad_width" : !(needed >> ft->lane & 1) ? "lane_not_in_mask" : "mismatched_ops";
         abort_thread(std::move(f));
     }
-    if (!ws.arrived) {
-        ws.mask = mask;
-        ws.op = op;
-        ws.line = line;
-    }
+    if (group == ws.pending.size()) ws.pending.push_back({mask, 0, op});
     ft->op = op;
     ft->value = value;
     ft->arg = arg;
     ft->width = width;
     ft->wait_line = line;
-    ws.arrived |= 1u << ft->lane;
+    ws.pending[group].arrived |= 1u << ft->lane;
     count_step(*ft, line);
-    if (ws.arrived != needed) {
+    if (ws.pending[group].arrived != needed) {
         ft->state = RunState::AtWarpOp;
         ++w.at_warp;
         yield(ft);
@@ -834,7 +883,8 @@ uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, i
     FiberThread* lanes[32] = {nullptr};
     const unsigned first = ft->warp * 32;
     for (unsigned l = 0; l < 32 && first + l < w.nthreads; ++l) lanes[l] = w.threads[first + l].get();
-    const unsigned arrived = ws.arrived;
+    const unsigned arrived = ws.pending[group].arrived;
+    ws.pending.erase(ws.pending.begin() + std::ptrdiff_t(group));
     for (unsigned l = 0; l < 32; ++l)
         if (arrived >> l & 1) lanes[l]->result = warp_result(*lanes[l], lanes, arrived);
     for (unsigned l = 0; l < 32; ++l)
@@ -842,7 +892,6 @@ uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, i
             lanes[l]->state = RunState::Runnable;
             --w.at_warp;
         }
-    ws.arrived = 0;
     ++w.counters.warp_syncs;
     if (arrived == ws.existing) close_warp(w, ft->warp);  // the whole warp is here: its logs are complete
     if (op == WarpOp::Sync) ws.syncs = ++w.epoch;  // orders the lanes' shared accesses

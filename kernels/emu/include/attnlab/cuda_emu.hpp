@@ -168,8 +168,17 @@ struct Shadow {
     uint32_t written_in_block = 0;  // block serial of the last write
     uint32_t interval = 0;          // interval the fields below belong to
     int32_t writer = -1, writer_line = 0;
-    int32_t reader = -1, reader_line = 0;
-    int32_t reader2 = -1, reader2_line = 0;  // a second distinct reader
+    // Readers of this barrier interval. A write races with a read by another
+    // warp (warps_read: bit w = warp w read; a block has at most 32 warps),
+    // and with a read by another lane of its own warp unless a __syncwarp
+    // came between. Once two warps have read, every write races, so the
+    // slots only need: the latest reader, the latest other lane of its warp
+    // (for a write by the latest reader itself), and the latest reader of
+    // another warp (to name in the report).
+    uint32_t warps_read = 0;
+    int32_t reader = -1, reader_line = 0;    // the latest reader
+    int32_t reader2 = -1, reader2_line = 0;  // the latest other reader in reader's warp
+    int32_t other_warp_reader = -1, other_warp_reader_line = 0;  // the latest reader of another warp
     uint32_t writer_sync = 0, reader_sync = 0, reader2_sync = 0;  // their warp's __syncwarp count then
 };
 
@@ -436,7 +445,8 @@ private:
         detail::Shadow& sh = r_->shadow[e_];
         if (sh.interval != detail::clock.interval) {
             sh.interval = detail::clock.interval;
-            sh.writer = sh.reader = sh.reader2 = -1;
+            sh.writer = sh.reader = sh.reader2 = sh.other_warp_reader = -1;
+            sh.warps_read = 0;
         }
         return sh;
     }
@@ -450,19 +460,31 @@ private:
         const int me = static_cast<int>(ts.linear);
         if (detail::unordered(sh.writer, sh.writer_sync, ts))
             detail::fault_race(*r_, e_, false, sh.writer, true, sh.writer_line, line_);
-        if (sh.reader < 0 || sh.reader == me) {
-            sh.reader = me; sh.reader_line = line_; sh.reader_sync = *ts.warp_sync;
-        } else if (sh.reader2 < 0 || sh.reader2 == me) {
-            sh.reader2 = me; sh.reader2_line = line_; sh.reader2_sync = *ts.warp_sync;
+        sh.warps_read |= 1u << (ts.warp & 31);
+        if (sh.reader >= 0 && sh.reader != me) {
+            if (static_cast<unsigned>(sh.reader) / 32 == ts.warp) {
+                sh.reader2 = sh.reader; sh.reader2_line = sh.reader_line; sh.reader2_sync = sh.reader_sync;
+            } else {  // another warp: reader2 would be of the wrong warp
+                sh.other_warp_reader = sh.reader; sh.other_warp_reader_line = sh.reader_line;
+                sh.reader2 = -1;
+            }
         }
+        sh.reader = me; sh.reader_line = line_; sh.reader_sync = *ts.warp_sync;
     }
     void check_write(detail::ThreadState& ts) const {
         detail::Shadow& sh = fresh_shadow();
         if (detail::unordered(sh.writer, sh.writer_sync, ts))
             detail::fault_race(*r_, e_, true, sh.writer, true, sh.writer_line, line_);
-        if (detail::unordered(sh.reader, sh.reader_sync, ts))
+        if (sh.warps_read & ~(1u << (ts.warp & 31))) {  // another warp read it
+            const bool latest_is_other = sh.reader >= 0 && static_cast<unsigned>(sh.reader) / 32 != ts.warp;
+            detail::fault_race(*r_, e_, true, latest_is_other ? sh.reader : sh.other_warp_reader, false,
+                               latest_is_other ? sh.reader_line : sh.other_warp_reader_line, line_);
+        }
+        // Only this warp read it: the latest reading lane other than this one.
+        const bool latest_is_me = sh.reader == static_cast<int>(ts.linear);
+        if (!latest_is_me && detail::unordered(sh.reader, sh.reader_sync, ts))
             detail::fault_race(*r_, e_, true, sh.reader, false, sh.reader_line, line_);
-        if (detail::unordered(sh.reader2, sh.reader2_sync, ts))
+        if (latest_is_me && detail::unordered(sh.reader2, sh.reader2_sync, ts))
             detail::fault_race(*r_, e_, true, sh.reader2, false, sh.reader2_line, line_);
         sh.writer = static_cast<int>(ts.linear);
         sh.writer_line = line_;
