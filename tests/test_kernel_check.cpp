@@ -172,6 +172,26 @@ TEST_CASE("a faulting kernel is an internal error worded in the learner's langua
     CHECK(problem_text(r, Lang::En).find(emu::describe_fault(fault, emu::Lang::En)) != std::string::npos);
 }
 
+TEST_CASE("a kernel whose intermediate stage is wrong disagrees, even when its output is right") {
+    const TensorData right({2, 2}, {1, 0, 0.5f, 0.5f});
+    const TensorData wrong({2, 2}, {1, 0, 0.9f, 0.1f});
+    KernelOutcome k;
+    k.backend = "emulator";
+    k.output = Value::of_tensor(right);
+    k.stages = {{"weights", wrong}};
+    const std::vector<NamedTensor> reference_stages = {{"weights", right}};
+    judge_kernel(k, Value::of_tensor(right), Tolerance{}, &reference_stages);
+    CHECK_FALSE(k.ok);
+    CHECK(k.disagreeing_stage == "weights");
+    CHECK(k.max_abs_error_vs_reference == doctest::Approx(0.4));
+    const KernelProblem p = kernel_problem(k, Tolerance{});
+    CHECK(p.problem == Problem::KernelDisagrees);
+    CHECK(p.detail.find("stage weights") != std::string::npos);
+    k.stages = {{"weights", right}};
+    judge_kernel(k, Value::of_tensor(right), Tolerance{}, &reference_stages);
+    CHECK(k.ok);
+}
+
 TEST_CASE("a kernel that refuses a case's inputs is an internal error, not a crash") {
     KernelOutcome k;
     k.backend = "emulator";
@@ -195,7 +215,7 @@ TEST_CASE("every kernel-backed exercise of the real course: the kernel agrees wi
             Value expected;
             std::vector<NamedTensor> stages;
             compute_expected(ex, c, expected, stages);
-            const std::optional<KernelOutcome> k = run_case_kernel(ex, c, expected);
+            const std::optional<KernelOutcome> k = run_case_kernel(ex, c, expected, &stages);
             REQUIRE(k.has_value());
             CAPTURE(k->input_error);
             CAPTURE(k->fault.en);

@@ -1,5 +1,6 @@
 #include "attnlab/core/kernel_check.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -14,7 +15,9 @@
 
 namespace attnlab {
 
-void judge_kernel(KernelOutcome& outcome, const Value& expected, const Tolerance& tolerance) {
+void judge_kernel(KernelOutcome& outcome, const Value& expected, const Tolerance& tolerance,
+                  const std::vector<NamedTensor>* reference_stages) {
+    outcome.disagreeing_stage.clear();
     if (!outcome.input_error.empty() || !outcome.fault_code.empty()) {
         outcome.ok = false;
         return;
@@ -22,6 +25,21 @@ void judge_kernel(KernelOutcome& outcome, const Value& expected, const Tolerance
     const Comparison cmp = compare_values(outcome.output, expected, tolerance, 1);
     outcome.max_abs_error_vs_reference = cmp.max_abs_error;
     outcome.ok = cmp.verdict == Verdict::Pass;
+    if (!outcome.ok) outcome.disagreeing_stage = "output";
+    // The kernel's stages are shown beside the reference's (heatmaps, stages):
+    // a wrong intermediate is as much attnlab's fault as a wrong output.
+    if (!reference_stages) return;
+    for (const NamedTensor& mine : outcome.stages) {
+        for (const NamedTensor& ref : *reference_stages) {
+            if (ref.name != mine.name) continue;
+            const Comparison sc = compare_values(Value::of_tensor(mine.tensor), Value::of_tensor(ref.tensor), tolerance, 1);
+            outcome.max_abs_error_vs_reference = std::max(outcome.max_abs_error_vs_reference, sc.max_abs_error);
+            if (sc.verdict != Verdict::Pass && outcome.ok) {
+                outcome.ok = false;
+                outcome.disagreeing_stage = mine.name;
+            }
+        }
+    }
 }
 
 KernelProblem kernel_problem(const KernelOutcome& outcome, const Tolerance& tolerance) {
@@ -29,7 +47,7 @@ KernelProblem kernel_problem(const KernelOutcome& outcome, const Tolerance& tole
     if (!outcome.input_error.empty()) return {Problem::KernelFailed, outcome.input_error};
     if (outcome.ok) return {};
     char buf[160];
-    std::snprintf(buf, sizeof buf, "max |CUDA - Eigen| = %s, atol = %g, rtol = %g",
+    std::snprintf(buf, sizeof buf, "stage %s: max |CUDA - Eigen| = %s, atol = %g, rtol = %g", outcome.disagreeing_stage.c_str(),
                   format_number(outcome.max_abs_error_vs_reference).c_str(), tolerance.atol, tolerance.rtol);
     return {Problem::KernelDisagrees, buf};
 }
@@ -63,11 +81,16 @@ bool kernels_built() { return true; }
 
 bool exercise_has_kernel(const Exercise& exercise) { return kernels::has_kernel(exercise.reference); }
 
-std::optional<KernelOutcome> run_case_kernel(const Exercise& exercise, const Case& c, const Value& expected) {
+std::optional<KernelOutcome> run_case_kernel(const Exercise& exercise, const Case& c, const Value& expected,
+                                             const std::vector<NamedTensor>* reference_stages) {
     try {
         if (!kernels::has_kernel(exercise.reference)) return std::nullopt;
         kernels::KernelOptions options;
         options.stages = true;
+        // A kernel of the course's sizes needs well under 2^16 steps per
+        // thread (T = 128, D = 768); a looping kernel stops long before the
+        // emulator's own 2^32 default would let it.
+        options.emulator_step_limit = uint64_t{1} << 22;
         std::optional<kernels::KernelRun> run = kernels::run_kernel_op(exercise.reference, case_inputs(exercise, c), options);
         if (!run) return std::nullopt;
         KernelOutcome k;
@@ -84,7 +107,7 @@ std::optional<KernelOutcome> run_case_kernel(const Exercise& exercise, const Cas
             k.output = std::move(run->output);
             k.stages = std::move(run->stages);
         }
-        judge_kernel(k, expected, exercise.tolerance);
+        judge_kernel(k, expected, exercise.tolerance, reference_stages);
         return k;
     } catch (const std::exception& e) {
         // run_kernel_op promises not to throw; memory exhaustion still can.
@@ -138,7 +161,9 @@ const LayoutCountersView& attention_layout_counters(int B, int T, int H, int hd)
 
 bool kernels_built() { return false; }
 bool exercise_has_kernel(const Exercise&) { return false; }
-std::optional<KernelOutcome> run_case_kernel(const Exercise&, const Case&, const Value&) { return std::nullopt; }
+std::optional<KernelOutcome> run_case_kernel(const Exercise&, const Case&, const Value&, const std::vector<NamedTensor>*) {
+    return std::nullopt;
+}
 std::vector<KernelSourceFile> kernel_source_files() { return {}; }
 std::string kernel_layout_text(const std::string&, Lang) { return ""; }
 KernelBlockRole kernel_block_role(const std::string&, std::array<unsigned, 3>, int, int) { return {}; }

@@ -104,9 +104,13 @@ std::string explain_cuda(const CheckResult& r, Lang lang) {
         ++count;
     }
     if (!first) return "";
-    if (!all_ok) return tr(lang, "explain.cuda_failed", {{"backend", cuda_backend_text(*first, lang)}});
-    return tr(lang, "explain.cuda_agrees",
-              {{"backend", cuda_backend_text(*first, lang)}, {"count", std::to_string(count)}, {"max_error", format_number(worst)}});
+    bool faulted = false;
+    for (const auto& c : r.cases) faulted = faulted || (c.cuda && (!c.cuda->fault_code.empty() || !c.cuda->input_error.empty()));
+    const std::string backend = cuda_backend_text(*first, lang);
+    if (faulted) return tr(lang, "explain.cuda_faulted", {{"backend", backend}});
+    if (!all_ok) return tr(lang, "explain.cuda_failed", {{"backend", backend}});
+    return tr(lang, count == 1 ? "explain.cuda_agrees_one" : "explain.cuda_agrees",
+              {{"backend", backend}, {"count", std::to_string(count)}, {"max_error", format_number(worst)}});
 }
 
 std::string verdict_title(Verdict v, Lang lang) { return tr(lang, std::string("verdict.") + verdict_code(v)); }

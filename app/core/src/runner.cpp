@@ -151,7 +151,7 @@ bool Runner::prepare_cases(const Exercise& ex, CheckResult& res) {
     }
     for (size_t k = 0; k < ex.cases.size(); ++k) {
         CaseOutcome& c = res.cases[k];
-        c.cuda = case_kernel(ex, k, c.expected);
+        c.cuda = case_kernel(ex, k, c.expected, c.stages);
         if (!c.cuda) continue;
         const KernelProblem kp = kernel_problem(*c.cuda, ex.tolerance);
         if (kp.problem != Problem::None && res.problem == Problem::None) {
@@ -163,7 +163,8 @@ bool Runner::prepare_cases(const Exercise& ex, CheckResult& res) {
     return res.problem == Problem::None;
 }
 
-std::optional<KernelOutcome> Runner::case_kernel(const Exercise& ex, size_t k, const Value& expected) {
+std::optional<KernelOutcome> Runner::case_kernel(const Exercise& ex, size_t k, const Value& expected,
+                                                 const std::vector<NamedTensor>& reference_stages) {
     if (!exercise_has_kernel(ex)) return std::nullopt;
     const std::string key = ex.id + "/" + ex.reference + "/" + hex64(hash64(protocol::encode_cases({ex.cases[k].args})));
     {
@@ -171,10 +172,10 @@ std::optional<KernelOutcome> Runner::case_kernel(const Exercise& ex, size_t k, c
         if (auto it = kernel_cache_.find(key); it != kernel_cache_.end()) return it->second;
     }
     // Outside the lock: a second check of another exercise need not wait.
-    std::optional<KernelOutcome> outcome = run_case_kernel(ex, ex.cases[k], expected);
+    std::optional<KernelOutcome> outcome = run_case_kernel(ex, ex.cases[k], expected, &reference_stages);
     if (outcome && kernel_test_hook) {
         kernel_test_hook(*outcome);
-        judge_kernel(*outcome, expected, ex.tolerance);
+        judge_kernel(*outcome, expected, ex.tolerance, &reference_stages);
     }
     std::lock_guard<std::mutex> lock(kernel_mutex_);
     return kernel_cache_.emplace(key, std::move(outcome)).first->second;

@@ -109,8 +109,9 @@ struct KernelOutcome {
     std::string device;    // "CPU emulator (2 threads)", "NVIDIA H200"
     Value output;
     std::vector<NamedTensor> stages;  // named like the reference's stages
-    double max_abs_error_vs_reference = 0;
-    bool ok = false;       // ran, and within the exercise's tolerance of the reference
+    double max_abs_error_vs_reference = 0;  // over the output and every stage both record
+    std::string disagreeing_stage;  // the first stage (or "output") beyond tolerance, "" when none
+    bool ok = false;       // ran, and within the exercise's tolerance of the reference, stages included
     std::string fault_code;  // the kernel's fault ("out_of_bounds", ...), "" when none
     LocalizedText fault;     // that fault in words
     std::string input_error; // the kernel refused the inputs (internal, English)

@@ -24,11 +24,15 @@ bool exercise_has_kernel(const Exercise& exercise);
 // Runs the kernel of `exercise.reference` on case `c` (stages on) and judges it
 // against the reference's `expected` output with the exercise's tolerance.
 // nullopt when there is no kernel. Never throws.
-std::optional<KernelOutcome> run_case_kernel(const Exercise& exercise, const Case& c, const Value& expected);
+// `reference_stages` (when given): the Eigen reference's stages of the case;
+// every kernel stage of the same name must agree with them too.
+std::optional<KernelOutcome> run_case_kernel(const Exercise& exercise, const Case& c, const Value& expected,
+                                             const std::vector<NamedTensor>* reference_stages = nullptr);
 
 // Fills ok / max_abs_error_vs_reference from the output (pure; the runner
 // calls it after run_case_kernel and after a test hook changed the output).
-void judge_kernel(KernelOutcome& outcome, const Value& expected, const Tolerance& tolerance);
+void judge_kernel(KernelOutcome& outcome, const Value& expected, const Tolerance& tolerance,
+                  const std::vector<NamedTensor>* reference_stages = nullptr);
 
 // The problem a case's kernel outcome is for attnlab (Problem::None when it
 // ran and agrees), with the detail that goes with it.

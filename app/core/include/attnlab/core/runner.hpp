@@ -48,7 +48,8 @@ public:
 private:
     // The reference op's CUDA kernel on one case, computed once per exercise
     // and case for the life of the runner (cases never change).
-    std::optional<KernelOutcome> case_kernel(const Exercise& ex, size_t k, const Value& expected);
+    std::optional<KernelOutcome> case_kernel(const Exercise& ex, size_t k, const Value& expected,
+                                             const std::vector<NamedTensor>& reference_stages);
     bool prepare_cases(const Exercise& ex, CheckResult& res);
     Verdict check_cpp(const Exercise& ex, const std::string& source, const std::string& display_name,
                       const CheckControl& control, CheckResult& res);
