@@ -125,12 +125,14 @@ struct Harness {
     bool has(const std::string& name) const { return ui.items.count(name) > 0; }
 
     // Hover, press, release over the centre of a named widget, then move away.
-    void click(const std::string& name) {
+    void click(const std::string& name) { click_at(name, 0.5f, 0.5f); }
+    // The same at a point of the widget given as fractions of its width and height.
+    void click_at(const std::string& name, float fx, float fy) {
         REQUIRE_MESSAGE(has(name), "no widget named " << name << " in the last frame");
         const ImRect r = ui.items.at(name);
         REQUIRE(r.GetWidth() > 0);
         REQUIRE(r.GetHeight() > 0);
-        io().MousePos = r.GetCenter();
+        io().MousePos = ImVec2(r.Min.x + fx * r.GetWidth(), r.Min.y + fy * r.GetHeight());
         frame();
         io().MouseDown[0] = true;
         frame();

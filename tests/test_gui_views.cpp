@@ -260,9 +260,15 @@ TEST_CASE("gui views: the CUDA column, the kernel's stages and the Kernel tab dr
         CHECK_MESSAGE(h.has(name), name);
     REQUIRE(h.ui.kernel.launch >= 0);
     CHECK(c.cuda->launches[static_cast<size_t>(h.ui.kernel.launch)].kernel.rfind("attention", 0) == 0);
-    h.ui.kernel.selected_block = -1;
-    h.click("kernel_grid");
-    CHECK(h.ui.kernel.selected_block >= 0);
+    // A click on the last block of the grid selects exactly that block.
+    const KernelLaunchSummary& launch = c.cuda->launches[static_cast<size_t>(h.ui.kernel.launch)];
+    const long gx = launch.grid[0], rows = static_cast<long>(launch.grid[1]) * launch.grid[2];
+    REQUIRE(gx * rows > 1);
+    REQUIRE(gx <= 64);
+    REQUIRE(rows <= 64);
+    h.ui.kernel.selected_block = 0;
+    h.click_at("kernel_grid", (static_cast<float>(gx) - 0.5f) / static_cast<float>(gx), (static_cast<float>(rows) - 0.5f) / static_cast<float>(rows));
+    CHECK(h.ui.kernel.selected_block == (rows - 1) * gx + (gx - 1));
     CHECK(h.textures.uploads > 0);  // only the heatmaps' textures; the Kernel tab draws shapes
 #else
     CHECK_FALSE(c.cuda.has_value());
