@@ -256,7 +256,7 @@ TEST_CASE("an infinite loop hits the CPU limit; a sleeper hits the wall limit") 
     CHECK(spin.limit == LimitKind::CpuTime);
     CHECK(spin.limit_value == 1.0);
     CHECK(explain(spin, split(), Lang::En).find("stopped after 1 s of CPU time") != std::string::npos);
-    CheckResult sleeper = check_file("sleeps.cpp");  // sleeping uses no CPU: only the 2 s wall limit can fire
+    CheckResult sleeper = check_file("sleeps.cpp", split_with_limits(1, 2));  // sleeping uses no CPU: only the wall limit can fire
     CHECK(sleeper.verdict == Verdict::Timeout);
     CHECK(sleeper.limit == LimitKind::WallTime);
     CHECK(explain(sleeper, split(), Lang::En).find("stopped after 2 s wall time") != std::string::npos);
@@ -311,7 +311,7 @@ TEST_CASE("an uncaught exception reports its type and what()") {
 }
 
 TEST_CASE("probes past the protocol's limit are dropped and counted, not a broken channel") {
-    CheckResult r = check_file("many_probes.cpp");
+    CheckResult r = check_file("many_probes.cpp", split_with_limits(kNoLimit, kNoLimit));
     REQUIRE(r.verdict == Verdict::Pass);
     CHECK(r.cases[0].probes.size() == 4096);
     CHECK(r.cases[0].probes_dropped == 5000 - 4096);
@@ -325,14 +325,16 @@ TEST_CASE("the child keeps the protocol's limits: a rank-9 probe is dropped, a r
     REQUIRE(out9.verdict == Verdict::WrongShape);
     CHECK(out9.cases[0].unsent_shape == "(1, 1, 1, 1, 1, 1, 1, 1, 2)");
     CHECK(explain(out9, split(), Lang::En).find("(1, 1, 1, 1, 1, 1, 1, 1, 2)") != std::string::npos);
-    CheckResult huge = check_file("huge_output.cpp");
+    // Tens of MB to fill and copy: no time limit may decide this on a slow machine.
+    CheckResult huge = check_file("huge_output.cpp", split_with_limits(kNoLimit, kNoLimit));
     REQUIRE(huge.verdict == Verdict::WrongShape);
     CHECK(huge.cases[0].unsent_shape == "(100, 100, 500)");
     still_healthy();
 }
 
 TEST_CASE("probing the same name again replaces it within the 64 MB budget") {
-    CheckResult r = check_file("reprobe_large.cpp");
+    // 80 MB of probes to fill and copy: no time limit may decide this on a slow machine.
+    CheckResult r = check_file("reprobe_large.cpp", split_with_limits(kNoLimit, kNoLimit));
     REQUIRE(r.verdict == Verdict::Pass);
     CHECK(r.cases[0].probes_dropped == 0);
     REQUIRE(r.cases[0].probes.size() == 1);
