@@ -5,6 +5,7 @@
 // least one of the exercise's cases, beyond the exercise's tolerance. Also the
 // new ops themselves, and the variants' defining properties.
 #include "attnlab/core/course.hpp"
+#include "course_support.hpp"
 #include "attnlab/reference/ops.hpp"
 #include "attnlab/reference/registry.hpp"
 
@@ -22,40 +23,18 @@
 
 using namespace attnlab;
 using namespace attnlab::reference;
+using namespace attnlab::testing;
 using nlohmann::json;
 
 namespace {
 
-const fs::path kCourse = (fs::path(ATTNLAB_TEST_FIXTURES) / ".." / ".." / "exercises").lexically_normal();
 
 const std::vector<std::string> kExercises = {"batched-layout", "batched-mhsa", "param-count", "head-dim-tiles",
                                              "why-many-heads"};
 
-json read_json(const fs::path& path) {
-    std::ifstream in(path);
-    REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-    return json::parse(in);
-}
 
-const Course& course() {
-    static const Course c = load_course(kCourse);
-    return c;
-}
 
-const Exercise& exercise(const std::string& id) {
-    const Exercise* e = course().find(id);
-    if (!e) {
-        for (const std::string& p : course().problems) MESSAGE(p);
-    }
-    REQUIRE_MESSAGE(e != nullptr, id << " did not load from " << kCourse);
-    return *e;
-}
 
-Inputs inputs_of(const Exercise& e, const Case& c) {
-    Inputs in;
-    for (size_t i = 0; i < e.params.size(); ++i) in[e.params[i].name] = c.args[i];
-    return in;
-}
 
 struct Tol {
     double atol, rtol;
@@ -93,9 +72,6 @@ bool separated(const Value& variant, const Value& right, Tol t) {
     return false;
 }
 
-std::vector<std::string> listed_mistakes(const std::string& id) {
-    return read_json(kCourse / id / "exercise.json").value("mistakes", std::vector<std::string>{});
-}
 
 Value tensor(Shape shape, std::vector<float> data) {
     TensorData t;

@@ -17,69 +17,24 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/course.hpp"
+#include "course_support.hpp"
 #include "attnlab/reference/ops.hpp"
 #include "attnlab/reference/registry.hpp"
 
 using namespace attnlab;
 using namespace attnlab::reference;
+using namespace attnlab::testing;
 using json = nlohmann::json;
 
 namespace {
 
-const fs::path kCourse = fs::path(ATTNLAB_TEST_FIXTURES).parent_path().parent_path() / "exercises";
 const char* const kCoreExercises[] = {"split-heads", "causal-mask", "concat-project", "causal-mhsa"};
-const std::set<std::string> kVerdicts = {"pass",    "wrong_answer",  "wrong_shape", "non_finite",
-                                         "compile_error", "missing_entry", "runtime_error", "crash",
-                                         "timeout", "memory_limit",  "output_limit", "modified_input"};
 
-json read_json(const fs::path& path) {
-    std::ifstream in(path);
-    REQUIRE_MESSAGE(in.good(), path.string());
-    return json::parse(in);
-}
 
-const Course& course() {
-    static const Course c = load_course(kCourse);
-    return c;
-}
 
-const Exercise& exercise(const std::string& id) {
-    const Exercise* e = course().find(id);
-    REQUIRE_MESSAGE(e != nullptr, id);
-    return *e;
-}
 
-std::vector<std::string> listed_mistakes(const std::string& id) {
-    const json j = read_json(kCourse / id / "exercise.json");
-    REQUIRE_MESSAGE(j.contains("mistakes"), id);
-    return j["mistakes"].get<std::vector<std::string>>();
-}
 
-Inputs inputs_of(const Exercise& e, const Case& c) {
-    Inputs in;
-    for (size_t i = 0; i < e.params.size(); ++i) in[e.params[i].name] = c.args.at(i);
-    return in;
-}
 
-// Would the checker accept `actual` where `expected` is the answer? Infinities
-// must be equal, and a NaN matches only a NaN (so two variants that both give
-// NaN at the same place count as the same answer).
-bool agree(const Value& actual, const Value& expected, const Tolerance& tol) {
-    const TensorData& a = actual.tensor;
-    const TensorData& r = expected.tensor;
-    if (a.shape != r.shape) return false;
-    for (size_t i = 0; i < r.data.size(); ++i) {
-        const double av = a.data[i], rv = r.data[i];
-        if (std::isnan(av) || std::isnan(rv)) {
-            if (std::isnan(av) != std::isnan(rv)) return false;
-        } else if (std::isinf(av) || std::isinf(rv)) {
-            if (av != rv) return false;
-        } else if (std::fabs(av - rv) > tol.atol + tol.rtol * std::fabs(rv)) {
-            return false;
-        }
-    }
-    return true;
-}
 
 Value tensor(Shape shape, std::vector<float> data) { return Value::of_tensor(TensorData(std::move(shape), std::move(data))); }
 
