@@ -1,7 +1,6 @@
 #include "attnlab/core/doctor.hpp"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +13,7 @@
 
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/process.hpp"
+#include "attnlab/nvrtc/library.hpp"
 
 namespace attnlab {
 namespace {
@@ -74,31 +74,14 @@ FoundTool find_nvcc(const Toolchain& toolchain) {
     return t;
 }
 
-// The library behind a dlopen() handle, by its path.
-std::string loaded_path(void* handle) {
-    link_map* map = nullptr;
-    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name) return map->l_name;
-    return "";
-}
-
+// NVRTC through the same search attnlab-nvrtc uses (attnlab/nvrtc/library.hpp),
+// so the doctor never reports a library the resource panel would not find.
 FoundTool find_nvrtc() {
     FoundTool t;
-    std::vector<std::string> candidates = {"libnvrtc.so", "libnvrtc.so.12", "libnvrtc.so.11.2"};
-    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-        if (const char* home = std::getenv(var); home && *home) candidates.push_back(std::string(home) + "/lib64/libnvrtc.so");
-    candidates.push_back("/usr/local/cuda/lib64/libnvrtc.so");
-    for (const std::string& name : candidates) {
-        void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!h) continue;
-        t.found = true;
-        t.path = loaded_path(h);
-        using VersionFn = int (*)(int*, int*);
-        int major = 0, minor = 0;
-        if (auto version = reinterpret_cast<VersionFn>(dlsym(h, "nvrtcVersion")); version && version(&major, &minor) == 0)
-            t.version = std::to_string(major) + "." + std::to_string(minor);
-        dlclose(h);
-        break;
-    }
+    const nvrtc::Library lib = nvrtc::Library::open();
+    t.found = lib.loaded();
+    t.path = lib.path();
+    t.version = lib.version();
     return t;
 }
 

@@ -43,6 +43,7 @@ InstallLayout InstallLayout::for_executable(const fs::path& exe) {
         layout.learner_include_dir = prefix / ATTNLAB_INSTALL_PKGLIBDIR / "include";
         layout.learner_library = prefix / ATTNLAB_INSTALL_PKGLIBDIR / "libattnlab_learner.a";
         layout.sandbox = prefix / ATTNLAB_INSTALL_LIBEXECDIR / "attnlab-sandbox";
+        layout.nvrtc_tool = prefix / ATTNLAB_INSTALL_LIBEXECDIR / "attnlab-nvrtc";
         // A prefix other than /usr may carry its own copy of the fonts.
         if (prefix != "/usr") layout.font_dirs.push_back(prefix / "share" / "fonts" / "truetype" / "dejavu");
     } else {
@@ -50,6 +51,7 @@ InstallLayout InstallLayout::for_executable(const fs::path& exe) {
         layout.learner_include_dir = ATTNLAB_LEARNER_INCLUDE_DIR;
         layout.learner_library = ATTNLAB_LEARNER_LIBRARY;
         layout.sandbox = ATTNLAB_SANDBOX_PATH;
+        layout.nvrtc_tool = ATTNLAB_NVRTC_TOOL_PATH;
     }
     for (const char* dir : kSystemFontDirs) layout.font_dirs.emplace_back(dir);
     return layout;
@@ -83,6 +85,11 @@ fs::path resolve_learner_library() {
 fs::path resolve_sandbox() {
     fs::path env = env_path("ATTNLAB_SANDBOX");
     return env.empty() ? InstallLayout::current().sandbox : env;
+}
+
+fs::path resolve_nvrtc_tool() {
+    fs::path env = env_path("ATTNLAB_NVRTC_TOOL");
+    return env.empty() ? InstallLayout::current().nvrtc_tool : env;
 }
 
 fs::path find_font_file(const std::string& file) {

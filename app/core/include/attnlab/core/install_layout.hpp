@@ -7,7 +7,7 @@
 //  - installed: the executable is <prefix>/bin/attnlab and everything else is
 //    found relative to it (<prefix>/share/attnlab/exercises,
 //    <prefix>/lib/attnlab/{include,libattnlab_learner.a},
-//    <prefix>/libexec/attnlab/attnlab-sandbox), so a prefix keeps working
+//    <prefix>/libexec/attnlab/{attnlab-sandbox,attnlab-nvrtc}), so a prefix keeps working
 //    when it is moved as a whole;
 //  - build tree: the absolute paths CMake wrote into build_config.hpp (the
 //    source tree's exercises/ and headers, the build folder's targets).
@@ -27,6 +27,7 @@ struct InstallLayout {
     fs::path learner_include_dir;  // holds attnlab/tensor.hpp and attnlab/entry.hpp
     fs::path learner_library;    // libattnlab_learner.a
     fs::path sandbox;            // attnlab-sandbox
+    fs::path nvrtc_tool;         // attnlab-nvrtc (the resource panel's NVRTC compile), beside the sandbox
     std::vector<fs::path> font_dirs;  // searched in order for the window's fonts
 
     // The layout an executable at `exe` (an absolute path) belongs to.
@@ -44,6 +45,8 @@ fs::path resolve_course_dir(const fs::path& flag = {});
 fs::path resolve_learner_include_dir();
 fs::path resolve_learner_library();
 fs::path resolve_sandbox();
+// attnlab-nvrtc: $ATTNLAB_NVRTC_TOOL overrides the layout.
+fs::path resolve_nvrtc_tool();
 
 // The first of the layout's font folders holding `file` (e.g.
 // "DejaVuSans.ttf"); empty when none does.
