@@ -390,6 +390,10 @@ TEST_CASE("registry: every op is found by name with the agreed parameters") {
         // registry_batched.cpp
         {"padded_head_dim", {{"head_dim", I}}, I},
         {"one_vs_many_heads", {{"x", T}, {"w_q", T}, {"w_k", T}, {"n_heads", I}}, T},
+        // registry_cuda.cpp
+        {"causal_softmax", {{"scores", T}}, T},
+        {"batched_causal_attention", {{"q", T}, {"k", T}, {"v", T}}, T},
+        {"batched_attention_scores", {{"q", T}, {"k", T}}, T},
     };
     CHECK(all_ops().size() == expected.size());
     for (const Expected& e : expected) {

@@ -1,0 +1,262 @@
+// Ops for the CUDA exercises, and the mistakes learners make in their kernels.
+// Every op works on rank-4 (B, H, R, C) tensors, the layout the kernels get:
+// one (R, C) slice per (sequence b, head h), slice l = b·H + h in memory. A
+// kernel typically gives each slice (or each row of it) to one block, so the
+// ops are written slice by slice, with the same math as the core reference
+// (ops.hpp) and in double. A mistake is the op computed from the same inputs
+// with that one thing done wrong (see Mistake in registry.hpp); its words for
+// the learner live in exercises/mistakes/<id>.json.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "registry_support.hpp"
+
+namespace attnlab::reference::support {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// ------------------------------------------------------------- slices
+
+// A (B, H, R, C) tensor as B·H matrices of (R, C); matrix l is slice
+// (b, h) = (l / H, l % H), the order the slices have in memory.
+struct Slices {
+    int64_t b = 0, h = 0;
+    std::vector<Matrix> m;
+};
+
+Slices read_slices(const Args& a, const std::string& name) {
+    const TensorData& t = a.tensor(name);
+    a.expect_rank(name, t, 4);
+    const std::string got = ", got shape " + shape_to_string(t.shape);
+    if (t.shape[0] < 1) fail(name + ": expected at least one sequence (B >= 1)" + got);
+    if (t.shape[1] < 1) fail(name + ": expected at least one head (H >= 1)" + got);
+    if (t.shape[2] < 1) fail(name + ": expected at least one token (T >= 1)" + got);
+    Slices s{t.shape[0], t.shape[1], {}};
+    const Index rows = t.shape[2], cols = t.shape[3];
+    for (int64_t l = 0; l < s.b * s.h; ++l) s.m.push_back(read_matrix(t.data.data() + l * rows * cols, rows, cols));
+    return s;
+}
+
+// B·H equally shaped (R, C) matrices, in slice order, as one (B, H, R, C) tensor.
+TensorData write_slices(const std::vector<Matrix>& m, int64_t b, int64_t h) {
+    TensorData t = from_matrices(m);  // (B·H, R, C)
+    t.shape = {b, h, t.shape[1], t.shape[2]};
+    return t;
+}
+
+std::string slice_name(const Slices& s, size_t l) {
+    const int64_t i = static_cast<int64_t>(l);
+    return "(b, h) = (" + std::to_string(i / s.h) + ", " + std::to_string(i % s.h) + ")";
+}
+
+// ------------------------------------------------------- causal softmax
+
+// What happens to the keys j of query row i before the softmax.
+enum class KeyMask {
+    Causal,            // j > i becomes -inf (right)
+    None,              // every key kept (reads_future_keys)
+    IncludesDiagonal,  // j >= i becomes -inf: row 0 keeps no key (mask_includes_diagonal)
+    WithZero,          // j > i becomes 0, an ordinary logit (mask_with_zero)
+};
+
+Matrix mask_keys(KeyMask mask, const Matrix& scores) {
+    Matrix masked = scores;
+    if (mask == KeyMask::None) return masked;
+    const double fill = mask == KeyMask::WithZero ? 0.0 : -kInf;
+    const Index first_hidden = mask == KeyMask::IncludesDiagonal ? 0 : 1;  // offset from the diagonal
+    for (Index i = 0; i < masked.rows(); ++i)
+        for (Index j = i + first_hidden; j < masked.cols(); ++j) masked(i, j) = fill;
+    return masked;
+}
+
+Slices read_scores(const Args& a) {
+    Slices s = read_slices(a, "scores");
+    const Matrix& first = s.m.front();
+    if (first.rows() != first.cols())
+        fail("scores: expected (B, H, T, T) with the last two axes equal (one score per query and key), got shape " +
+             shape_to_string(a.tensor("scores").shape));
+    return s;
+}
+
+// The right op refuses a row whose visible keys 0..i hold NaN or +inf, or are
+// all -inf: its softmax is undefined. Future keys may hold anything: they are masked.
+void expect_defined_rows(const Slices& s) {
+    for (size_t l = 0; l < s.m.size(); ++l) {
+        const Matrix& m = s.m[l];
+        for (Index i = 0; i < m.rows(); ++i) {
+            const auto visible = m.row(i).head(i + 1).array();
+            const std::string row = "scores: row " + std::to_string(i) + " of slice " + slice_name(s, l);
+            if (visible.isNaN().any() || (visible == kInf).any())
+                fail(row + " holds NaN or +inf among its visible keys 0.." + std::to_string(i) +
+                     "; its softmax is undefined");
+            if ((visible == -kInf).all())
+                fail(row + " is -inf on every visible key 0.." + std::to_string(i) + "; its softmax is undefined (0/0)");
+        }
+    }
+}
+
+// The reference's stable softmax for the right mask; for a mistake, the
+// unchecked one, which gives NaN for a row with no key left (0/0) as float
+// learner code does.
+Result causal_softmax_as(KeyMask mask, const Args& a) {
+    const Slices s = read_scores(a);
+    if (mask == KeyMask::Causal) expect_defined_rows(s);
+    std::vector<Matrix> masked, weights;
+    for (const Matrix& m : s.m) {
+        masked.push_back(mask_keys(mask, m));
+        weights.push_back(mask == KeyMask::Causal ? softmax_rows(masked.back()) : softmax_rows_unchecked(masked.back()));
+    }
+    TensorData out = write_slices(weights, s.b, s.h);
+    return tensor_result(out, {{"masked_scores", write_slices(masked, s.b, s.h)}});
+}
+
+void add_causal_softmax_op(std::vector<Op>& ops) {
+    ops.push_back(make_op(
+        "causal_softmax",
+        "Row i of each (b, h) score slice: stable softmax over keys 0..i; future keys j > i get exactly 0.",
+        {tensor_param("scores", "(B, H, T, T)")}, "(B, H, T, T)",
+        [](const Args& a) { return causal_softmax_as(KeyMask::Causal, a); }));
+    Op& op = ops.back();
+    const std::pair<const char*, KeyMask> variants[] = {
+        {"reads_future_keys", KeyMask::None},
+        {"mask_includes_diagonal", KeyMask::IncludesDiagonal},
+        {"mask_with_zero", KeyMask::WithZero},
+    };
+    for (const auto& [id, mask] : variants)
+        op.mistakes.push_back(make_mistake(
+            id, "masked_scores", [mask = mask](const Args& a) { return causal_softmax_as(mask, a); }, op.params));
+}
+
+// ------------------------------------------------------------ attention
+
+// q and k (and v) of one call, each (B, H, T, hd) with the same shape.
+struct HeadInputs {
+    Slices q, k, v;
+};
+
+void expect_finite(const Args& a, const std::string& name) {
+    const TensorData& t = a.tensor(name);
+    for (size_t i = 0; i < t.data.size(); ++i) {
+        const float x = t.data[i];
+        if (std::isfinite(x)) continue;
+        fail(name + ": element " + shape_to_string(t.unravel(static_cast<int64_t>(i))) + " is " +
+             (std::isnan(x) ? "NaN" : x > 0 ? "+inf" : "-inf") + "; the reference needs finite inputs");
+    }
+}
+
+void expect_same_shape(const Args& a, const std::string& name, const std::string& like) {
+    const Shape& want = a.tensor(like).shape;
+    const Shape& got = a.tensor(name).shape;
+    if (got != want)
+        fail(name + ": expected shape " + shape_to_string(want) + " (B, H, T, hd), like " + like + ", got shape " +
+             shape_to_string(got));
+}
+
+HeadInputs read_heads(const Args& a, bool with_v) {
+    HeadInputs in;
+    in.q = read_slices(a, "q");
+    if (in.q.m.front().cols() < 1)
+        fail("q: expected a head width hd >= 1, got shape " + shape_to_string(a.tensor("q").shape));
+    a.expect_rank("k", a.tensor("k"), 4);
+    expect_same_shape(a, "k", "q");
+    in.k = read_slices(a, "k");
+    if (with_v) {
+        a.expect_rank("v", a.tensor("v"), 4);
+        expect_same_shape(a, "v", "q");
+        in.v = read_slices(a, "v");
+    }
+    return in;
+}
+
+// How a kernel computes attention; the default is right, each mistake changes one field.
+struct AttentionWay {
+    bool causal = true;           // false: every key is read (reads_future_keys)
+    bool scaled = true;           // false: no 1/sqrt(hd) (no_scale)
+    bool blocks_swapped = false;  // block_mapping_swapped
+    bool right() const { return causal && scaled && !blocks_swapped; }
+};
+
+// The slice whose attention lands in output slice l = b·H + h. With the
+// blocks swapped, block l reads its inputs as (b', h') = (l % B, l / B), the
+// decoding for a head-first grid, while its output stays at slice l.
+size_t source_slice(const AttentionWay& way, size_t l, const Slices& s) {
+    if (!way.blocks_swapped) return l;
+    const int64_t i = static_cast<int64_t>(l);
+    return static_cast<size_t>((i % s.b) * s.h + i / s.b);
+}
+
+Result batched_attention_as(const AttentionWay& way, const Args& a) {
+    const HeadInputs in = read_heads(a, true);
+    if (way.right())
+        for (const char* name : {"q", "k", "v"}) expect_finite(a, name);
+    const double hd = static_cast<double>(in.q.m.front().cols());
+    const double scale = way.scaled ? 1.0 / std::sqrt(hd) : 1.0;
+    std::vector<Matrix> scores, weights, out;
+    for (size_t l = 0; l < in.q.m.size(); ++l) {
+        const size_t src = source_slice(way, l, in.q);
+        const Matrix raw = (in.q.m[src] * in.k.m[src].transpose()) * scale;
+        scores.push_back(way.causal ? causal_mask(raw) : raw);
+        weights.push_back(way.right() ? softmax_rows(scores.back()) : softmax_rows_unchecked(scores.back()));
+        out.push_back(attend(weights.back(), in.v.m[src]));
+    }
+    const int64_t b = in.q.b, h = in.q.h;
+    return tensor_result(write_slices(out, b, h),
+                         {{"scores", write_slices(scores, b, h)}, {"weights", write_slices(weights, b, h)}});
+}
+
+void add_batched_attention_op(std::vector<Op>& ops) {
+    ops.push_back(make_op(
+        "batched_causal_attention",
+        "Per (b, h) slice: softmax(causal_mask(Q Kᵀ / sqrt(hd))) V, stages scores (masked) and weights.",
+        {tensor_param("q", "(B, H, T, hd)"), tensor_param("k", "(B, H, T, hd)"), tensor_param("v", "(B, H, T, hd)")},
+        "(B, H, T, hd)", [](const Args& a) { return batched_attention_as(AttentionWay{}, a); }));
+    Op& op = ops.back();
+    auto mistake = [&op](const char* id, auto change) {
+        AttentionWay way;
+        change(way);
+        op.mistakes.push_back(make_mistake(
+            id, "scores", [way](const Args& a) { return batched_attention_as(way, a); }, op.params));
+    };
+    mistake("reads_future_keys", [](AttentionWay& w) { w.causal = false; });
+    mistake("no_scale", [](AttentionWay& w) { w.scaled = false; });
+    mistake("block_mapping_swapped", [](AttentionWay& w) { w.blocks_swapped = true; });
+}
+
+// --------------------------------------------------------------- scores
+
+Result batched_scores_scaled(bool scaled, const Args& a) {
+    const HeadInputs in = read_heads(a, false);
+    const double hd = static_cast<double>(in.q.m.front().cols());
+    const double scale = scaled ? 1.0 / std::sqrt(hd) : 1.0;
+    std::vector<Matrix> scores;
+    for (size_t l = 0; l < in.q.m.size(); ++l) scores.push_back((in.q.m[l] * in.k.m[l].transpose()) * scale);
+    return tensor_result(write_slices(scores, in.q.b, in.q.h));
+}
+
+void add_batched_scores_op(std::vector<Op>& ops) {
+    ops.push_back(make_op(
+        "batched_attention_scores",
+        "Per (b, h) slice: Q Kᵀ / sqrt(hd) for every query i and key j (no mask).",
+        {tensor_param("q", "(B, H, T, hd)"), tensor_param("k", "(B, H, T, hd)")}, "(B, H, T, T)",
+        [](const Args& a) { return batched_scores_scaled(true, a); }));
+    Op& op = ops.back();
+    // The op records no stages: the output is where the variant departs ("").
+    op.mistakes.push_back(
+        make_mistake("no_scale", "", [](const Args& a) { return batched_scores_scaled(false, a); }, op.params));
+}
+
+}  // namespace
+
+void add_cuda_ops(std::vector<Op>& ops) {
+    add_causal_softmax_op(ops);
+    add_batched_attention_op(ops);
+    add_batched_scores_op(ops);
+}
+
+}  // namespace attnlab::reference::support
