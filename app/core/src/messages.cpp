@@ -440,6 +440,39 @@ const Entry kMessages[] = {
     {"doctor.protections.notice", "Note: on this machine your program runs with some protections off: {layers}. The check itself is not affected; `attnlab doctor` tells more.",
      "Catatan: di mesin ini programmu berjalan dengan sebagian perlindungan mati: {layers}. Pemeriksaannya sendiri tidak terpengaruh; `attnlab doctor` memberi rincian."},
     {"gui.settings.protections", "Sandbox", "Sandbox"},
+
+    // ---- GPU resource panel (gpu_resources.cpp): NVRTC's ptxas figures per
+    // kernel and the occupancy they allow. Register, shared memory, spill,
+    // warp and occupancy/okupansi stay as Indonesian CUDA writing uses them.
+    {"gpu.unavailable", "Registers, shared memory and occupancy are not shown: {detail}. NVRTC comes with the CUDA toolkit; everything else in a check works without it.",
+     "Register, shared memory, dan okupansi tidak ditampilkan: {detail}. NVRTC ikut terpasang bersama CUDA toolkit; bagian lain pemeriksaan tetap berjalan tanpanya."},
+    {"gpu.cancelled", "The compile for GPU resources was cancelled.", "Kompilasi untuk angka sumber daya GPU dibatalkan."},
+    {"gpu.compile_error", "NVRTC could not compile this file for {arch}, so there are no resource figures yet:",
+     "NVRTC tidak bisa mengompilasi berkas ini untuk {arch}, jadi angka sumber dayanya belum ada:"},
+    {"gpu.header", "Resources per kernel on {arch} (NVRTC {version}):", "Sumber daya tiap kernel di {arch} (NVRTC {version}):"},
+    {"gpu.no_kernels", "The file has no __global__ kernel, so there is nothing to report.",
+     "Berkas ini tidak punya kernel __global__, jadi tidak ada yang bisa dilaporkan."},
+    {"gpu.kernel", "{kernel}: {registers} registers per thread, {shared} bytes of static shared memory.",
+     "{kernel}: {registers} register per thread, shared memory statis {shared} byte."},
+    {"gpu.no_spill", "No spills.", "Tidak ada spill."},
+    {"gpu.spill", "Spills: {stores} bytes stored to local memory and {loads} bytes loaded back. The registers ran out, and local memory is as slow as global memory.",
+     "Ada spill: {stores} byte disimpan ke local memory dan {loads} byte dibaca kembali. Register-nya tidak cukup, padahal local memory sama lambatnya dengan global memory."},
+    {"gpu.stack", "Each thread also keeps {bytes} bytes in local memory (an array indexed with values known only at run time ends up there).",
+     "Setiap thread juga menyimpan {bytes} byte di local memory (array yang diindeks dengan nilai yang baru diketahui saat runtime disimpan di sana)."},
+    {"gpu.occupancy", "Occupancy {percent}%: {warps} of the {max_warps} warps an SM can hold (blocks resident at once: {blocks}); the limit is {limit}.",
+     "Okupansi {percent}%: {warps} dari {max_warps} warp yang muat di satu SM (blok yang berjalan bersamaan: {blocks}); pembatasnya {limit}."},
+    {"gpu.occupancy.none", "Occupancy 0%: not even one block fits on an SM; the limit is {limit}.",
+     "Okupansi 0%: satu blok pun tidak muat di satu SM; pembatasnya {limit}."},
+    {"gpu.limit.threads", "the number of threads an SM can hold", "jumlah thread yang bisa ditampung satu SM"},
+    {"gpu.limit.blocks", "the number of blocks an SM can hold (larger blocks would fill it better)",
+     "jumlah blok yang bisa ditampung satu SM (blok yang lebih besar akan mengisinya lebih penuh)"},
+    {"gpu.limit.registers", "registers (fewer registers per thread would leave room for more warps)",
+     "register (register per thread yang lebih sedikit memberi ruang untuk lebih banyak warp)"},
+    {"gpu.limit.shared_memory", "shared memory (less shared memory per block would leave room for more blocks)",
+     "shared memory (shared memory per blok yang lebih kecil memberi ruang untuk lebih banyak blok)"},
+    {"gpu.limit.block_too_large", "the block size: a block may have at most 1024 threads",
+     "ukuran blok: satu blok paling banyak berisi 1024 thread"},
+    // ---- end of the GPU resource panel
 };
 
 const std::map<std::string, const Entry*>& index() {
