@@ -1,6 +1,7 @@
 // The parent/child protocol, both directions: what one side encodes the other
 // decodes unchanged, and truncated or corrupted bytes are rejected with a
 // code, never read past their end or trusted for a size.
+#include <cstring>
 #include <random>
 
 #include <doctest/doctest.h>
@@ -177,4 +178,113 @@ TEST_CASE("frames: corrupt bytes give a stable code") {
     sum.feed(flipped.data(), flipped.size());
     CHECK(sum.next(type, payload) == wire::FrameDecoder::Status::Corrupt);
     CHECK(sum.error() == "bad_checksum");
+}
+
+namespace {
+
+// A CUDA case: two launches, the second one faulted (racecheck), with a
+// trace and thread groups, and two output elements never written.
+CaseReport kernel_report() {
+    CaseReport r = ok_report();
+    r.has_kernel = true;
+    emu::LaunchReport first;
+    first.kernel = "split_kernel";
+    first.grid = {3, 2, 1};
+    first.block = {64, 1, 1};
+    first.counters.global_load_requests = 10;
+    first.counters.global_load_sectors = 40;
+    first.counters.global_pages = 7;
+    first.counters.warp_syncs = 5;
+    emu::AccessEvent e;
+    e.block = 5;
+    e.thread = 33;
+    e.space = emu::MemorySpace::Shared;
+    e.is_write = true;
+    e.buffer = "shared";
+    e.index = 12;
+    e.sector = 12;
+    e.interval = 2;
+    e.k = 1;
+    e.line = 17;
+    first.trace = {e, e};
+    first.trace[1].space = emu::MemorySpace::Global;
+    first.trace[1].is_write = false;
+    first.trace[1].buffer = "x";
+    emu::LaunchReport second;
+    second.kernel = "softmax_kernel";
+    second.dynamic_shared_bytes = 512;
+    second.fault.kind = emu::FaultKind::BarrierDivergence;
+    second.fault.block = {1, 0, 0};
+    second.fault.thread = {31, 0, 0};
+    second.fault.line = 22;
+    second.fault.groups = {{"waiting", 22, {0, 1, 2}}, {"exited", 0, {3}}};
+    second.fault.detail = "why";
+    r.kernel.launches = {first, second};
+    r.kernel.unwritten_count = 2;
+    r.kernel.first_unwritten = 9;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("a CUDA case's launches, faults and trace round-trip") {
+    const CaseReport r = kernel_report();
+    CaseReport back;
+    REQUIRE(decode_case_result(encode_case_result(r), back) == DecodeError::None);
+    REQUIRE(back.has_kernel);
+    REQUIRE(back.kernel.launches.size() == 2);
+    const emu::LaunchReport& a = back.kernel.launches[0];
+    CHECK(a.kernel == "split_kernel");
+    CHECK(a.grid == emu::Dim3{3, 2, 1});
+    CHECK(a.block == emu::Dim3{64, 1, 1});
+    CHECK(a.counters.sectors_per_load_request() == 4.0);
+    CHECK(a.counters.global_pages == 7);
+    CHECK(a.counters.warp_syncs == 5);
+    CHECK(a.ok());
+    REQUIRE(a.trace.size() == 2);
+    CHECK(a.trace[0].block == 5);
+    CHECK(a.trace[0].thread == 33);
+    CHECK(a.trace[0].space == emu::MemorySpace::Shared);
+    CHECK(a.trace[0].is_write);
+    CHECK(a.trace[0].line == 17);
+    CHECK(a.trace[1].buffer == "x");
+    CHECK(a.trace[1].space == emu::MemorySpace::Global);
+    CHECK_FALSE(a.trace[1].is_write);
+    const emu::LaunchReport& b = back.kernel.launches[1];
+    CHECK(b.dynamic_shared_bytes == 512);
+    CHECK(b.fault.kind == emu::FaultKind::BarrierDivergence);
+    CHECK(b.fault.thread == emu::Dim3{31, 0, 0});
+    CHECK(b.fault.line == 22);
+    REQUIRE(b.fault.groups.size() == 2);
+    CHECK(b.fault.groups[0].threads == std::vector<unsigned>{0, 1, 2});
+    CHECK(b.fault.groups[1].what == "exited");
+    CHECK(b.fault.detail == "why");
+    CHECK(back.kernel.unwritten_count == 2);
+    CHECK(back.kernel.first_unwritten == 9);
+    // A C++ case carries no kernel section.
+    CaseReport plain;
+    REQUIRE(decode_case_result(encode_case_result(ok_report()), plain) == DecodeError::None);
+    CHECK_FALSE(plain.has_kernel);
+}
+
+TEST_CASE("a CUDA case: every truncation is rejected; the trace is capped by the encoder, refused past it by the decoder") {
+    const std::string bytes = encode_case_result(kernel_report());
+    for (size_t n = 0; n < bytes.size(); ++n) {
+        CaseReport back;
+        CHECK(decode_case_result(bytes.substr(0, n), back) != DecodeError::None);
+    }
+    CaseReport big = kernel_report();
+    big.kernel.launches.resize(1);
+    big.kernel.launches[0].trace.assign(ProtocolLimits::max_trace_events + 10, emu::AccessEvent{});
+    CaseReport back;
+    REQUIRE(decode_case_result(encode_case_result(big), back) == DecodeError::None);
+    CHECK(back.kernel.launches[0].trace.size() == ProtocolLimits::max_trace_events);
+    CHECK(back.kernel.launches[0].trace_truncated);
+    // A forged count beyond the limit (the launch count is the first u32 of the kernel section).
+    std::string forged = encode_case_result(kernel_report());
+    const std::string plain = encode_case_result(ok_report());
+    const size_t at = plain.size();  // the kernel section starts where a plain result ends
+    const uint32_t too_many = ProtocolLimits::max_launches + 1;
+    std::memcpy(&forged[at], &too_many, 4);
+    CHECK(decode_case_result(forged, back) == DecodeError::TooManyRecords);
 }

@@ -143,3 +143,59 @@ TEST_CASE("signal names") {
     CHECK(signal_name(SIGXFSZ) == "SIGXFSZ");
     CHECK(signal_name(42).rfind("signal 42", 0) == 0);
 }
+
+namespace {
+
+emu::LaunchReport launch_with(emu::FaultKind fault, int64_t load_requests, int64_t load_sectors) {
+    emu::LaunchReport L;
+    L.kernel = "k";
+    L.fault.kind = fault;
+    L.counters.global_load_requests = load_requests;
+    L.counters.global_load_sectors = load_sectors;
+    L.counters.global_store_requests = 1;
+    L.counters.global_store_sectors = 4;
+    return L;
+}
+
+}  // namespace
+
+TEST_CASE("judge_kernel_case: faults, coverage, values, then the rules, row by row") {
+    using F = emu::FaultKind;
+    KernelRules rules;
+    rules.max_sectors_per_load_request = 8;
+    const auto ok = launch_with(F::None, 10, 40);          // 4 sectors per request
+    const auto scattered = launch_with(F::None, 10, 320);  // 32 sectors per request
+    struct Row {
+        const char* what;
+        Verdict values;
+        std::vector<emu::LaunchReport> launches;
+        int64_t unwritten;
+        Verdict verdict;
+        const char* cause;
+    };
+    const Row rows[] = {
+        {"all good", Verdict::Pass, {ok}, 0, Verdict::Pass, ""},
+        {"a race in the second launch", Verdict::WrongAnswer, {ok, launch_with(F::SharedRace, 1, 4)}, 3, Verdict::KernelFault, "shared_race"},
+        {"the first fault wins", Verdict::Pass, {launch_with(F::OutOfBounds, 1, 4), launch_with(F::BarrierDivergence, 1, 4)}, 0,
+         Verdict::KernelFault, "out_of_bounds"},
+        {"unwritten output beats wrong values", Verdict::NonFinite, {ok}, 5, Verdict::KernelRule, "output_not_written"},
+        {"no launch at all", Verdict::NonFinite, {}, 24, Verdict::KernelRule, "output_not_written"},
+        {"wrong values keep their verdict", Verdict::WrongAnswer, {scattered}, 0, Verdict::WrongAnswer, ""},
+        {"right values, scattered loads", Verdict::Pass, {scattered}, 0, Verdict::KernelRule, "uncoalesced_loads"},
+        {"the rule sums the case's launches: (40 + 320) / 20 = 18", Verdict::Pass, {ok, scattered}, 0, Verdict::KernelRule, "uncoalesced_loads"},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.what);
+        const KernelCaseVerdict v = judge_kernel_case(row.values, row.launches, row.unwritten, 24, rules);
+        CHECK(v.verdict == row.verdict);
+        CHECK(v.cause == row.cause);
+    }
+    const KernelCaseVerdict sum = judge_kernel_case(Verdict::Pass, {ok, scattered}, 0, 24, rules);
+    CHECK(sum.value == doctest::Approx(18.0));
+    CHECK(sum.limit == 8.0);
+    const KernelCaseVerdict gap = judge_kernel_case(Verdict::NonFinite, {ok}, 5, 24, rules);
+    CHECK(gap.value == 5.0);
+    CHECK(gap.limit == 24.0);
+    CHECK(judge_kernel_case(Verdict::Pass, {scattered}, 0, 24, KernelRules{}).verdict == Verdict::Pass);  // no rule set
+    CHECK(judge_kernel_case(Verdict::Pass, {ok, launch_with(F::StepLimit, 1, 4)}, 0, 24, rules).launch == 1);
+}

@@ -18,6 +18,7 @@ const char* decode_error_code(DecodeError e) {
         case DecodeError::OutOfOrder: return "out_of_order";
         case DecodeError::UnknownFrame: return "unknown_frame";
         case DecodeError::FinishedEarly: return "finished_early";
+        case DecodeError::TooManyRecords: return "too_many_records";
     }
     return "?";
 }
@@ -62,6 +63,167 @@ DecodeError read_value(wire::Reader& r, Value& v) {
         default: return DecodeError::BadValueTag;
     }
     return ok ? DecodeError::None : DecodeError::Truncated;
+}
+
+// ---- CUDA: launch reports (plain data from attnlab/emu/report.hpp)
+
+void write_dim3(wire::Writer& w, const emu::Dim3& d) {
+    w.u32(d.x);
+    w.u32(d.y);
+    w.u32(d.z);
+}
+bool read_dim3(wire::Reader& r, emu::Dim3& d) { return r.u32(d.x) && r.u32(d.y) && r.u32(d.z); }
+
+void write_fault(wire::Writer& w, const emu::Fault& f) {
+    w.u8(static_cast<uint8_t>(f.kind));
+    write_dim3(w, f.block);
+    write_dim3(w, f.thread);
+    w.i64(f.line);
+    w.u8(static_cast<uint8_t>(f.space));
+    w.u8(f.is_write);
+    w.str(f.buffer);
+    w.i64(f.index);
+    w.i64(f.size);
+    w.str(f.element_type);
+    write_dim3(w, f.other_thread);
+    w.u8(f.other_is_write);
+    w.i64(f.other_line);
+    const size_t ngroups = std::min<size_t>(f.groups.size(), ProtocolLimits::max_fault_groups);
+    w.u32(static_cast<uint32_t>(ngroups));
+    for (size_t g = 0; g < ngroups; ++g) {
+        const emu::ThreadGroup& group = f.groups[g];
+        w.str(group.what);
+        w.i64(group.line);
+        const size_t n = std::min<size_t>(group.threads.size(), ProtocolLimits::max_group_threads);
+        w.u32(static_cast<uint32_t>(n));
+        for (size_t i = 0; i < n; ++i) w.u32(group.threads[i]);
+    }
+    w.str(f.detail);
+}
+
+bool read_small_int(wire::Reader& r, int& out) {
+    int64_t v = 0;
+    if (!r.i64(v)) return false;
+    out = static_cast<int>(std::clamp<int64_t>(v, -1, 1 << 30));
+    return true;
+}
+
+DecodeError read_fault(wire::Reader& r, emu::Fault& f) {
+    uint8_t kind = 0, space = 0, is_write = 0, other_write = 0;
+    if (!r.u8(kind) || !read_dim3(r, f.block) || !read_dim3(r, f.thread) || !read_small_int(r, f.line) || !r.u8(space) ||
+        !r.u8(is_write) || !r.str(f.buffer) || !r.i64(f.index) || !r.i64(f.size) || !r.str(f.element_type) ||
+        !read_dim3(r, f.other_thread) || !r.u8(other_write) || !read_small_int(r, f.other_line))
+        return DecodeError::Truncated;
+    if (kind > static_cast<uint8_t>(emu::FaultKind::KernelException) || space > 1) return DecodeError::BadValueTag;
+    f.kind = static_cast<emu::FaultKind>(kind);
+    f.space = static_cast<emu::MemorySpace>(space);
+    f.is_write = is_write != 0;
+    f.other_is_write = other_write != 0;
+    uint32_t ngroups = 0;
+    if (!r.u32(ngroups)) return DecodeError::Truncated;
+    if (ngroups > ProtocolLimits::max_fault_groups) return DecodeError::TooManyRecords;
+    f.groups.resize(ngroups);
+    for (emu::ThreadGroup& g : f.groups) {
+        uint32_t n = 0;
+        if (!r.str(g.what) || !read_small_int(r, g.line) || !r.u32(n)) return DecodeError::Truncated;
+        if (n > ProtocolLimits::max_group_threads) return DecodeError::TooManyRecords;
+        g.threads.resize(n);
+        for (unsigned& t : g.threads)
+            if (!r.u32(t)) return DecodeError::Truncated;
+    }
+    return r.str(f.detail) ? DecodeError::None : DecodeError::Truncated;
+}
+
+// The counters in declaration order (all int64).
+template <class Counters, class F> void each_counter(Counters& c, F f) {
+    for (auto* p : {&c.blocks, &c.threads, &c.warps, &c.barriers, &c.global_load_requests, &c.global_load_sectors,
+                    &c.global_store_requests, &c.global_store_sectors, &c.global_bytes_read, &c.global_bytes_written,
+                    &c.global_atomics, &c.global_pages, &c.shared_load_requests, &c.shared_store_requests,
+                    &c.shared_wavefronts, &c.shared_bank_conflicts, &c.partial_requests, &c.warp_syncs})
+        f(*p);
+}
+
+void write_event(wire::Writer& w, const emu::AccessEvent& e) {
+    w.i64(static_cast<int64_t>(e.block));
+    w.u32(e.thread);
+    w.u8(static_cast<uint8_t>((e.space == emu::MemorySpace::Shared ? 2 : 0) | (e.is_write ? 1 : 0)));
+    w.str(e.buffer);
+    w.i64(e.index);
+    w.i64(static_cast<int64_t>(e.sector));
+    w.u32(e.interval);
+    w.u32(e.k);
+    w.i64(e.line);
+}
+
+bool read_event(wire::Reader& r, emu::AccessEvent& e) {
+    int64_t block = 0, sector = 0;
+    uint8_t bits = 0;
+    if (!r.i64(block) || !r.u32(e.thread) || !r.u8(bits) || !r.str(e.buffer) || !r.i64(e.index) || !r.i64(sector) ||
+        !r.u32(e.interval) || !r.u32(e.k) || !read_small_int(r, e.line))
+        return false;
+    e.block = static_cast<uint64_t>(block);
+    e.sector = static_cast<uint64_t>(sector);
+    e.space = (bits & 2) ? emu::MemorySpace::Shared : emu::MemorySpace::Global;
+    e.is_write = (bits & 1) != 0;
+    return true;
+}
+
+void write_launch(wire::Writer& w, const emu::LaunchReport& L, size_t events) {
+    w.str(L.kernel);
+    write_dim3(w, L.grid);
+    write_dim3(w, L.block);
+    w.i64(static_cast<int64_t>(L.dynamic_shared_bytes));
+    write_fault(w, L.fault);
+    emu::LaunchCounters c = L.counters;
+    each_counter(c, [&](int64_t& v) { w.i64(v); });
+    w.u32(static_cast<uint32_t>(events));
+    for (size_t i = 0; i < events; ++i) write_event(w, L.trace[i]);
+    w.u8(L.trace_truncated || events < L.trace.size());
+}
+
+DecodeError read_launch(wire::Reader& r, emu::LaunchReport& L, uint32_t& events_left) {
+    int64_t smem = 0;
+    if (!r.str(L.kernel) || !read_dim3(r, L.grid) || !read_dim3(r, L.block) || !r.i64(smem)) return DecodeError::Truncated;
+    L.dynamic_shared_bytes = static_cast<uint64_t>(smem);
+    if (DecodeError e = read_fault(r, L.fault); e != DecodeError::None) return e;
+    bool ok = true;
+    each_counter(L.counters, [&](int64_t& v) { ok = ok && r.i64(v); });
+    uint32_t nevents = 0;
+    if (!ok || !r.u32(nevents)) return DecodeError::Truncated;
+    if (nevents > events_left) return DecodeError::TooManyRecords;
+    events_left -= nevents;
+    L.trace.resize(nevents);
+    for (emu::AccessEvent& e : L.trace)
+        if (!read_event(r, e)) return DecodeError::Truncated;
+    uint8_t truncated = 0;
+    if (!r.u8(truncated)) return DecodeError::Truncated;
+    L.trace_truncated = truncated != 0;
+    return DecodeError::None;
+}
+
+void write_kernel_data(wire::Writer& w, const KernelCaseData& k) {
+    const size_t n = std::min<size_t>(k.launches.size(), ProtocolLimits::max_launches);
+    w.u32(static_cast<uint32_t>(n));
+    size_t events_left = ProtocolLimits::max_trace_events;
+    for (size_t i = 0; i < n; ++i) {
+        const size_t events = std::min(k.launches[i].trace.size(), events_left);
+        events_left -= events;
+        write_launch(w, k.launches[i], events);
+    }
+    w.i64(k.unwritten_count);
+    w.i64(k.first_unwritten);
+}
+
+DecodeError read_kernel_data(wire::Reader& r, KernelCaseData& k) {
+    uint32_t n = 0;
+    if (!r.u32(n)) return DecodeError::Truncated;
+    if (n > ProtocolLimits::max_launches) return DecodeError::TooManyRecords;
+    k.launches.resize(n);
+    uint32_t events_left = ProtocolLimits::max_trace_events;
+    for (emu::LaunchReport& L : k.launches)
+        if (DecodeError e = read_launch(r, L, events_left); e != DecodeError::None) return e;
+    if (!r.i64(k.unwritten_count) || !r.i64(k.first_unwritten)) return DecodeError::Truncated;
+    return DecodeError::None;
 }
 
 // The decoders' common ending: everything read, nothing left over.
@@ -148,6 +310,8 @@ std::string encode_case_result(const CaseReport& report) {
             }
             w.u32(report.probes_dropped);
             w.f64(report.ms);
+            w.u8(report.has_kernel);
+            if (report.has_kernel) write_kernel_data(w, report.kernel);
             break;
         case CaseStatus::Exception:
             w.str(report.exception_type);
@@ -174,7 +338,10 @@ DecodeError decode_ok_body(wire::Reader& r, CaseReport& report) {
     for (NamedTensor& p : report.probes)
         if (!r.str(p.name) || !r.tensor(p.tensor.shape, p.tensor.data)) return DecodeError::Truncated;
     if (!r.u32(report.probes_dropped) || !r.f64(report.ms)) return DecodeError::Truncated;
-    return DecodeError::None;
+    uint8_t has_kernel = 0;
+    if (!r.u8(has_kernel)) return DecodeError::Truncated;
+    report.has_kernel = has_kernel != 0;
+    return report.has_kernel ? read_kernel_data(r, report.kernel) : DecodeError::None;
 }
 
 }  // namespace

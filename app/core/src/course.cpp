@@ -1,4 +1,5 @@
 #include "attnlab/core/course.hpp"
+#include "attnlab/emu/report.hpp"
 
 #include <algorithm>
 #include <set>
@@ -199,23 +200,28 @@ std::vector<Case> load_cases(const fs::path& path, const std::vector<ParamSpec>&
 
 }  // namespace
 
-std::string Exercise::signature() const {
-    std::string s = std::string(cpp_return_type(returns.kind)) + " " + function + "(";
-    for (size_t i = 0; i < params.size(); ++i) {
-        if (i) s += ", ";
-        s += std::string(cpp_param_type(params[i].kind)) + " " + params[i].name;
+namespace {
+
+// The entry point's declaration; `qualified` spells namespaces out (for the
+// generated header), otherwise it reads as the learner writes it.
+std::string declaration(const Exercise& ex, bool qualified) {
+    auto q = [&](std::string type) { return qualified ? qualify(std::move(type)) : type; };
+    const bool cuda = ex.runtime == Runtime::Cuda;
+    const std::string device_tensor = qualified ? "attnlab::DeviceTensor" : "DeviceTensor";
+    std::string s = (cuda ? std::string("void") : q(cpp_return_type(ex.returns.kind))) + " " + ex.function + "(";
+    if (cuda) s += device_tensor + "& " + ex.output.name;
+    for (size_t i = 0; i < ex.params.size(); ++i) {
+        if (i || cuda) s += ", ";
+        const bool tensor = ex.params[i].kind == ValueKind::Tensor;
+        s += (cuda && tensor ? "const " + device_tensor + "&" : q(cpp_param_type(ex.params[i].kind))) + " " + ex.params[i].name;
     }
     return s + ")";
 }
 
-std::string Exercise::qualified_declaration() const {
-    std::string s = qualify(cpp_return_type(returns.kind)) + " " + function + "(";
-    for (size_t i = 0; i < params.size(); ++i) {
-        if (i) s += ", ";
-        s += qualify(cpp_param_type(params[i].kind)) + " " + params[i].name;
-    }
-    return s + ")";
-}
+}  // namespace
+
+std::string Exercise::signature() const { return declaration(*this, false); }
+std::string Exercise::qualified_declaration() const { return declaration(*this, true); }
 
 namespace {
 
@@ -275,9 +281,29 @@ void load_reference(JsonFile& f, const json& root, Exercise& ex) {
         if (it->kind != want.kind) f.fail("entry.params", "\"" + want.name + "\" must be of kind " + value_kind_name(want.kind));
     }
     if (op->returns != ex.returns.kind) f.fail("entry.returns.kind", std::string("the reference op returns ") + value_kind_name(op->returns));
-    if (root.contains("runtime")) {
-        const std::string runtime = f.string(root, "runtime", "");
-        if (runtime != runtime_code(Runtime::Cpp)) f.fail("runtime", "expected \"cpp\" (the only runtime so far)");
+}
+
+// "runtime": "cpp" (default) or "cuda"; a CUDA exercise names the device
+// tensor its launcher fills ("entry.output") and may set kernel rules.
+void load_runtime(JsonFile& f, const json& root, Exercise& ex) {
+    const std::string runtime = root.contains("runtime") ? f.string(root, "runtime", "") : "cpp";
+    if (runtime == runtime_code(Runtime::Cuda)) ex.runtime = Runtime::Cuda;
+    else if (runtime != runtime_code(Runtime::Cpp)) f.fail("runtime", "expected \"cpp\" or \"cuda\"");
+    if (ex.runtime != Runtime::Cuda) return;
+    const json& out = f.require(f.require(root, "entry", ""), "output", "entry");
+    ex.output.name = f.string(out, "name", "entry.output");
+    ex.output.shape = out.value("shape", "");
+    if (!is_identifier(ex.output.name) || std::any_of(ex.params.begin(), ex.params.end(), [&](const ParamSpec& p) { return p.name == ex.output.name; }))
+        f.fail("entry.output.name", "expected a C++ identifier that is not one of the parameters");
+    if (ex.returns.kind != ValueKind::Tensor) f.fail("entry.returns.kind", "a CUDA exercise returns a tensor (its output)");
+    if (root.contains("kernel_rules")) {
+        const json& rules = root["kernel_rules"];
+        if (!rules.is_object()) f.fail("kernel_rules", "expected an object");
+        for (const auto& [key, value] : rules.items())
+            if (key != "max_sectors_per_load_request" && key != "max_sectors_per_store_request")
+                f.fail("kernel_rules." + key, "unknown rule (max_sectors_per_load_request, max_sectors_per_store_request)");
+        ex.kernel_rules.max_sectors_per_load_request = f.positive(rules, "max_sectors_per_load_request", "kernel_rules", 0);
+        ex.kernel_rules.max_sectors_per_store_request = f.positive(rules, "max_sectors_per_store_request", "kernel_rules", 0);
     }
 }
 
@@ -328,8 +354,15 @@ void load_mistakes(JsonFile& f, const json& root, Exercise& ex) {
 bool is_verdict_code(const std::string& s) {
     static const char* const codes[] = {"pass", "wrong_answer", "wrong_shape", "non_finite", "compile_error", "missing_entry",
                                         "runtime_error", "crash", "timeout", "memory_limit", "output_limit", "modified_input",
-                                        "kernel_fault"};
+                                        "kernel_fault", "kernel_rule"};
     return std::find(std::begin(codes), std::end(codes), s) != std::end(codes);
+}
+
+// An emulator fault code or a kernel rule's cause (CUDA fixtures name these).
+bool is_kernel_cause(const std::string& s) {
+    for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::FaultKind::KernelException); ++k)
+        if (s == emu::fault_code(static_cast<emu::FaultKind>(k))) return true;
+    return std::find(std::begin(kKernelRuleCauses), std::end(kKernelRuleCauses), s) != std::end(kKernelRuleCauses);
 }
 
 // "fixtures": solutions kept with the exercise and what a check must say of them.
@@ -346,8 +379,10 @@ void load_fixtures(JsonFile& f, const json& root, Exercise& ex) {
             f.fail(field + ".file", "expected a path inside the exercise folder");
         if (!fs::is_regular_file(ex.dir / fx.file)) f.fail(field + ".file", "no file " + fx.file.string());
         const bool names_mistake = std::any_of(ex.mistakes.begin(), ex.mistakes.end(), [&](const MistakeSpec& m) { return m.id == fx.expect; });
-        if (!names_mistake && !is_verdict_code(fx.expect))
-            f.fail(field + ".expect", "\"" + fx.expect + "\" is neither a verdict code nor one of this exercise's mistakes");
+        const bool names_kernel_cause = ex.runtime == Runtime::Cuda && is_kernel_cause(fx.expect);
+        if (!names_mistake && !names_kernel_cause && !is_verdict_code(fx.expect))
+            f.fail(field + ".expect", "\"" + fx.expect + "\" is neither a verdict code, nor one of this exercise's mistakes" +
+                                          (ex.runtime == Runtime::Cuda ? ", nor a kernel fault or rule (shared_race, output_not_written, …)" : ""));
         ex.fixtures.push_back(std::move(fx));
     }
 }
@@ -361,8 +396,8 @@ void load_texts(const fs::path& dir, Exercise& ex) {
         ex.hints.push_back(read_text_pair(dir, stem));
     }
     if (ex.hints.size() < 3) throw CourseError(dir / "hint-1.en.md", "", "an exercise needs at least 3 hints (hint-1 … hint-3, in .en.md and .id.md), found " + std::to_string(ex.hints.size()));
-    for (const char* file : {"starter.cpp", "solution.cpp"})
-        if (!fs::is_regular_file(dir / file)) throw CourseError(dir / file, "", "missing file");
+    for (const fs::path& file : {ex.starter_path(), ex.solution_path()})
+        if (!fs::is_regular_file(file)) throw CourseError(file, "", "missing file");
 }
 
 }  // namespace
@@ -370,6 +405,7 @@ void load_texts(const fs::path& dir, Exercise& ex) {
 const char* runtime_code(Runtime r) {
     switch (r) {
         case Runtime::Cpp: return "cpp";
+        case Runtime::Cuda: return "cuda";
     }
     return "?";
 }
@@ -385,6 +421,7 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
     load_topics(f, root, topics, ex);
     load_entry(f, root, ex);
     load_reference(f, root, ex);
+    load_runtime(f, root, ex);
     load_tolerance_and_limits(f, root, ex);
     load_mistakes(f, root, ex);
     load_fixtures(f, root, ex);

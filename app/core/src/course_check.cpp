@@ -15,16 +15,19 @@ FixtureCheck check_fixture(Runner& runner, const Exercise& e, const Fixture& fix
     const CheckResult r = runner.check(e, e.dir / fixture.file);
     fc.verdict = verdict_code(r.verdict);
     fc.mistake = r.mistake ? r.mistake->id : "";
+    fc.cause = r.cause;
     const bool expects_mistake = fixture.expect != verdict_code(r.verdict) &&
                                  std::any_of(e.mistakes.begin(), e.mistakes.end(), [&](const MistakeSpec& m) { return m.id == fixture.expect; });
     if (expects_mistake) fc.ok = !r.passed() && fc.mistake == fixture.expect;
     else if (fixture.expect == "pass") fc.ok = r.passed() && fc.mistake.empty();
-    else fc.ok = fc.verdict == fixture.expect;
+    else if (fc.verdict == fixture.expect) fc.ok = true;
+    else fc.ok = !fc.cause.empty() && fc.cause == fixture.expect;  // a kernel fault or rule, named
     return fc;
 }
 
 std::string fixture_problem(const FixtureCheck& fc) {
-    std::string got = fc.verdict + (fc.mistake.empty() ? "" : " (mistake " + fc.mistake + ")");
+    std::string got = fc.verdict + (fc.mistake.empty() ? "" : " (mistake " + fc.mistake + ")") +
+                      (fc.cause.empty() ? "" : " (cause " + fc.cause + ")");
     return "fixture " + fc.file + " should give " + fc.expect + ", got " + got;
 }
 

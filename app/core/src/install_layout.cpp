@@ -42,6 +42,9 @@ InstallLayout InstallLayout::for_executable(const fs::path& exe) {
         layout.course_dir = prefix / ATTNLAB_INSTALL_DATADIR / "exercises";
         layout.learner_include_dir = prefix / ATTNLAB_INSTALL_PKGLIBDIR / "include";
         layout.learner_library = prefix / ATTNLAB_INSTALL_PKGLIBDIR / "libattnlab_learner.a";
+        if (fs::exists(prefix / ATTNLAB_INSTALL_PKGLIBDIR / "libattnlab_learner_cuda.a", ec))
+            layout.learner_cuda_library = prefix / ATTNLAB_INSTALL_PKGLIBDIR / "libattnlab_learner_cuda.a";
+        layout.emu_include_dir = layout.learner_include_dir;
         layout.sandbox = prefix / ATTNLAB_INSTALL_LIBEXECDIR / "attnlab-sandbox";
         layout.nvrtc_tool = prefix / ATTNLAB_INSTALL_LIBEXECDIR / "attnlab-nvrtc";
         // A prefix other than /usr may carry its own copy of the fonts.
@@ -50,6 +53,8 @@ InstallLayout InstallLayout::for_executable(const fs::path& exe) {
         layout.course_dir = ATTNLAB_EXERCISES_DIR;
         layout.learner_include_dir = ATTNLAB_LEARNER_INCLUDE_DIR;
         layout.learner_library = ATTNLAB_LEARNER_LIBRARY;
+        layout.learner_cuda_library = ATTNLAB_LEARNER_CUDA_LIBRARY;
+        layout.emu_include_dir = ATTNLAB_EMU_INCLUDE_DIR;
         layout.sandbox = ATTNLAB_SANDBOX_PATH;
         layout.nvrtc_tool = ATTNLAB_NVRTC_TOOL_PATH;
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "attnlab/core/messages.hpp"
@@ -25,6 +26,7 @@ const char* verdict_code(Verdict v) {
         case Verdict::ProtocolError: return "protocol_error";
         case Verdict::ModifiedInput: return "modified_input";
         case Verdict::KernelFault: return "kernel_fault";
+        case Verdict::KernelRule: return "kernel_rule";
         case Verdict::Cancelled: return "cancelled";
         case Verdict::InternalError: return "internal_error";
         case Verdict::NotRun: return "not_run";
@@ -161,6 +163,53 @@ std::string size_text(double bytes) {
     return buf;
 }
 
+std::string dim3_text(const emu::Dim3& d) {
+    if (d.z > 1) return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+    if (d.y > 1) return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ")";
+    return std::to_string(d.x);
+}
+
+// The learner's launch that faulted, with the emulator's own words for the
+// fault (block, thread, line, buffer and index, in the learner's language).
+std::string explain_learner_kernel_fault(const CaseOutcome& c, Lang lang, const std::string& label) {
+    for (size_t i = 0; i < c.launches.size(); ++i) {
+        const emu::LaunchReport& L = c.launches[i];
+        if (L.ok()) continue;
+#if ATTNLAB_HAVE_KERNELS
+        const std::string detail = emu::describe_fault(L.fault, lang == Lang::Id ? emu::Lang::Id : emu::Lang::En);
+#else
+        const std::string detail = std::string(emu::sanitizer_tool(L.fault.kind)) + ": " + emu::fault_code(L.fault.kind);
+#endif
+        return tr(lang, "explain.learner_kernel_fault",
+                  {{"case", label}, {"kernel", L.kernel}, {"launch", std::to_string(i + 1)}, {"grid", dim3_text(L.grid)},
+                   {"block", dim3_text(L.block)}, {"detail", detail}});
+    }
+    return tr(lang, "explain.kernel_fault", {{"case", label}, {"detail", c.kernel_cause}});
+}
+
+std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
+    std::vector<int64_t> index(shape.size(), 0);
+    for (size_t k = shape.size(); k-- > 0;) {
+        if (shape[k] <= 0) break;
+        index[k] = flat % shape[k];
+        flat /= shape[k];
+    }
+    return index;
+}
+
+std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang lang, const std::string& label) {
+    if (c.kernel_cause == "output_not_written") {
+        if (c.launches.empty()) return tr(lang, "explain.kernel_rule.no_launch", {{"case", label}, {"name", ex.output.name}});
+        return tr(lang, "explain.kernel_rule.output_not_written",
+                  {{"case", label}, {"count", std::to_string(c.unwritten_count)}, {"total", format_number(c.rule_limit)},
+                   {"name", ex.output.name},
+                   {"index", format_index(unravel(c.first_unwritten, c.expected.tensor.shape), ex.returns.dims, lang)}});
+    }
+    char value[32];
+    std::snprintf(value, sizeof value, "%.2f", c.rule_value);
+    return tr(lang, "explain.kernel_rule." + c.kernel_cause, {{"case", label}, {"value", value}, {"limit", format_number(c.rule_limit)}});
+}
+
 std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exercise& ex, Lang lang) {
     const std::string label = case_label(c, lang);
     switch (c.verdict) {
@@ -220,7 +269,8 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
                       {{"limit", format_number(r.limit_value)}});
         case Verdict::ProtocolError: return tr(lang, "explain.protocol_error", {{"detail", problem_text(r, lang)}});
         case Verdict::ModifiedInput: return tr(lang, "explain.modified_input", {{"case", label}, {"name", c.modified_input}});
-        case Verdict::KernelFault: return tr(lang, "explain.kernel_fault", {{"case", label}, {"detail", r.detail}});
+        case Verdict::KernelFault: return explain_learner_kernel_fault(c, lang, label);
+        case Verdict::KernelRule: return explain_kernel_rule(c, ex, lang, label);
         default: return "";
     }
 }
@@ -343,6 +393,39 @@ nlohmann::json value_json(const Value& v) {
 
 }  // namespace
 
+namespace {
+
+// A CUDA program's case: its launches (shape, fault, the counters the rules
+// and the Kernel view read) and what the verdict named.
+nlohmann::json learner_kernel_json(const CaseOutcome& c) {
+    nlohmann::json launches = nlohmann::json::array();
+    for (const emu::LaunchReport& L : c.launches) {
+        const emu::LaunchCounters& k = L.counters;
+        nlohmann::json lj = {{"kernel", L.kernel},
+                             {"grid", {L.grid.x, L.grid.y, L.grid.z}},
+                             {"block", {L.block.x, L.block.y, L.block.z}},
+                             {"dynamic_shared_bytes", L.dynamic_shared_bytes},
+                             {"fault", L.ok() ? nlohmann::json() : nlohmann::json({{"code", emu::fault_code(L.fault.kind)},
+                                                                                  {"tool", emu::sanitizer_tool(L.fault.kind)},
+                                                                                  {"block", {L.fault.block.x, L.fault.block.y, L.fault.block.z}},
+                                                                                  {"thread", {L.fault.thread.x, L.fault.thread.y, L.fault.thread.z}},
+                                                                                  {"line", L.fault.line}})},
+                             {"counters", {{"sectors_per_load_request", k.sectors_per_load_request()},
+                                           {"sectors_per_store_request", k.sectors_per_store_request()},
+                                           {"global_load_requests", k.global_load_requests},
+                                           {"shared_bank_conflicts", k.shared_bank_conflicts},
+                                           {"barriers", k.barriers},
+                                           {"global_pages", k.global_pages}}}};
+        launches.push_back(std::move(lj));
+    }
+    nlohmann::json j = {{"launches", launches}, {"unwritten", c.unwritten_count}};
+    if (!c.kernel_cause.empty()) j["cause"] = c.kernel_cause;
+    if (c.verdict == Verdict::KernelRule && c.kernel_cause != "output_not_written") j["rule"] = {{"value", c.rule_value}, {"limit", c.rule_limit}};
+    return j;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
     nlohmann::json j;
     j["exercise"] = r.exercise_id;
@@ -365,6 +448,7 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
         }
         j["protections"] = p;
     }
+    if (!r.cause.empty()) j["cause"] = r.cause;
     if (r.problem != Problem::None) j["problem"] = {{"code", problem_code(r.problem)}, {"message", problem_text(r, lang)}, {"detail", r.detail}};
     if (r.mistake)
         j["mistake"] = {{"id", r.mistake->id}, {"stage", r.mistake->stage}, {"title", r.mistake->title.get(lang)},
@@ -387,6 +471,7 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
         cj["probes"] = nlohmann::json::array();
         for (const auto& p : c.probes) cj["probes"].push_back({{"name", p.name}, {"shape", p.tensor.shape}});
         if (c.verdict != Verdict::NotRun && c.actual.kind != ValueKind::Tensor) cj["actual"] = value_json(c.actual);
+        if (!c.launches.empty() || !c.kernel_cause.empty()) cj["kernel"] = learner_kernel_json(c);
         if (c.cuda)
             cj["cuda"] = {{"backend", c.cuda->backend},
                           {"device", c.cuda->device},

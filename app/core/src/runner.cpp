@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <future>
 
 #include "attnlab/common/protocol.hpp"
 #include "attnlab/core/compare.hpp"
+#include "attnlab/core/cuda_source.hpp"
+#include "attnlab/core/gpu_resources.hpp"
 #include "attnlab/core/kernel_check.hpp"
 #include "attnlab/core/mistakes.hpp"
 #include "attnlab/core/process.hpp"
@@ -38,6 +41,8 @@ double ms_since(clock_type::time_point t0) {
 void report(const CheckControl& control, Phase phase, int index, int count) {
     if (control.on_progress) control.on_progress(CheckProgress{phase, index, count});
 }
+
+void judge_kernel_data(const Exercise& ex, protocol::CaseReport& rec, CaseOutcome& c);
 
 // What one case reported becomes its outcome: compared with the reference
 // when it returned a value.
@@ -72,6 +77,7 @@ void judge_case(const Exercise& ex, protocol::CaseReport& rec, CaseOutcome& c) {
     c.nonfinite_index = std::move(cmp.nonfinite_index);
     c.nonfinite_value = cmp.nonfinite_value;
     c.nonfinite_expected = cmp.nonfinite_expected;
+    judge_kernel_data(ex, rec, c);
 }
 
 ProcessSpec sandbox_spec(const Toolchain& toolchain, Runtime runtime, const fs::path& binary, const fs::path& run_dir,
@@ -90,6 +96,33 @@ ProcessSpec sandbox_spec(const Toolchain& toolchain, Runtime runtime, const fs::
     spec.capture_bytes = 64 * 1024;
     spec.output_cap_bytes = static_cast<size_t>(limits.output_kb) * 1024;
     return spec;
+}
+
+// What the learner's program receives for one case: the case's arguments; a
+// CUDA program first gets the expected output's shape (its `out` tensor is
+// allocated with it, unwritten; the values sent are not used).
+protocol::CaseArgs program_args(const Exercise& ex, const Case& c, const CaseOutcome& outcome) {
+    protocol::CaseArgs args;
+    if (ex.runtime == Runtime::Cuda) {
+        const TensorData& expected = outcome.expected.tensor;
+        args.push_back(Value::of_tensor(TensorData(expected.shape, std::vector<float>(expected.data.size(), 0.0f))));
+    }
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    return args;
+}
+
+// A CUDA program's case: its launches, and the verdict they and the output give.
+void judge_kernel_data(const Exercise& ex, protocol::CaseReport& rec, CaseOutcome& c) {
+    if (ex.runtime != Runtime::Cuda || !rec.has_kernel) return;
+    c.launches = std::move(rec.kernel.launches);
+    c.unwritten_count = rec.kernel.unwritten_count;
+    c.first_unwritten = rec.kernel.first_unwritten;
+    const int64_t output_size = static_cast<int64_t>(c.expected.tensor.data.size());
+    const KernelCaseVerdict kv = judge_kernel_case(c.verdict, c.launches, c.unwritten_count, output_size, ex.kernel_rules);
+    c.verdict = kv.verdict;
+    c.kernel_cause = kv.cause;
+    c.rule_value = kv.value;
+    c.rule_limit = kv.limit;
 }
 
 void record_process(const ProcessOutcome& p, CheckResult& res) {
@@ -223,7 +256,7 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
         res.limit_value = static_cast<double>(source.size());
         return finish(Verdict::CompileError);
     }
-    if (std::string problem = compiler_.toolchain().problem(); !problem.empty()) {
+    if (std::string problem = compiler_.toolchain().problem(ex.runtime); !problem.empty()) {
         res.problem = Problem::ToolchainMissing;
         res.detail = problem;
         return finish(Verdict::InternalError);
@@ -233,17 +266,40 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
     // The one place that chooses how a learner's file is built and run.
     Verdict v = Verdict::InternalError;
     switch (ex.runtime) {
-        case Runtime::Cpp: v = check_cpp(ex, source, display_name, control, res); break;
+        case Runtime::Cpp:  // C++ against the Tensor API
+        case Runtime::Cuda:  // a .cu file against the emulator (the compiler rewrites it; the harness reports launches)
+            v = compile_and_run(ex, source, display_name, control, res);
+            break;
     }
     res.verdict = v;
     if (v != Verdict::Pass && v != Verdict::Cancelled) res.mistake = diagnose_mistake(ex, res);
     return finish(v);
 }
 
-Verdict Runner::check_cpp(const Exercise& ex, const std::string& source, const std::string& display_name,
+std::future<ResourceReport> Runner::start_resource_report(const std::string& source, const std::string& display_name,
+                                                          const CheckControl& control) {
+    const fs::path work_dir = compiler_.cache_dir() / "tmp";
+    return std::async(std::launch::async, [nvrtc_source = cuda_source::for_nvrtc(source), display_name, arch = control.gpu_arch,
+                                           work_dir, cancel = control.cancel] {
+        return compile_resources(nvrtc_source, display_name, {{"attnlab/cuda.hpp", cuda_source::nvrtc_prelude()}}, arch, work_dir, cancel);
+    });
+}
+
+Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, const std::string& display_name,
                           const CheckControl& control, CheckResult& res) {
     const int count = static_cast<int>(ex.cases.size());
     report(control, Phase::Compiling, 0, count);
+    // A CUDA file also goes to NVRTC (registers, shared memory, spills), on
+    // another thread while the host compiler and the run take theirs.
+    std::future<ResourceReport> resources;
+    if (ex.runtime == Runtime::Cuda) resources = start_resource_report(source, display_name, control);
+    struct AttachResources {  // whatever the verdict, the report joins the result
+        std::future<ResourceReport>& f;
+        CheckResult& res;
+        ~AttachResources() {
+            if (f.valid()) res.resources = std::make_shared<const ResourceReport>(f.get());
+        }
+    } attach{resources, res};
     CompileOutput co = compiler_.compile(ex, source, display_name, control.cancel);
     res.compile_ms = co.ms;
     res.compile_cached = co.cached;
@@ -277,7 +333,7 @@ Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const Chec
     try {
         fs::create_directories(run_dir);
         std::vector<protocol::CaseArgs> args;
-        for (const Case& c : ex.cases) args.push_back(c.args);
+        for (size_t k = 0; k < ex.cases.size(); ++k) args.push_back(program_args(ex, ex.cases[k], res.cases[k]));
         write_file_atomic(cases_file, protocol::encode_cases(args));
     } catch (const std::exception& e) {
         res.problem = Problem::CannotPrepareRun;
@@ -311,6 +367,7 @@ Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const Chec
     for (const CaseOutcome& c : res.cases) case_verdicts.push_back(c.verdict);
     const OverallVerdict o = overall_verdict(case_verdicts, pv.verdict);
     res.failed_case = o.failed_case;
+    if (o.failed_case >= 0) res.cause = res.cases[static_cast<size_t>(o.failed_case)].kernel_cause;
     if (o.problem != Problem::None) {
         res.problem = o.problem;
         res.problem_case = o.problem_case;

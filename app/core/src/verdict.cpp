@@ -127,4 +127,40 @@ OverallVerdict overall_verdict(const std::vector<Verdict>& case_verdicts, Verdic
     return o;
 }
 
+KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
+                                    int64_t unwritten_count, int64_t output_size, const KernelRules& rules) {
+    KernelCaseVerdict v;
+    for (size_t i = 0; i < launches.size(); ++i) {
+        if (launches[i].ok()) continue;
+        v.verdict = Verdict::KernelFault;
+        v.cause = emu::fault_code(launches[i].fault.kind);
+        v.launch = static_cast<int>(i);
+        return v;
+    }
+    if (unwritten_count > 0) {
+        v.verdict = Verdict::KernelRule;
+        v.cause = "output_not_written";
+        v.value = static_cast<double>(unwritten_count);
+        v.limit = static_cast<double>(output_size);
+        return v;
+    }
+    if (values_verdict != Verdict::Pass) {
+        v.verdict = values_verdict;
+        return v;
+    }
+    emu::LaunchCounters sum;
+    for (const emu::LaunchReport& L : launches) sum.add(L.counters);
+    auto over = [&](double limit, double value, const char* cause) {
+        if (limit <= 0 || value <= limit) return false;
+        v.verdict = Verdict::KernelRule;
+        v.cause = cause;
+        v.value = value;
+        v.limit = limit;
+        return true;
+    };
+    if (over(rules.max_sectors_per_load_request, sum.sectors_per_load_request(), "uncoalesced_loads")) return v;
+    if (over(rules.max_sectors_per_store_request, sum.sectors_per_store_request(), "uncoalesced_stores")) return v;
+    return v;
+}
+
 }  // namespace attnlab

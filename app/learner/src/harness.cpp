@@ -21,6 +21,7 @@
 #include "attnlab/common/protocol.hpp"
 #include "attnlab/common/wire.hpp"
 #include "attnlab/entry.hpp"
+#include "harness_hooks.hpp"
 
 namespace attnlab {
 namespace {
@@ -186,6 +187,7 @@ std::string run_case(const Entry& entry, uint32_t k, const std::vector<detail::S
             throw std::logic_error("attnlab: the entry point takes " + std::to_string(entry.arity) +
                                    " arguments but the case supplies " + std::to_string(args.size()));
         const auto before = snapshot_inputs(args);
+        if (detail::case_hooks().begin) detail::case_hooks().begin();
         const auto t0 = std::chrono::steady_clock::now();
         detail::Slot out = entry.invoker(entry.fn, args);
         report.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -200,6 +202,7 @@ std::string run_case(const Entry& entry, uint32_t k, const std::vector<detail::S
         for (auto& [name, t] : probes().items)
             report.probes.push_back({name, TensorData(t.shape(), std::vector<float>(t.data(), t.data() + t.size()))});
         report.probes_dropped = probes().dropped;
+        if (detail::case_hooks().finish) detail::case_hooks().finish(report);
         return protocol::encode_case_result(report);
     } catch (const std::bad_alloc&) {
         probes() = ProbeStore{};
@@ -220,6 +223,11 @@ std::string run_case(const Entry& entry, uint32_t k, const std::vector<detail::S
 }  // namespace
 
 namespace detail {
+
+CaseHooks& case_hooks() {
+    static CaseHooks hooks;
+    return hooks;
+}
 
 void register_entry(const char* name, int arity, ErasedFn fn, Invoker invoker) {
     Entry& e = registered_entry();

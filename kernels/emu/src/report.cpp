@@ -7,53 +7,6 @@
 
 namespace attnlab::emu {
 
-void LaunchCounters::add(const LaunchCounters& o) {
-    blocks += o.blocks;
-    threads += o.threads;
-    warps += o.warps;
-    barriers += o.barriers;
-    global_load_requests += o.global_load_requests;
-    global_load_sectors += o.global_load_sectors;
-    global_store_requests += o.global_store_requests;
-    global_store_sectors += o.global_store_sectors;
-    global_bytes_read += o.global_bytes_read;
-    global_bytes_written += o.global_bytes_written;
-    global_atomics += o.global_atomics;
-    global_pages += o.global_pages;
-    shared_load_requests += o.shared_load_requests;
-    shared_store_requests += o.shared_store_requests;
-    shared_wavefronts += o.shared_wavefronts;
-    shared_bank_conflicts += o.shared_bank_conflicts;
-    partial_requests += o.partial_requests;
-    warp_syncs += o.warp_syncs;
-}
-
-const char* sanitizer_tool(FaultKind kind) {
-    switch (kind) {
-    case FaultKind::BarrierDivergence:
-    case FaultKind::WarpDivergence: return "synccheck";
-    case FaultKind::OutOfBounds: return "memcheck";
-    case FaultKind::SharedRace: return "racecheck";
-    case FaultKind::UninitializedRead: return "initcheck";
-    case FaultKind::None: return "";
-    default: return "launch";
-    }
-}
-
-const char* fault_code(FaultKind kind) {
-    switch (kind) {
-    case FaultKind::None: return "none";
-    case FaultKind::BarrierDivergence: return "barrier_divergence";
-    case FaultKind::WarpDivergence: return "warp_divergence";
-    case FaultKind::OutOfBounds: return "out_of_bounds";
-    case FaultKind::SharedRace: return "shared_race";
-    case FaultKind::UninitializedRead: return "uninitialized_read";
-    case FaultKind::InvalidLaunch: return "invalid_launch";
-    case FaultKind::StepLimit: return "step_limit";
-    case FaultKind::KernelException: return "kernel_exception";
-    }
-    return "unknown";
-}
 
 std::string thread_ranges(const std::vector<unsigned>& threads) {
     std::string out;

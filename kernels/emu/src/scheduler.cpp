@@ -170,6 +170,7 @@ struct Worker {
     bool block_fault = false;
     LaunchCounters counters;
     std::vector<AccessEvent> trace;
+    uint64_t block_linear = 0;       // the running block, for trace events
     unsigned char* arena = nullptr;  // dynamic shared memory, 128-byte aligned
     size_t arena_bytes = 0;
     std::deque<DynamicView> views;  // deque: regions handed out never move
@@ -638,7 +639,8 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     w.unwritten_reads.clear();
     block_pages.clear();
     start_threads(w, L);
-    const bool traced = L.options.trace && bid == L.options.trace_block;
+    const bool traced = L.options.trace && (L.options.trace_all_blocks || bid == L.options.trace_block);
+    w.block_linear = b;
     for (unsigned i = 0; i < w.nthreads; ++i) w.threads[i]->trace = traced ? &w.trace : nullptr;
 
     bool going = true;
@@ -685,11 +687,13 @@ void run_blocks(Launch& L) {
     }
     std::lock_guard<std::mutex> lock(L.m);
     L.counters.add(w.counters);
-    if (!w.trace.empty()) {
-        L.trace_truncated = w.trace.size() > L.options.trace_limit;
-        if (L.trace_truncated) w.trace.resize(L.options.trace_limit);
-        L.trace = std::move(w.trace);
+    if (!w.trace.empty()) {  // several workers may have traced blocks (trace_all_blocks)
+        L.trace.insert(L.trace.end(), std::make_move_iterator(w.trace.begin()), std::make_move_iterator(w.trace.end()));
         w.trace.clear();
+        if (L.trace.size() > L.options.trace_limit) {
+            L.trace_truncated = true;
+            L.trace.resize(L.options.trace_limit);
+        }
     }
     w.launch = nullptr;
 }
@@ -981,6 +985,7 @@ void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* bu
     if (ts.trace->size() > worker.launch->options.trace_limit) return;
     const int kind = (space == MemorySpace::Shared ? 2 : 0) + (write ? 1 : 0);
     AccessEvent e;
+    e.block = worker.block_linear;
     e.thread = ts.linear;
     e.space = space;
     e.is_write = write;

@@ -82,6 +82,7 @@ struct LaunchOptions {
     unsigned threads = 0;      // OS threads for blocks; 0: hardware (or ATTNLAB_EMU_THREADS)
     bool trace = false;        // record every access of trace_block (per-block views)
     Dim3 trace_block{0, 0, 0};
+    bool trace_all_blocks = false;  // with `trace`: every block, each event naming its block
     size_t trace_limit = 1u << 20;           // events kept at most
     uint64_t max_steps_per_thread = 1ull << 32;  // checked accesses + barriers; past it: StepLimit
     uint64_t max_dynamic_shared = 227 * 1024;    // sm_90's opt-in limit per block

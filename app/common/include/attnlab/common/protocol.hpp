@@ -21,6 +21,7 @@
 
 #include "attnlab/common/value.hpp"
 #include "attnlab/common/wire.hpp"
+#include "attnlab/emu/report.hpp"  // plain data: what a CUDA program's kernel launches reported
 
 namespace attnlab::protocol {
 
@@ -36,6 +37,12 @@ struct ProtocolLimits {
     static constexpr size_t max_frame_bytes = max_output_bytes + max_probe_bytes + (1u << 20);
     // Everything one run may send, all cases together.
     static constexpr size_t max_channel_bytes = 512u << 20;
+    // CUDA programs: kernel launches reported per case, their access trace
+    // (for the per-block view), and a fault's thread groups.
+    static constexpr uint32_t max_launches = 256;
+    static constexpr uint32_t max_trace_events = 1u << 18;  // all launches of a case together
+    static constexpr uint32_t max_fault_groups = 64;
+    static constexpr uint32_t max_group_threads = 1024;
 };
 
 // Why a frame or a file could not be decoded. Codes, not prose: the learner's
@@ -53,6 +60,7 @@ enum class DecodeError {
     OutOfOrder,        // a case began or reported out of turn
     UnknownFrame,
     FinishedEarly,     // Done before every case reported
+    TooManyRecords,    // kernel launches, trace events or fault thread groups beyond the limits
 };
 const char* decode_error_code(DecodeError e);  // "bad_magic", ... (stable)
 
@@ -72,6 +80,15 @@ enum class CaseStatus : uint8_t {
     OutputTooLarge = 4, // the returned tensor is beyond the limits: its shape as text, and its bytes
 };
 
+// What a CUDA program's case did on the device (the emulator): every kernel
+// launch in order (a fault stops the case's later launches, as a sticky CUDA
+// error would), and the output elements no kernel ever wrote.
+struct KernelCaseData {
+    std::vector<emu::LaunchReport> launches;
+    int64_t unwritten_count = 0;     // output elements never written
+    int64_t first_unwritten = -1;    // row-major index of the first one (-1: none)
+};
+
 struct CaseReport {
     uint32_t index = 0;
     CaseStatus status = CaseStatus::Ok;
@@ -79,6 +96,8 @@ struct CaseReport {
     std::vector<NamedTensor> probes;   // Ok
     uint32_t probes_dropped = 0;       // Ok: probe() calls past the limits
     double ms = 0;                     // Ok
+    bool has_kernel = false;           // Ok: a CUDA program (kernel data follows)
+    KernelCaseData kernel;             // Ok, has_kernel
     std::string exception_type;        // Exception
     std::string exception_what;        // Exception
     uint32_t modified_arg = 0;         // InputModified

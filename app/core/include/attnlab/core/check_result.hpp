@@ -4,6 +4,7 @@
 // except what came from the learner's own program or the compiler.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,8 +12,11 @@
 #include "attnlab/common/sandbox_status.hpp"
 #include "attnlab/common/value.hpp"
 #include "attnlab/core/course.hpp"
+#include "attnlab/emu/report.hpp"
 
 namespace attnlab {
+
+struct ResourceReport;  // gpu_resources.hpp: NVRTC's registers / shared memory / spills per kernel
 
 enum class Verdict {
     Pass,
@@ -29,6 +33,7 @@ enum class Verdict {
     ProtocolError,  // the result channel was corrupted or closed early
     ModifiedInput,  // the learner's function wrote into one of its input tensors
     KernelFault,    // a CUDA kernel stopped by the emulator or the GPU (out of bounds, race, barrier divergence)
+    KernelRule,     // a CUDA program broke a rule of the exercise: output left unwritten, uncoalesced loads
     Cancelled,
     InternalError,  // attnlab or the exercise data is at fault, not the learner
     NotRun,         // a later case never ran because an earlier one crashed
@@ -143,10 +148,19 @@ struct CaseOutcome {
     std::string unsent_shape;    // WrongShape of an output too large to send back: its shape as text
     uint32_t probes_dropped = 0;  // probe() calls past the protocol's limits
     double elapsed_ms = 0;
+    // CUDA programs: the learner's own kernel launches on the emulator (with
+    // faults, counters and every block's accesses), what the verdict named,
+    // and the figures behind a kernel rule.
+    std::vector<emu::LaunchReport> launches;
+    std::string kernel_cause;          // KernelFault: the fault code; KernelRule: the rule's cause
+    int64_t unwritten_count = 0;       // output elements no kernel wrote
+    int64_t first_unwritten = -1;      // row-major index of the first
+    double rule_value = 0;             // KernelRule: the measured figure (e.g. sectors per request)
+    double rule_limit = 0;             // KernelRule: the exercise's bound
     // Did the learner's function return something that was compared?
     bool has_output() const {
         return verdict == Verdict::Pass || verdict == Verdict::WrongAnswer || verdict == Verdict::WrongShape ||
-               verdict == Verdict::NonFinite;
+               verdict == Verdict::NonFinite || (verdict == Verdict::KernelRule && unwritten_count == 0);
     }
 };
 
@@ -176,6 +190,10 @@ struct CheckResult {
     int problem_case = -1;    // the case a problem is about (CaseDoesNotFitReference, CaseNeverReported)
     std::string detail;       // technical data for `problem` (a path, an OS error, a code): never prose
     std::optional<MistakeMatch> mistake;  // a failing check whose output matches a catalogued mistake
+    std::string cause;        // CUDA: the failed case's kernel_cause ("shared_race", "output_not_written", ...)
+    // CUDA: the learner's file compiled by NVRTC for one architecture (null for
+    // C++ exercises, or when the check did not get that far).
+    std::shared_ptr<const ResourceReport> resources;
 
     // Timings (ms)
     double compile_ms = 0;

@@ -19,6 +19,10 @@ struct Toolchain {
     fs::path include_dir;        // holds attnlab/tensor.hpp and attnlab/entry.hpp
     fs::path learner_library;    // libattnlab_learner.a
     fs::path sandbox;            // attnlab-sandbox
+    // CUDA exercises: the runtime with the emulator, its headers, boost.context
+    fs::path learner_cuda_library;   // libattnlab_learner_cuda.a ("" when built without the emulator)
+    fs::path emu_include_dir;        // holds attnlab/cuda_emu.hpp
+    fs::path boost_context_library;  // the shared library the emulator's fibers need
     std::vector<std::string> flags;  // language, optimisation and diagnostic flags
     std::vector<std::string> link_flags;  // e.g. -fuse-ld=gold when available
     bool use_pch = true;             // precompile the learner headers (gcc only)
@@ -30,8 +34,10 @@ struct Toolchain {
     // Changes whenever the compiler, the flags, the learner runtime or the
     // header change: part of every cache key, so a stale binary is never reused.
     std::string fingerprint() const;
-    // "" when usable, else what is missing.
+    // "" when usable, else what is missing (for C++ exercises; for CUDA ones
+    // the emulator's runtime too).
     std::string problem() const;
+    std::string problem(Runtime runtime) const;
 };
 
 struct CompileOutput {
@@ -61,14 +67,17 @@ public:
 
 private:
     fs::path entry_header(const Exercise& exercise);
-    // The learner headers precompiled once per toolchain fingerprint; "" when
-    // unavailable (clang, or the build failed), in which case we compile without.
-    fs::path precompiled_header(const std::atomic<bool>* cancel);
+    // The learner headers of a runtime precompiled once per toolchain
+    // fingerprint; "" when unavailable (clang, or the build failed), in which
+    // case we compile without.
+    fs::path precompiled_header(Runtime runtime, const std::atomic<bool>* cancel);
+    std::vector<std::string> compile_command(const Exercise& exercise, const fs::path& header, const fs::path& src,
+                                             const fs::path& bin, const std::atomic<bool>* cancel);
     Toolchain toolchain_;
     fs::path cache_dir_;
     std::string fingerprint_;
     std::mutex pch_mu_;  // checks of different exercises may compile at once
-    bool pch_failed_ = false;
+    bool pch_failed_[2] = {false, false};  // per runtime
 };
 
 // Parses gcc/clang output ("file:line:col: error: message" plus context lines)

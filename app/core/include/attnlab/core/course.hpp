@@ -47,10 +47,22 @@ inline bool within(double a, double r, const Tolerance& t) {
     return diff <= t.atol + t.rtol * (r < 0 ? -r : r);
 }
 
-// What compiles and runs a learner's file. C++ today; the CUDA exercises add
-// a runtime (the sandbox policy and the toolchain follow from it).
-enum class Runtime { Cpp };
-const char* runtime_code(Runtime r);  // "cpp"
+// What compiles and runs a learner's file (the sandbox policy and the
+// toolchain follow from it): C++ against the Tensor API, or a CUDA .cu file
+// whose kernels run on attnlab's CPU emulator of the CUDA model.
+enum class Runtime { Cpp, Cuda };
+const char* runtime_code(Runtime r);  // "cpp", "cuda"
+
+// Structural rules a CUDA exercise sets on the learner's launches, judged on
+// the emulator's counters summed over a case's launches (never on time).
+struct KernelRules {
+    double max_sectors_per_load_request = 0;   // 0: no rule (a coalesced float load is 4)
+    double max_sectors_per_store_request = 0;  // 0: no rule
+};
+
+// The verdict's named causes for CUDA programs, beside the emulator's fault
+// codes ("shared_race", ...): what a fixture's "expect" may name.
+inline constexpr const char* kKernelRuleCauses[] = {"output_not_written", "uncoalesced_loads", "uncoalesced_stores"};
 
 // A catalogued mistake of this exercise (exercise.json "mistakes"), with the
 // learner's words from the course's catalogue (mistakes/<id>.json).
@@ -91,6 +103,8 @@ struct Exercise {
     ReturnSpec returns;
     std::string reference;
     Runtime runtime = Runtime::Cpp;
+    ParamSpec output;          // CUDA: the device tensor the learner's launcher fills (first parameter)
+    KernelRules kernel_rules;  // CUDA
     Tolerance tolerance;
     Limits limits;
     std::vector<Case> cases;
@@ -100,9 +114,11 @@ struct Exercise {
     std::vector<MistakeSpec> mistakes;
     std::vector<Fixture> fixtures;
 
-    fs::path starter_path() const { return dir / "starter.cpp"; }
-    fs::path solution_path() const { return dir / "solution.cpp"; }
-    // What the learner writes, e.g. "Tensor split_heads(const Tensor& x, int n_heads)".
+    const char* source_extension() const { return runtime == Runtime::Cuda ? ".cu" : ".cpp"; }
+    fs::path starter_path() const { return dir / (std::string("starter") + source_extension()); }
+    fs::path solution_path() const { return dir / (std::string("solution") + source_extension()); }
+    // What the learner writes, e.g. "Tensor split_heads(const Tensor& x, int n_heads)",
+    // or for CUDA "void split_heads(DeviceTensor& out, const DeviceTensor& x, int n_heads)".
     std::string signature() const;
     // The same, fully qualified, for the generated declaration header.
     std::string qualified_declaration() const;

@@ -16,9 +16,10 @@ namespace attnlab {
 
 struct FixtureCheck {
     std::string file;     // relative to the exercise folder
-    std::string expect;   // verdict code or mistake id
+    std::string expect;   // verdict code, mistake id, or (CUDA) kernel fault / rule cause
     std::string verdict;  // what the check said
     std::string mistake;  // the mistake it named ("" when none)
+    std::string cause;    // CUDA: the kernel fault or rule the verdict named ("" when none)
     bool ok = false;
 };
 

@@ -3,6 +3,7 @@
 // compare each output with the Eigen reference, and say what happened.
 // The runner never throws for anything the learner's code does.
 #include <atomic>
+#include <future>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include "attnlab/core/check_result.hpp"
 #include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course.hpp"
+#include "attnlab/core/verdict.hpp"
 
 namespace attnlab {
 
@@ -26,6 +28,7 @@ struct CheckProgress {
 
 struct CheckControl {
     const std::atomic<bool>* cancel = nullptr;
+    std::string gpu_arch = "sm_90";  // CUDA exercises: the architecture of the resource report
     std::function<void(const CheckProgress&)> on_progress;
 };
 
@@ -51,7 +54,10 @@ private:
     std::optional<KernelOutcome> case_kernel(const Exercise& ex, size_t k, const Value& expected,
                                              const std::vector<NamedTensor>& reference_stages);
     bool prepare_cases(const Exercise& ex, CheckResult& res);
-    Verdict check_cpp(const Exercise& ex, const std::string& source, const std::string& display_name,
+    // NVRTC's view of a CUDA file, computed while the check runs.
+    std::future<ResourceReport> start_resource_report(const std::string& source, const std::string& display_name,
+                                                             const CheckControl& control);
+    Verdict compile_and_run(const Exercise& ex, const std::string& source, const std::string& display_name,
                       const CheckControl& control, CheckResult& res);
     Verdict run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res);
     Compiler& compiler_;

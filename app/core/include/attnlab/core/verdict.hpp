@@ -60,6 +60,21 @@ struct OverallVerdict {
 };
 OverallVerdict overall_verdict(const std::vector<Verdict>& case_verdicts, Verdict process_verdict);
 
+// A CUDA program's case: what its launches and its output say, given the
+// verdict its values got from the comparison. In order: a faulted launch
+// (the fault names the cause), output elements no kernel wrote (the grid does
+// not cover the output), wrong values, then the exercise's structural rules
+// on the counters summed over the case's launches.
+struct KernelCaseVerdict {
+    Verdict verdict = Verdict::Pass;
+    std::string cause;       // fault code or rule cause, "" otherwise
+    int launch = -1;         // KernelFault: the launch that faulted
+    double value = 0;        // KernelRule: the measured figure
+    double limit = 0;        // KernelRule: the bound
+};
+KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
+                                    int64_t unwritten_count, int64_t output_size, const KernelRules& rules);
+
 std::string signal_name(int sig);  // "SIGSEGV", ..., "signal 42 (...)"
 
 }  // namespace attnlab

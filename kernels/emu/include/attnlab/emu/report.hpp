@@ -41,9 +41,34 @@ enum class FaultKind {
 enum class MemorySpace { Global, Shared };
 
 // "synccheck", "memcheck", "racecheck", "initcheck" or "launch".
-const char* sanitizer_tool(FaultKind kind);
-// Stable identifier for JSON and message keys, e.g. "barrier_divergence".
-const char* fault_code(FaultKind kind);
+// (Inline: the core and the learner runtime name faults without the emulator.)
+inline const char* sanitizer_tool(FaultKind kind) {
+    switch (kind) {
+    case FaultKind::BarrierDivergence:
+    case FaultKind::WarpDivergence: return "synccheck";
+    case FaultKind::OutOfBounds: return "memcheck";
+    case FaultKind::SharedRace: return "racecheck";
+    case FaultKind::UninitializedRead: return "initcheck";
+    case FaultKind::None: return "";
+    default: return "launch";
+    }
+}
+
+inline const char* fault_code(FaultKind kind) {  // stable: JSON, message keys, fixtures
+    switch (kind) {
+    case FaultKind::None: return "none";
+    case FaultKind::BarrierDivergence: return "barrier_divergence";
+    case FaultKind::WarpDivergence: return "warp_divergence";
+    case FaultKind::OutOfBounds: return "out_of_bounds";
+    case FaultKind::SharedRace: return "shared_race";
+    case FaultKind::UninitializedRead: return "uninitialized_read";
+    case FaultKind::InvalidLaunch: return "invalid_launch";
+    case FaultKind::StepLimit: return "step_limit";
+    case FaultKind::KernelException: return "kernel_exception";
+    }
+    return "unknown";
+}
+
 
 // A set of threads of one block described for a person: linear thread ids
 // grouped in ranges ("0-15, 32") plus what they were doing.
@@ -106,12 +131,35 @@ struct LaunchCounters {
     double sectors_per_store_request() const {
         return global_store_requests ? double(global_store_sectors) / global_store_requests : 0;
     }
-    void add(const LaunchCounters& o);
+    void add(const LaunchCounters& o);  // inline below: summing needs no emulator
 };
+
+inline void LaunchCounters::add(const LaunchCounters& o) {
+    blocks += o.blocks;
+    threads += o.threads;
+    warps += o.warps;
+    barriers += o.barriers;
+    global_load_requests += o.global_load_requests;
+    global_load_sectors += o.global_load_sectors;
+    global_store_requests += o.global_store_requests;
+    global_store_sectors += o.global_store_sectors;
+    global_bytes_read += o.global_bytes_read;
+    global_bytes_written += o.global_bytes_written;
+    global_atomics += o.global_atomics;
+    global_pages += o.global_pages;
+    shared_load_requests += o.shared_load_requests;
+    shared_store_requests += o.shared_store_requests;
+    shared_wavefronts += o.shared_wavefronts;
+    shared_bank_conflicts += o.shared_bank_conflicts;
+    partial_requests += o.partial_requests;
+    warp_syncs += o.warp_syncs;
+}
+
 
 // One access of the traced block (LaunchOptions::trace_block), for per-thread
 // and per-warp views: which element each thread read or wrote, and when.
 struct AccessEvent {
+    uint64_t block = 0;          // linear block id (x + y·gx + z·gx·gy)
     unsigned thread = 0;         // linear thread id in the block
     MemorySpace space = MemorySpace::Global;
     bool is_write = false;

@@ -1,0 +1,137 @@
+#pragma once
+// The CUDA of attnlab's CUDA exercises. A learner's .cu file includes this
+// header and is compiled by the host compiler against attnlab's CPU emulator
+// of the CUDA execution model (attnlab/cuda_emu.hpp), after attnlab rewrote,
+// line for line:
+//   kernel<<<grid, block, smem>>>(args...)   into a checked emulator launch
+//   __shared__ float tile[N][M];             into a checked shared array
+//   extern __shared__ float smem[];          into the launch's dynamic shared memory
+// so every launch reports sanitizer-style faults (memcheck, racecheck,
+// synccheck, initcheck) with block, thread and source line, and counters
+// (sectors per request, bank conflicts) that the verdict can judge.
+//
+// What a learner uses beyond CUDA itself:
+//   dev_ptr<float> / dev_ptr<const float>   a pointer to global memory (float* on a GPU)
+//   DeviceTensor                            a tensor in device memory: size(axis), numel(), data()
+//   ceil_div(a, b)                          blocks needed to cover a elements with b threads each
+// The entry point attnlab calls is a host function `void f(DeviceTensor& out,
+// const DeviceTensor& x, ..., int n_heads)`: the inputs are already on the
+// device and `out` has the expected shape, holding garbage until a kernel
+// writes it (elements no kernel wrote are reported).
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attnlab/cuda_emu.hpp"
+#include "attnlab/entry.hpp"
+
+namespace attnlab {
+
+template <class T> using dev_ptr = emu::DevicePtr<T>;
+
+// A tensor in (emulated) device memory, row-major.
+class DeviceTensor {
+public:
+    DeviceTensor() = default;
+    // Allocated and never written (like cudaMalloc): every element reads as garbage.
+    DeviceTensor(std::string name, std::vector<int64_t> shape);
+    // Allocated and filled from host values (cudaMalloc + cudaMemcpy).
+    DeviceTensor(std::string name, std::vector<int64_t> shape, const std::vector<float>& values);
+
+    int rank() const { return static_cast<int>(shape_.size()); }
+    int64_t size(int axis) const;  // throws std::out_of_range naming the tensor and the axis
+    int64_t numel() const;
+    const std::vector<int64_t>& shape() const { return shape_; }
+    const std::string& name() const { return name_; }
+    dev_ptr<float> data() { return buffer_.ptr(); }
+    dev_ptr<const float> data() const { return buffer_.ptr(); }
+    const emu::DeviceBuffer<float>& buffer() const { return buffer_; }
+
+private:
+    std::string name_;
+    std::vector<int64_t> shape_;
+    emu::DeviceBuffer<float> buffer_;
+};
+
+// Blocks of `b` threads needed to cover `a` elements.
+inline int ceil_div(int64_t a, int64_t b) { return b <= 0 ? 0 : static_cast<int>((a + b - 1) / b); }
+
+// The CUDA runtime calls a learner may write after a launch. A faulted launch
+// makes the next ones of the case do nothing, as a sticky CUDA error would.
+enum cudaError_t { cudaSuccess = 0, cudaErrorLaunchFailure = 719 };
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+cudaError_t cudaDeviceSynchronize();
+const char* cudaGetErrorString(cudaError_t error);
+
+namespace detail {
+
+// The current case's launches (what attnlab reports back after the case).
+bool launches_stopped();                   // a launch of this case faulted
+emu::LaunchOptions case_launch_options();  // one OS thread, every block traced, a step budget
+void record_launch(emu::LaunchReport report);
+
+// kernel<<<grid, block, smem, stream>>>(args...) after attnlab's rewrite.
+template <class Kernel> struct KernelLaunch {
+    const char* name;
+    Kernel kernel;
+    dim3 grid, block;
+    size_t smem;
+    template <class... Args> void operator()(Args&&... args) const {
+        if (launches_stopped()) return;
+        emu::ScopedLaunchOptions options(case_launch_options());
+        record_launch(emu::launch(name, kernel, grid, block, smem, std::forward<Args>(args)...));
+    }
+};
+template <class Kernel>
+KernelLaunch<Kernel> launch_site(const char* name, Kernel kernel, dim3 grid, dim3 block, size_t smem = 0,
+                                 int /*stream*/ = 0) {
+    return {name, kernel, grid, block, smem};
+}
+
+// ---- the CUDA entry point: host tensors in, device tensors to the learner's launcher
+
+void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names);
+// Argument i (after the output) as the learner's parameter type.
+DeviceTensor device_input(const std::vector<Slot>& args, int i);
+DeviceTensor device_output(const std::vector<Slot>& args);  // args[0]: the expected output's shape
+Slot finish_output(const DeviceTensor& out);  // downloads it and notes elements never written
+
+template <class T> T cuda_argument(const std::vector<Slot>& args, int i) {
+    if constexpr (std::is_same_v<T, DeviceTensor>) return device_input(args, i);
+    else return argument<T>(args, i);
+}
+
+template <class... A, size_t... I>
+Slot invoke_cuda(void (*f)(DeviceTensor&, A...), const std::vector<Slot>& args, std::index_sequence<I...>) {
+    DeviceTensor out = device_output(args);
+    f(out, cuda_argument<std::decay_t<A>>(args, static_cast<int>(I) + 1)...);
+    return finish_output(out);
+}
+
+template <class... A> Slot invoke_cuda_erased(ErasedFn fn, const std::vector<Slot>& args) {
+    return invoke_cuda(reinterpret_cast<void (*)(DeviceTensor&, A...)>(fn), args, std::index_sequence_for<A...>{});
+}
+
+struct CudaEntryRegistration {
+    template <class... A>
+    CudaEntryRegistration(void (*f)(DeviceTensor&, A...), const char* name, std::vector<std::string> param_names) {
+        register_cuda_entry(name, static_cast<int>(1 + sizeof...(A)), reinterpret_cast<ErasedFn>(f),
+                            &invoke_cuda_erased<A...>, std::move(param_names));
+    }
+};
+
+}  // namespace detail
+}  // namespace attnlab
+
+using attnlab::ceil_div;
+using attnlab::cudaDeviceSynchronize;
+using attnlab::cudaError_t;
+using attnlab::cudaGetErrorString;
+using attnlab::cudaGetLastError;
+using attnlab::cudaPeekAtLastError;
+using attnlab::cudaSuccess;
+using attnlab::dev_ptr;
+using attnlab::DeviceTensor;

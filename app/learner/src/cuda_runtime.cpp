@@ -1,0 +1,150 @@
+// The CUDA side of a learner program (libattnlab_learner_cuda.a): device
+// tensors, the launch log of the running case, and what the harness reports
+// about it (every launch with its fault, counters and trace; output elements
+// never written).
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attnlab/cuda.hpp"
+#include "harness_hooks.hpp"
+
+namespace attnlab {
+namespace {
+
+using Limits = protocol::ProtocolLimits;
+
+struct CaseLog {
+    protocol::KernelCaseData data;
+    size_t trace_events = 0;  // traced so far in this case (the protocol carries a bounded number)
+    cudaError_t last_error = cudaSuccess;
+};
+
+CaseLog& case_log() {
+    static CaseLog log;
+    return log;
+}
+
+std::vector<std::string>& param_names() {
+    static std::vector<std::string> names;
+    return names;
+}
+
+void begin_case() { case_log() = CaseLog{}; }
+
+void finish_case(protocol::CaseReport& report) {
+    report.has_kernel = true;
+    report.kernel = std::move(case_log().data);
+    case_log() = CaseLog{};
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+    std::string s = "(";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + ")";
+}
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+}
+
+}  // namespace
+
+DeviceTensor::DeviceTensor(std::string name, std::vector<int64_t> shape)
+    : name_(name), shape_(std::move(shape)), buffer_(std::move(name), static_cast<size_t>(element_count(shape_))) {}
+
+DeviceTensor::DeviceTensor(std::string name, std::vector<int64_t> shape, const std::vector<float>& values)
+    : DeviceTensor(std::move(name), std::move(shape)) {
+    buffer_.upload(values);
+}
+
+int64_t DeviceTensor::size(int axis) const {
+    if (axis < 0 || axis >= rank())
+        throw std::out_of_range(name_ + ".size(" + std::to_string(axis) + "): " + name_ + " has shape " + shape_text(shape_) +
+                                ", so the axis must be 0.." + std::to_string(rank() - 1));
+    return shape_[static_cast<size_t>(axis)];
+}
+
+int64_t DeviceTensor::numel() const { return element_count(shape_); }
+
+cudaError_t cudaGetLastError() {
+    const cudaError_t e = case_log().last_error;
+    case_log().last_error = cudaSuccess;
+    return e;
+}
+cudaError_t cudaPeekAtLastError() { return case_log().last_error; }
+cudaError_t cudaDeviceSynchronize() { return case_log().last_error; }
+const char* cudaGetErrorString(cudaError_t error) {
+    return error == cudaSuccess ? "no error" : "unspecified launch failure (see attnlab's verdict for the fault)";
+}
+
+namespace detail {
+
+bool launches_stopped() {
+    const auto& launches = case_log().data.launches;
+    return !launches.empty() && !launches.back().ok();
+}
+
+// One OS thread: a case's launches run the same way every time, and the
+// sandbox's process limit never meets the emulator's thread pool. Every block
+// is traced (the per-block view) until the case's share of the protocol's
+// trace budget is spent. Loops with memory accesses stop after 2^22 steps per
+// thread (the sandbox's CPU limit is the backstop for the others).
+emu::LaunchOptions case_launch_options() {
+    emu::LaunchOptions o;
+    o.threads = 1;
+    const size_t left = Limits::max_trace_events - std::min<size_t>(case_log().trace_events, Limits::max_trace_events);
+    o.trace = left > 0;
+    o.trace_all_blocks = true;
+    o.trace_limit = left;
+    o.max_steps_per_thread = 1ull << 22;
+    return o;
+}
+
+void record_launch(emu::LaunchReport report) {
+    CaseLog& log = case_log();
+    if (log.data.launches.size() >= Limits::max_launches) return;
+    log.trace_events += report.trace.size();
+    if (!report.ok()) log.last_error = cudaErrorLaunchFailure;
+    log.data.launches.push_back(std::move(report));
+}
+
+void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names) {
+    register_entry(name, arity, fn, invoker);
+    param_names() = std::move(names);
+    case_hooks().begin = &begin_case;
+    case_hooks().finish = &finish_case;
+}
+
+DeviceTensor device_input(const std::vector<Slot>& args, int i) {
+    const Slot& s = args[static_cast<size_t>(i)];
+    if (s.kind != Kind::Tensor) argument_kind_mismatch(i, Kind::Tensor, s.kind);
+    const Tensor host = s.tensor.contiguous();
+    const auto& names = param_names();
+    std::string name = static_cast<size_t>(i) < names.size() ? names[static_cast<size_t>(i)] : "input" + std::to_string(i);
+    return DeviceTensor(std::move(name), host.shape(), std::vector<float>(host.data(), host.data() + host.size()));
+}
+
+DeviceTensor device_output(const std::vector<Slot>& args) {
+    if (args.empty() || args[0].kind != Kind::Tensor) argument_kind_mismatch(0, Kind::Tensor, args.empty() ? Kind::Int : args[0].kind);
+    const auto& names = param_names();
+    return DeviceTensor(names.empty() ? "out" : names[0], args[0].tensor.shape());
+}
+
+Slot finish_output(const DeviceTensor& out) {
+    Slot s;
+    s.kind = Kind::Tensor;
+    s.tensor = Tensor::from_data(out.shape(), out.buffer().download());
+    protocol::KernelCaseData& data = case_log().data;
+    for (size_t i = 0; i < out.buffer().size(); ++i) {
+        if (out.buffer().written(i)) continue;
+        if (data.unwritten_count++ == 0) data.first_unwritten = static_cast<int64_t>(i);
+    }
+    return s;
+}
+
+}  // namespace detail
+}  // namespace attnlab

@@ -1,0 +1,14 @@
+#pragma once
+// How a runtime beyond plain C++ (the CUDA one) adds to what the harness
+// reports per case, without the harness depending on it.
+#include "attnlab/common/protocol.hpp"
+
+namespace attnlab::detail {
+
+struct CaseHooks {
+    void (*begin)() = nullptr;                          // before the entry point is called
+    void (*finish)(protocol::CaseReport& report) = nullptr;  // after it returned a value
+};
+CaseHooks& case_hooks();
+
+}  // namespace attnlab::detail

@@ -1,0 +1,178 @@
+// Learners' CUDA files end to end: a .cu compiled against the emulator, run
+// in the sandbox on every case, and a verdict that names the cause (a kernel
+// fault with the learner's own line, output left unwritten, loads that break
+// the exercise's coalescing rule, a catalogued mistake). The fixture course
+// tests/fixtures/cuda-course keeps one exercise with right and wrong files.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "attnlab/core/compiler.hpp"
+#include "attnlab/core/course.hpp"
+#include "attnlab/core/course_check.hpp"
+#include "attnlab/core/report.hpp"
+#include "attnlab/core/runner.hpp"
+#include "test_support.hpp"
+
+using namespace attnlab;
+using attnlab::testing::contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kCourse = fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course";
+
+struct Env {
+    attnlab::testing::TempDir cache{"cuda-runtime"};
+    Course course = load_course(kCourse);
+    Compiler compiler{Toolchain::detect(), cache.path()};
+    Runner runner{compiler};
+    const Exercise& ex() const { return *course.find("fx-cuda-split"); }
+    CheckResult check(const std::string& file) { return runner.check(ex(), ex().dir / file); }
+    CheckResult check_text(const std::string& source) { return runner.check_source(ex(), source, "mine.cu"); }
+};
+
+Env& env() {
+    static Env e;
+    return e;
+}
+
+bool emulator_built() { return env().compiler.toolchain().problem(Runtime::Cuda).empty(); }
+
+// The fixture's correct host function around a kernel body written by a test.
+std::string program_with_kernel(const std::string& body, int threads = 64) {
+    return "#include <attnlab/cuda.hpp>\n"
+           "__global__ void split_kernel(dev_ptr<float> out, dev_ptr<const float> x, int B, int T, int H, int hd) {\n"
+           "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "    const int n = B * H * T * hd;\n" +
+           body +
+           "}\n"
+           "void split_heads(DeviceTensor& out, const DeviceTensor& x, int n_heads) {\n"
+           "    const int B = x.size(0), T = x.size(1), D = x.size(2);\n"
+           "    split_kernel<<<ceil_div(out.numel(), " + std::to_string(threads) + "), " + std::to_string(threads) +
+           ">>>(out.data(), x.data(), B, T, n_heads, D / n_heads);\n"
+           "}\n";
+}
+
+// The index of element i of out in x, for (B, T, H, hd) -> (B, H, T, hd).
+const std::string kSource =
+    "    const int d = i % hd, t = (i / hd) % T, h = (i / (hd * T)) % H, b = i / (hd * T * H);\n"
+    "    const int src = (b * T + t) * H * hd + h * hd + d;\n";
+
+}  // namespace
+
+TEST_CASE("the CUDA fixture course: starter fails, solution passes, every wrong file is rejected with its named cause") {
+    if (!emulator_built()) {
+        MESSAGE("skipped: this attnlab was built without the CUDA emulator: " << env().compiler.toolchain().problem(Runtime::Cuda));
+        return;
+    }
+    REQUIRE(env().course.problems.empty());
+    const ExerciseCheck ec = check_exercise(env().runner, env().ex());
+    for (const std::string& p : ec.problems) FAIL_CHECK(p);
+    CHECK(ec.solution_verdict == "pass");
+    REQUIRE(ec.fixtures.size() == 5);
+    for (const FixtureCheck& f : ec.fixtures) {
+        CAPTURE(f.file);
+        CHECK(f.ok);
+    }
+}
+
+TEST_CASE("a passing CUDA check reports every launch with its shape and every block's accesses") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("solution.cu");
+    REQUIRE(r.verdict == Verdict::Pass);
+    for (const CaseOutcome& c : r.cases) {
+        CAPTURE(c.index);
+        REQUIRE(c.launches.size() == 1);
+        const emu::LaunchReport& L = c.launches[0];
+        CHECK(L.kernel == "split_kernel");
+        CHECK(L.block == emu::Dim3{128, 1, 1});
+        const int64_t elements = static_cast<int64_t>(c.expected.tensor.data.size());
+        CHECK(L.grid.x == static_cast<unsigned>((elements + 127) / 128));
+        CHECK(c.unwritten_count == 0);
+        // every element of out is written exactly once, and the trace names the blocks that did it
+        int64_t writes = 0;
+        for (const emu::AccessEvent& e : L.trace)
+            if (e.is_write && e.buffer == "out") {
+                ++writes;
+                CHECK(e.block * 128 + e.thread == static_cast<uint64_t>(e.index));
+            }
+        CHECK(writes == elements);
+    }
+    const nlohmann::json j = to_json(r, env().ex(), Lang::En);
+    CHECK(j["cases"][2]["kernel"]["launches"][0]["kernel"] == "split_kernel");
+    CHECK(j["cases"][2]["kernel"]["launches"][0]["counters"]["sectors_per_load_request"].get<double>() > 0);
+}
+
+TEST_CASE("an out-of-bounds read names the learner's kernel, block, thread and own source line, in both languages") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("wrong/no_bounds_check.cu");
+    REQUIRE(r.verdict == Verdict::KernelFault);
+    CHECK(r.cause == "out_of_bounds");
+    REQUIRE(r.failed_case == 0);
+    const CaseOutcome& c = r.cases[0];
+    REQUIRE(c.launches.size() == 1);
+    const emu::Fault& f = c.launches[0].fault;
+    CHECK(f.kind == emu::FaultKind::OutOfBounds);
+    CHECK(f.line == 10);  // `out[i] = x[...]` in wrong/no_bounds_check.cu
+    CHECK(f.buffer == "x");
+    CHECK(f.thread.x == 24);  // case 1 has 24 elements: thread 24 is the first without one
+    const std::string en = explain(r, env().ex(), Lang::En);
+    CHECK(contains(en, "split_kernel"));
+    CHECK(contains(en, "memcheck"));
+    CHECK(contains(en, "line 10"));
+    const std::string id = explain(r, env().ex(), Lang::Id);
+    CHECK(contains(id, "baris 10"));
+    CHECK(to_json(r, env().ex(), Lang::En)["cause"] == "out_of_bounds");
+}
+
+TEST_CASE("a shared-memory race and a barrier in a branch are named by racecheck and synccheck") {
+    if (!emulator_built()) return;
+    // Each thread stages its element, then its neighbour's is read (and written
+    // to the neighbour's place) without __syncthreads: the values would be right.
+    const CheckResult race = env().check_text(program_with_kernel(
+        "    __shared__ float staged[64];\n" + kSource +
+        "    staged[threadIdx.x] = i < n ? x[src] : 0.f;\n"
+        "    const int j = blockIdx.x * blockDim.x + (threadIdx.x ^ 1);\n"
+        "    if (j < n) out[j] = staged[threadIdx.x ^ 1];\n"));
+    CHECK(race.verdict == Verdict::KernelFault);
+    CHECK(race.cause == "shared_race");
+    // The same with a barrier only the first half of each block reaches.
+    const CheckResult divergent = env().check_text(program_with_kernel(
+        "    __shared__ float staged[64];\n" + kSource +
+        "    staged[threadIdx.x] = i < n ? x[src] : 0.f;\n"
+        "    if (threadIdx.x < 32) __syncthreads();\n"
+        "    if (i < n) out[i] = staged[threadIdx.x];\n"));
+    CHECK(divergent.verdict == Verdict::KernelFault);
+    CHECK(divergent.cause == "barrier_divergence");
+    REQUIRE(divergent.failed_case >= 0);
+    CHECK(divergent.cases[static_cast<size_t>(divergent.failed_case)].launches[0].fault.line == 9);  // the barrier's line
+    // With the barrier in place for every thread (and each thread reading its own slot) it passes.
+    const CheckResult fixed = env().check_text(program_with_kernel(
+        "    __shared__ float staged[64];\n" + kSource +
+        "    staged[threadIdx.x] = i < n ? x[src] : 0.f;\n"
+        "    __syncthreads();\n"
+        "    if (i < n) out[i] = staged[threadIdx.x];\n"));
+    CHECK(fixed.verdict == Verdict::Pass);
+}
+
+TEST_CASE("CUDA files: a compile error keeps the learner's line; a missing host function is named") {
+    if (!emulator_built()) return;
+    const CheckResult broken = env().check_text(program_with_kernel("    out[i] = undeclared_name;\n"));
+    REQUIRE(broken.verdict == Verdict::CompileError);
+    bool found = false;
+    for (const Diagnostic& d : broken.diagnostics)
+        if (d.severity == "error" && d.line == 5 && d.file == "mine.cu") found = true;
+    CHECK(found);
+    const CheckResult missing = env().check_text("#include <attnlab/cuda.hpp>\n__global__ void k(dev_ptr<float> o) { o[0] = 1.f; }\n");
+    CHECK(missing.verdict == Verdict::MissingEntry);
+    CHECK(contains(missing.missing_entry_signature, "DeviceTensor& out"));
+}
+
+TEST_CASE("without the emulator a CUDA exercise is refused with the reason, never run as C++") {
+    Toolchain t = env().compiler.toolchain();
+    t.learner_cuda_library.clear();
+    CHECK(contains(t.problem(Runtime::Cuda), "without its CUDA emulator"));
+    CHECK(t.problem(Runtime::Cpp) == env().compiler.toolchain().problem(Runtime::Cpp));
+}
