@@ -1,0 +1,534 @@
+// The CUDA exercises' reference ops (reference/src/registry_cuda.cpp):
+// causal_softmax, batched_causal_attention and batched_attention_scores, each
+// against values worked out by hand, and each catalogued mistake against what
+// its name says, computed here independently of the reference's code.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/reference/registry.hpp"
+
+using namespace attnlab;
+using namespace attnlab::reference;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A tensor Value from doubles, stored as float like every learner input.
+Value tensor(Shape shape, const std::vector<double>& values) {
+    TensorData t = TensorData::zeros(std::move(shape));
+    REQUIRE(static_cast<int64_t>(values.size()) == t.numel());
+    for (size_t i = 0; i < values.size(); ++i) t.data[i] = static_cast<float>(values[i]);
+    return Value::of_tensor(t);
+}
+
+// Reproducible values in [-scale, scale].
+Value random_tensor(Shape shape, unsigned seed, double scale = 1.0) {
+    TensorData t = TensorData::zeros(std::move(shape));
+    uint32_t state = seed * 2654435761u + 1;
+    for (float& x : t.data) {
+        state = state * 1664525u + 1013904223u;
+        x = static_cast<float>(scale * (2.0 * (state >> 8) / double(1u << 24) - 1.0));
+    }
+    return Value::of_tensor(t);
+}
+
+const Op& op_of(const std::string& name) {
+    const Op* op = find_op(name);
+    REQUIRE_MESSAGE(op != nullptr, name);
+    return *op;
+}
+
+Result run(const std::string& op, const Inputs& in) { return op_of(op).run(in); }
+
+Result run_mistake(const std::string& op, const std::string& id, const Inputs& in) {
+    const Mistake* m = find_mistake(op, id);
+    REQUIRE_MESSAGE(m != nullptr, op << ": " << id);
+    return m->run(in);
+}
+
+std::string error_of(const std::string& op, const Inputs& in) {
+    try {
+        run(op, in);
+    } catch (const ReferenceError& e) {
+        return e.what();
+    }
+    return "(no ReferenceError)";
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+const TensorData& stage(const Result& r, const std::string& name) {
+    for (const NamedTensor& s : r.stages)
+        if (s.name == name) return s.tensor;
+    FAIL("no stage " << name);
+    static const TensorData none;
+    return none;
+}
+
+double at(const TensorData& t, std::vector<int64_t> index) { return t.data[static_cast<size_t>(t.offset(index))]; }
+
+// Element-wise |a - b| <= tol, with NaN only where the other has NaN and
+// infinities only where the other has the same one.
+bool near(const TensorData& a, const TensorData& b, double tol = 1e-6) {
+    if (a.shape != b.shape) return false;
+    for (size_t i = 0; i < a.data.size(); ++i) {
+        const double x = a.data[i], y = b.data[i];
+        if (std::isnan(x) || std::isnan(y)) {
+            if (std::isnan(x) != std::isnan(y)) return false;
+        } else if (std::isinf(x) || std::isinf(y)) {
+            if (x != y) return false;
+        } else if (std::abs(x - y) > tol) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Plain softmax of one row of doubles, written out again here.
+std::vector<double> softmax(const std::vector<double>& row) {
+    double m = -kInf;
+    for (double x : row) m = std::max(m, x);
+    std::vector<double> out;
+    double sum = 0;
+    for (double x : row) sum += std::exp(x - m);
+    for (double x : row) out.push_back(std::exp(x - m) / sum);
+    return out;
+}
+
+std::vector<double> row_of(const TensorData& t, int64_t b, int64_t h, int64_t i) {
+    const int64_t n = t.shape[3];
+    std::vector<double> row;
+    for (int64_t j = 0; j < n; ++j) row.push_back(at(t, {b, h, i, j}));
+    return row;
+}
+
+void check_row(const TensorData& t, int64_t b, int64_t h, int64_t i, const std::vector<double>& want,
+               double tol = 1e-6) {
+    CAPTURE(b);
+    CAPTURE(h);
+    CAPTURE(i);
+    const std::vector<double> got = row_of(t, b, h, i);
+    REQUIRE(got.size() == want.size());
+    for (size_t j = 0; j < want.size(); ++j) {
+        CAPTURE(j);
+        CHECK(got[j] == doctest::Approx(want[j]).epsilon(tol));
+    }
+}
+
+Inputs scores_in(Value scores) { return {{"scores", std::move(scores)}}; }
+Inputs qkv_in(Value q, Value k, Value v) { return {{"q", std::move(q)}, {"k", std::move(k)}, {"v", std::move(v)}}; }
+Inputs qk_in(Value q, Value k) { return {{"q", std::move(q)}, {"k", std::move(k)}}; }
+
+// One (b, h) slice of a (B, H, R, C) tensor.
+TensorData slice(const TensorData& t, int64_t b, int64_t h) {
+    const int64_t n = t.shape[2] * t.shape[3];
+    const auto first = t.data.begin() + (b * t.shape[1] + h) * n;
+    return TensorData({t.shape[2], t.shape[3]}, std::vector<float>(first, first + n));
+}
+
+}  // namespace
+
+// ------------------------------------------------------------ causal_softmax
+
+TEST_CASE("causal_softmax: T = 2 by hand, a future key gets exactly 0") {
+    const double ln3 = std::log(3.0);
+    // slice (0, 0): row 0 has a larger future score (9) that must not count.
+    // slice (0, 1): another head, computed on its own.
+    const Result r = run("causal_softmax", scores_in(tensor({1, 2, 2, 2}, {2, 9, 0, ln3, -3, 50, ln3, 0})));
+    const TensorData& out = r.output.tensor;
+    CHECK(out.shape == Shape{1, 2, 2, 2});
+    check_row(out, 0, 0, 0, {1, 0});
+    check_row(out, 0, 0, 1, {0.25, 0.75});
+    check_row(out, 0, 1, 0, {1, 0});
+    check_row(out, 0, 1, 1, {0.75, 0.25});
+    CHECK(at(out, {0, 0, 0, 1}) == 0.0);  // exactly, not merely small
+    CHECK(at(out, {0, 1, 0, 1}) == 0.0);
+
+    REQUIRE(r.stages.size() == 1);
+    CHECK(r.stages[0].name == "masked_scores");
+    const TensorData& masked = stage(r, "masked_scores");
+    CHECK(masked.shape == Shape{1, 2, 2, 2});
+    CHECK(at(masked, {0, 0, 0, 0}) == 2.0);
+    CHECK(at(masked, {0, 0, 0, 1}) == -kInf);
+    CHECK(at(masked, {0, 1, 0, 1}) == -kInf);
+    CHECK(at(masked, {0, 1, 1, 0}) == doctest::Approx(ln3));
+}
+
+TEST_CASE("causal_softmax: rows sum to 1 over keys 0..i, the future is 0 and never read") {
+    const Value scores = random_tensor({2, 3, 5, 5}, 7, 3.0);
+    const TensorData out = run("causal_softmax", scores_in(scores)).output.tensor;
+    for (int64_t b = 0; b < 2; ++b)
+        for (int64_t h = 0; h < 3; ++h)
+            for (int64_t i = 0; i < 5; ++i) {
+                const std::vector<double> row = row_of(scores.tensor, b, h, i);
+                std::vector<double> want = softmax(std::vector<double>(row.begin(), row.begin() + i + 1));
+                want.resize(5, 0.0);
+                check_row(out, b, h, i, want);
+            }
+    // Future scores, even NaN or +inf ones, change nothing.
+    Value changed = scores;
+    for (int64_t b = 0; b < 2; ++b)
+        for (int64_t h = 0; h < 3; ++h) {
+            changed.tensor.data[static_cast<size_t>(changed.tensor.offset({b, h, 0, 4}))] = 1e30f;
+            changed.tensor.data[static_cast<size_t>(changed.tensor.offset({b, h, 1, 3}))] = NAN;
+            changed.tensor.data[static_cast<size_t>(changed.tensor.offset({b, h, 2, 3}))] = INFINITY;
+        }
+    CHECK(near(run("causal_softmax", scores_in(changed)).output.tensor, out, 0.0));
+}
+
+TEST_CASE("causal_softmax: logits in the thousands stay finite") {
+    // Row 1 holds 1000 and 1001: exp(1000) overflows, the stable softmax does not.
+    const TensorData out =
+        run("causal_softmax", scores_in(tensor({1, 1, 3, 3}, {3000, 1, 1, 1000, 1001, 5, -2000, 2000, 2001})))
+            .output.tensor;
+    for (float x : out.data) CHECK(std::isfinite(x));
+    const double e = std::exp(1.0);
+    check_row(out, 0, 0, 0, {1, 0, 0});
+    check_row(out, 0, 0, 1, {1 / (1 + e), e / (1 + e), 0});
+    check_row(out, 0, 0, 2, {0, 1 / (1 + e), e / (1 + e)});
+}
+
+TEST_CASE("causal_softmax: T = 1 is a weight of 1, and -inf visible keys get 0") {
+    check_row(run("causal_softmax", scores_in(tensor({2, 1, 1, 1}, {-40, 7}))).output.tensor, 1, 0, 0, {1});
+    const TensorData out = run("causal_softmax", scores_in(tensor({1, 1, 2, 2}, {0, 0, -kInf, 4}))).output.tensor;
+    check_row(out, 0, 0, 1, {0, 1});
+}
+
+TEST_CASE("causal_softmax: bad input gets a message naming scores") {
+    auto error = [](Value v) { return error_of("causal_softmax", scores_in(std::move(v))); };
+    const std::string rank = error(tensor({2, 2, 2}, std::vector<double>(8, 0.0)));
+    CHECK(contains(rank, "scores: expected a rank-4 tensor (B, H, T, T)"));
+    CHECK(contains(rank, "(2, 2, 2)"));
+    CHECK(contains(error(tensor({1, 1, 2, 3}, std::vector<double>(6, 0.0))), "last two axes equal"));
+    CHECK(contains(error(tensor({0, 1, 2, 2}, {})), "B >= 1"));
+    CHECK(contains(error(tensor({1, 0, 2, 2}, {})), "H >= 1"));
+    CHECK(contains(error(tensor({1, 1, 0, 0}, {})), "T >= 1"));
+    const std::string nan = error(tensor({1, 2, 2, 2}, {0, 0, 0, 0, 0, 0, NAN, 0}));
+    CHECK(contains(nan, "row 1 of slice (b, h) = (0, 1)"));
+    CHECK(contains(nan, "NaN"));
+    CHECK(contains(error(tensor({1, 1, 2, 2}, {0, 0, -kInf, -kInf})), "-inf on every visible key"));
+    CHECK(contains(error_of("causal_softmax", {}), "scores: missing input"));
+}
+
+TEST_CASE("causal_softmax mistakes: each is what its name says, and differs from the op") {
+    const Value scores = random_tensor({2, 2, 4, 4}, 11, 2.0);
+    const TensorData right = run("causal_softmax", scores_in(scores)).output.tensor;
+
+    SUBCASE("reads_future_keys: a plain softmax of every row over all keys") {
+        const Result r = run_mistake("causal_softmax", "reads_future_keys", scores_in(scores));
+        for (int64_t b = 0; b < 2; ++b)
+            for (int64_t h = 0; h < 2; ++h)
+                for (int64_t i = 0; i < 4; ++i)
+                    check_row(r.output.tensor, b, h, i, softmax(row_of(scores.tensor, b, h, i)));
+        CHECK(near(stage(r, "masked_scores"), scores.tensor, 0.0));  // nothing masked
+        CHECK_FALSE(near(r.output.tensor, right, 1e-3));
+    }
+    SUBCASE("mask_includes_diagonal: row i over keys 0..i-1; row 0 keeps no key and is NaN") {
+        const Result r = run_mistake("causal_softmax", "mask_includes_diagonal", scores_in(scores));
+        for (int64_t b = 0; b < 2; ++b)
+            for (int64_t h = 0; h < 2; ++h) {
+                for (double x : row_of(r.output.tensor, b, h, 0)) CHECK(std::isnan(x));
+                for (int64_t i = 1; i < 4; ++i) {
+                    const std::vector<double> row = row_of(scores.tensor, b, h, i);
+                    std::vector<double> want = softmax(std::vector<double>(row.begin(), row.begin() + i));
+                    want.resize(4, 0.0);
+                    check_row(r.output.tensor, b, h, i, want);
+                }
+            }
+        CHECK(at(stage(r, "masked_scores"), {1, 1, 2, 2}) == -kInf);
+        CHECK_FALSE(near(r.output.tensor, right, 1e-3));
+    }
+    SUBCASE("mask_with_zero: future logits 0, then a softmax over every key") {
+        const Result r = run_mistake("causal_softmax", "mask_with_zero", scores_in(scores));
+        for (int64_t b = 0; b < 2; ++b)
+            for (int64_t h = 0; h < 2; ++h)
+                for (int64_t i = 0; i < 4; ++i) {
+                    std::vector<double> row = row_of(scores.tensor, b, h, i);
+                    for (int64_t j = i + 1; j < 4; ++j) row[static_cast<size_t>(j)] = 0.0;
+                    check_row(r.output.tensor, b, h, i, softmax(row));
+                }
+        CHECK(at(stage(r, "masked_scores"), {0, 1, 0, 3}) == 0.0);
+        CHECK_FALSE(near(r.output.tensor, right, 1e-3));
+    }
+    SUBCASE("T = 2 by hand") {
+        const Inputs in = scores_in(tensor({1, 1, 2, 2}, {2, 9, 1, 1}));
+        const double e7 = std::exp(7.0), e2 = std::exp(2.0);
+        check_row(run_mistake("causal_softmax", "reads_future_keys", in).output.tensor, 0, 0, 0,
+                  {1 / (1 + e7), e7 / (1 + e7)});
+        check_row(run_mistake("causal_softmax", "mask_with_zero", in).output.tensor, 0, 0, 0,
+                  {e2 / (e2 + 1), 1 / (e2 + 1)});
+        check_row(run_mistake("causal_softmax", "mask_includes_diagonal", in).output.tensor, 0, 0, 1, {1, 0});
+    }
+}
+
+// ------------------------------------------------- batched_causal_attention
+
+namespace {
+
+// B = H = 1, T = 2, hd = 4 (scale 1/2). Query 1 scores keys 0 and 1 as
+// 0 and 2·ln 9 / 2 = ln 9, so its weights are 1/10 and 9/10. Query 0 would
+// score key 1 as ln 3 if it could see it.
+Inputs worked_attention() {
+    const double ln9 = std::log(9.0);
+    return qkv_in(tensor({1, 1, 2, 4}, {1, 0, 0, 0, 2, 0, 0, 0}), tensor({1, 1, 2, 4}, {0, 0, 0, 0, ln9, 0, 0, 0}),
+                  tensor({1, 1, 2, 4}, {1, 2, 3, 4, 11, 12, 13, 14}));
+}
+
+}  // namespace
+
+TEST_CASE("batched_causal_attention: T = 2 by hand, with its stages") {
+    const Result r = run("batched_causal_attention", worked_attention());
+    CHECK(r.output.tensor.shape == Shape{1, 1, 2, 4});
+    check_row(r.output.tensor, 0, 0, 0, {1, 2, 3, 4});      // only key 0 is visible
+    check_row(r.output.tensor, 0, 0, 1, {10, 11, 12, 13});  // 0.1·v0 + 0.9·v1
+
+    REQUIRE(r.stages.size() == 2);
+    CHECK(r.stages[0].name == "scores");
+    CHECK(r.stages[1].name == "weights");
+    const TensorData& scores = stage(r, "scores");
+    CHECK(scores.shape == Shape{1, 1, 2, 2});
+    CHECK(at(scores, {0, 0, 0, 0}) == 0.0);
+    CHECK(at(scores, {0, 0, 0, 1}) == -kInf);  // masked, not the scaled ln 3
+    CHECK(at(scores, {0, 0, 1, 1}) == doctest::Approx(std::log(9.0)));
+    const TensorData& weights = stage(r, "weights");
+    check_row(weights, 0, 0, 0, {1, 0});
+    check_row(weights, 0, 0, 1, {0.1, 0.9});
+    CHECK(at(weights, {0, 0, 0, 1}) == 0.0);
+}
+
+TEST_CASE("batched_causal_attention: every (b, h) slice on its own, causal, stable") {
+    const Value q = random_tensor({2, 3, 5, 4}, 1), k = random_tensor({2, 3, 5, 4}, 2),
+                v = random_tensor({2, 3, 5, 4}, 3);
+    const Result r = run("batched_causal_attention", qkv_in(q, k, v));
+    const TensorData& out = r.output.tensor;
+    CHECK(out.shape == Shape{2, 3, 5, 4});
+    // Each slice: weights = causal softmax of q·k / 2, out = weights · v, recomputed here.
+    for (int64_t b = 0; b < 2; ++b)
+        for (int64_t h = 0; h < 3; ++h)
+            for (int64_t i = 0; i < 5; ++i) {
+                std::vector<double> logits;
+                for (int64_t j = 0; j <= i; ++j) {
+                    double dot = 0;
+                    for (int64_t d = 0; d < 4; ++d) dot += at(q.tensor, {b, h, i, d}) * at(k.tensor, {b, h, j, d});
+                    logits.push_back(dot / 2.0);
+                }
+                const std::vector<double> w = softmax(logits);
+                std::vector<double> want(4, 0.0);
+                for (int64_t j = 0; j <= i; ++j)
+                    for (int64_t d = 0; d < 4; ++d) want[static_cast<size_t>(d)] += w[static_cast<size_t>(j)] * at(v.tensor, {b, h, j, d});
+                check_row(out, b, h, i, want, 1e-5);
+            }
+    // Token 4's key and value (the last) change no output row before it.
+    Value k2 = k, v2 = v;
+    for (int64_t d = 0; d < 4; ++d) {
+        k2.tensor.data[static_cast<size_t>(k2.tensor.offset({1, 2, 4, d}))] = 100.0f;
+        v2.tensor.data[static_cast<size_t>(v2.tensor.offset({1, 2, 4, d}))] = -100.0f;
+    }
+    const TensorData out2 = run("batched_causal_attention", qkv_in(q, k2, v2)).output.tensor;
+    for (int64_t i = 0; i < 4; ++i) CHECK(row_of(out2, 1, 2, i) == row_of(out, 1, 2, i));
+    CHECK(row_of(out2, 1, 2, 4) != row_of(out, 1, 2, 4));
+    // Scores in the thousands: the output stays a finite average of value rows.
+    const Value big_q = random_tensor({1, 2, 3, 4}, 4, 60.0), big_k = random_tensor({1, 2, 3, 4}, 5, 60.0);
+    const TensorData big = run("batched_causal_attention", qkv_in(big_q, big_k, random_tensor({1, 2, 3, 4}, 6)))
+                               .output.tensor;
+    for (float x : big.data) {
+        CHECK(std::isfinite(x));
+        CHECK(std::abs(x) <= 1.0f + 1e-6f);
+    }
+}
+
+TEST_CASE("batched_causal_attention: bad input gets a message naming it") {
+    const Value good = random_tensor({2, 2, 3, 4}, 9);
+    auto error = [](Value q, Value k, Value v) {
+        return error_of("batched_causal_attention", qkv_in(std::move(q), std::move(k), std::move(v)));
+    };
+    CHECK(contains(error(random_tensor({2, 3, 4}, 1), good, good), "q: expected a rank-4 tensor (B, H, T, hd)"));
+    CHECK(contains(error(good, random_tensor({2, 3, 4}, 1), good), "k: expected a rank-4 tensor"));
+    const std::string k_shape = error(good, random_tensor({2, 2, 4, 4}, 1), good);
+    CHECK(contains(k_shape, "k: expected shape (2, 2, 3, 4)"));
+    CHECK(contains(k_shape, "got shape (2, 2, 4, 4)"));
+    CHECK(contains(error(good, good, random_tensor({2, 2, 3, 5}, 1)), "v: expected shape (2, 2, 3, 4)"));
+    CHECK(contains(error(tensor({1, 1, 2, 0}, {}), tensor({1, 1, 2, 0}, {}), tensor({1, 1, 2, 0}, {})), "hd >= 1"));
+    CHECK(contains(error(tensor({1, 1, 0, 4}, {}), tensor({1, 1, 0, 4}, {}), tensor({1, 1, 0, 4}, {})), "T >= 1"));
+    Value nan = good;
+    nan.tensor.data[5] = NAN;
+    CHECK(contains(error(good, good, nan), "v: element (0, 0, 1, 1) is NaN"));
+    CHECK(contains(error_of("batched_causal_attention", qk_in(good, good)), "v: missing input"));
+}
+
+TEST_CASE("batched_causal_attention mistakes: by hand on the worked case") {
+    const Inputs in = worked_attention();
+    // Query 0 also sees key 1 (score ln 3): weights 1/4, 3/4.
+    const Result future = run_mistake("batched_causal_attention", "reads_future_keys", in);
+    check_row(future.output.tensor, 0, 0, 0, {8.5, 9.5, 10.5, 11.5});
+    check_row(future.output.tensor, 0, 0, 1, {10, 11, 12, 13});
+    CHECK(at(stage(future, "scores"), {0, 0, 0, 1}) == doctest::Approx(std::log(3.0)));
+    // Without the 1/2, query 1 scores key 1 as 2·ln 9 = ln 81: weights 1/82, 81/82.
+    const Result unscaled = run_mistake("batched_causal_attention", "no_scale", in);
+    check_row(unscaled.output.tensor, 0, 0, 0, {1, 2, 3, 4});
+    check_row(unscaled.output.tensor, 0, 0, 1, {1 + 10 * 81.0 / 82, 2 + 10 * 81.0 / 82, 3 + 10 * 81.0 / 82, 4 + 10 * 81.0 / 82});
+    CHECK(at(stage(unscaled, "scores"), {0, 0, 0, 1}) == -kInf);  // still masked
+}
+
+TEST_CASE("batched_causal_attention mistakes: each is what its name says, and differs from the op") {
+    const Value q = random_tensor({2, 3, 4, 4}, 21, 2.0), k = random_tensor({2, 3, 4, 4}, 22, 2.0),
+                v = random_tensor({2, 3, 4, 4}, 23);
+    const Inputs in = qkv_in(q, k, v);
+    const Result right = run("batched_causal_attention", in);
+
+    SUBCASE("reads_future_keys: no mask, otherwise the op (scaled, plain softmax)") {
+        const Result r = run_mistake("batched_causal_attention", "reads_future_keys", in);
+        const TensorData& scores = stage(r, "scores");
+        for (float x : scores.data) CHECK(std::isfinite(x));
+        for (int64_t b = 0; b < 2; ++b)
+            for (int64_t h = 0; h < 3; ++h)
+                for (int64_t i = 0; i < 4; ++i)
+                    check_row(stage(r, "weights"), b, h, i, softmax(row_of(scores, b, h, i)));
+        CHECK_FALSE(near(r.output.tensor, right.output.tensor, 1e-3));
+    }
+    SUBCASE("no_scale: the scores are exactly twice the op's (hd = 4)") {
+        const Result r = run_mistake("batched_causal_attention", "no_scale", in);
+        const TensorData& mine = stage(r, "scores");
+        const TensorData& theirs = stage(right, "scores");
+        REQUIRE(mine.shape == theirs.shape);
+        for (size_t i = 0; i < mine.data.size(); ++i) {
+            if (std::isinf(theirs.data[i]))
+                CHECK(mine.data[i] == theirs.data[i]);  // the mask is the same -inf
+            else
+                CHECK(double(mine.data[i]) == doctest::Approx(2.0 * theirs.data[i]).epsilon(1e-6));
+        }
+        CHECK_FALSE(near(r.output.tensor, right.output.tensor, 1e-3));
+    }
+    SUBCASE("block_mapping_swapped: slice l = b·H + h holds the op's slice (l % B, l / B)") {
+        const Result r = run_mistake("batched_causal_attention", "block_mapping_swapped", in);
+        const int64_t B = 2, H = 3;
+        std::set<int64_t> sources;
+        for (int64_t b = 0; b < B; ++b)
+            for (int64_t h = 0; h < H; ++h) {
+                const int64_t l = b * H + h, from_b = l % B, from_h = l / B;
+                sources.insert(from_b * H + from_h);
+                CAPTURE(l);
+                for (const char* name : {"scores", "weights"})
+                    CHECK(near(slice(stage(r, name), b, h), slice(stage(right, name), from_b, from_h), 0.0));
+                CHECK(near(slice(r.output.tensor, b, h), slice(right.output.tensor, from_b, from_h), 0.0));
+            }
+        CHECK(sources.size() == static_cast<size_t>(B * H));  // a permutation of the slices
+        // Slices 0 and B·H - 1 stay; the four between move: (0,1) <- (1,0), (0,2) <- (0,1), ...
+        CHECK(near(slice(r.output.tensor, 0, 1), slice(right.output.tensor, 1, 0), 0.0));
+        CHECK(near(slice(r.output.tensor, 1, 0), slice(right.output.tensor, 1, 1), 0.0));
+        CHECK_FALSE(near(r.output.tensor, right.output.tensor, 1e-3));
+    }
+}
+
+TEST_CASE("block_mapping_swapped: only separable when B > 1 and H > 1") {
+    for (const Shape& s : {Shape{1, 3, 3, 2}, Shape{3, 1, 3, 2}}) {
+        const Inputs in = qkv_in(random_tensor(s, 31), random_tensor(s, 32), random_tensor(s, 33));
+        CHECK(near(run_mistake("batched_causal_attention", "block_mapping_swapped", in).output.tensor,
+                   run("batched_causal_attention", in).output.tensor, 0.0));
+    }
+    // B = H: the mapping transposes the (b, h) grid.
+    const Shape s{2, 2, 3, 2};
+    const Inputs in = qkv_in(random_tensor(s, 34), random_tensor(s, 35), random_tensor(s, 36));
+    const TensorData swapped = run_mistake("batched_causal_attention", "block_mapping_swapped", in).output.tensor;
+    const TensorData right = run("batched_causal_attention", in).output.tensor;
+    for (int64_t b = 0; b < 2; ++b)
+        for (int64_t h = 0; h < 2; ++h) CHECK(near(slice(swapped, b, h), slice(right, h, b), 0.0));
+}
+
+// ------------------------------------------------- batched_attention_scores
+
+TEST_CASE("batched_attention_scores: Q Kᵀ / sqrt(hd) for every pair, no mask") {
+    // hd = 4, scale 1/2: q0·k = (6, 2), q1·k = (0, 4).
+    const Inputs in = qk_in(tensor({1, 1, 2, 4}, {2, 0, 0, 0, 0, 4, 0, 0}), tensor({1, 1, 2, 4}, {3, 0, 0, 0, 1, 1, 0, 0}));
+    const Result r = run("batched_attention_scores", in);
+    CHECK(r.output.tensor.shape == Shape{1, 1, 2, 2});
+    CHECK(r.stages.empty());
+    check_row(r.output.tensor, 0, 0, 0, {3, 1});  // (0, 1) is a score, not -inf
+    check_row(r.output.tensor, 0, 0, 1, {0, 2});
+    const TensorData unscaled = run_mistake("batched_attention_scores", "no_scale", in).output.tensor;
+    check_row(unscaled, 0, 0, 0, {6, 2});
+    check_row(unscaled, 0, 0, 1, {0, 4});
+
+    // B = 2, H = 3, T = 3, hd = 2: each slice from its own q and k.
+    const Value q = random_tensor({2, 3, 3, 2}, 41), k = random_tensor({2, 3, 3, 2}, 42);
+    const TensorData out = run("batched_attention_scores", qk_in(q, k)).output.tensor;
+    CHECK(out.shape == Shape{2, 3, 3, 3});
+    for (int64_t b = 0; b < 2; ++b)
+        for (int64_t h = 0; h < 3; ++h)
+            for (int64_t i = 0; i < 3; ++i)
+                for (int64_t j = 0; j < 3; ++j) {
+                    const double dot = at(q.tensor, {b, h, i, 0}) * at(k.tensor, {b, h, j, 0}) +
+                                       at(q.tensor, {b, h, i, 1}) * at(k.tensor, {b, h, j, 1});
+                    CHECK(at(out, {b, h, i, j}) == doctest::Approx(dot / std::sqrt(2.0)).epsilon(1e-6));
+                }
+    CHECK_FALSE(near(run_mistake("batched_attention_scores", "no_scale", qk_in(q, k)).output.tensor, out, 1e-3));
+}
+
+TEST_CASE("batched_attention_scores: bad input gets a message naming it") {
+    const Value good = random_tensor({1, 2, 3, 4}, 1);
+    CHECK(contains(error_of("batched_attention_scores", qk_in(random_tensor({3, 4}, 1), good)),
+                   "q: expected a rank-4 tensor (B, H, T, hd), got shape (3, 4)"));
+    CHECK(contains(error_of("batched_attention_scores", qk_in(good, random_tensor({1, 2, 3, 2}, 1))),
+                   "k: expected shape (1, 2, 3, 4)"));
+    CHECK(contains(error_of("batched_attention_scores", qk_in(good, Value::of_int(3))), "k: expected tensor"));
+}
+
+// --------------------------------------------------------------- catalogue
+
+TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
+    struct Expected {
+        std::string op;
+        std::vector<std::pair<std::string, std::string>> mistakes;  // id, stage
+    };
+    const std::vector<Expected> expected = {
+        {"causal_softmax",
+         {{"reads_future_keys", "masked_scores"}, {"mask_includes_diagonal", "masked_scores"}, {"mask_with_zero", "masked_scores"}}},
+        {"batched_causal_attention", {{"reads_future_keys", "scores"}, {"no_scale", "scores"}, {"block_mapping_swapped", "scores"}}},
+        {"batched_attention_scores", {{"no_scale", ""}}},
+    };
+    for (const Expected& e : expected) {
+        const Op& op = op_of(e.op);
+        CAPTURE(e.op);
+        CHECK_FALSE(op.summary.empty());
+        REQUIRE(op.mistakes.size() == e.mistakes.size());
+        for (size_t i = 0; i < e.mistakes.size(); ++i) {
+            CHECK(op.mistakes[i].id == e.mistakes[i].first);
+            CHECK(op.mistakes[i].stage == e.mistakes[i].second);
+            if (!e.mistakes[i].second.empty()) {  // the stage a mistake names is one the op records
+                const Mistake& m = op.mistakes[i];
+                bool recorded = false;
+                const Inputs in = e.op == "causal_softmax"
+                                      ? scores_in(random_tensor({1, 1, 2, 2}, 3))
+                                      : qkv_in(random_tensor({1, 1, 2, 2}, 3), random_tensor({1, 1, 2, 2}, 4),
+                                               random_tensor({1, 1, 2, 2}, 5));
+                for (const NamedTensor& s : op.run(in).stages) recorded = recorded || s.name == m.stage;
+                CHECK(recorded);
+            }
+        }
+    }
+    // Every id these ops use has learner words in both languages.
+    for (const char* id : {"reads_future_keys", "block_mapping_swapped", "mask_includes_diagonal", "mask_with_zero", "no_scale"}) {
+        CAPTURE(id);
+        std::ifstream file(std::string(ATTNLAB_TEST_FIXTURES) + "/../../exercises/mistakes/" + id + ".json");
+        REQUIRE(file.good());
+        const nlohmann::json words = nlohmann::json::parse(file);
+        for (const char* field : {"title", "message"})
+            for (const char* lang : {"en", "id"}) {
+                CAPTURE(field);
+                CAPTURE(lang);
+                REQUIRE(words.at(field).at(lang).is_string());
+                CHECK_FALSE(words[field][lang].get<std::string>().empty());
+            }
+        CHECK(words["message"]["en"] != words["message"]["id"]);
+    }
+}
