@@ -1,0 +1,58 @@
+// A correct alternative, with a cost the rule does not gate: the K tile is
+// staged as in the solution but without the +1 padding. When the lanes of a
+// warp read k_tile[jj * hd + d] for 32 keys jj, their words are hd apart; with
+// hd a multiple of 32 they all fall in the same shared-memory bank, and the
+// read is served one lane at a time (a 32-way bank conflict).
+#include <attnlab/cuda.hpp>
+
+constexpr int kTile = 32;  // keys per block: one per lane of a warp
+constexpr int kRows = 8;   // warps per block; warp y takes queries y, y + kRows, ...
+
+// out: (B, H, T, T)   q, k: (B, H, T, hd)
+// out[b, h, i, j] = scale * sum_d q[b, h, i, d] * k[b, h, j, d]
+__global__ void scores_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
+                              int T, int hd, float scale) {
+    // Launch layout: grid (ceil(T / kTile), B*H), block (kTile, kRows).
+    // blockIdx.y is the (b, h) slice; blockIdx.x picks keys j0 ... j0 + kTile - 1.
+    // Lane threadIdx.x owns key j0 + threadIdx.x; warp threadIdx.y walks the queries.
+    extern __shared__ float k_tile[];  // kTile rows of hd floats, no padding
+    const int bh = blockIdx.y;
+    const int j0 = blockIdx.x * kTile;
+    const int n_keys = min(kTile, T - j0);
+    const int tid = threadIdx.y * kTile + threadIdx.x;
+
+    // 1. Stage the tile. In (B, H, T, hd) its n_keys * hd floats are ONE
+    //    contiguous range, so consecutive threads read consecutive floats:
+    //    each warp request covers 32 consecutive floats, 4 sectors.
+    dev_ptr<const float> k_src = k + (bh * T + j0) * hd;
+    for (int e = tid; e < n_keys * hd; e += kTile * kRows) {
+        const int jj = e / hd, d = e % hd;
+        k_tile[jj * hd + d] = k_src[e];
+    }
+    __syncthreads();  // the whole tile is in shared memory before anyone reads it
+
+    // 2. Scores. All 32 lanes of a warp read the same q element (one sector,
+    //    a broadcast) and their own key row from shared memory.
+    const int jj = threadIdx.x;
+    if (jj >= n_keys) return;  // a partial last tile; no barrier follows
+    for (int i = threadIdx.y; i < T; i += kRows) {
+        dev_ptr<const float> q_row = q + (bh * T + i) * hd;
+        float acc = 0.0f;
+        for (int d = 0; d < hd; ++d) {
+            const float qv = q_row[d];
+            acc += qv * k_tile[jj * hd + d];
+        }
+        out[(bh * T + i) * T + j0 + jj] = acc * scale;  // lanes write consecutive j: coalesced
+    }
+}
+
+// attnlab calls this once per case: q and k are already in device memory, out
+// has shape (B, H, T, T) and holds garbage until a kernel writes it.
+void attention_scores(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k) {
+    const int B = q.size(0), H = q.size(1), T = q.size(2), hd = q.size(3);
+    const float scale = 1.0f / sqrtf(static_cast<float>(hd));
+    const dim3 grid(ceil_div(T, kTile), B * H);
+    const dim3 block(kTile, kRows);
+    const size_t smem = kTile * hd * sizeof(float);
+    scores_kernel<<<grid, block, smem>>>(out.data(), q.data(), k.data(), T, hd, scale);
+}

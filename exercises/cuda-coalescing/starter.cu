@@ -1,0 +1,42 @@
+// Attention scores with coalesced loads
+//
+//     out[b, h, i, j] = sum over d of q[b, h, i, d] * k[b, h, j, d] / sqrt(hd)
+//
+// q and k are (B, H, T, hd), already in device memory; out is (B, H, T, T) and
+// holds garbage until a kernel writes it. attnlab calls attention_scores once
+// per case.
+//
+// The kernel below computes the right numbers, but its global loads are not
+// coalesced: `attnlab check` shows how many 32-byte sectors one warp's load
+// request touches on average. This exercise allows at most 8.
+#include <attnlab/cuda.hpp>
+
+// out: (B, H, T, T)   q, k: (B, H, T, hd)
+__global__ void scores_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
+                              int B, int H, int T, int hd, float scale) {
+    // One thread per score; consecutive threads take consecutive keys j.
+    const int n = B * H * T * T;
+    const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= n) return;
+    const int j = idx % T;
+    const int i = (idx / T) % T;
+    const int bh = idx / (T * T);
+    float acc = 0.0f;
+    for (int d = 0; d < hd; ++d) {
+        const float qv = q[(bh * T + i) * hd + d];
+        const float kv = k[(bh * T + j) * hd + d];
+        acc += qv * kv;
+    }
+    out[idx] = acc * scale;
+}
+
+void attention_scores(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k) {
+    const int B = q.size(0), H = q.size(1), T = q.size(2), hd = q.size(3);
+    const float scale = 1.0f / sqrtf(static_cast<float>(hd));
+
+    // TODO: compute the same scores with global loads of at most 8 sectors per
+    //       request on average (the check prints your figure). You may change
+    //       the kernel, the grid, the block and add shared memory.
+    const int threads = 128;
+    scores_kernel<<<ceil_div(out.numel(), threads), threads>>>(out.data(), q.data(), k.data(), B, H, T, hd, scale);
+}
