@@ -11,6 +11,8 @@
 #include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course.hpp"
 #include "attnlab/core/course_check.hpp"
+#include "attnlab/core/gpu_resources.hpp"
+#include "attnlab/nvrtc/library.hpp"
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/runner.hpp"
 #include "test_support.hpp"
@@ -102,6 +104,22 @@ TEST_CASE("a passing CUDA check reports every launch with its shape and every bl
     }
     const nlohmann::json j = to_json(r, env().ex(), Lang::En);
     CHECK(j["cases"][2]["kernel"]["launches"][0]["kernel"] == "split_kernel");
+    // NVRTC's report: where the toolkit is installed, the same file compiles
+    // for the GPU too and its kernel has figures; elsewhere it says so.
+    REQUIRE(r.resources);
+    if (!nvrtc::Library::open().loaded()) {
+        CHECK(r.resources->status == ResourceReport::Status::Unavailable);
+        MESSAGE("NVRTC is not installed here: the resource report says so");
+    } else {
+        CAPTURE(r.resources->log);
+        REQUIRE(r.resources->status == ResourceReport::Status::Ok);
+        REQUIRE(r.resources->kernels.size() == 1);
+        CHECK(r.resources->kernels[0].kernel == "split_kernel");
+        CHECK(r.resources->kernels[0].registers > 0);
+        CHECK(j["resources"]["arch"] == "sm_90");
+        CHECK(j["resources"]["registers"].get<int>() == r.resources->kernels[0].registers);
+        CHECK(j["resources"]["kernels"][0]["occupancy"]["threads_per_block"] == 128);
+    }
     CHECK(j["cases"][2]["kernel"]["launches"][0]["counters"]["sectors_per_load_request"].get<double>() > 0);
 }
 

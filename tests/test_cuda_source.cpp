@@ -78,7 +78,7 @@ TEST_CASE("a launch or a declaration spread over lines keeps every later line wh
 
 TEST_CASE("the NVRTC prelude declares the learner's names") {
     const std::string& p = cuda_source::nvrtc_prelude();
-    for (const char* name : {"dev_ptr", "DeviceTensor", "ceil_div", "launch_site", "cudaGetLastError"}) {
+    for (const char* name : {"dev_ptr", "DeviceTensor", "ceil_div", "launch_site", "cudaGetLastError", "INFINITY"}) {
         CAPTURE(name);
         CHECK(p.find(name) != std::string::npos);
     }

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/core/gpu_resources.hpp"
+
 #include "attnlab/core/check_job.hpp"
 #include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course_check.hpp"
@@ -94,8 +96,8 @@ data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"}},
                   "pemakaian: attnlab list [--json]\nMenampilkan latihan sesuai urutan kursus beserta kemajuan dan topiknya."}},
         {"show", {"usage: attnlab show ID [--json]\nPrints the statement, the function signature to write and where your file is.",
                   "pemakaian: attnlab show ID [--json]\nMenampilkan soal, signature fungsi yang harus ditulis, dan lokasi berkasmu."}},
-        {"check", {"usage: attnlab check ID [FILE] [--json]\nCompiles FILE (default: your workspace copy) and checks it on every case\nagainst the Eigen reference. Exit code 0 when it passes, 1 when not.",
-                   "pemakaian: attnlab check ID [BERKAS] [--json]\nMengompilasi BERKAS (bawaan: salinan di workspace) dan memeriksanya pada setiap\nkasus terhadap referensi Eigen. Kode keluar 0 bila lulus, 1 bila tidak."}},
+        {"check", {"usage: attnlab check ID [FILE] [--json] [--arch sm_90]\nCompiles FILE (default: your workspace copy) and checks it on every case\nagainst the Eigen reference. Exit code 0 when it passes, 1 when not.\nCUDA exercises: --arch picks the GPU architecture of the resource report\n(registers, shared memory, spills, occupancy; needs NVRTC, no GPU).",
+                   "pemakaian: attnlab check ID [BERKAS] [--json] [--arch sm_90]\nMengompilasi BERKAS (bawaan: salinan di workspace) dan memeriksanya pada setiap\nkasus terhadap referensi Eigen. Kode keluar 0 bila lulus, 1 bila tidak.\nLatihan CUDA: --arch memilih arsitektur GPU untuk laporan sumber daya\n(register, shared memory, spill, okupansi; butuh NVRTC, tanpa GPU)."}},
         {"hint", {"usage: attnlab hint ID [N]\nShows hint N (default: the next one you have not seen).",
                   "pemakaian: attnlab hint ID [N]\nMenampilkan petunjuk ke-N (bawaan: petunjuk berikutnya yang belum kamu lihat)."}},
         {"solution", {"usage: attnlab solution ID [--force]\nShows the reference solution and the explanation once you have passed.",
@@ -119,6 +121,7 @@ struct Options {
     std::string course_dir;
     bool json = false;
     bool help = false;
+    std::string gpu_arch = kDefaultGpuArch;  // --arch: the resource report of CUDA exercises
     bool force = false;
     bool yes = false;
     std::vector<std::string> positional;
@@ -145,6 +148,8 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--course") o.course_dir = value(a);
         else if (a.rfind("--course=", 0) == 0) o.course_dir = a.substr(9);
         else if (a == "--json") o.json = true;
+        else if (a == "--arch") o.gpu_arch = value(a);
+        else if (a.rfind("--arch=", 0) == 0) o.gpu_arch = a.substr(7);
         else if (a == "--help" || a == "-h") o.help = true;
         else if (a == "--force") o.force = true;
         else if (a == "--yes" || a == "-y") o.yes = true;
@@ -163,6 +168,11 @@ Options parse_options(const std::vector<std::string>& args) {
         }
         else if (a.size() > 1 && a[0] == '-') usage_error("unknown option " + a);
         else o.positional.push_back(a);
+    }
+    if (!arch_limits(o.gpu_arch)) {
+        std::string known;
+        for (const std::string& a : known_gpu_archs()) known += (known.empty() ? "" : ", ") + a;
+        usage_error("--arch takes one of " + known);
     }
     if (!o.lang_flag.empty()) {
         Lang l;
@@ -297,6 +307,7 @@ void print_result(Context& ctx, const Exercise& e, const CheckResult& r) {
         return;
     }
     std::cout << explain(r, e, ctx.lang) << "\n";
+    if (const std::string resources = explain_resources(r, ctx.lang); !resources.empty()) std::cout << resources << "\n";
     std::cout << "\n"
               << ctx.t("cli.check.timing", {{"compile", std::to_string(static_cast<long>(r.compile_ms))},
                                             {"cached", r.compile_cached ? ctx.t("cli.check.cached") : ""},
@@ -324,7 +335,9 @@ int cmd_check(Context& ctx) {
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     const fs::path file = file_argument(ctx, e);
     if (!ctx.opt.json) std::cerr << ctx.t("cli.check.checking", {{"file", file.string()}}) << "\n";
-    CheckResult r = ctx.lab->runner().check(e, file);
+    CheckControl control;
+    control.gpu_arch = ctx.opt.gpu_arch;
+    CheckResult r = ctx.lab->runner().check(e, file, control);
     try {
         ctx.lab->progress().record_check(e.id, r);
     } catch (const std::exception& ex) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "attnlab/core/gpu_resources.hpp"
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/util.hpp"
 
@@ -426,6 +427,28 @@ nlohmann::json learner_kernel_json(const CaseOutcome& c) {
 
 }  // namespace
 
+std::map<std::string, LaunchShape> learner_launch_shapes(const CheckResult& r) {
+    std::map<std::string, LaunchShape> shapes;
+    for (const CaseOutcome& c : r.cases)
+        for (const emu::LaunchReport& L : c.launches)
+            shapes.emplace(L.kernel, LaunchShape{static_cast<int>(L.block.count()), static_cast<int64_t>(L.dynamic_shared_bytes)});
+    return shapes;
+}
+
+std::string explain_resources(const CheckResult& r, Lang lang) {
+    if (!r.resources) return "";
+    std::string s = describe_resources(*r.resources, lang);
+    const auto shapes = learner_launch_shapes(r);
+    for (const KernelResources& k : r.resources->kernels) {
+        const auto shape = shapes.find(k.kernel);
+        if (shape == shapes.end()) continue;
+        if (const std::optional<Occupancy> o = kernel_occupancy(r.resources->arch, k, shape->second))
+            s += "\n  " + tr(lang, "explain.occupancy_of", {{"kernel", k.kernel}, {"threads", std::to_string(shape->second.threads_per_block)}}) +
+                 " " + describe_occupancy(*o, lang);
+    }
+    return s;
+}
+
 nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
     nlohmann::json j;
     j["exercise"] = r.exercise_id;
@@ -449,6 +472,7 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
         j["protections"] = p;
     }
     if (!r.cause.empty()) j["cause"] = r.cause;
+    if (r.resources) j["resources"] = resources_to_json(*r.resources, learner_launch_shapes(r));
     if (r.problem != Problem::None) j["problem"] = {{"code", problem_code(r.problem)}, {"message", problem_text(r, lang)}, {"detail", r.detail}};
     if (r.mistake)
         j["mistake"] = {{"id", r.mistake->id}, {"stage", r.mistake->stage}, {"title", r.mistake->title.get(lang)},

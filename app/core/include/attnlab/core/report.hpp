@@ -1,5 +1,6 @@
 #pragma once
 // Turning a CheckResult into words (for the CLI and the GUI) and into JSON.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,8 @@
 #include "attnlab/core/course.hpp"
 
 namespace attnlab {
+
+struct LaunchShape;  // gpu_resources.hpp
 
 std::string verdict_title(Verdict v, Lang lang);
 // "(head 1, row 3, col 0)" using the exercise's axis names (translated when known).
@@ -26,6 +29,13 @@ std::string problem_text(const CheckResult& result, Lang lang);
 // The CUDA column in one line: which backend ran the reference op's kernel and
 // whether it agreed with the Eigen reference ("" when no case has a kernel).
 std::string explain_cuda(const CheckResult& result, Lang lang);
+// CUDA exercises: NVRTC's figures for the learner's kernels (registers,
+// shared memory, spills) and the occupancy each one's launch gets; "" for
+// C++ exercises.
+std::string explain_resources(const CheckResult& result, Lang lang);
+// The block size and dynamic shared memory each of the learner's kernels was
+// launched with (first launch of each name, first case that launched it).
+std::map<std::string, LaunchShape> learner_launch_shapes(const CheckResult& result);
 // "CPU emulator" / "GPU NVIDIA H200", in the learner's language.
 std::string cuda_backend_text(const KernelOutcome& kernel, Lang lang);
 // Stable machine-readable form (used by --json).
