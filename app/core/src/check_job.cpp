@@ -5,12 +5,17 @@
 
 namespace attnlab {
 
-CheckJob::CheckJob(Runner& runner, Exercise exercise, std::string source, std::string display_name)
-    : runner_(runner), exercise_(std::move(exercise)), source_(std::move(source)), display_name_(std::move(display_name)) {
+CheckJob::CheckJob(Runner& runner, Exercise exercise, std::string source, std::string display_name, std::string gpu_arch)
+    : runner_(runner),
+      exercise_(std::move(exercise)),
+      source_(std::move(source)),
+      display_name_(std::move(display_name)),
+      gpu_arch_(std::move(gpu_arch)) {
     progress_.case_count = static_cast<int>(exercise_.cases.size());
     thread_ = std::thread([this] {
         CheckControl control;
         control.cancel = &cancel_;
+        control.gpu_arch = gpu_arch_;
         control.on_progress = [this](const CheckProgress& p) {
             std::lock_guard<std::mutex> lock(mu_);
             progress_ = p;
@@ -57,7 +62,8 @@ bool CheckJob::wait_for(int ms) {
     return cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return done_.load(); });
 }
 
-std::shared_ptr<CheckJob> CheckScheduler::start(const Exercise& exercise, std::string source, std::string display_name) {
+std::shared_ptr<CheckJob> CheckScheduler::start(const Exercise& exercise, std::string source, std::string display_name,
+                                                std::string gpu_arch) {
     std::lock_guard<std::mutex> lock(mu_);
     // Finished jobs nobody else holds can go; their threads have ended.
     retired_.erase(std::remove_if(retired_.begin(), retired_.end(), [](const auto& j) { return j->done(); }), retired_.end());
@@ -73,7 +79,7 @@ std::shared_ptr<CheckJob> CheckScheduler::start(const Exercise& exercise, std::s
             retired_.push_back(it->second);
         }
     }
-    auto job = std::make_shared<CheckJob>(runner_, exercise, std::move(source), std::move(display_name));
+    auto job = std::make_shared<CheckJob>(runner_, exercise, std::move(source), std::move(display_name), std::move(gpu_arch));
     jobs_[exercise.id] = job;
     return job;
 }

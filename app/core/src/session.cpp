@@ -35,6 +35,8 @@ Preferences preferences_from(const std::string& extra_json) {
     p.course_width = static_cast<float>(number("course_width", 80, 4000, p.course_width));
     p.statement_width = static_cast<float>(number("statement_width", 80, 4000, p.statement_width));
     p.results_height = static_cast<float>(number("results_height", 40, 4000, p.results_height));
+    if (j.contains("gpu_arch") && j["gpu_arch"].is_string() && arch_limits(j["gpu_arch"].get<std::string>()))
+        p.gpu_arch = j["gpu_arch"].get<std::string>();
     return p;
 }
 
@@ -71,6 +73,7 @@ void Session::save_settings() {
     j["course_width"] = prefs_.course_width;
     j["statement_width"] = prefs_.statement_width;
     j["results_height"] = prefs_.results_height;
+    j["gpu_arch"] = prefs_.gpu_arch;
     lab_.settings().extra_json = j.dump();
     try {
         lab_.settings().save(lab_.paths().settings_file());
@@ -188,7 +191,8 @@ void Session::run_check() {
     // left alone until the learner chooses which version to keep.
     if (editor_.dirty() && !editor_.conflict()) save();  // an unedited file is not rewritten (external editors watch it)
     collect_finished();  // a result that arrived this frame is recorded before its job is replaced
-    scheduler_->start(*current_, editor_.text(), file().string());
+    resources_job_.cancel();  // the check compiles this text for gpu_arch() itself
+    scheduler_->start(*current_, editor_.text(), file().string(), prefs_.gpu_arch);
 }
 
 void Session::cancel_check() {
@@ -225,6 +229,10 @@ void Session::poll() {
     editors_.erase(std::remove_if(editors_.begin(), editors_.end(), reap_if_exited), editors_.end());
     collect_finished();
     timing_.poll();
+    const int resource_reports = resources_job_.generation();
+    resources_job_.poll();
+    if (resources_job_.generation() != resource_reports && resources_job_.result()->arch == prefs_.gpu_arch)
+        resources_[resources_job_.result_key()] = resources_job_.result();
     if (!current_) return;
     // Look at the disk before autosaving, so an outside change is noticed
     // (and becomes a conflict) instead of being written over.
@@ -245,6 +253,8 @@ void Session::collect_finished() {
         // Once per run of attnlab: which protections are off here, and why.
         if (r.ran())
             if (std::string notice = protections_notice_once(r.protections, lang()); !notice.empty()) add_notice(std::move(notice));
+        // The resource panel keeps the newest report for the chosen architecture.
+        if (r.resources && r.resources->arch == prefs_.gpu_arch) resources_[r.exercise_id] = r.resources;
         results_[r.exercise_id] = r;
         if (current_ && r.exercise_id == current_->id) ++result_generation_;
     }
@@ -260,6 +270,22 @@ void Session::poll_disk(std::chrono::steady_clock::time_point now) {
             break;
         case EditorBuffer::DiskEvent::None: break;
     }
+}
+
+bool Session::set_gpu_arch(const std::string& arch) {
+    if (!arch_limits(arch)) return false;
+    if (arch != prefs_.gpu_arch) {
+        prefs_.gpu_arch = arch;
+        save_settings();
+    }
+    if (current_ && current_->runtime == Runtime::Cuda)
+        resources_job_.start(current_->id, editor_.text(), file().string(), arch, lab_.runner().compiler().cache_dir() / "tmp");
+    return true;
+}
+
+std::shared_ptr<const ResourceReport> Session::resources() const {
+    auto it = current_ ? resources_.find(current_->id) : resources_.end();
+    return it == resources_.end() ? nullptr : it->second;
 }
 
 const sandbox_status::Protections* Session::sandbox_protections() {

@@ -19,7 +19,9 @@ namespace attnlab {
 class CheckJob {
 public:
     // Starts immediately. `exercise` is copied, so the course may change meanwhile.
-    CheckJob(Runner& runner, Exercise exercise, std::string source, std::string display_name);
+    // `gpu_arch`: what a CUDA file's NVRTC report is for (CheckControl::gpu_arch).
+    CheckJob(Runner& runner, Exercise exercise, std::string source, std::string display_name,
+             std::string gpu_arch = CheckControl{}.gpu_arch);
     ~CheckJob();  // cancels and joins
     CheckJob(const CheckJob&) = delete;
     CheckJob& operator=(const CheckJob&) = delete;
@@ -41,6 +43,7 @@ private:
     Exercise exercise_;
     std::string source_;
     std::string display_name_;
+    std::string gpu_arch_;
     std::atomic<bool> cancel_{false};
     std::atomic<bool> done_{false};
     mutable std::mutex mu_;
@@ -54,7 +57,8 @@ class CheckScheduler {
 public:
     explicit CheckScheduler(Runner& runner) : runner_(runner) {}
     // Cancels a running check of the same exercise, then starts this one.
-    std::shared_ptr<CheckJob> start(const Exercise& exercise, std::string source, std::string display_name);
+    std::shared_ptr<CheckJob> start(const Exercise& exercise, std::string source, std::string display_name,
+                                    std::string gpu_arch = CheckControl{}.gpu_arch);
     std::shared_ptr<CheckJob> current(const std::string& exercise_id) const;
     // The latest jobs that have finished, of every exercise, removed from the
     // scheduler (a job replaced by a newer one of its exercise is not among them).

@@ -17,6 +17,7 @@
 #include "attnlab/core/editor_buffer.hpp"
 #include "attnlab/core/experiments.hpp"
 #include "attnlab/core/lab.hpp"
+#include "attnlab/core/resource_job.hpp"
 #include "attnlab/core/runner.hpp"
 #include "attnlab/core/workspace.hpp"
 
@@ -36,6 +37,7 @@ struct Preferences {
     float course_width = 230.0f;     // pane sizes (pixels at scale 1)
     float statement_width = 440.0f;
     float results_height = 340.0f;
+    std::string gpu_arch = kDefaultGpuArch;  // the CUDA resource panel's architecture
 };
 
 class Session {
@@ -120,6 +122,18 @@ public:
     const std::optional<ProjectionTiming>& projection_timing() const { return timing_.result(); }
     bool projection_timing_failed() const { return timing_.failed(); }
 
+    // ---- the CUDA resource panel -------------------------------------------------------
+    // The GPU architecture NVRTC's figures are for (checks use it too); persisted.
+    const std::string& gpu_arch() const { return prefs_.gpu_arch; }
+    // Stores `arch` (one of known_gpu_archs(); anything else is refused: false)
+    // and, for an open CUDA exercise, compiles its buffer again for it with
+    // NVRTC in the background. Re-choosing the same one recomputes too.
+    bool set_gpu_arch(const std::string& arch);
+    bool computing_resources() const { return resources_job_.running(); }
+    // The current exercise's newest resource report for gpu_arch(): from the
+    // last check or a later recomputation (nullptr when there is neither).
+    std::shared_ptr<const ResourceReport> resources() const;
+
     // What learner programs run under here: probed once, in the background (one
     // sandboxed run of /bin/true), so asking never waits; nullptr until known.
     const sandbox_status::Protections* sandbox_protections();
@@ -149,6 +163,8 @@ private:
     Preferences prefs_;
     std::unique_ptr<CheckScheduler> scheduler_;
     ProjectionTimingJob timing_;
+    ResourceJob resources_job_;
+    std::map<std::string, std::shared_ptr<const ResourceReport>> resources_;  // per exercise id
     std::shared_future<sandbox_status::Protections> protections_probe_;
 
     const Exercise* current_ = nullptr;
