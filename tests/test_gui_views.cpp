@@ -317,3 +317,97 @@ TEST_CASE("gui views: the memory tab starts from the first case; experiments mea
     h.frames(2);
     CHECK(h.has("exp_measure"));
 }
+
+TEST_CASE("gui views: the Kernel tab of a CUDA exercise shows the learner's own launches, threads, warp requests and resources") {
+    const fs::path course = kFixtures / "cuda-course";
+    testing::Harness h(testing::HarnessConfig{course, "fx-cuda-split", ImVec2(1800, 1400), [](gui::Ui& u) { u.results_height = 900.0f; }});
+    h.set_buffer(slurp(course / "fx-cuda-split" / "solution.cu"));
+    h.click("run");
+    REQUIRE(h.wait_result(240.0));
+    const CheckResult& r = *h.session.last_result();
+    REQUIRE(r.verdict == Verdict::Pass);
+    const CaseOutcome& c = *gui::view_case(h.ui);
+    REQUIRE(c.launches.size() == 1);  // the solution launches split_kernel once per case
+    const emu::LaunchReport& launch = c.launches.front();
+    REQUIRE(c.expected.kind == ValueKind::Tensor);
+    const int64_t numel = c.expected.tensor.numel();
+    const unsigned threads = static_cast<unsigned>(launch.block.count());
+    REQUIRE(launch.grid.count() == static_cast<uint64_t>((numel + threads - 1) / threads));
+    REQUIRE(launch.grid.count() > 2);
+
+    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
+    h.frames(3);
+    for (const char* name : {"kview_launch", "kview_grid", "kview_block", "kview_threads", "kview_thread", "kview_order", "kview_requests",
+                             "kview_request", "kview_lanes", "kview_buffer:out", "kview_buffer:x", "kview_arch"})
+        CHECK_MESSAGE(h.has(name), name);
+    CHECK_FALSE(h.has("kernel_grid"));  // not the view of attnlab's own reference kernels
+    const gui::CudaKernelView& v = h.ui.cuda_kernel;
+    CHECK(v.launch == 0);
+    // One footprint per block of the launch; together they wrote every element once.
+    REQUIRE(v.blocks.size() == launch.grid.count());
+    int64_t writes = 0;
+    for (const BlockFootprint& f : v.blocks) writes += f.output_writes;
+    CHECK(writes == numel);
+
+    // A click on the last cell of the grid selects exactly the last block.
+    const long count = static_cast<long>(v.blocks.size()), cols = v.grid_columns, rows = (count + cols - 1) / cols;
+    REQUIRE(cols >= 1);
+    const long last = count - 1;
+    h.click_at("kview_grid", (static_cast<float>(last % cols) + 0.5f) / static_cast<float>(cols),
+               (static_cast<float>(last / cols) + 0.5f) / static_cast<float>(rows));
+    CHECK(v.block == last);
+    h.click_at("kview_grid", 0.5f / static_cast<float>(cols), 0.5f / static_cast<float>(rows));
+    CHECK(v.block == 0);
+
+    // A click on thread 37 (warp 1, lane 5) selects it; it wrote out[blockIdx·blockDim + 37].
+    REQUIRE(threads > 37);
+    const float warps = static_cast<float>((threads + 31) / 32);
+    h.click_at("kview_threads", 5.5f / 32.0f, 1.5f / warps);
+    REQUIRE(v.thread == 37);
+    h.frame();
+    bool wrote = false;
+    for (const BufferTouches& t : v.thread_touches)
+        if (t.buffer == "out") {
+            REQUIRE(t.writes.size() == 1);
+            CHECK(t.writes[0].index == 37);  // block 0
+            CHECK(t.writes[0].coords == unravel_index(37, c.expected.tensor.shape));
+            CHECK(t.reads.empty());
+            wrote = true;
+        }
+    CHECK(wrote);
+
+    // The default warp request is a load of x by the thread's warp: 32 lanes
+    // reading 128 consecutive bytes, 4 sectors.
+    REQUIRE(v.request >= 0);
+    const WarpRequest& req = v.requests[static_cast<size_t>(v.request)];
+    CHECK(req.warp == 1);
+    CHECK(req.space == emu::MemorySpace::Global);
+    CHECK_FALSE(req.is_write);
+    CHECK(req.buffer() == "x");
+    CHECK(req.lanes.size() == 32);
+    CHECK(req.sectors.size() == 4);
+    // Another request from the list becomes the selected one.
+    REQUIRE(v.requests.size() >= 2);
+    REQUIRE(h.has("kview_request:1"));
+    h.click("kview_request:1");
+    CHECK(v.request == 1);
+
+    // The resource panel: another architecture is computed in the background,
+    // kept in the settings, and shown (figures with NVRTC, the reason without).
+    CHECK(h.session.gpu_arch() == kDefaultGpuArch);
+    CHECK_FALSE(h.session.set_gpu_arch("sm_1"));
+    REQUIRE(h.session.set_gpu_arch("sm_80"));
+    CHECK(h.session.preferences().gpu_arch == "sm_80");
+    REQUIRE(h.wait_until([&] { return h.session.resources() && h.session.resources()->arch == "sm_80"; }, 180.0));
+    const ResourceReport& report = *h.session.resources();
+    h.frames(2);
+    if (report.status == ResourceReport::Status::Ok) {
+        CHECK(h.has("kview_resources"));
+        REQUIRE(report.kernels.size() == 1);
+        CHECK(report.kernels[0].kernel == "split_kernel");
+        CHECK(report.kernels[0].registers > 0);
+    } else {
+        CHECK(report.status == ResourceReport::Status::Unavailable);
+        CHECK(h.has("kview_resources_unavailable"));
+    }
+}

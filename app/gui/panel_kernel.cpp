@@ -291,6 +291,10 @@ void draw_launch(Ui& ui, const KernelOutcome& k, const CaseOutcome& c, const Att
 void draw_kernel_panel(Ui& ui) {
     const CheckResult* r = ui.session.last_result();
     const Exercise* e = ui.session.current();
+    if (e && e->runtime == Runtime::Cuda) {  // the learner's own kernels, not attnlab's
+        draw_cuda_kernel_panel(ui);
+        return;
+    }
     const CaseOutcome* c = r && !r->cases.empty() ? view_case(ui) : nullptr;
     if (!r || !e || !c) {
         ImGui::TextDisabled("%s", ui.t("gui.views.no_result").c_str());

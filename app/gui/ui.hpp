@@ -9,6 +9,7 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
+#include "attnlab/core/kernel_views.hpp"
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/session.hpp"
 #include "attnlab/core/visuals.hpp"
@@ -78,6 +79,26 @@ struct KernelView {
     long selected_block = -1;  // linear block index in the grid
 };
 
+// The Kernel tab of a CUDA exercise: the learner's own launches of the case
+// in view (panel_cuda_kernel.cpp). Selections are -1 until chosen: then the
+// faulted launch / block / thread, else the first.
+struct CudaKernelView {
+    int launch = -1;     // index into CaseOutcome::launches
+    long block = -1;     // linear block id
+    long thread = -1;    // linear thread id in the block
+    int request = -1;    // index into `requests`
+    long grid_columns = 1;  // cells per row of the drawn grid (a one-row grid wraps; tests click cells)
+    // Derived from the trace, rebuilt when what they depend on changes.
+    int built_generation = -1, built_case = -1, built_launch = -1;
+    long built_block = -1, built_thread = -1;
+    std::vector<KernelBuffer> buffers;
+    std::vector<BlockFootprint> blocks;
+    std::vector<ThreadActivity> threads;        // of the selected block
+    std::vector<BufferTouches> block_touches;   // of the selected block
+    std::vector<BufferTouches> thread_touches;  // of the selected thread
+    std::vector<WarpRequest> requests;          // of the selected block
+};
+
 enum class BottomTab { Results = 0, Heatmaps, Stages, Memory, Experiments, Kernel };
 
 struct Ui {
@@ -106,6 +127,7 @@ struct Ui {
     LayoutView layout;
     ExperimentsView experiments;
     KernelView kernel;
+    CudaKernelView cuda_kernel;
     BottomTab bottom_tab = BottomTab::Results;
     int select_bottom_tab = -1;      // >= 0: switch the bottom tab bar next frame
 
@@ -133,6 +155,8 @@ void draw_stages_panel(Ui& ui);
 void draw_layout_panel(Ui& ui);
 void draw_experiments_panel(Ui& ui);
 void draw_kernel_panel(Ui& ui);
+// The Kernel tab of a CUDA exercise (called by draw_kernel_panel).
+void draw_cuda_kernel_panel(Ui& ui);
 // The heatmap grid of one case (used by the panel and the frame benchmark).
 void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::vector<std::string>& dims);
 // The case the views show: the chosen one, else the failing one, else the first.

@@ -1,0 +1,823 @@
+// Kernel tab of a CUDA exercise: the learner's OWN launches of the case in
+// view, from the emulator's records. Left: a launch selector, the grid of
+// blocks (each labelled with the slice of the output it wrote; the faulted
+// one red), the selected block's threads, and the resource panel (NVRTC's
+// registers, shared memory, spills and the occupancy of the learner's block
+// size, for a chosen architecture). Right: what the selected thread read and
+// wrote, drawn over each tensor's layout, then the block's warp requests and,
+// for the selected one, its 32 lanes' addresses and the sectors (or banks)
+// they touched. All figures come from the core (kernel_views.hpp,
+// gpu_resources.hpp); nothing is judged here.
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <optional>
+
+#include "attnlab/core/gpu_resources.hpp"
+#include "attnlab/core/report.hpp"
+#include "ui.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+using emu::MemorySpace;
+
+// A titled separator (ImGui 1.86 has no SeparatorText).
+void section(Ui& ui, const std::string& title) {
+    ImGui::Spacing();
+    ImGui::Separator();
+    if (ui.fonts.bold) ImGui::PushFont(ui.fonts.bold);
+    ImGui::TextWrapped("%s", title.c_str());
+    if (ui.fonts.bold) ImGui::PopFont();
+}
+
+// Greyed text that wraps (TextDisabled does not).
+void disabled_wrapped(const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PopStyleColor();
+}
+
+std::string dim_text(const emu::Dim3& d) { return std::to_string(d.x) + "×" + std::to_string(d.y) + "×" + std::to_string(d.z); }
+
+std::string coords_text(const std::vector<int64_t>& c) {
+    std::string s;
+    for (int64_t v : c) s += (s.empty() ? "" : ", ") + std::to_string(v);
+    return s;
+}
+
+unsigned linear_thread(const emu::Dim3& t, const emu::Dim3& block) { return t.x + block.x * (t.y + block.y * t.z); }
+
+// Distinguishable colours for n items (sectors, banks): hues around the wheel.
+ImU32 item_color(size_t i, size_t n, float value = 0.92f) {
+    float r, g, b;
+    ImGui::ColorConvertHSVtoRGB(0.9f * static_cast<float>(i) / static_cast<float>(std::max<size_t>(n, 1)), 0.55f, value, r, g, b);
+    return ImGui::GetColorU32(ImVec4(r, g, b, 1.0f));
+}
+
+const ImU32 kIdle = IM_COL32(70, 70, 74, 255);
+const ImU32 kFault = IM_COL32(205, 55, 55, 255);
+const ImU32 kRead = IM_COL32(70, 150, 240, 255);
+const ImU32 kWritten = IM_COL32(245, 150, 40, 255);
+const ImU32 kBoth = IM_COL32(170, 90, 220, 255);
+const ImU32 kBlockRead = IM_COL32(55, 80, 115, 255);
+const ImU32 kBlockWritten = IM_COL32(120, 85, 45, 255);
+const ImU32 kDarkText = IM_COL32(12, 12, 12, 255);
+
+// ---- selections and derived data -------------------------------------------
+
+// The first launch that faulted, else the first.
+int default_launch(const CaseOutcome& c) {
+    for (size_t i = 0; i < c.launches.size(); ++i)
+        if (!c.launches[i].ok()) return static_cast<int>(i);
+    return 0;
+}
+
+// Keeps selections valid and the derived data in step with them.
+void refresh(Ui& ui, const Exercise& e, const CaseOutcome& c) {
+    CudaKernelView& v = ui.cuda_kernel;
+    const int generation = ui.session.result_generation();
+    if (v.built_generation != generation || v.built_case != c.index) {  // a new result or another case
+        v.launch = -1;
+        v.built_launch = -1;
+        v.buffers = kernel_buffers(e, c);
+        v.built_generation = generation;
+        v.built_case = c.index;
+    }
+    if (v.launch < 0 || v.launch >= static_cast<int>(c.launches.size())) v.launch = default_launch(c);
+    const emu::LaunchReport& launch = c.launches[static_cast<size_t>(v.launch)];
+    if (v.built_launch != v.launch) {
+        v.blocks = block_footprints(launch, v.buffers);
+        v.built_launch = v.launch;
+        v.block = v.thread = -1;
+        v.built_block = -1;
+    }
+    const long blocks = static_cast<long>(std::min<uint64_t>(launch.grid.count(), 1u << 30));
+    if (v.block < 0 || v.block >= blocks) {
+        v.block = 0;
+        if (fault_has_block(launch.fault)) v.block = static_cast<long>(linear_block(launch.fault.block, launch.grid));
+        else
+            for (const BlockFootprint& f : v.blocks)
+                if (f.wrote_output()) {
+                    v.block = static_cast<long>(f.block);
+                    break;
+                }
+        v.block = std::clamp(v.block, 0L, std::max(blocks - 1, 0L));
+    }
+    if (v.built_block != v.block) {
+        v.threads = thread_activity(launch, static_cast<uint64_t>(v.block));
+        v.block_touches = block_accesses(launch, v.buffers, static_cast<uint64_t>(v.block));
+        v.requests = warp_requests(launch, static_cast<uint64_t>(v.block));
+        v.built_block = v.block;
+        v.built_thread = -1;
+        v.request = -1;
+        const bool fault_here = fault_has_block(launch.fault) && linear_block(launch.fault.block, launch.grid) == static_cast<uint64_t>(v.block);
+        v.thread = fault_here ? static_cast<long>(linear_thread(launch.fault.thread, launch.block)) : -1;
+    }
+    const long threads = static_cast<long>(v.threads.size());
+    if (v.thread < 0 || v.thread >= threads) {
+        v.thread = 0;
+        for (long t = 0; t < threads; ++t)
+            if (v.threads[static_cast<size_t>(t)].active()) {
+                v.thread = t;
+                break;
+            }
+    }
+    if (v.built_thread != v.thread) {
+        v.thread_touches = thread_accesses(launch, v.buffers, static_cast<uint64_t>(v.block), static_cast<unsigned>(v.thread));
+        v.built_thread = v.thread;
+        v.request = -1;  // the requests follow the thread's warp
+    }
+    if (v.request < 0 || v.request >= static_cast<int>(v.requests.size())) {
+        // The first global load of the selected thread's warp: the coalescing question.
+        v.request = v.requests.empty() ? -1 : 0;
+        for (size_t i = 0; i < v.requests.size(); ++i)
+            if (v.requests[i].warp == static_cast<unsigned>(v.thread / 32) && v.requests[i].space == MemorySpace::Global &&
+                !v.requests[i].is_write) {
+                v.request = static_cast<int>(i);
+                break;
+            }
+    }
+}
+
+// ---- left pane ---------------------------------------------------------------
+
+std::string launch_line(Ui& ui, const emu::LaunchReport& l) {
+    std::string s = ui.t("gui.kview.launch_line", {{"kernel", l.kernel}, {"grid", dim_text(l.grid)}, {"block", dim_text(l.block)}});
+    if (l.dynamic_shared_bytes) s += ", " + ui.t("gui.kview.launch_smem", {{"bytes", std::to_string(l.dynamic_shared_bytes)}});
+    if (!l.ok()) s += " (" + ui.t("gui.kview.launch_fault", {{"code", emu::fault_code(l.fault.kind)}}) + ")";
+    return s;
+}
+
+void draw_launch_selector(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
+    CudaKernelView& v = ui.cuda_kernel;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    const std::string current = std::to_string(c.index + 1) + ". " + c.name.get(ui.session.lang());
+    if (ImGui::BeginCombo((ui.t("gui.views.case") + "##kview_case").c_str(), current.c_str())) {
+        for (const auto& k : r.cases) {
+            const std::string label = std::to_string(k.index + 1) + ". " + k.name.get(ui.session.lang()) + "  (" + verdict_title(k.verdict, ui.session.lang()) + ")";
+            if (ImGui::Selectable(label.c_str(), k.index == c.index)) ui.heatmaps.case_index = k.index;
+        }
+        ImGui::EndCombo();
+    }
+    ui.note_item("kview_case");
+    ImGui::TextUnformatted(ui.t("gui.kview.launches", {{"case", std::to_string(c.index + 1)}}).c_str());
+    const emu::LaunchReport& launch = c.launches[static_cast<size_t>(v.launch)];
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::BeginCombo("##kview_launch", (std::to_string(v.launch + 1) + ". " + launch_line(ui, launch)).c_str())) {
+        for (size_t i = 0; i < c.launches.size(); ++i)
+            if (ImGui::Selectable((std::to_string(i + 1) + ". " + launch_line(ui, c.launches[i]) + "##l" + std::to_string(i)).c_str(),
+                                  static_cast<int>(i) == v.launch))
+                v.launch = static_cast<int>(i);
+        ImGui::EndCombo();
+    }
+    ui.note_item("kview_launch");
+    const emu::LaunchCounters& k = launch.counters;
+    char sectors[32];
+    std::snprintf(sectors, sizeof sectors, "%.2f", k.sectors_per_load_request());
+    ImGui::TextWrapped("%s", ui.t("gui.kview.summary", {{"blocks", std::to_string(launch.grid.count())},
+                                                        {"threads", std::to_string(launch.block.count())},
+                                                        {"loads", std::to_string(k.global_load_requests)},
+                                                        {"sectors", sectors},
+                                                        {"stores", std::to_string(k.global_store_requests)},
+                                                        {"conflicts", std::to_string(k.shared_bank_conflicts)}})
+                                 .c_str());
+    if (launch.ok()) return;
+    const std::string code = emu::fault_code(launch.fault.kind);
+    const std::string text = fault_has_block(launch.fault)
+                                 ? ui.t("gui.kview.fault", {{"code", code},
+                                                            {"block", std::to_string(linear_block(launch.fault.block, launch.grid))},
+                                                            {"thread", std::to_string(linear_thread(launch.fault.thread, launch.block))},
+                                                            {"line", std::to_string(launch.fault.line)}})
+                                 : ui.t("gui.kview.launch_error", {{"code", code}});
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(IM_COL32(255, 120, 110, 255)));
+    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PopStyleColor();
+    ui.note_item("kview_fault");
+}
+
+std::string block_text(Ui& ui, const BlockFootprint& f, const std::string& out) {
+    const std::map<std::string, std::string> id = {{"id", std::to_string(f.block)},
+                                                   {"x", std::to_string(f.index.x)},
+                                                   {"y", std::to_string(f.index.y)},
+                                                   {"z", std::to_string(f.index.z)},
+                                                   {"out", out},
+                                                   {"reads", std::to_string(f.global_reads)}};
+    if (!f.wrote_output()) return ui.t("gui.kview.block_idle", id);
+    std::map<std::string, std::string> args = id;
+    args["slice"] = f.written.empty() ? ui.t("gui.kview.block_whole", {{"out", out}}) : describe_slice(f.written, ui.session.lang());
+    args["writes"] = std::to_string(f.output_writes);
+    args["sreads"] = std::to_string(f.shared_reads);
+    args["swrites"] = std::to_string(f.shared_writes);
+    return ui.t("gui.kview.block_wrote", args);
+}
+
+ImU32 block_color(const BlockFootprint& f, int64_t numel, bool selected) {
+    if (f.faulted) return kFault;
+    if (!f.wrote_output()) return selected ? IM_COL32(120, 120, 126, 255) : kIdle;
+    // Where in the output it wrote, as a hue: neighbouring slices look alike.
+    const float at = numel > 0 ? static_cast<float>(f.first_written) / static_cast<float>(numel) : 0.0f;
+    float r, g, b;
+    ImGui::ColorConvertHSVtoRGB(0.08f + 0.62f * std::clamp(at, 0.0f, 1.0f), 0.45f, selected ? 0.98f : 0.78f, r, g, b);
+    return ImGui::GetColorU32(ImVec4(r, g, b, 1.0f));
+}
+
+// The grid: grid.x columns and grid.y·grid.z rows; a one-row grid wraps.
+void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string& out, int64_t numel) {
+    CudaKernelView& v = ui.cuda_kernel;
+    const long count = static_cast<long>(v.blocks.size());
+    if (count == 0) {
+        ImGui::TextDisabled("%s", ui.t("gui.kview.grid_too_large", {{"n", std::to_string(launch.grid.count())}}).c_str());
+        return;
+    }
+    constexpr long kMaxCells = 4096;
+    const long shown = std::min(count, kMaxCells);
+    size_t widest = 1;
+    for (long b = 0; b < shown; ++b) widest = std::max(widest, slice_values(v.blocks[static_cast<size_t>(b)].written).size());
+    const float font = ImGui::GetFontSize();
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float label_w = ImGui::CalcTextSize(std::string(std::min<size_t>(widest, 9), '0').c_str()).x + 8.0f;
+    long cols = static_cast<long>(launch.grid.x);
+    if (launch.grid.y * launch.grid.z == 1) cols = std::clamp(static_cast<long>(avail / std::max(label_w, font * 1.4f)), 1L, cols);
+    const long rows = (shown + cols - 1) / cols;
+    v.grid_columns = cols;
+    const float cell_w = std::clamp(avail / static_cast<float>(cols), 6.0f, font * 6.0f);
+    const float cell_h = std::clamp(std::min(cell_w, font * 1.5f), 5.0f, font * 1.5f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("kview_grid", ImVec2(cell_w * static_cast<float>(cols), cell_h * static_cast<float>(rows)));
+    ui.note_item("kview_grid");
+    const bool hovered = ImGui::IsItemHovered();
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const long hover_col = static_cast<long>((m.x - origin.x) / cell_w), hover_row = static_cast<long>((m.y - origin.y) / cell_h);
+    const long under = hovered ? std::clamp(hover_row, 0L, rows - 1) * cols + std::clamp(hover_col, 0L, cols - 1) : -1;
+    if (ImGui::IsItemClicked() && under >= 0 && under < shown) v.block = under;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const bool labels = cell_w >= label_w && cell_h >= font;
+    for (long b = 0; b < shown; ++b) {
+        const BlockFootprint& f = v.blocks[static_cast<size_t>(b)];
+        const ImVec2 a(origin.x + static_cast<float>(b % cols) * cell_w, origin.y + static_cast<float>(b / cols) * cell_h);
+        const ImVec2 z(a.x + cell_w - 2, a.y + cell_h - 2);
+        dl->AddRectFilled(a, z, block_color(f, numel, b == v.block), 2.0f);
+        if (b == v.block) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), IM_COL32(255, 255, 255, 255), 2.0f, 0, 2.0f);
+        if (!labels) continue;
+        const std::string label = f.wrote_output() ? (f.written.empty() ? "*" : slice_values(f.written)) : "–";
+        const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+        if (ts.x > cell_w - 4) continue;
+        dl->AddText(ImVec2(a.x + (cell_w - 2 - ts.x) / 2, a.y + (cell_h - 2 - ts.y) / 2), f.wrote_output() || f.faulted ? kDarkText : IM_COL32(200, 200, 200, 255),
+                    label.c_str());
+    }
+    if (under >= 0 && under < shown) ImGui::SetTooltip("%s", block_text(ui, v.blocks[static_cast<size_t>(under)], out).c_str());
+    if (shown < count) ImGui::TextDisabled("%s", ui.t("gui.kview.grid_too_large", {{"n", std::to_string(count)}}).c_str());
+}
+
+// Threads as squares, one row per warp; a click selects one.
+void draw_threads(Ui& ui) {
+    CudaKernelView& v = ui.cuda_kernel;
+    const long threads = static_cast<long>(v.threads.size());
+    if (threads == 0) return;
+    const long warps = (threads + 31) / 32;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float sq = std::clamp(avail / 32.0f - 2.0f, 5.0f, ImGui::GetFontSize() * 0.9f);
+    const float step = sq + 2.0f;
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("kview_threads", ImVec2(32 * step, static_cast<float>(warps) * step));
+    ui.note_item("kview_threads");
+    if (ImGui::IsItemClicked()) {
+        const ImVec2 m = ImGui::GetIO().MousePos;
+        const long lane = std::clamp(static_cast<long>((m.x - origin.x) / step), 0L, 31L);
+        const long warp = std::clamp(static_cast<long>((m.y - origin.y) / step), 0L, warps - 1);
+        if (warp * 32 + lane < threads) v.thread = warp * 32 + lane;
+    }
+    std::vector<bool> in_request(static_cast<size_t>(threads), false);
+    if (v.request >= 0 && v.request < static_cast<int>(v.requests.size())) {
+        const WarpRequest& r = v.requests[static_cast<size_t>(v.request)];
+        for (const LaneAccess& l : r.lanes)
+            if (r.warp * 32 + l.lane < static_cast<unsigned>(threads)) in_request[r.warp * 32 + l.lane] = true;
+    }
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    for (long t = 0; t < threads; ++t) {
+        const ImVec2 a(origin.x + static_cast<float>(t % 32) * step, origin.y + static_cast<float>(t / 32) * step);
+        const ImVec2 z(a.x + sq, a.y + sq);
+        const bool active = v.threads[static_cast<size_t>(t)].active();
+        dl->AddRectFilled(a, z, t == v.thread ? IM_COL32(255, 255, 255, 255) : active ? IM_COL32(120, 190, 240, 255) : IM_COL32(60, 62, 72, 255));
+        if (in_request[static_cast<size_t>(t)]) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), IM_COL32(250, 220, 60, 255));
+    }
+}
+
+void draw_resources(Ui& ui, const CaseOutcome* c);  // below: the resource panel
+
+void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
+    CudaKernelView& v = ui.cuda_kernel;
+    const emu::LaunchReport& launch = c.launches[static_cast<size_t>(v.launch)];
+    const KernelBuffer& out = v.buffers.front();
+    int64_t numel = 1;
+    for (int64_t d : out.shape) numel *= d;
+    draw_launch_selector(ui, r, c);
+    draw_resources(ui, &c);
+    section(ui, ui.t("gui.kview.grid_title", {{"kernel", launch.kernel}, {"out", out.name}}));
+    ImGui::TextWrapped("%s", ui.t("gui.kview.grid_legend", {{"out", out.name}}).c_str());
+    if (!out.axes.empty()) {
+        std::string axes;
+        for (size_t a = 0; a < out.axes.size(); ++a) {
+            const AxisSpan named{static_cast<int>(a), out.axes[a], 0, 0};
+            const std::string word = describe_slice({named}, ui.session.lang());  // "batch 0"
+            axes += (a ? ", " : "") + word.substr(0, word.rfind(' '));
+        }
+        disabled_wrapped(ui.t("gui.kview.grid_axes", {{"axes", axes}}));
+    }
+    if (launch.trace_truncated) ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "%s", ui.t("gui.kview.trace_truncated").c_str());
+    draw_block_grid(ui, launch, out.name, numel);
+    if (v.block >= 0 && v.block < static_cast<long>(v.blocks.size())) {
+        const BlockFootprint& f = v.blocks[static_cast<size_t>(v.block)];
+        ImGui::TextWrapped("%s", block_text(ui, f, out.name).c_str());
+        ui.note_item("kview_block");
+        if (f.faulted) ImGui::TextColored(ImVec4(1.0f, 0.47f, 0.43f, 1.0f), "%s", ui.t("gui.kview.block_faulted").c_str());
+    }
+    section(ui, ui.t("gui.kview.threads_title", {{"block", std::to_string(v.block)}}));
+    disabled_wrapped(ui.t("gui.kview.threads_legend"));
+    draw_threads(ui);
+}
+
+// ---- resources -----------------------------------------------------------------
+
+// How the learner launched `kernel` (the first launch of that name).
+std::optional<LaunchShape> launch_shape(const CaseOutcome* c, const std::string& kernel) {
+    if (!c) return std::nullopt;
+    auto base = [](const std::string& s) { return s.substr(0, s.find('<')); };
+    for (const emu::LaunchReport& l : c->launches)
+        if (l.kernel == kernel || base(l.kernel) == base(kernel))
+            return LaunchShape{static_cast<int>(std::min<uint64_t>(l.block.count(), 1u << 30)), static_cast<int64_t>(l.dynamic_shared_bytes)};
+    return std::nullopt;
+}
+
+void draw_arch_selector(Ui& ui) {
+    ImGui::TextUnformatted(ui.t("gui.kview.arch").c_str());
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    const std::string current = ui.session.gpu_arch();
+    if (ImGui::BeginCombo("##kview_arch", current.c_str())) {
+        for (const std::string& arch : known_gpu_archs())
+            if (ImGui::Selectable(arch.c_str(), arch == current)) ui.session.set_gpu_arch(arch);
+        ImGui::EndCombo();
+    }
+    ui.note_item("kview_arch");
+    if (ui.session.computing_resources()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", ui.t("gui.kview.computing", {{"arch", current}}).c_str());
+    }
+}
+
+// One column per kernel, one row per figure (narrow panes stay readable),
+// then each launched kernel's occupancy in words.
+void draw_resource_table(Ui& ui, const ResourceReport& report, const CaseOutcome* c) {
+    if (report.kernels.empty()) {
+        ImGui::TextWrapped("%s", ui.t("gui.kview.no_kernels").c_str());
+        return;
+    }
+    struct Column {
+        const KernelResources* kernel;
+        std::optional<LaunchShape> shape;
+        std::optional<Occupancy> occupancy;
+    };
+    std::vector<Column> cols;
+    for (const KernelResources& k : report.kernels) {
+        Column col{&k, launch_shape(c, k.kernel), std::nullopt};
+        if (col.shape) col.occupancy = kernel_occupancy(report.arch, k, *col.shape);
+        cols.push_back(col);
+    }
+    const int n = static_cast<int>(std::min<size_t>(cols.size(), 8));
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+    if (!ImGui::BeginTable("kview_resources", n + 1, flags)) return;
+    ImGui::TableSetupColumn(ui.t("gui.kview.col_kernel").c_str());
+    for (int i = 0; i < n; ++i) ImGui::TableSetupColumn(cols[static_cast<size_t>(i)].kernel->kernel.c_str());
+    ImGui::TableHeadersRow();
+    auto row = [&](const char* key, const std::function<std::string(const Column&)>& value) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(ui.t(key).c_str());
+        for (int i = 0; i < n; ++i) {
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(value(cols[static_cast<size_t>(i)]).c_str());
+        }
+    };
+    auto bytes = [&](int64_t b) { return ui.t("gui.kview.bytes", {{"n", std::to_string(b)}}); };
+    row("gui.kview.col_registers", [](const Column& k) { return std::to_string(k.kernel->registers); });
+    row("gui.kview.col_static_shared", [&](const Column& k) { return bytes(k.kernel->shared_bytes); });
+    row("gui.kview.col_spills", [&](const Column& k) { return bytes(k.kernel->spill_bytes()); });
+    row("gui.kview.col_block", [&](const Column& k) {
+        return k.shape ? ui.t("gui.kview.threads_smem", {{"threads", std::to_string(k.shape->threads_per_block)},
+                                                         {"bytes", std::to_string(k.shape->dynamic_shared_bytes)}})
+                       : ui.t("gui.kview.not_launched");
+    });
+    row("gui.kview.col_occupancy", [](const Column& k) {
+        if (!k.occupancy) return std::string("—");
+        char pct[16];
+        std::snprintf(pct, sizeof pct, "%.0f%%", k.occupancy->fraction * 100.0);
+        return std::string(pct);
+    });
+    row("gui.kview.col_limit", [&](const Column& k) { return k.occupancy ? ui.t("gui.kview.limit." + k.occupancy->limited_by) : std::string("—"); });
+    ImGui::EndTable();
+    ui.note_item("kview_resources");
+    for (const Column& k : cols)
+        if (k.occupancy)
+            ImGui::TextWrapped("%s", (ui.t("gui.kview.occupancy_of", {{"kernel", k.kernel->kernel}, {"threads", std::to_string(k.shape->threads_per_block)}}) +
+                                      " " + describe_occupancy(*k.occupancy, ui.session.lang()))
+                                         .c_str());
+}
+
+void draw_resources(Ui& ui, const CaseOutcome* c) {
+    const std::shared_ptr<const ResourceReport> report = ui.session.resources();
+    section(ui, ui.t("gui.kview.resources_title", {{"arch", report ? report->arch : ui.session.gpu_arch()}}));
+    draw_arch_selector(ui);
+    if (!report) {
+        disabled_wrapped(ui.t("gui.kview.resources_none"));
+        return;
+    }
+    switch (report->status) {
+        case ResourceReport::Status::Unavailable:
+            ImGui::TextWrapped("%s", ui.t("gui.kview.unavailable").c_str());
+            ui.note_item("kview_resources_unavailable");
+            break;
+        case ResourceReport::Status::CompileError:
+            ImGui::TextWrapped("%s", ui.t("gui.kview.compile_error", {{"arch", report->arch}}).c_str());
+            for (const Diagnostic& d : report->diagnostics)
+                if (d.severity == "error" || d.severity == "fatal error")
+                    ImGui::TextWrapped("%s:%d: %s", d.file.c_str(), d.line, d.message.c_str());
+            ui.note_item("kview_resources_error");
+            break;
+        case ResourceReport::Status::Ok: draw_resource_table(ui, *report, c); break;
+    }
+}
+
+// ---- right pane: the selected thread over the tensors ---------------------------------------------
+
+// Per element of one buffer: 1 = read by the thread, 2 = written by it,
+// 4 = read by the block, 8 = written by the block.
+std::map<int64_t, int> touch_marks(const std::string& buffer, MemorySpace space, const std::vector<BufferTouches>& thread,
+                                   const std::vector<BufferTouches>& block) {
+    std::map<int64_t, int> marks;
+    for (const BufferTouches& t : block)
+        if (t.buffer == buffer && t.space == space) {
+            for (const ElementTouch& e : t.reads) marks[e.index] |= 4;
+            for (const ElementTouch& e : t.writes) marks[e.index] |= 8;
+        }
+    for (const BufferTouches& t : thread)
+        if (t.buffer == buffer && t.space == space) {
+            for (const ElementTouch& e : t.reads) marks[e.index] |= 1;
+            for (const ElementTouch& e : t.writes) marks[e.index] |= 2;
+        }
+    return marks;
+}
+
+ImU32 mark_color(int m) {
+    if ((m & 3) == 3) return kBoth;
+    if (m & 2) return kWritten;
+    if (m & 1) return kRead;
+    if (m & 8) return kBlockWritten;
+    return kBlockRead;
+}
+
+// How a buffer is drawn: its last two axes as a tile of rows × columns, the
+// leading axes as tiles side by side (rank 4: one row of tiles per index of
+// the first axis, one column per index of the second, so (B, H, T, hd) shows
+// batch × head (T, hd) slices); rank 1 and shared memory as rows of 32.
+struct TileLayout {
+    int64_t tile_rows = 1, tile_cols = 1, tiles = 1, grid_cols = 1, grid_rows = 1;
+    float cell = 4, gap = 3;
+    ImVec2 size() const {
+        return ImVec2(static_cast<float>(grid_cols * tile_cols) * cell + static_cast<float>(grid_cols - 1) * gap,
+                      static_cast<float>(grid_rows * tile_rows) * cell + static_cast<float>(grid_rows - 1) * gap);
+    }
+    ImVec2 at(int64_t index) const {  // top-left corner of an element's cell, from the origin
+        const int64_t per_tile = tile_rows * tile_cols, tile = index / per_tile, within = index % per_tile;
+        return ImVec2(static_cast<float>(tile % grid_cols) * (static_cast<float>(tile_cols) * cell + gap) + static_cast<float>(within % tile_cols) * cell,
+                      static_cast<float>(tile / grid_cols) * (static_cast<float>(tile_rows) * cell + gap) + static_cast<float>(within / tile_cols) * cell);
+    }
+    int64_t index_at(ImVec2 p) const {  // -1 between tiles
+        const float tw = static_cast<float>(tile_cols) * cell + gap, th = static_cast<float>(tile_rows) * cell + gap;
+        const int64_t tx = static_cast<int64_t>(p.x / tw), ty = static_cast<int64_t>(p.y / th);
+        const int64_t c = static_cast<int64_t>((p.x - static_cast<float>(tx) * tw) / cell), r = static_cast<int64_t>((p.y - static_cast<float>(ty) * th) / cell);
+        if (p.x < 0 || p.y < 0 || tx >= grid_cols || ty >= grid_rows || c >= tile_cols || r >= tile_rows) return -1;
+        const int64_t tile = ty * grid_cols + tx;
+        return tile < tiles ? tile * tile_rows * tile_cols + r * tile_cols + c : -1;
+    }
+};
+
+TileLayout tile_layout(const Shape& shape, int64_t numel, float avail, float max_h, float font) {
+    TileLayout t;
+    const size_t rank = shape.size();
+    if (rank >= 2) {
+        t.tile_rows = std::max<int64_t>(shape[rank - 2], 1);
+        t.tile_cols = std::max<int64_t>(shape[rank - 1], 1);
+    } else {
+        t.tile_cols = std::min<int64_t>(std::max<int64_t>(numel, 1), 32);
+        t.tile_rows = (std::max<int64_t>(numel, 1) + t.tile_cols - 1) / t.tile_cols;
+    }
+    t.tiles = std::max<int64_t>(numel / (t.tile_rows * t.tile_cols), 1);
+    if (rank == 4) {
+        t.grid_cols = std::max<int64_t>(shape[1], 1);
+    } else {  // as many tiles side by side as fit with cells of at least 5 px
+        const int64_t fit = static_cast<int64_t>((avail + t.gap) / (static_cast<float>(t.tile_cols) * 5.0f + t.gap));
+        t.grid_cols = std::clamp<int64_t>(fit, 1, t.tiles);
+    }
+    t.grid_rows = (t.tiles + t.grid_cols - 1) / t.grid_cols;
+    const float by_width = (avail - static_cast<float>(t.grid_cols - 1) * t.gap) / static_cast<float>(t.grid_cols * t.tile_cols);
+    const float by_height = (max_h - static_cast<float>(t.grid_rows - 1) * t.gap) / static_cast<float>(t.grid_rows * t.tile_rows);
+    t.cell = std::clamp(std::min(by_width, by_height), 2.0f, font * 0.9f);
+    return t;
+}
+
+// One buffer's layout: untouched tiles dark, touched cells drawn over them;
+// hovering a cell names its coordinates and who touched it.
+void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, const Shape& shape, const std::vector<BufferTouches>& thread,
+                        const std::vector<BufferTouches>& block) {
+    const std::map<int64_t, int> marks = touch_marks(name, space, thread, block);
+    int64_t numel = 1;
+    for (int64_t d : shape) numel *= d;
+    if (shape.empty()) numel = marks.empty() ? 1 : marks.rbegin()->first + 1;  // shared memory: up to the highest element touched
+    const float font = ImGui::GetFontSize();
+    const TileLayout t = tile_layout(shape, numel, ImGui::GetContentRegionAvail().x, font * 15.0f, font);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    for (int64_t k = 0; k < t.tiles; ++k) {
+        const ImVec2 a = t.at(k * t.tile_rows * t.tile_cols);
+        dl->AddRectFilled(ImVec2(origin.x + a.x, origin.y + a.y),
+                          ImVec2(origin.x + a.x + static_cast<float>(t.tile_cols) * t.cell, origin.y + a.y + static_cast<float>(t.tile_rows) * t.cell),
+                          IM_COL32(45, 45, 52, 255));
+    }
+    const float inset = t.cell >= 4 ? 1.0f : 0.0f;
+    for (const auto& [index, m] : marks) {
+        if (index < 0 || index >= numel) continue;  // out of bounds: named in the order above, not drawn
+        const ImVec2 a = t.at(index);
+        dl->AddRectFilled(ImVec2(origin.x + a.x, origin.y + a.y), ImVec2(origin.x + a.x + t.cell - inset, origin.y + a.y + t.cell - inset), mark_color(m));
+    }
+    // The thread's own cells ringed, so one element stands out among small cells.
+    for (const auto& [index, m] : marks)
+        if ((m & 3) && index >= 0 && index < numel) {
+            const ImVec2 a = t.at(index);
+            dl->AddRect(ImVec2(origin.x + a.x - 1.5f, origin.y + a.y - 1.5f), ImVec2(origin.x + a.x + t.cell + 0.5f, origin.y + a.y + t.cell + 0.5f),
+                        IM_COL32(255, 255, 255, 230));
+        }
+    ImGui::InvisibleButton(("kview_buffer:" + name).c_str(), ImVec2(std::max(t.size().x, 1.0f), std::max(t.size().y, 1.0f)));
+    ui.note_item("kview_buffer:" + name);
+    if (!ImGui::IsItemHovered()) return;
+    const ImVec2 mp = ImGui::GetIO().MousePos;
+    const int64_t index = t.index_at(ImVec2(mp.x - origin.x, mp.y - origin.y));
+    if (index < 0) return;
+    std::string tip = ui.t("gui.kview.cell", {{"name", name}, {"coords", coords_text(unravel_index(index, shape))}, {"index", std::to_string(index)}});
+    const auto it = marks.find(index);
+    const int m = it == marks.end() ? 0 : it->second;
+    if (m & 1) tip += "\n" + ui.t("gui.kview.cell_read");
+    if (m & 2) tip += "\n" + ui.t("gui.kview.cell_written");
+    if ((m & 12) && !(m & 3)) tip += "\n" + ui.t("gui.kview.cell_block");
+    ImGui::SetTooltip("%s", tip.c_str());
+}
+
+// The thread's accesses as words, in the order it made them (the first few).
+void draw_access_order(Ui& ui, const std::vector<BufferTouches>& touches) {
+    struct Item {
+        size_t order;
+        std::string text;
+    };
+    std::vector<Item> items;
+    for (const BufferTouches& t : touches) {
+        for (const ElementTouch& e : t.reads)
+            items.push_back({e.order, ui.t("gui.kview.read_at", {{"name", t.buffer}, {"coords", coords_text(e.coords)}, {"line", std::to_string(e.line)}})});
+        for (const ElementTouch& e : t.writes)
+            items.push_back({e.order, ui.t("gui.kview.wrote_at", {{"name", t.buffer}, {"coords", coords_text(e.coords)}, {"line", std::to_string(e.line)}})});
+    }
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.order < b.order; });
+    constexpr size_t kShown = 12;
+    std::string text = ui.t("gui.kview.order");
+    for (size_t i = 0; i < items.size() && i < kShown; ++i) text += (i ? " → " : " ") + items[i].text;
+    if (items.size() > kShown) text += " " + ui.t("gui.kview.more", {{"n", std::to_string(items.size() - kShown)}});
+    ImGui::TextWrapped("%s", text.c_str());
+    ui.note_item("kview_order");
+}
+
+void draw_thread(Ui& ui, const emu::LaunchReport& launch) {
+    CudaKernelView& v = ui.cuda_kernel;
+    const unsigned t = static_cast<unsigned>(v.thread);
+    const unsigned bx = std::max(launch.block.x, 1u), by = std::max(launch.block.y, 1u);
+    section(ui, ui.t("gui.kview.thread_title", {{"thread", std::to_string(t)},
+                                                {"block", std::to_string(v.block)},
+                                                {"x", std::to_string(t % bx)},
+                                                {"y", std::to_string((t / bx) % by)},
+                                                {"z", std::to_string(t / bx / by)},
+                                                {"warp", std::to_string(t / 32)},
+                                                {"lane", std::to_string(t % 32)}}));
+    ui.note_item("kview_thread");
+    disabled_wrapped(ui.t("gui.kview.tensors_legend"));
+    if (v.thread_touches.empty()) ImGui::TextWrapped("%s", ui.t("gui.kview.thread_none").c_str());
+    else draw_access_order(ui, v.thread_touches);
+    // The access that stopped the launch was refused, so the trace lacks it: say it.
+    const emu::Fault& f = launch.fault;
+    if (f.kind == emu::FaultKind::OutOfBounds && linear_block(f.block, launch.grid) == static_cast<uint64_t>(v.block) && linear_thread(f.thread, launch.block) == t) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(IM_COL32(255, 120, 110, 255)));
+        ImGui::TextWrapped("%s", ui.t(f.is_write ? "gui.kview.fault_write" : "gui.kview.fault_read",
+                                      {{"name", f.buffer}, {"index", std::to_string(f.index)}, {"size", std::to_string(f.size)}, {"line", std::to_string(f.line)}})
+                                     .c_str());
+        ImGui::PopStyleColor();
+        ui.note_item("kview_fault_access");
+    }
+    // The output and the inputs (even untouched by this thread: the block's
+    // accesses show where it works), then shared memory.
+    for (const KernelBuffer& b : v.buffers) {
+        int64_t reads = 0, writes = 0;
+        for (const BufferTouches& t2 : v.thread_touches)
+            if (t2.buffer == b.name && t2.space == MemorySpace::Global) reads = static_cast<int64_t>(t2.reads.size()), writes = static_cast<int64_t>(t2.writes.size());
+        ImGui::TextUnformatted(ui.t("gui.kview.buffer_title", {{"name", b.name}, {"shape", shape_to_string(b.shape)},
+                                                               {"reads", std::to_string(reads)}, {"writes", std::to_string(writes)}})
+                                   .c_str());
+        draw_buffer_layout(ui, b.name, MemorySpace::Global, b.shape, v.thread_touches, v.block_touches);
+    }
+    for (const BufferTouches& t2 : v.block_touches) {
+        if (t2.space != MemorySpace::Shared) continue;
+        int64_t reads = 0, writes = 0;
+        for (const BufferTouches& mine : v.thread_touches)
+            if (mine.buffer == t2.buffer && mine.space == MemorySpace::Shared) reads = static_cast<int64_t>(mine.reads.size()), writes = static_cast<int64_t>(mine.writes.size());
+        ImGui::TextUnformatted(ui.t("gui.kview.shared_title", {{"name", t2.buffer}, {"reads", std::to_string(reads)}, {"writes", std::to_string(writes)}}).c_str());
+        draw_buffer_layout(ui, t2.buffer, MemorySpace::Shared, {}, v.thread_touches, v.block_touches);
+    }
+}
+
+// ---- right pane: warp requests ------------------------------------------------------
+
+std::string request_what(Ui& ui, const WarpRequest& r) {
+    if (r.space == MemorySpace::Shared) return ui.t(r.is_write ? "gui.kview.shared_store" : "gui.kview.shared_load");
+    return ui.t(r.is_write ? "gui.kview.global_store" : "gui.kview.global_load", {{"name", r.buffer()}});
+}
+
+std::string request_cost(const WarpRequest& r) {
+    return r.space == MemorySpace::Global ? std::to_string(r.sectors.size()) : std::to_string(r.wavefronts);
+}
+
+void draw_request_list(Ui& ui) {
+    CudaKernelView& v = ui.cuda_kernel;
+    section(ui, ui.t("gui.kview.requests_title", {{"block", std::to_string(v.block)}, {"n", std::to_string(v.requests.size())}}));
+    disabled_wrapped(ui.t("gui.kview.requests_legend"));
+    if (v.requests.empty()) {
+        ImGui::TextWrapped("%s", ui.t("gui.kview.requests_none").c_str());
+        return;
+    }
+    const float row_h = ImGui::GetTextLineHeightWithSpacing();
+    const float h = row_h * static_cast<float>(std::min<size_t>(v.requests.size(), 6) + 1) + 6;
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("kview_requests", 6, flags, ImVec2(0, h))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthStretch, 0.4f);
+    for (const char* k : {"gui.kview.col_warp", "gui.kview.col_access", "gui.kview.col_line", "gui.kview.col_lanes", "gui.kview.col_cost"})
+        ImGui::TableSetupColumn(ui.t(k).c_str(), ImGuiTableColumnFlags_WidthStretch, k == std::string("gui.kview.col_access") ? 2.0f : 0.8f);
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(v.requests.size()));
+    while (clipper.Step())
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+            const WarpRequest& r = v.requests[static_cast<size_t>(i)];
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            if (ImGui::Selectable((std::to_string(i + 1) + "##req" + std::to_string(i)).c_str(), i == v.request, ImGuiSelectableFlags_SpanAllColumns))
+                v.request = i;
+            if (i < 64) ui.note_item("kview_request:" + std::to_string(i));
+            ImGui::TableNextColumn();
+            ImGui::Text("%u", r.warp);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(request_what(ui, r).c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", r.line);
+            ImGui::TableNextColumn();
+            ImGui::Text("%zu/%u", r.lanes.size(), r.warp_lanes);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(request_cost(r).c_str());
+        }
+    ImGui::EndTable();
+    ui.note_item("kview_requests");
+}
+
+// Lanes as boxes coloured by the sector (or bank) they touched, then the
+// distinct sectors in the same colours.
+void draw_lane_strip(Ui& ui, const WarpRequest& r) {
+    const bool global = r.space == MemorySpace::Global;
+    std::vector<uint64_t> keys;  // distinct sectors (per buffer, in r.sectors order) or banks
+    if (global)
+        for (const auto& s : r.sectors) keys.push_back(s.second);
+    else
+        for (const LaneAccess& l : r.lanes)
+            if (std::find(keys.begin(), keys.end(), l.sector) == keys.end()) keys.push_back(l.sector);
+    if (!global) std::sort(keys.begin(), keys.end());
+    auto key_of = [&](const LaneAccess& l) -> size_t {
+        if (global) {
+            const auto it = std::find(r.sectors.begin(), r.sectors.end(), std::make_pair(l.buffer, l.sector));
+            return static_cast<size_t>(it - r.sectors.begin());
+        }
+        return static_cast<size_t>(std::find(keys.begin(), keys.end(), l.sector) - keys.begin());
+    };
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float box = std::clamp(avail / 32.0f - 2.0f, 8.0f, ImGui::GetFontSize() * 1.6f);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    const bool numbers = box >= ImGui::CalcTextSize("00").x + 2;
+    for (const LaneAccess& l : r.lanes) {
+        const ImVec2 a(p.x + static_cast<float>(l.lane) * (box + 2), p.y);
+        dl->AddRectFilled(a, ImVec2(a.x + box, a.y + box), item_color(key_of(l), keys.size()));
+        if (numbers) dl->AddText(ImVec2(a.x + 1, a.y + (box - ImGui::GetFontSize()) / 2), kDarkText, std::to_string(l.lane).c_str());
+    }
+    ImGui::Dummy(ImVec2(32 * (box + 2), box + 4));
+    ui.note_item("kview_lanes");
+    // The sectors / banks themselves, as labelled chips.
+    p = ImGui::GetCursorScreenPos();
+    float x = p.x;
+    const float chip_h = ImGui::GetFontSize() + 4;
+    float y = p.y;
+    for (size_t i = 0; i < keys.size(); ++i) {
+        const std::string label = (global ? r.sectors[i].first + ":" : "") + std::to_string(keys[i]);
+        const float w = ImGui::CalcTextSize(label.c_str()).x + 8;
+        if (x + w > p.x + avail && x > p.x) {
+            x = p.x;
+            y += chip_h + 2;
+        }
+        dl->AddRectFilled(ImVec2(x, y), ImVec2(x + w, y + chip_h), item_color(i, keys.size()), 3.0f);
+        dl->AddText(ImVec2(x + 4, y + 2), kDarkText, label.c_str());
+        x += w + 3;
+    }
+    ImGui::Dummy(ImVec2(avail, y - p.y + chip_h + 2));
+}
+
+void draw_request_detail(Ui& ui) {
+    CudaKernelView& v = ui.cuda_kernel;
+    if (v.request < 0 || v.request >= static_cast<int>(v.requests.size())) return;
+    const WarpRequest& r = v.requests[static_cast<size_t>(v.request)];
+    const bool global = r.space == MemorySpace::Global;
+    ImGui::TextUnformatted(ui.t("gui.kview.request_title", {{"n", std::to_string(v.request + 1)}, {"warp", std::to_string(r.warp)},
+                                                            {"line", std::to_string(r.line)}, {"what", request_what(ui, r)}})
+                               .c_str());
+    ui.note_item("kview_request");
+    const std::string lanes = std::to_string(r.lanes.size());
+    ImGui::TextWrapped("%s", global ? ui.t("gui.kview.request_sectors", {{"lanes", lanes}, {"sectors", std::to_string(r.sectors.size())}}).c_str()
+                                    : ui.t("gui.kview.request_banks", {{"lanes", lanes}, {"wavefronts", std::to_string(r.wavefronts)},
+                                                                        {"conflicts", std::to_string(r.bank_conflicts)}})
+                                          .c_str());
+    if (r.partial())
+        ImGui::TextWrapped("%s", ui.t("gui.kview.request_partial", {{"lanes", lanes}, {"warp_lanes", std::to_string(r.warp_lanes)}}).c_str());
+    draw_lane_strip(ui, r);
+    const KernelBuffer* b = global ? find_buffer(v.buffers, r.buffer()) : nullptr;
+    const float h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(r.lanes.size(), 8) + 1) + 6;
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("kview_lane_table", 4, flags, ImVec2(0, h))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* k : {"gui.kview.col_lane", "gui.kview.col_element", "gui.kview.col_bytes", global ? "gui.kview.col_sector" : "gui.kview.col_bank"})
+        ImGui::TableSetupColumn(ui.t(k).c_str());
+    ImGui::TableHeadersRow();
+    for (const LaneAccess& l : r.lanes) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::Text("%u", l.lane);
+        ImGui::TableNextColumn();
+        const std::string element = l.buffer + "[" + coords_text(unravel_index(l.index, b ? b->shape : Shape{})) + "]";
+        ImGui::TextUnformatted(element.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%lld", static_cast<long long>(l.byte_address));
+        ImGui::TableNextColumn();
+        ImGui::Text("%llu", static_cast<unsigned long long>(l.sector));
+    }
+    ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_cuda_kernel_panel(Ui& ui) {
+    const CheckResult* r = ui.session.last_result();
+    const Exercise* e = ui.session.current();
+    const CaseOutcome* c = r && !r->cases.empty() ? view_case(ui) : nullptr;
+    if (!r || !e || !c) {
+        ImGui::TextDisabled("%s", ui.t("gui.views.no_result").c_str());
+        draw_resources(ui, nullptr);
+        return;
+    }
+    if (c->launches.empty()) {
+        ImGui::TextWrapped("%s", ui.t("gui.kview.no_launches").c_str());
+        ui.note_item("kview_no_launches");
+        draw_resources(ui, c);
+        return;
+    }
+    refresh(ui, *e, *c);
+    const emu::LaunchReport& launch = c->launches[static_cast<size_t>(ui.cuda_kernel.launch)];
+    if (!ImGui::BeginTable("kview_split", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) return;
+    ImGui::TableSetupColumn("blocks", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+    ImGui::TableSetupColumn("thread", ImGuiTableColumnFlags_WidthStretch, 0.55f);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::BeginChild("kview_left", ImVec2(0, ImGui::GetContentRegionAvail().y), false);
+    draw_left(ui, *r, *c);
+    ImGui::EndChild();
+    ImGui::TableNextColumn();
+    ImGui::BeginChild("kview_right", ImVec2(0, ImGui::GetContentRegionAvail().y), false);
+    draw_thread(ui, launch);
+    draw_request_list(ui);
+    draw_request_detail(ui);
+    ImGui::EndChild();
+    ImGui::EndTable();
+}
+
+}  // namespace attnlab::gui
