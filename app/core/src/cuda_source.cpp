@@ -166,9 +166,9 @@ void find_shared(const std::string& s, const std::string& code, std::vector<Edit
         if (is_extern) {
             if (dims != "[]") continue;
             edits.push_back({before - 6, semi + 1,
-                             "::attnlab::emu::SharedPtr<" + type + "> " + name + " = ::attnlab::emu::dynamic_shared<" + type + ">();"});
+                             "::attnlab::emu::SharedPtr<" + type + "> " + name + " = ::attnlab::emu::dynamic_shared<" + type + ">(\"" + name + "\");"});
         } else {
-            edits.push_back({at, semi + 1, "__shared__ ::attnlab::emu::shared<" + type + dims + "> " + name + ";"});
+            edits.push_back({at, semi + 1, "__shared__ ::attnlab::emu::shared<" + type + dims + "> " + name + "{\"" + name + "\"};"});
         }
     }
 }

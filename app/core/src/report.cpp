@@ -427,11 +427,19 @@ nlohmann::json learner_kernel_json(const CaseOutcome& c) {
 
 }  // namespace
 
+// Per kernel, the launch that asks most of an SM (the largest block, then the
+// most dynamic shared memory) over every case: the occupancy a learner should
+// plan for, not the smallest case's.
 std::map<std::string, LaunchShape> learner_launch_shapes(const CheckResult& r) {
     std::map<std::string, LaunchShape> shapes;
     for (const CaseOutcome& c : r.cases)
-        for (const emu::LaunchReport& L : c.launches)
-            shapes.emplace(L.kernel, LaunchShape{static_cast<int>(L.block.count()), static_cast<int64_t>(L.dynamic_shared_bytes)});
+        for (const emu::LaunchReport& L : c.launches) {
+            const LaunchShape shape{static_cast<int>(L.block.count()), static_cast<int64_t>(L.dynamic_shared_bytes)};
+            auto [it, fresh] = shapes.emplace(L.kernel, shape);
+            if (!fresh && std::make_pair(shape.threads_per_block, shape.dynamic_shared_bytes) >
+                              std::make_pair(it->second.threads_per_block, it->second.dynamic_shared_bytes))
+                it->second = shape;
+        }
     return shapes;
 }
 

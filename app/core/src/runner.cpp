@@ -279,9 +279,29 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
 std::future<ResourceReport> Runner::start_resource_report(const std::string& source, const std::string& display_name,
                                                           const CheckControl& control) {
     const fs::path work_dir = compiler_.cache_dir() / "tmp";
-    return std::async(std::launch::async, [nvrtc_source = cuda_source::for_nvrtc(source), display_name, arch = control.gpu_arch,
+    std::string nvrtc_source = cuda_source::for_nvrtc(source);
+    // Unchanged file, same architecture: the report NVRTC gave last time (a
+    // recheck costs no compile). Reports that depend on luck (cancelled,
+    // NVRTC missing) are not kept.
+    const std::string key = control.gpu_arch + "/" + display_name + "/" + hex64(hash64(nvrtc_source));
+    {
+        std::lock_guard<std::mutex> lock(resources_mutex_);
+        if (auto it = resources_cache_.find(key); it != resources_cache_.end()) {
+            std::promise<ResourceReport> ready;
+            ready.set_value(it->second);
+            return ready.get_future();
+        }
+    }
+    return std::async(std::launch::async, [this, key, nvrtc_source = std::move(nvrtc_source), display_name, arch = control.gpu_arch,
                                            work_dir, cancel = control.cancel] {
-        return compile_resources(nvrtc_source, display_name, {{"attnlab/cuda.hpp", cuda_source::nvrtc_prelude()}}, arch, work_dir, cancel);
+        ResourceReport report =
+            compile_resources(nvrtc_source, display_name, {{"attnlab/cuda.hpp", cuda_source::nvrtc_prelude()}}, arch, work_dir, cancel);
+        if (report.status != ResourceReport::Status::Unavailable) {
+            std::lock_guard<std::mutex> lock(resources_mutex_);
+            if (resources_cache_.size() >= 64) resources_cache_.clear();  // bounded; a miss only costs a compile
+            resources_cache_[key] = report;
+        }
+        return report;
     });
 }
 

@@ -58,7 +58,11 @@ Paths Paths::from_environment() {
     return p;
 }
 
-fs::path Workspace::learner_file(const Exercise& exercise) const { return paths_.workspace() / (exercise.id + ".cpp"); }
+// The learner's own copy: <id>.cpp, or <id>.cu for a CUDA exercise (so their
+// editor and compile tools know what it is).
+fs::path Workspace::learner_file(const Exercise& exercise) const {
+    return paths_.workspace() / (exercise.id + exercise.source_extension());
+}
 
 fs::path Workspace::ensure_learner_file(const Exercise& exercise) const {
     fs::path p = learner_file(exercise);

@@ -42,8 +42,10 @@ std::string where(const Fault& f, Lang lang) {
         place = (id ? "buffer global '" : "global buffer '") + f.buffer + "'";
     else if (f.buffer == "dynamic shared memory")
         place = id ? "shared memory dinamis" : "dynamic shared memory";
-    else
+    else if (f.buffer.empty() || f.buffer == "shared array")
         place = id ? "array shared" : "shared array";
+    else  // named by its declaration (attnlab's rewrite of a learner's __shared__ array)
+        place = (id ? "array shared '" : "shared array '") + f.buffer + "'";
     const std::string n = std::to_string(f.size);
     if (id) return place + " (" + n + " elemen " + f.element_type + ", indeks sah 0.." + std::to_string(f.size - 1) + ")";
     return place + " (" + n + " " + f.element_type + (f.size == 1 ? "" : "s") + ", valid indices 0.." +
@@ -75,10 +77,11 @@ std::string barrier_text(const Fault& f, Lang lang) {
         return "divergensi barrier di blok " + dim(f.block) + ": " + join_groups(f, lang) +
                ". Setiap thread dalam satu blok harus mencapai __syncthreads yang sama. __syncthreads "
                "di dalam cabang yang tidak diambil semua thread, atau setelah return lebih awal, "
-               "membuat blok macet di GPU.";
+               "bisa membuat blok macet atau memberi hasil yang salah di GPU (perilakunya tidak terdefinisi).";
     return "barrier divergence in block " + dim(f.block) + ": " + join_groups(f, lang) +
            ". Every thread of a block must reach the same __syncthreads. A __syncthreads inside a "
-           "branch that not every thread takes, or after an early return, hangs the block on a GPU.";
+           "branch that not every thread takes, or after an early return, is undefined behaviour on a GPU: the "
+           "block may hang or compute wrong values.";
 }
 
 std::string warp_text(const Fault& f, Lang lang) {

@@ -568,6 +568,9 @@ public:
         region_.elem_size = sizeof(Elem);
         region_.type = type_name<Elem>();
     }
+    // Named, so faults say "shared array 'tile'" (attnlab's rewrite of a
+    // learner's `__shared__ float tile[N];` passes the name).
+    explicit SharedArray(const char* name) : SharedArray() { region_.name = name; }
     ~SharedArray() { ::operator delete(storage_, std::align_val_t(128)); }
     SharedArray(const SharedArray&) = delete;
     SharedArray& operator=(const SharedArray&) = delete;
@@ -587,8 +590,10 @@ private:
 template <class A> using shared = SharedArray<A>;
 
 // The block's dynamic shared memory (the launch's `smem` bytes) seen as T.
-template <class T> SharedPtr<T> dynamic_shared() {
-    return SharedPtr<T>(detail::dynamic_shared_region(sizeof(T), type_name<T>()), 0);
+template <class T> SharedPtr<T> dynamic_shared(const char* name = nullptr) {
+    detail::SharedRegion* region = detail::dynamic_shared_region(sizeof(T), type_name<T>());
+    if (name && region) region->name = name;
+    return SharedPtr<T>(region, 0);
 }
 
 // ------------------------------------------------------------------ launch

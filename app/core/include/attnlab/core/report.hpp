@@ -34,7 +34,7 @@ std::string explain_cuda(const CheckResult& result, Lang lang);
 // C++ exercises.
 std::string explain_resources(const CheckResult& result, Lang lang);
 // The block size and dynamic shared memory each of the learner's kernels was
-// launched with (first launch of each name, first case that launched it).
+// launched with: the largest launch of each name over the cases.
 std::map<std::string, LaunchShape> learner_launch_shapes(const CheckResult& result);
 // "CPU emulator" / "GPU NVIDIA H200", in the learner's language.
 std::string cuda_backend_text(const KernelOutcome& kernel, Lang lang);

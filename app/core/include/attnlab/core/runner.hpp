@@ -13,6 +13,7 @@
 #include "attnlab/core/check_result.hpp"
 #include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course.hpp"
+#include "attnlab/core/gpu_resources.hpp"
 #include "attnlab/core/verdict.hpp"
 
 namespace attnlab {
@@ -63,6 +64,8 @@ private:
     Compiler& compiler_;
     std::mutex kernel_mutex_;
     std::map<std::string, std::optional<KernelOutcome>> kernel_cache_;
+    std::mutex resources_mutex_;
+    std::map<std::string, ResourceReport> resources_cache_;  // arch/file/hash of the NVRTC source -> report
 };
 
 // Computes the reference output and stages of one case (throws
