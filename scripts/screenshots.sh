@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Scripted screenshots of the GUI in both languages, with a passing and a
 # failing check, a named mistake, the hints and solution tabs, the settings and help overlays,
-# and every view (heatmaps, stages, shapes & memory, experiments, kernel).
+# and every view (heatmaps, stages, shapes & memory, experiments, kernel), plus the Kernel view
+# of a CUDA exercise (the learner's own launches, the per-block view, the resource panel).
 #   scripts/screenshots.sh [OUT_DIR]     (default: build/screenshots)
 # Needs a built attnlab and xvfb-run. Uses a throw-away ATTNLAB_HOME.
 set -euo pipefail
@@ -18,9 +19,13 @@ shot() {  # name lang exercise source-file extra-args...
   local name=$1 lang=$2 ex=$3 src=$4
   shift 4
   [ -n "$src" ] && cp "$src" "$home/workspace/$ex.cpp"
+  case "$src" in *.cu) cp "$src" "$home/workspace/$ex.cu" ;; esac  # a CUDA exercise's file, whichever name it has
   local size=1500x1000
-  case "$name" in *-kernel-*) size=1500x1500 ;; esac  # the Kernel tab: source, launch, both layouts
-  xvfb-run -a -s "-screen 0 1500x1500x24" "$attnlab" --lang "$lang" --exercise "$ex" --screenshot "$out/$name.png" \
+  case "$name" in
+    *-cuda-kernel-*) size=1800x1600 ;;  # a CUDA exercise's Kernel tab: blocks, threads, tensors, warp requests, resources
+    *-kernel-*) size=1500x1500 ;;  # the Kernel tab: source, launch, both layouts
+  esac
+  xvfb-run -a -s "-screen 0 1800x1600x24" "$attnlab" --lang "$lang" --exercise "$ex" --screenshot "$out/$name.png" \
     --quit-after 3 --size "$size" "$@"
   echo "$out/$name.png"
 }
@@ -47,4 +52,9 @@ for lang in en id; do
     shot "$lang-$view-pass" "$lang" causal-mhsa "$ex/causal-mhsa/solution.cpp" --run --view "$view"
     shot "$lang-$view-fail" "$lang" causal-mhsa "$wrong" --run --view "$view"
   done
+  # A CUDA exercise (the fixture course): its Kernel tab after a pass and after an out-of-bounds fault.
+  cuda=$root/tests/fixtures/cuda-course
+  echo '{"results_height": 1100}' > "$home/config/settings.json"
+  shot "$lang-cuda-kernel-pass" "$lang" fx-cuda-split "$cuda/fx-cuda-split/solution.cu" --course "$cuda" --run --view kernel
+  shot "$lang-cuda-kernel-fault" "$lang" fx-cuda-split "$cuda/fx-cuda-split/wrong/no_bounds_check.cu" --course "$cuda" --run --view kernel
 done

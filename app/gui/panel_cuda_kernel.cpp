@@ -227,8 +227,9 @@ ImU32 block_color(const BlockFootprint& f, int64_t numel, bool selected) {
 void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string& out, int64_t numel) {
     CudaKernelView& v = ui.cuda_kernel;
     const long count = static_cast<long>(v.blocks.size());
-    if (count == 0) {
-        ImGui::TextDisabled("%s", ui.t("gui.kview.grid_too_large", {{"n", std::to_string(launch.grid.count())}}).c_str());
+    if (count == 0) {  // an empty grid (the fault line says why) or one too large to draw
+        if (launch.grid.count() > 0)
+            ImGui::TextDisabled("%s", ui.t("gui.kview.grid_too_large", {{"n", std::to_string(launch.grid.count())}}).c_str());
         return;
     }
     constexpr long kMaxCells = 4096;
