@@ -179,11 +179,13 @@ const std::string kStarter = (kCourse / "split-heads" / "starter.cpp").string();
 TEST_CASE("list shows the course in order, in English and in Indonesian") {
     const auto exercises = course_exercises();
     // The course order of issue 11: projections, heads, scores, mask, softmax,
-    // weighted sum, merge, the full layer, then batches and the figures.
+    // weighted sum, merge, the full layer, then batches and the figures; then
+    // issue 12's CUDA kernels.
     const std::vector<std::string> order = {
         "qkv-projections", "fused-qkv",     "split-heads",  "scaled-scores",  "causal-mask",
         "stable-softmax",  "weighted-sum",  "concat-project", "causal-mhsa",  "batched-layout",
-        "batched-mhsa",    "param-count",   "head-dim-tiles", "why-many-heads"};
+        "batched-mhsa",    "param-count",   "head-dim-tiles", "why-many-heads", "cuda-split-heads",
+        "cuda-causal-softmax", "cuda-attention", "cuda-online-softmax", "cuda-coalescing"};
     REQUIRE(exercises.size() == order.size());
     for (size_t i = 0; i < order.size(); ++i) CHECK(exercises[i].id == order[i]);
 
