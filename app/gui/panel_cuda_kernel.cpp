@@ -32,6 +32,15 @@ void section(Ui& ui, const std::string& title) {
     if (ui.fonts.bold) ImGui::PopFont();
 }
 
+// Tooltips wait until the pointer has moved once: a scripted screenshot's
+// pointer rests wherever the display put it and would leave one in the picture.
+bool pointer_moved() {
+    static bool moved = false;
+    const ImVec2 d = ImGui::GetIO().MouseDelta;
+    moved = moved || d.x != 0.0f || d.y != 0.0f;
+    return moved;
+}
+
 // Greyed text that wraps (TextDisabled does not).
 void disabled_wrapped(const std::string& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -268,7 +277,7 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
         dl->AddText(ImVec2(a.x + (cell_w - 2 - ts.x) / 2, a.y + (cell_h - 2 - ts.y) / 2), f.wrote_output() || f.faulted ? kDarkText : IM_COL32(200, 200, 200, 255),
                     label.c_str());
     }
-    if (under >= 0 && under < shown) ImGui::SetTooltip("%s", block_text(ui, v.blocks[static_cast<size_t>(under)], out).c_str());
+    if (under >= 0 && under < shown && pointer_moved()) ImGui::SetTooltip("%s", block_text(ui, v.blocks[static_cast<size_t>(under)], out).c_str());
     if (shown < count) ImGui::TextDisabled("%s", ui.t("gui.kview.grid_too_large", {{"n", std::to_string(count)}}).c_str());
 }
 
@@ -480,9 +489,10 @@ ImU32 mark_color(int m) {
 }
 
 // How a buffer is drawn: its last two axes as a tile of rows × columns, the
-// leading axes as tiles side by side (rank 4: one row of tiles per index of
-// the first axis, one column per index of the second, so (B, H, T, hd) shows
-// batch × head (T, hd) slices); rank 1 and shared memory as rows of 32.
+// leading axes as tiles side by side (rank 4 with several heads: one row of
+// tiles per index of the first axis, one column per index of the second, so
+// (B, H, T, hd) shows batch × head (T, hd) slices; otherwise as many tiles per
+// row as give the largest cells); rank 1 and shared memory as rows of 32.
 struct TileLayout {
     int64_t tile_rows = 1, tile_cols = 1, tiles = 1, grid_cols = 1, grid_rows = 1;
     float cell = 4, gap = 3;
@@ -516,16 +526,21 @@ TileLayout tile_layout(const Shape& shape, int64_t numel, float avail, float max
         t.tile_rows = (std::max<int64_t>(numel, 1) + t.tile_cols - 1) / t.tile_cols;
     }
     t.tiles = std::max<int64_t>(numel / (t.tile_rows * t.tile_cols), 1);
-    if (rank == 4) {
-        t.grid_cols = std::max<int64_t>(shape[1], 1);
-    } else {  // as many tiles side by side as fit with cells of at least 5 px
-        const int64_t fit = static_cast<int64_t>((avail + t.gap) / (static_cast<float>(t.tile_cols) * 5.0f + t.gap));
-        t.grid_cols = std::clamp<int64_t>(fit, 1, t.tiles);
+    auto cell_for = [&](int64_t grid_cols) {
+        const int64_t grid_rows = (t.tiles + grid_cols - 1) / grid_cols;
+        const float by_width = (avail - static_cast<float>(grid_cols - 1) * t.gap) / static_cast<float>(grid_cols * t.tile_cols);
+        const float by_height = (max_h - static_cast<float>(grid_rows - 1) * t.gap) / static_cast<float>(grid_rows * t.tile_rows);
+        return std::min(by_width, by_height);
+    };
+    if (rank == 4 && shape[1] > 1) {
+        t.grid_cols = shape[1];  // batch × head, as the tensor is indexed
+    } else {  // as many tiles side by side as give the largest cells
+        t.grid_cols = 1;
+        for (int64_t g = 2; g <= std::min<int64_t>(t.tiles, 64); ++g)
+            if (cell_for(g) > cell_for(t.grid_cols)) t.grid_cols = g;
     }
     t.grid_rows = (t.tiles + t.grid_cols - 1) / t.grid_cols;
-    const float by_width = (avail - static_cast<float>(t.grid_cols - 1) * t.gap) / static_cast<float>(t.grid_cols * t.tile_cols);
-    const float by_height = (max_h - static_cast<float>(t.grid_rows - 1) * t.gap) / static_cast<float>(t.grid_rows * t.tile_rows);
-    t.cell = std::clamp(std::min(by_width, by_height), 2.0f, font * 0.9f);
+    t.cell = std::clamp(cell_for(t.grid_cols), 2.0f, font * 0.9f);
     return t;
 }
 
@@ -553,16 +568,19 @@ void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, cons
         const ImVec2 a = t.at(index);
         dl->AddRectFilled(ImVec2(origin.x + a.x, origin.y + a.y), ImVec2(origin.x + a.x + t.cell - inset, origin.y + a.y + t.cell - inset), mark_color(m));
     }
-    // The thread's own cells ringed, so one element stands out among small cells.
+    // The thread's own cells ringed, so a few elements stand out among small
+    // cells (rings around many would merge into one white patch).
+    int64_t own = 0;
+    for (const auto& [index, m] : marks) own += (m & 3) ? 1 : 0;
     for (const auto& [index, m] : marks)
-        if ((m & 3) && index >= 0 && index < numel) {
+        if (own <= 64 && (m & 3) && index >= 0 && index < numel) {
             const ImVec2 a = t.at(index);
             dl->AddRect(ImVec2(origin.x + a.x - 1.5f, origin.y + a.y - 1.5f), ImVec2(origin.x + a.x + t.cell + 0.5f, origin.y + a.y + t.cell + 0.5f),
                         IM_COL32(255, 255, 255, 230));
         }
     ImGui::InvisibleButton(("kview_buffer:" + name).c_str(), ImVec2(std::max(t.size().x, 1.0f), std::max(t.size().y, 1.0f)));
     ui.note_item("kview_buffer:" + name);
-    if (!ImGui::IsItemHovered()) return;
+    if (!ImGui::IsItemHovered() || !pointer_moved()) return;
     const ImVec2 mp = ImGui::GetIO().MousePos;
     const int64_t index = t.index_at(ImVec2(mp.x - origin.x, mp.y - origin.y));
     if (index < 0) return;
