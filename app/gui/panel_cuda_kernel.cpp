@@ -315,7 +315,7 @@ void draw_threads(Ui& ui) {
     }
 }
 
-void draw_resources(Ui& ui, const CaseOutcome* c);  // below: the resource panel
+void draw_resources(Ui& ui, const CheckResult* r);  // below: the resource panel
 
 void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     CudaKernelView& v = ui.cuda_kernel;
@@ -324,7 +324,7 @@ void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     int64_t numel = 1;
     for (int64_t d : out.shape) numel *= d;
     draw_launch_selector(ui, r, c);
-    draw_resources(ui, &c);
+    draw_resources(ui, &r);
     section(ui, ui.t("gui.kview.grid_title", {{"kernel", launch.kernel}, {"out", out.name}}));
     ImGui::TextWrapped("%s", ui.t("gui.kview.grid_legend", {{"out", out.name}}).c_str());
     if (!out.axes.empty()) {
@@ -351,13 +351,14 @@ void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
 
 // ---- resources -----------------------------------------------------------------
 
-// How the learner launched `kernel` (the first launch of that name).
-std::optional<LaunchShape> launch_shape(const CaseOutcome* c, const std::string& kernel) {
-    if (!c) return std::nullopt;
+// How the learner launched `kernel`: the core's choice over every case (the
+// largest block, then the most dynamic shared memory), by name; a templated
+// kernel may be named with other template arguments in the two reports.
+std::optional<LaunchShape> launch_shape(const std::map<std::string, LaunchShape>& shapes, const std::string& kernel) {
+    if (auto it = shapes.find(kernel); it != shapes.end()) return it->second;
     auto base = [](const std::string& s) { return s.substr(0, s.find('<')); };
-    for (const emu::LaunchReport& l : c->launches)
-        if (l.kernel == kernel || base(l.kernel) == base(kernel))
-            return LaunchShape{static_cast<int>(std::min<uint64_t>(l.block.count(), 1u << 30)), static_cast<int64_t>(l.dynamic_shared_bytes)};
+    for (const auto& [name, shape] : shapes)
+        if (base(name) == base(kernel)) return shape;
     return std::nullopt;
 }
 
@@ -380,7 +381,7 @@ void draw_arch_selector(Ui& ui) {
 
 // One column per kernel, one row per figure (narrow panes stay readable),
 // then each launched kernel's occupancy in words.
-void draw_resource_table(Ui& ui, const ResourceReport& report, const CaseOutcome* c) {
+void draw_resource_table(Ui& ui, const ResourceReport& report, const CheckResult* r) {
     if (report.kernels.empty()) {
         ImGui::TextWrapped("%s", ui.t("gui.kview.no_kernels").c_str());
         return;
@@ -390,9 +391,10 @@ void draw_resource_table(Ui& ui, const ResourceReport& report, const CaseOutcome
         std::optional<LaunchShape> shape;
         std::optional<Occupancy> occupancy;
     };
+    const std::map<std::string, LaunchShape> shapes = r ? learner_launch_shapes(*r) : std::map<std::string, LaunchShape>{};
     std::vector<Column> cols;
     for (const KernelResources& k : report.kernels) {
-        Column col{&k, launch_shape(c, k.kernel), std::nullopt};
+        Column col{&k, launch_shape(shapes, k.kernel), std::nullopt};
         if (col.shape) col.occupancy = kernel_occupancy(report.arch, k, *col.shape);
         cols.push_back(col);
     }
@@ -436,7 +438,7 @@ void draw_resource_table(Ui& ui, const ResourceReport& report, const CaseOutcome
                                          .c_str());
 }
 
-void draw_resources(Ui& ui, const CaseOutcome* c) {
+void draw_resources(Ui& ui, const CheckResult* r) {
     const std::shared_ptr<const ResourceReport> report = ui.session.resources();
     section(ui, ui.t("gui.kview.resources_title", {{"arch", report ? report->arch : ui.session.gpu_arch()}}));
     draw_arch_selector(ui);
@@ -456,7 +458,7 @@ void draw_resources(Ui& ui, const CaseOutcome* c) {
                     ImGui::TextWrapped("%s:%d: %s", d.file.c_str(), d.line, d.message.c_str());
             ui.note_item("kview_resources_error");
             break;
-        case ResourceReport::Status::Ok: draw_resource_table(ui, *report, c); break;
+        case ResourceReport::Status::Ok: draw_resource_table(ui, *report, r); break;
     }
 }
 
@@ -811,13 +813,13 @@ void draw_cuda_kernel_panel(Ui& ui) {
     const CaseOutcome* c = r && !r->cases.empty() ? view_case(ui) : nullptr;
     if (!r || !e || !c) {
         ImGui::TextDisabled("%s", ui.t("gui.views.no_result").c_str());
-        draw_resources(ui, nullptr);
+        draw_resources(ui, r);
         return;
     }
     if (c->launches.empty()) {
         ImGui::TextWrapped("%s", ui.t("gui.kview.no_launches").c_str());
         ui.note_item("kview_no_launches");
-        draw_resources(ui, c);
+        draw_resources(ui, r);
         return;
     }
     refresh(ui, *e, *c);
