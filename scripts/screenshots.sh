@@ -57,4 +57,7 @@ for lang in en id; do
   echo '{"results_height": 1100}' > "$home/config/settings.json"
   shot "$lang-cuda-kernel-pass" "$lang" fx-cuda-split "$cuda/fx-cuda-split/solution.cu" --course "$cuda" --run --view kernel
   shot "$lang-cuda-kernel-fault" "$lang" fx-cuda-split "$cuda/fx-cuda-split/wrong/no_bounds_check.cu" --course "$cuda" --run --view kernel
+  # Without NVRTC (its library forced to a missing path): the resource panel says so, the rest works.
+  (export ATTNLAB_NVRTC_LIB=/nonexistent
+   shot "$lang-cuda-kernel-no-nvrtc" "$lang" fx-cuda-split "$cuda/fx-cuda-split/solution.cu" --course "$cuda" --run --view kernel)
 done

@@ -392,6 +392,10 @@ TEST_CASE("gui views: the Kernel tab of a CUDA exercise shows the learner's own 
     h.click("kview_request:1");
     CHECK(v.request == 1);
 
+    // The check's own resource report is there at once, for the default architecture.
+    REQUIRE(h.session.resources() != nullptr);
+    CHECK(h.session.resources()->arch == kDefaultGpuArch);
+
     // The resource panel: another architecture is computed in the background,
     // kept in the settings, and shown (figures with NVRTC, the reason without).
     CHECK(h.session.gpu_arch() == kDefaultGpuArch);
@@ -410,4 +414,24 @@ TEST_CASE("gui views: the Kernel tab of a CUDA exercise shows the learner's own 
         CHECK(report.status == ResourceReport::Status::Unavailable);
         CHECK(h.has("kview_resources_unavailable"));
     }
+}
+
+TEST_CASE("gui views: without NVRTC the CUDA Kernel tab says so and shows everything else") {
+    const fs::path course = kFixtures / "cuda-course";
+    setenv("ATTNLAB_NVRTC_LIB", "/nonexistent/libnvrtc.so", 1);  // what attnlab-nvrtc loads: nothing
+    struct Unset {
+        ~Unset() { unsetenv("ATTNLAB_NVRTC_LIB"); }
+    } unset;
+    testing::Harness h(testing::HarnessConfig{course, "fx-cuda-split", ImVec2(1800, 1400), [](gui::Ui& u) { u.results_height = 900.0f; }});
+    h.set_buffer(slurp(course / "fx-cuda-split" / "solution.cu"));
+    h.click("run");
+    REQUIRE(h.wait_result(240.0));
+    REQUIRE(h.session.last_result()->verdict == Verdict::Pass);
+    REQUIRE(h.session.resources() != nullptr);
+    CHECK(h.session.resources()->status == ResourceReport::Status::Unavailable);
+    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
+    h.frames(3);
+    CHECK(h.has("kview_resources_unavailable"));
+    CHECK_FALSE(h.has("kview_resources"));
+    for (const char* name : {"kview_grid", "kview_threads", "kview_requests", "kview_buffer:out", "kview_arch"}) CHECK_MESSAGE(h.has(name), name);
 }
