@@ -402,6 +402,10 @@ TEST_CASE("gui views: the Kernel tab of a CUDA exercise shows the learner's own 
     CHECK_FALSE(h.session.set_gpu_arch("sm_1"));
     REQUIRE(h.session.set_gpu_arch("sm_80"));
     CHECK(h.session.preferences().gpu_arch == "sm_80");
+    {
+        Session again(testing::course_options(course));  // the same ATTNLAB_HOME: the choice was saved
+        CHECK(again.gpu_arch() == "sm_80");
+    }
     REQUIRE(h.wait_until([&] { return h.session.resources() && h.session.resources()->arch == "sm_80"; }, 180.0));
     const ResourceReport& report = *h.session.resources();
     h.frames(2);
