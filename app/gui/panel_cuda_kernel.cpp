@@ -83,6 +83,26 @@ int default_launch(const CaseOutcome& c) {
     return 0;
 }
 
+std::string marks_key(MemorySpace space, const std::string& buffer) { return (space == MemorySpace::Shared ? "s:" : "g:") + buffer; }
+
+// Per buffer, per element: 1 = read by the thread, 2 = written by it,
+// 4 = read by the block, 8 = written by the block. Built when the selection
+// changes, not per frame (a block may have made a hundred thousand accesses).
+std::map<std::string, std::map<int64_t, int>> touch_marks(const std::vector<BufferTouches>& thread, const std::vector<BufferTouches>& block) {
+    std::map<std::string, std::map<int64_t, int>> marks;
+    for (const BufferTouches& t : block) {
+        std::map<int64_t, int>& m = marks[marks_key(t.space, t.buffer)];
+        for (const ElementTouch& e : t.reads) m[e.index] |= 4;
+        for (const ElementTouch& e : t.writes) m[e.index] |= 8;
+    }
+    for (const BufferTouches& t : thread) {
+        std::map<int64_t, int>& m = marks[marks_key(t.space, t.buffer)];
+        for (const ElementTouch& e : t.reads) m[e.index] |= 1;
+        for (const ElementTouch& e : t.writes) m[e.index] |= 2;
+    }
+    return marks;
+}
+
 // Keeps selections valid and the derived data in step with them.
 void refresh(Ui& ui, const Exercise& e, const CaseOutcome& c) {
     CudaKernelView& v = ui.cuda_kernel;
@@ -135,6 +155,7 @@ void refresh(Ui& ui, const Exercise& e, const CaseOutcome& c) {
     }
     if (v.built_thread != v.thread) {
         v.thread_touches = thread_accesses(launch, v.buffers, static_cast<uint64_t>(v.block), static_cast<unsigned>(v.thread));
+        v.marks = touch_marks(v.thread_touches, v.block_touches);
         v.built_thread = v.thread;
         v.request = -1;  // the requests follow the thread's warp
     }
@@ -336,7 +357,12 @@ void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
         }
         disabled_wrapped(ui.t("gui.kview.grid_axes", {{"axes", axes}}));
     }
-    if (launch.trace_truncated) ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "%s", ui.t("gui.kview.trace_truncated").c_str());
+    if (launch.trace_truncated) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
+        ImGui::TextWrapped("%s", ui.t("gui.kview.trace_truncated").c_str());
+        ImGui::PopStyleColor();
+        ui.note_item("kview_trace_truncated");
+    }
     draw_block_grid(ui, launch, out.name, numel);
     if (v.block >= 0 && v.block < static_cast<long>(v.blocks.size())) {
         const BlockFootprint& f = v.blocks[static_cast<size_t>(v.block)];
@@ -464,24 +490,6 @@ void draw_resources(Ui& ui, const CheckResult* r) {
 
 // ---- right pane: the selected thread over the tensors ---------------------------------------------
 
-// Per element of one buffer: 1 = read by the thread, 2 = written by it,
-// 4 = read by the block, 8 = written by the block.
-std::map<int64_t, int> touch_marks(const std::string& buffer, MemorySpace space, const std::vector<BufferTouches>& thread,
-                                   const std::vector<BufferTouches>& block) {
-    std::map<int64_t, int> marks;
-    for (const BufferTouches& t : block)
-        if (t.buffer == buffer && t.space == space) {
-            for (const ElementTouch& e : t.reads) marks[e.index] |= 4;
-            for (const ElementTouch& e : t.writes) marks[e.index] |= 8;
-        }
-    for (const BufferTouches& t : thread)
-        if (t.buffer == buffer && t.space == space) {
-            for (const ElementTouch& e : t.reads) marks[e.index] |= 1;
-            for (const ElementTouch& e : t.writes) marks[e.index] |= 2;
-        }
-    return marks;
-}
-
 ImU32 mark_color(int m) {
     if ((m & 3) == 3) return kBoth;
     if (m & 2) return kWritten;
@@ -548,9 +556,10 @@ TileLayout tile_layout(const Shape& shape, int64_t numel, float avail, float max
 
 // One buffer's layout: untouched tiles dark, touched cells drawn over them;
 // hovering a cell names its coordinates and who touched it.
-void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, const Shape& shape, const std::vector<BufferTouches>& thread,
-                        const std::vector<BufferTouches>& block) {
-    const std::map<int64_t, int> marks = touch_marks(name, space, thread, block);
+void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, const Shape& shape) {
+    static const std::map<int64_t, int> kNone;
+    const auto found = ui.cuda_kernel.marks.find(marks_key(space, name));
+    const std::map<int64_t, int>& marks = found == ui.cuda_kernel.marks.end() ? kNone : found->second;
     int64_t numel = 1;
     for (int64_t d : shape) numel *= d;
     if (shape.empty()) numel = marks.empty() ? 1 : marks.rbegin()->first + 1;  // shared memory: up to the highest element touched
@@ -651,7 +660,7 @@ void draw_thread(Ui& ui, const emu::LaunchReport& launch) {
         ImGui::TextUnformatted(ui.t("gui.kview.buffer_title", {{"name", b.name}, {"shape", shape_to_string(b.shape)},
                                                                {"reads", std::to_string(reads)}, {"writes", std::to_string(writes)}})
                                    .c_str());
-        draw_buffer_layout(ui, b.name, MemorySpace::Global, b.shape, v.thread_touches, v.block_touches);
+        draw_buffer_layout(ui, b.name, MemorySpace::Global, b.shape);
     }
     for (const BufferTouches& t2 : v.block_touches) {
         if (t2.space != MemorySpace::Shared) continue;
@@ -659,7 +668,7 @@ void draw_thread(Ui& ui, const emu::LaunchReport& launch) {
         for (const BufferTouches& mine : v.thread_touches)
             if (mine.buffer == t2.buffer && mine.space == MemorySpace::Shared) reads = static_cast<int64_t>(mine.reads.size()), writes = static_cast<int64_t>(mine.writes.size());
         ImGui::TextUnformatted(ui.t("gui.kview.shared_title", {{"name", t2.buffer}, {"reads", std::to_string(reads)}, {"writes", std::to_string(writes)}}).c_str());
-        draw_buffer_layout(ui, t2.buffer, MemorySpace::Shared, {}, v.thread_touches, v.block_touches);
+        draw_buffer_layout(ui, t2.buffer, MemorySpace::Shared, {});
     }
 }
 

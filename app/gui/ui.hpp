@@ -96,6 +96,9 @@ struct CudaKernelView {
     std::vector<ThreadActivity> threads;        // of the selected block
     std::vector<BufferTouches> block_touches;   // of the selected block
     std::vector<BufferTouches> thread_touches;  // of the selected thread
+    // Per buffer ("g:out", "s:shared"), per element: 1 read / 2 written by the
+    // thread, 4 read / 8 written by the block (what the layouts colour).
+    std::map<std::string, std::map<int64_t, int>> marks;
     std::vector<WarpRequest> requests;          // of the selected block
 };
 
