@@ -194,3 +194,67 @@ TEST_CASE("without the emulator a CUDA exercise is refused with the reason, neve
     CHECK(contains(t.problem(Runtime::Cuda), "without its CUDA emulator"));
     CHECK(t.problem(Runtime::Cpp) == env().compiler.toolchain().problem(Runtime::Cpp));
 }
+
+// Found in review: what a correct kernel or a wrong one must get, whatever
+// legal CUDA spelling the learner chose.
+namespace {
+
+// A complete file: `prefix` before the kernel, the kernel's `body` (i, n and
+// src as in program_with_kernel), and the host's launch line(s) in `launch`.
+std::string program(const std::string& prefix, const std::string& body, const std::string& launch) {
+    return "#include <attnlab/cuda.hpp>\n" + prefix +
+           "__global__ void split_kernel(dev_ptr<float> out, dev_ptr<const float> x, int B, int T, int H, int hd) {\n"
+           "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "    const int n = B * H * T * hd;\n" + kSource + body +
+           "}\n"
+           "__global__ void nothing(dev_ptr<float>) {}\n"
+           "void split_heads(DeviceTensor& out, const DeviceTensor& x, int n_heads) {\n"
+           "    const int B = x.size(0), T = x.size(1), D = x.size(2);\n" + launch +
+           "}\n";
+}
+
+const std::string kLaunch64 = "    split_kernel<<<ceil_div(out.numel(), 64), 64>>>(out.data(), x.data(), B, T, n_heads, D / n_heads);\n";
+const std::string kNeighbourRace =
+    "    staged[threadIdx.x] = i < n ? x[src] : 0.f;\n"
+    "    const int j = blockIdx.x * blockDim.x + (threadIdx.x ^ 1);\n"
+    "    if (j < n) out[j] = staged[threadIdx.x ^ 1];\n";
+
+}  // namespace
+
+TEST_CASE("a shared array sized by an expression, or declared beside another, is still race-checked") {
+    if (!emulator_built()) return;
+    for (const char* declaration : {"    __shared__ float staged[2 * 32];\n", "    __shared__ float staged[(64 + 31) / 32 * 32];\n",
+                                    "    __shared__ float spare[64], staged[64];\n"}) {
+        CAPTURE(declaration);
+        const CheckResult race = env().check_text(program("", declaration + kNeighbourRace, kLaunch64));
+        CHECK(race.verdict == Verdict::KernelFault);
+        CHECK(race.cause == "shared_race");
+    }
+}
+
+TEST_CASE("a fault after many launches is still reported, never dropped with the launch log's overflow") {
+    if (!emulator_built()) return;
+    // Threads past the end read x before the bounds check (every element is
+    // still written, so only the fault can reject it).
+    const CheckResult r = env().check_text(program("",
+                                                   "    const float v = x[src];\n"
+                                                   "    if (i < n) out[i] = v;\n",
+                                                   "    for (int k = 0; k < 300; ++k) nothing<<<1, 1>>>(out.data());\n" + kLaunch64));
+    CHECK(r.verdict == Verdict::KernelFault);
+    CHECK(r.cause == "out_of_bounds");
+}
+
+TEST_CASE("dynamic shared memory declared at file scope, as CUDA allows, works like one declared in the kernel") {
+    if (!emulator_built()) return;
+    const std::string body =
+        "    staged[threadIdx.x] = i < n ? x[src] : 0.f;\n"
+        "    __syncthreads();\n"
+        "    if (i < n) out[i] = staged[threadIdx.x];\n";
+    const std::string launch =
+        "    split_kernel<<<ceil_div(out.numel(), 64), 64, 64 * sizeof(float)>>>(out.data(), x.data(), B, T, n_heads, D / n_heads);\n";
+    const CheckResult in_kernel = env().check_text(program("", "    extern __shared__ float staged[];\n" + body, launch));
+    CHECK(in_kernel.verdict == Verdict::Pass);
+    const CheckResult at_file_scope = env().check_text(program("extern __shared__ float staged[];\n", body, launch));
+    CAPTURE(explain(at_file_scope, env().ex(), Lang::En));
+    CHECK(at_file_scope.verdict == Verdict::Pass);
+}

@@ -9,9 +9,34 @@ namespace {
 
 bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// The source with comments and literals blanked (newlines kept), so every
-// search below sees code only, at the same offsets as the original.
-std::string code_only(const std::string& s) {
+// A `'` that separates digits (1'024) opens no character literal: the token
+// it is in starts with a digit.
+bool is_digit_separator(const std::string& s, size_t quote) {
+    size_t k = quote;
+    while (k > 0 && (is_ident(s[k - 1]) || s[k - 1] == '.' || s[k - 1] == '\'')) --k;
+    return k < quote && std::isdigit(static_cast<unsigned char>(s[k]));
+}
+
+// Where the raw string literal whose `"` is at `quote` ends (just past it), or
+// npos when that `"` does not open one (R"delim( ... )delim").
+size_t raw_string_end(const std::string& s, size_t quote) {
+    if (quote == 0 || s[quote - 1] != 'R') return std::string::npos;
+    size_t prefix = quote - 1;  // R, or its encoding prefix u8R, uR, UR, LR
+    if (prefix >= 2 && s.compare(prefix - 2, 2, "u8") == 0) prefix -= 2;
+    else if (prefix >= 1 && (s[prefix - 1] == 'u' || s[prefix - 1] == 'U' || s[prefix - 1] == 'L')) prefix -= 1;
+    if (prefix > 0 && is_ident(s[prefix - 1])) return std::string::npos;  // FOOR"...": an identifier, then a string
+    const size_t open = s.find('(', quote + 1);
+    if (open == std::string::npos || open - quote - 1 > 16) return std::string::npos;
+    const std::string delimiter = s.substr(quote + 1, open - quote - 1);
+    if (delimiter.find_first_of(" \\\n\t)\"") != std::string::npos) return std::string::npos;
+    const size_t close = s.find(")" + delimiter + "\"", open + 1);
+    return close == std::string::npos ? s.size() : close + delimiter.size() + 2;
+}
+
+// The source with comments (and, with `literals`, the insides of string and
+// character literals) blanked, newlines kept, so every search below sees code
+// only, at the same offsets as the original.
+std::string blanked(const std::string& s, bool literals) {
     std::string out = s;
     size_t i = 0;
     auto blank = [&](size_t from, size_t to) {
@@ -21,6 +46,7 @@ std::string code_only(const std::string& s) {
     while (i < s.size()) {
         if (s.compare(i, 2, "//") == 0) {
             size_t end = s.find('\n', i);
+            while (end != std::string::npos && end > 0 && s[end - 1] == '\\') end = s.find('\n', end + 1);  // continued
             if (end == std::string::npos) end = s.size();
             blank(i, end);
             i = end;
@@ -29,17 +55,28 @@ std::string code_only(const std::string& s) {
             end = end == std::string::npos ? s.size() : end + 2;
             blank(i, end);
             i = end;
-        } else if (s[i] == '"' || s[i] == '\'') {
+        } else if (s[i] == '"' && raw_string_end(s, i) != std::string::npos) {
+            const size_t end = raw_string_end(s, i);
+            if (literals) blank(i + 1, end - 1);  // the quotes stay: a literal is still a token
+            i = end;
+        } else if (s[i] == '"' || (s[i] == '\'' && !is_digit_separator(s, i))) {
             const char quote = s[i];
             size_t k = i + 1;
             while (k < s.size() && s[k] != quote && s[k] != '\n') k += s[k] == '\\' ? 2 : 1;
-            blank(i + 1, k);  // the quotes stay: a literal is still a token
+            if (literals) blank(i + 1, k);
             i = k + 1;
         } else {
             ++i;
         }
     }
     return out;
+}
+
+std::string code_only(const std::string& s) { return blanked(s, true); }
+
+// A blank at `i`: whitespace, or the backslash of a line continuation.
+bool is_blank(const std::string& code, size_t i) {
+    return std::isspace(static_cast<unsigned char>(code[i])) || (code[i] == '\\' && i + 1 < code.size() && code[i + 1] == '\n');
 }
 
 // Offset just past the bracket that closes the one at `open` (any of ( [ <
@@ -64,7 +101,7 @@ size_t matching_triple_close(const std::string& code, size_t from) {
 // with template arguments (`ns::k`, `k<float, 4>`). Returns its start, or npos.
 size_t kernel_name_start(const std::string& code, size_t at) {
     size_t i = at;
-    while (i > 0 && std::isspace(static_cast<unsigned char>(code[i - 1]))) --i;
+    while (i > 0 && is_blank(code, i - 1)) --i;
     const size_t end = i;
     while (i > 0) {
         const char c = code[i - 1];
@@ -88,11 +125,17 @@ size_t kernel_name_start(const std::string& code, size_t at) {
 }
 
 // The replacement of `replaced` with the same number of lines: the newlines
-// it lacks (a declaration spread over lines becomes one) follow it.
+// it lacks (a declaration spread over lines becomes one) follow it, continued
+// with a backslash where the learner's were (a launch inside a macro).
 std::string keep_lines(const std::string& replaced, std::string replacement) {
-    const auto newlines = [](const std::string& t) { return std::count(t.begin(), t.end(), '\n'); };
-    const auto missing = newlines(replaced) - newlines(replacement);
-    if (missing > 0) replacement.append(static_cast<size_t>(missing), '\n');
+    const auto count = [](const std::string& t, const char* what) {
+        long n = 0;
+        for (size_t at = t.find(what); at != std::string::npos; at = t.find(what, at + 1)) ++n;
+        return n;
+    };
+    const long missing = count(replaced, "\n") - count(replacement, "\n");
+    const long continued = std::min(missing, count(replaced, "\\\n") - count(replacement, "\\\n"));
+    for (long k = 0; k < missing; ++k) replacement += k < continued ? "\\\n" : "\n";
     return replacement;
 }
 
@@ -120,56 +163,180 @@ std::string trim(const std::string& s) {
     return s.substr(a, b - a);
 }
 
-// Every `name<<<config>>>(` in the code, rewritten by `make(name, config)`.
+// Text on one line: every run of blanks, newlines and line continuations
+// becomes one space.
+std::string one_line(const std::string& t) {
+    std::string out;
+    bool blank = false;
+    for (size_t i = 0; i < t.size(); ++i) {
+        const bool continuation = t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '\n';
+        if (continuation || std::isspace(static_cast<unsigned char>(t[i]))) {
+            blank = true;
+            i += continuation;
+            continue;
+        }
+        if (blank && !out.empty()) out += ' ';
+        blank = false;
+        out += t[i];
+    }
+    return out;
+}
+
+// `t` as the inside of a C++ string literal.
+std::string escaped(const std::string& t) {
+    std::string out;
+    for (char c : t) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// Every `name<<<config>>>(` in the code, rewritten by `make(name, label,
+// config)`: the name without comments, on one line; the label the same as
+// the inside of a string literal.
 template <class Make> void find_launches(const std::string& s, const std::string& code, std::vector<Edit>& edits, Make make) {
+    const std::string uncommented = blanked(s, false);
     for (size_t at = code.find("<<<"); at != std::string::npos; at = code.find("<<<", at + 3)) {
         const size_t name_from = kernel_name_start(code, at);
         const size_t close = matching_triple_close(code, at + 3);
         if (name_from == std::string::npos || close == std::string::npos) continue;
         size_t paren = close + 3;
-        while (paren < code.size() && std::isspace(static_cast<unsigned char>(code[paren]))) ++paren;
+        while (paren < code.size() && is_blank(code, paren)) ++paren;
         if (paren >= code.size() || code[paren] != '(') continue;
-        const std::string name = trim(s.substr(name_from, at - name_from));
+        const std::string name = one_line(uncommented.substr(name_from, at - name_from));
         const std::string config = s.substr(at + 3, close - at - 3);
-        edits.push_back({name_from, paren + 1, make(name, config)});
+        edits.push_back({name_from, paren + 1, make(name, escaped(name), config)});
         at = paren;
     }
 }
 
-// `[extern] __shared__ T name[dims];` -> the emulator's checked forms.
-// Anything else (a scalar, a pointer, an initialiser, __align__) is left alone.
-void find_shared(const std::string& s, const std::string& code, std::vector<Edit>& edits) {
+// `text` cut at its commas outside brackets.
+std::vector<std::string> top_level_parts(const std::string& text) {
+    std::vector<std::string> parts(1);
+    int depth = 0;
+    for (char c : text) {
+        if (c == '(' || c == '[') ++depth;
+        if (c == ')' || c == ']') --depth;
+        if (c == ',' && depth == 0) parts.emplace_back();
+        else parts.back() += c;
+    }
+    return parts;
+}
+
+// One declarator of a shared declaration: `name` or `name[dims]...`, with
+// what precedes the name (the type, in the first one).
+struct Declarator {
+    std::string before, name, dims;
+};
+
+// True when `dims` is nothing but bracketed extents: `[N]`, `[TILE * HD][(n + 1)]`.
+bool only_extents(const std::string& dims) {
+    size_t i = 0;
+    while (i < dims.size()) {
+        if (dims[i] != '[') return false;
+        int depth = 0;
+        for (; i < dims.size(); ++i) {
+            if (dims[i] == '[' || dims[i] == '(') ++depth;
+            if ((dims[i] == ']' || dims[i] == ')') && --depth == 0) break;
+        }
+        if (i == dims.size()) return false;
+        ++i;
+        while (i < dims.size() && std::isspace(static_cast<unsigned char>(dims[i]))) ++i;
+    }
+    return true;
+}
+
+bool parse_declarator(const std::string& part, Declarator& d) {
+    const size_t bracket = part.find('[');
+    size_t name_end = bracket == std::string::npos ? part.size() : bracket;
+    while (name_end > 0 && std::isspace(static_cast<unsigned char>(part[name_end - 1]))) --name_end;
+    size_t name_begin = name_end;
+    while (name_begin > 0 && is_ident(part[name_begin - 1])) --name_begin;
+    d.before = part.substr(0, name_begin);
+    d.name = part.substr(name_begin, name_end - name_begin);
+    d.dims = bracket == std::string::npos ? "" : trim(part.substr(bracket));
+    if (bracket == std::string::npos && !trim(part.substr(name_end)).empty()) return false;
+    return !d.name.empty() && !std::isdigit(static_cast<unsigned char>(d.name[0])) &&
+           d.before.find_first_of("*&(){}[]") == std::string::npos && only_extents(d.dims);
+}
+
+// True when `at` is outside every function and class: each brace open there
+// is a namespace's or an `extern "C"` block's.
+bool at_namespace_scope(const std::string& code, size_t at) {
+    std::vector<bool> namespace_braces;
+    for (size_t i = 0; i < at; ++i) {
+        if (code[i] == '}' && !namespace_braces.empty()) namespace_braces.pop_back();
+        if (code[i] != '{') continue;
+        size_t k = i;  // back over `name`, `a::b` or nothing, then the word before
+        while (k > 0 && std::isspace(static_cast<unsigned char>(code[k - 1]))) --k;
+        if (k > 0 && code[k - 1] == '"') {  // extern "C" {
+            size_t q = k >= 2 ? code.rfind('"', k - 2) : std::string::npos;
+            while (q != std::string::npos && q > 0 && std::isspace(static_cast<unsigned char>(code[q - 1]))) --q;
+            namespace_braces.push_back(q != std::string::npos && q >= 6 && code.compare(q - 6, 6, "extern") == 0);
+            continue;
+        }
+        size_t word_end = k;
+        while (k > 0 && (is_ident(code[k - 1]) || code[k - 1] == ':')) --k;
+        std::string word = code.substr(k, word_end - k);
+        if (word != "namespace") {  // a named namespace: the word before its name
+            while (k > 0 && std::isspace(static_cast<unsigned char>(code[k - 1]))) --k;
+            word_end = k;
+            while (k > 0 && is_ident(code[k - 1])) --k;
+            word = code.substr(k, word_end - k);
+        }
+        namespace_braces.push_back(word == "namespace");
+    }
+    for (bool b : namespace_braces)
+        if (!b) return false;
+    return true;
+}
+
+// `[extern] __shared__ T a[dims], b[dims], c;` -> the emulator's checked
+// arrays (a scalar stays as written). Anything else (a pointer, an
+// initialiser, __align__, a type with commas) is left alone.
+void find_shared(const std::string& code, std::vector<Edit>& edits) {
     const std::string key = "__shared__";
     for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + key.size())) {
         if ((at > 0 && is_ident(code[at - 1])) || is_ident(code[at + key.size()])) continue;
         const size_t semi = code.find(';', at);
         if (semi == std::string::npos) continue;
         const std::string decl = code.substr(at + key.size(), semi - at - key.size());
-        if (decl.find_first_of("*=,(){}&") != std::string::npos) continue;
-        const size_t bracket = decl.find('[');
-        if (bracket == std::string::npos) continue;
-        // name = the identifier right before the first '['; type = what precedes it
-        size_t name_end = bracket;
-        while (name_end > 0 && std::isspace(static_cast<unsigned char>(decl[name_end - 1]))) --name_end;
-        size_t name_begin = name_end;
-        while (name_begin > 0 && is_ident(decl[name_begin - 1])) --name_begin;
-        const std::string name = decl.substr(name_begin, name_end - name_begin);
-        std::string type = " " + decl.substr(0, name_begin) + " ";
+        if (decl.find_first_of("={}") != std::string::npos) continue;
+        std::vector<Declarator> declarators;
+        bool understood = true, any_array = false;
+        for (const std::string& part : top_level_parts(decl)) {
+            Declarator d;
+            understood = understood && parse_declarator(part, d) && (declarators.empty() ? !trim(d.before).empty() : trim(d.before).empty());
+            any_array = any_array || !d.dims.empty();
+            declarators.push_back(std::move(d));
+        }
+        if (!understood || !any_array) continue;
+        std::string type = " " + declarators[0].before + " ";
         for (size_t v; (v = type.find(" volatile ")) != std::string::npos;) type.erase(v, 9);
         type = trim(type);
-        const std::string dims = trim(decl.substr(bracket));
-        if (name.empty() || type.empty()) continue;
+        if (type.empty()) continue;
         // `extern` before __shared__ makes it the launch's dynamic shared memory
         size_t before = at;
         while (before > 0 && std::isspace(static_cast<unsigned char>(code[before - 1]))) --before;
         const bool is_extern = before >= 6 && code.compare(before - 6, 6, "extern") == 0 && (before == 6 || !is_ident(code[before - 7]));
         if (is_extern) {
-            if (dims != "[]") continue;
+            if (declarators.size() != 1 || declarators[0].dims != "[]") continue;
+            const std::string& name = declarators[0].name;
+            // At file scope it is initialised before any launch: looked up at each use instead.
             edits.push_back({before - 6, semi + 1,
-                             "::attnlab::emu::SharedPtr<" + type + "> " + name + " = ::attnlab::emu::dynamic_shared<" + type + ">(\"" + name + "\");"});
-        } else {
-            edits.push_back({at, semi + 1, "__shared__ ::attnlab::emu::shared<" + type + dims + "> " + name + "{\"" + name + "\"};"});
+                             at_namespace_scope(code, at)
+                                 ? "::attnlab::detail::FileScopeDynamicShared<" + type + "> " + name + "{\"" + name + "\"};"
+                                 : "::attnlab::emu::SharedPtr<" + type + "> " + name + " = ::attnlab::emu::dynamic_shared<" + type + ">(\"" + name + "\");"});
+            continue;
         }
+        std::string text;
+        for (const Declarator& d : declarators) {
+            if (!text.empty()) text += ' ';
+            if (d.dims.empty()) text += "__shared__ " + type + " " + d.name + ";";
+            else text += "__shared__ ::attnlab::emu::shared<" + type + d.dims + "> " + d.name + "{\"" + d.name + "\"};";
+        }
+        edits.push_back({at, semi + 1, text});
     }
 }
 
@@ -186,18 +353,18 @@ std::vector<Edit> sorted(std::vector<Edit> edits) {
 std::string for_emulator(const std::string& source) {
     const std::string code = code_only(source);
     std::vector<Edit> edits;
-    find_launches(source, code, edits, [](const std::string& name, const std::string& config) {
-        return "::attnlab::detail::launch_site(\"" + name + "\", " + name + ", " + config + ")(";
+    find_launches(source, code, edits, [](const std::string& name, const std::string& label, const std::string& config) {
+        return "::attnlab::detail::launch_site(\"" + label + "\", " + name + ", " + config + ")(";
     });
-    find_shared(source, code, edits);
+    find_shared(code, edits);
     return apply(source, sorted(std::move(edits)));
 }
 
 std::string for_nvrtc(const std::string& source) {
     const std::string code = code_only(source);
     std::vector<Edit> edits;
-    find_launches(source, code, edits, [](const std::string& name, const std::string& config) {
-        return "::attnlab::detail::launch_site(\"" + name + "\", " + config + ")(";
+    find_launches(source, code, edits, [](const std::string&, const std::string& label, const std::string& config) {
+        return "::attnlab::detail::launch_site(\"" + label + "\", " + config + ")(";
     });
     return apply(source, sorted(std::move(edits)));
 }

@@ -104,11 +104,17 @@ emu::LaunchOptions case_launch_options() {
     return o;
 }
 
+// Past the protocol's number of launches, clean ones are not kept; a faulted
+// one takes the last place (the verdict and the later no-op launches need it).
 void record_launch(emu::LaunchReport report) {
     CaseLog& log = case_log();
-    if (log.data.launches.size() >= Limits::max_launches) return;
-    log.trace_events += report.trace.size();
     if (!report.ok()) log.last_error = cudaErrorLaunchFailure;
+    if (log.data.launches.size() >= Limits::max_launches) {
+        if (report.ok()) return;
+        log.trace_events -= log.data.launches.back().trace.size();
+        log.data.launches.pop_back();
+    }
+    log.trace_events += report.trace.size();
     log.data.launches.push_back(std::move(report));
 }
 

@@ -91,6 +91,20 @@ KernelLaunch<Kernel> launch_site(const char* name, Kernel kernel, dim3 grid, dim
     return {name, kernel, grid, block, smem};
 }
 
+// `extern __shared__ T name[];` at file scope, after attnlab's rewrite: the
+// running launch's dynamic shared memory, looked up at each use (a file-scope
+// variable is initialised before any launch, when there is none).
+template <class T> struct FileScopeDynamicShared {
+    const char* name;
+    emu::SharedPtr<T> get() const { return emu::dynamic_shared<T>(name); }
+    operator emu::SharedPtr<T>() const { return get(); }
+    operator emu::SharedPtr<const T>() const { return get(); }
+    emu::SharedRef<T> operator[](emu::Index i) const { return get()[i]; }
+    emu::SharedRef<T> operator*() const { return *get(); }
+    emu::SharedPtr<T> operator+(int64_t i) const { return get() + i; }
+    emu::SharedPtr<T> operator-(int64_t i) const { return get() - i; }
+};
+
 // ---- the CUDA entry point: host tensors in, device tensors to the learner's launcher
 
 void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names);
