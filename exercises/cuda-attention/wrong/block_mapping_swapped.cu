@@ -7,8 +7,8 @@
 #define MAX_HD 64  // the widest head the per-thread arrays hold (ANDREA-120M: hd = 64)
 
 // out: (B, H, T, hd)   q, k, v: (B, H, T, hd)   dynamic shared memory: 2·T·hd floats
-// Launch: grid = B·H blocks; block bh handles the pair (b, h) = (bh / H, bh % H),
-// whose q, k, v and out are (T, hd) matrices starting at float (b·H + h)·T·hd.
+// Launch: grid = B·H blocks; block bh should handle the pair (b, h) = (bh / H, bh % H),
+// whose q, k, v and out start at float (b·H + h)·T·hd (here it reads another pair).
 // The block first copies that pair's K and V into shared memory (thread t
 // copies floats t, t + blockDim.x, ...: neighbouring threads, neighbouring
 // floats), then thread t computes query rows i = t, t + blockDim.x, ...

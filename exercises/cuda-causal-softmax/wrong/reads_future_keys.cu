@@ -5,8 +5,8 @@
 constexpr int kThreads = 64;  // threads per block; a power of two, so the tree halves evenly
 
 // out: (B, H, T, T)   scores: (B, H, T, T)
-// out[b, h, i, j] = exp(s_ij - m_i) / sum_{k <= i} exp(s_ik - m_i) for j <= i, else 0,
-// where m_i = max_{k <= i} s_ik. Keys j > i are never read.
+// Meant: out[b, h, i, j] = exp(s_ij - m_i) / sum_{k <= i} exp(s_ik - m_i) for j <= i, else 0,
+// where m_i = max_{k <= i} s_ik. Below, every loop runs to T instead of stopping at i.
 __global__ void causal_softmax_kernel(dev_ptr<float> out, dev_ptr<const float> scores, int T) {
     // Launch layout: one block of kThreads threads per row of scores. The
     // B*H*T rows are contiguous runs of T floats, so block r owns floats
@@ -19,7 +19,7 @@ __global__ void causal_softmax_kernel(dev_ptr<float> out, dev_ptr<const float> s
     dev_ptr<const float> s = scores + row * T;
     dev_ptr<float> o = out + row * T;
 
-    // 1. The row's maximum over the visible keys 0..i.
+    // 1. The row's maximum, taken over all T keys (the future ones too).
     float m = -INFINITY;
     for (int j = tid; j < T; j += kThreads) m = fmaxf(m, s[j]);
     partial[tid] = m;
@@ -42,7 +42,7 @@ __global__ void causal_softmax_kernel(dev_ptr<float> out, dev_ptr<const float> s
     }
     const float inv_sum = 1.0f / partial[0];
 
-    // 3. Every key gets a weight: the visible ones normalised, the future ones exactly 0.
+    // 3. Every key gets a positive weight, the future ones too: nothing is set to 0.
     for (int j = tid; j < T; j += kThreads) o[j] = expf(s[j] - row_max) * inv_sum;
 }
 

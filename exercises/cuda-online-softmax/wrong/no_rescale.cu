@@ -1,7 +1,8 @@
 // Wrong on purpose: when a tile raises the running max, the sum l and the
 // accumulator acc are not rescaled by exp(m - m_new). Terms from earlier tiles
-// keep their old, too large factor exp(s - m_old): the weights no longer sum
-// to 1 and the output is off wherever a later tile holds a larger score.
+// keep their factor exp(s - m_old), exp(m_new - m_old) times too large next to
+// the new tile's terms: acc / l still weights the keys by numbers that sum to 1,
+// but the earlier keys get too much of it wherever a later tile holds a larger score.
 #include <attnlab/cuda.hpp>
 
 #define TILE 16    // keys per shared-memory tile
