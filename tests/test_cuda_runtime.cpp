@@ -258,3 +258,28 @@ TEST_CASE("dynamic shared memory declared at file scope, as CUDA allows, works l
     CAPTURE(explain(at_file_scope, env().ex(), Lang::En));
     CHECK(at_file_scope.verdict == Verdict::Pass);
 }
+
+TEST_CASE("NVRTC's resource report covers a templated kernel, instantiated only by the learner's launch") {
+    if (!emulator_built() || !nvrtc::Library::open().loaded()) return;
+    const std::string source =
+        "#include <attnlab/cuda.hpp>\n"
+        "template <int kHd>\n"
+        "__global__ void split_kernel(dev_ptr<float> out, dev_ptr<const float> x, int B, int T, int H, int hd) {\n"
+        "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    const int n = B * H * T * hd;\n" + kSource +
+        "    if (i < n) out[i] = x[src];\n"
+        "}\n"
+        "void split_heads(DeviceTensor& out, const DeviceTensor& x, int n_heads) {\n"
+        "    const int B = x.size(0), T = x.size(1), D = x.size(2);\n"
+        "    split_kernel<4><<<ceil_div(out.numel(), 64), 64>>>(out.data(), x.data(), B, T, n_heads, D / n_heads);\n"
+        "}\n";
+    const CheckResult r = env().check_text(source);
+    CHECK(r.verdict == Verdict::Pass);
+    REQUIRE(r.resources);
+    CAPTURE(r.resources->log);
+    REQUIRE(r.resources->status == ResourceReport::Status::Ok);
+    REQUIRE(r.resources->kernels.size() == 1);
+    CHECK(r.resources->kernels[0].kernel == "split_kernel<4>");
+    const nlohmann::json j = to_json(r, env().ex(), Lang::En);
+    CHECK(j["resources"]["kernels"][0]["occupancy"]["threads_per_block"] == 64);
+}

@@ -363,8 +363,10 @@ std::string for_emulator(const std::string& source) {
 std::string for_nvrtc(const std::string& source) {
     const std::string code = code_only(source);
     std::vector<Edit> edits;
-    find_launches(source, code, edits, [](const std::string&, const std::string& label, const std::string& config) {
-        return "::attnlab::detail::launch_site(\"" + label + "\", " + config + ")(";
+    // The kernel is named, as on the emulator: that instantiates a templated
+    // kernel, which NVRTC otherwise never compiles (no figures for it).
+    find_launches(source, code, edits, [](const std::string& name, const std::string& label, const std::string& config) {
+        return "::attnlab::detail::launch_site(\"" + label + "\", " + name + ", " + config + ")(";
     });
     return apply(source, sorted(std::move(edits)));
 }
@@ -397,7 +399,7 @@ inline int ceil_div(long long a, long long b) { return b <= 0 ? 0 : int((a + b -
 #define cudaGetErrorString(error) ""
 namespace attnlab { namespace detail {
 struct LaunchStub { template <class... A> void operator()(A&&...) const {} };
-inline LaunchStub launch_site(const char*, dim3, dim3, unsigned long long = 0, int = 0) { return {}; }
+template <class Kernel> LaunchStub launch_site(const char*, Kernel, dim3, dim3, unsigned long long = 0, int = 0) { return {}; }
 } }
 )";
     return text;
