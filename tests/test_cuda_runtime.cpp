@@ -80,9 +80,11 @@ TEST_CASE("the CUDA fixture course: starter fails, solution passes, every wrong 
     }
 }
 
-TEST_CASE("a passing CUDA check reports every launch with its shape and every block's accesses") {
+TEST_CASE("a passing CUDA check reports every launch with its shape and, when asked, every block's accesses") {
     if (!emulator_built()) return;
-    const CheckResult r = env().check("solution.cu");
+    CheckControl traced;
+    traced.trace_kernels = true;
+    const CheckResult r = env().runner.check(env().ex(), env().ex().dir / "solution.cu", traced);
     REQUIRE(r.verdict == Verdict::Pass);
     for (const CaseOutcome& c : r.cases) {
         CAPTURE(c.index);
@@ -104,6 +106,14 @@ TEST_CASE("a passing CUDA check reports every launch with its shape and every bl
     }
     const nlohmann::json j = to_json(r, env().ex(), Lang::En);
     CHECK(j["cases"][2]["kernel"]["launches"][0]["kernel"] == "split_kernel");
+    // A plain check (the CLI, dev check) runs the same launches without recording them.
+    const CheckResult plain = env().check("solution.cu");
+    REQUIRE(plain.verdict == Verdict::Pass);
+    for (const CaseOutcome& c : plain.cases) {
+        REQUIRE(c.launches.size() == 1);
+        CHECK(c.launches[0].trace.empty());
+        CHECK(c.launches[0].counters.global_load_requests == r.cases[static_cast<size_t>(c.index)].launches[0].counters.global_load_requests);
+    }
     // NVRTC's report: where the toolkit is installed, the same file compiles
     // for the GPU too and its kernel has figures; elsewhere it says so.
     REQUIRE(r.resources);

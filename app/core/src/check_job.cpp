@@ -16,6 +16,7 @@ CheckJob::CheckJob(Runner& runner, Exercise exercise, std::string source, std::s
         CheckControl control;
         control.cancel = &cancel_;
         control.gpu_arch = gpu_arch_;
+        control.trace_kernels = true;  // the window's Kernel view draws every block's accesses
         control.on_progress = [this](const CheckProgress& p) {
             std::lock_guard<std::mutex> lock(mu_);
             progress_ = p;

@@ -81,11 +81,12 @@ void judge_case(const Exercise& ex, protocol::CaseReport& rec, CaseOutcome& c) {
 }
 
 ProcessSpec sandbox_spec(const Toolchain& toolchain, Runtime runtime, const fs::path& binary, const fs::path& run_dir,
-                         const fs::path& cases_file, const RunLimits& limits) {
+                         const fs::path& cases_file, const RunLimits& limits, bool trace_kernels) {
     ProcessSpec spec;
     spec.sandbox = toolchain.sandbox.string();
     spec.policy = sandbox_policy_for(runtime_code(runtime));  // what a program of this runtime may touch
     spec.argv = {binary.string(), cases_file.string()};
+    if (runtime == Runtime::Cuda && trace_kernels) spec.argv.push_back("--trace-kernels");
     spec.cwd = run_dir.string();
     spec.with_channel = true;
     spec.limits.cpu_seconds = limits.cpu_seconds;
@@ -366,7 +367,7 @@ Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const Chec
     ResultChannel channel(ex.cases.size(), [&](int k) { report(control, Phase::Running, k, count); });
     report(control, Phase::Running, 0, count);
     const ProcessOutcome p = run_in_sandbox(
-        sandbox_spec(compiler_.toolchain(), ex.runtime, binary, run_dir, cases_file, limits),
+        sandbox_spec(compiler_.toolchain(), ex.runtime, binary, run_dir, cases_file, limits, control.trace_kernels),
         [&](const char* data, size_t n) { return channel.feed(data, n); }, control.cancel);
     fs::remove_all(run_dir, ec);
     res.run_ms = ms_since(run_t0);

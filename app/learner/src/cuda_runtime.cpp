@@ -89,15 +89,17 @@ bool launches_stopped() {
 }
 
 // One OS thread: a case's launches run the same way every time, and the
-// sandbox's process limit never meets the emulator's thread pool. Every block
-// is traced (the per-block view) until the case's share of the protocol's
-// trace budget is spent. Loops with memory accesses stop after 2^22 steps per
-// thread (the sandbox's CPU limit is the backstop for the others).
+// sandbox's process limit never meets the emulator's thread pool. When the
+// Kernel view asked for it (--trace-kernels), every block is traced until the
+// case's share of the protocol's trace budget is spent; a plain check records
+// nothing (tracing costs most of a traced run). Loops with memory accesses
+// stop after 2^22 steps per thread (the sandbox's CPU limit is the backstop
+// for the others).
 emu::LaunchOptions case_launch_options() {
     emu::LaunchOptions o;
     o.threads = 1;
     const size_t left = Limits::max_trace_events - std::min<size_t>(case_log().trace_events, Limits::max_trace_events);
-    o.trace = left > 0;
+    o.trace = harness_options().trace_kernels && left > 0;
     o.trace_all_blocks = true;
     o.trace_limit = left;
     o.max_steps_per_thread = 1ull << 22;

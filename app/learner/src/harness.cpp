@@ -1,5 +1,6 @@
 // The main() of every learner program. attnlab runs it inside attnlab-sandbox:
 //   argv[1]  path of the cases file (wire format, see wire.hpp)
+//   argv[2]  optional: --trace-kernels (CUDA programs record every access for the Kernel view)
 //   fd 3     the result channel: one frame per event, written as cases run
 // Exceptions are caught per case so one bad case does not hide the others;
 // crashes, hangs and floods are the sandbox's and the parent's business.
@@ -229,6 +230,11 @@ CaseHooks& case_hooks() {
     return hooks;
 }
 
+HarnessOptions& harness_options() {
+    static HarnessOptions options;
+    return options;
+}
+
 void register_entry(const char* name, int arity, ErasedFn fn, Invoker invoker) {
     Entry& e = registered_entry();
     e.name = name;
@@ -279,6 +285,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     send(wire::FrameType::Hello, protocol::encode_hello(static_cast<uint32_t>(::getpid())));
+    for (int i = 2; i < argc; ++i)
+        if (std::strcmp(argv[i], "--trace-kernels") == 0) detail::harness_options().trace_kernels = true;
     std::vector<std::vector<detail::Slot>> cases;
     if (!read_cases(argv[1], cases)) {
         std::fprintf(stderr, "attnlab: could not read the cases file %s\n", argv[1]);

@@ -11,4 +11,10 @@ struct CaseHooks {
 };
 CaseHooks& case_hooks();
 
+// What attnlab asked of this run on the command line (after the cases file).
+struct HarnessOptions {
+    bool trace_kernels = false;  // --trace-kernels: record every access of every block (the Kernel view)
+};
+HarnessOptions& harness_options();
+
 }  // namespace attnlab::detail

@@ -492,7 +492,8 @@ private:
         sh.writer_sync = *ts.warp_sync;
     }
     void trace(detail::ThreadState& ts, bool write) const {
-        detail::trace_access(ts, MemorySpace::Shared, write, "shared", e_, (address() >> 2) & 31, line_);
+        // The array's name (a learner's `__shared__ float tile[..]` is named "tile"), so views tell arrays apart.
+        detail::trace_access(ts, MemorySpace::Shared, write, r_->name, e_, (address() >> 2) & 31, line_);
     }
     detail::SharedRegion* r_;
     int64_t e_;

@@ -30,6 +30,7 @@ struct CheckProgress {
 struct CheckControl {
     const std::atomic<bool>* cancel = nullptr;
     std::string gpu_arch = "sm_90";  // CUDA exercises: the architecture of the resource report
+    bool trace_kernels = false;      // CUDA exercises: record every access of every block (the GUI's Kernel view)
     std::function<void(const CheckProgress&)> on_progress;
 };
 

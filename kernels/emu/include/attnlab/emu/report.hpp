@@ -163,7 +163,7 @@ struct AccessEvent {
     unsigned thread = 0;         // linear thread id in the block
     MemorySpace space = MemorySpace::Global;
     bool is_write = false;
-    std::string buffer;          // buffer name (global) or "shared"
+    std::string buffer;          // buffer name (global) or the shared array's ("shared array" when unnamed)
     int64_t index = 0;           // element index in that buffer / shared array
     uint64_t sector = 0;         // global: 32-byte sector number relative to the buffer start
                                  // shared: bank (0..31)
