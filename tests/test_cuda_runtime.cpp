@@ -293,3 +293,16 @@ TEST_CASE("NVRTC's resource report covers a templated kernel, instantiated only 
     const nlohmann::json j = to_json(r, env().ex(), Lang::En);
     CHECK(j["resources"]["kernels"][0]["occupancy"]["threads_per_block"] == 64);
 }
+
+TEST_CASE("`static __shared__` (as in NVIDIA's block reductions) compiles and is checked") {
+    if (!emulator_built()) return;
+    const std::string synced =
+        "    staged[threadIdx.x] = i < n ? x[src] : 0.f;\n"
+        "    __syncthreads();\n"
+        "    if (i < n) out[i] = staged[threadIdx.x];\n";
+    const CheckResult ok = env().check_text(program("", "    static __shared__ float staged[64];\n" + synced, kLaunch64));
+    CAPTURE(explain(ok, env().ex(), Lang::En));
+    CHECK(ok.verdict == Verdict::Pass);
+    const CheckResult race = env().check_text(program("", "    static __shared__ float staged[64];\n" + kNeighbourRace, kLaunch64));
+    CHECK(race.cause == "shared_race");
+}

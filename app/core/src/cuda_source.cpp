@@ -299,6 +299,11 @@ void find_shared(const std::string& code, std::vector<Edit>& edits) {
     const std::string key = "__shared__";
     for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + key.size())) {
         if ((at > 0 && is_ident(code[at - 1])) || is_ident(code[at + key.size()])) continue;
+        // `static __shared__` is legal CUDA; the emulator's __shared__ is `static thread_local` already
+        size_t word = at;
+        while (word > 0 && std::isspace(static_cast<unsigned char>(code[word - 1]))) --word;
+        if (word >= 6 && code.compare(word - 6, 6, "static") == 0 && (word == 6 || !is_ident(code[word - 7])))
+            edits.push_back({word - 6, at, ""});
         const size_t semi = code.find(';', at);
         if (semi == std::string::npos) continue;
         const std::string decl = code.substr(at + key.size(), semi - at - key.size());
