@@ -57,6 +57,10 @@ for lang in en id; do
   echo '{"results_height": 1100}' > "$home/config/settings.json"
   shot "$lang-cuda-kernel-pass" "$lang" fx-cuda-split "$cuda/fx-cuda-split/solution.cu" --course "$cuda" --run --view kernel
   shot "$lang-cuda-kernel-fault" "$lang" fx-cuda-split "$cuda/fx-cuda-split/wrong/no_bounds_check.cu" --course "$cuda" --run --view kernel
+  # The course's own CUDA exercises: a shared-memory race named by racecheck, one block per (batch, head).
+  shot "$lang-cuda-kernel-softmax-race" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel
+  shot "$lang-cuda-kernel-attention" "$lang" cuda-attention "$ex/cuda-attention/solution.cu" --run --view kernel
+  shot "$lang-cuda-uncoalesced" "$lang" cuda-coalescing "$ex/cuda-coalescing/wrong/naive_rows.cu" --run
   # Without NVRTC (its library forced to a missing path): the resource panel says so, the rest works.
   (export ATTNLAB_NVRTC_LIB=/nonexistent
    shot "$lang-cuda-kernel-no-nvrtc" "$lang" fx-cuda-split "$cuda/fx-cuda-split/solution.cu" --course "$cuda" --run --view kernel)
