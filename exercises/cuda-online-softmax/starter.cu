@@ -6,8 +6,8 @@
 //   The same result as the cuda-attention exercise, under two new constraints:
 //   - a block holds K and V in shared memory one tile of at most 16 keys at a
 //     time, so its shared memory does not grow with T;
-//   - each row's softmax is computed in one pass over the tiles: every tile
-//     is read once.
+//   - each row's softmax is computed in one pass over the tiles: a row
+//     visits each of its keys once (no second pass for the maximum).
 //   T need not be a multiple of the tile: the last tile may be partial.
 //   Some cases have scores in the thousands: the weights must stay finite.
 //
