@@ -306,3 +306,25 @@ TEST_CASE("`static __shared__` (as in NVIDIA's block reductions) compiles and is
     const CheckResult race = env().check_text(program("", "    static __shared__ float staged[64];\n" + kNeighbourRace, kLaunch64));
     CHECK(race.cause == "shared_race");
 }
+
+TEST_CASE("NVRTC's resource report accepts the standard headers a correct CUDA file includes") {
+    if (!emulator_built() || !nvrtc::Library::open().loaded()) return;
+    const std::string source =
+        "#include <attnlab/cuda.hpp>\n"
+        "#include <cfloat>\n#include <cmath>\n#include <math.h>\n#include <cstdio>\n#include <cstdint>\n#include <climits>\n"
+        "__global__ void split_kernel(dev_ptr<float> out, dev_ptr<const float> x, int B, int T, int H, int hd) {\n"
+        "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    const int n = B * H * T * hd;\n" + kSource +
+        "    const int64_t guard = INT_MAX;\n"
+        "    if (i < n && i < guard) out[i] = fminf(x[src], FLT_MAX);\n"
+        "}\n"
+        "void split_heads(DeviceTensor& out, const DeviceTensor& x, int n_heads) {\n"
+        "    const int B = x.size(0), T = x.size(1), D = x.size(2);\n" + kLaunch64 +
+        "}\n";
+    const CheckResult r = env().check_text(source);
+    CHECK(r.verdict == Verdict::Pass);
+    REQUIRE(r.resources);
+    CAPTURE(r.resources->log);
+    CHECK(r.resources->status == ResourceReport::Status::Ok);
+    CHECK(r.resources->kernels.size() == 1);
+}

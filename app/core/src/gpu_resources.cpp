@@ -437,8 +437,34 @@ fs::path fresh_folder(const fs::path& work_dir) {
 }
 
 // Writes the source and headers under `dir` and returns attnlab-nvrtc's argv.
+// NVRTC has no C or C++ standard library, yet a correct CUDA file includes
+// <cfloat>, <cmath> or <cstdio> (nvcc and the emulator's host compiler have
+// them): those headers as NVRTC needs them (its math functions and printf are
+// built in), unless the caller gives its own.
+std::vector<std::pair<std::string, std::string>> standard_header_stubs() {
+    const std::string floats =
+        "#pragma once\n#ifndef FLT_MAX\n#define FLT_MAX 3.402823466e+38f\n#endif\n#ifndef FLT_MIN\n#define FLT_MIN 1.175494351e-38f\n#endif\n"
+        "#ifndef FLT_EPSILON\n#define FLT_EPSILON 1.192092896e-07f\n#endif\n";
+    const std::string maths =
+        "#pragma once\n#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n#ifndef NAN\n#define NAN __int_as_float(0x7fffffff)\n#endif\n"
+        "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#endif\n";
+    const std::string ints =
+        "#pragma once\ntypedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;\n"
+        "typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t; typedef unsigned long long uint64_t;\n"
+        "namespace std { using ::int8_t; using ::int16_t; using ::int32_t; using ::int64_t; using ::uint8_t; using ::uint16_t; using ::uint32_t; using ::uint64_t; }\n";
+    const std::string limits =
+        "#pragma once\n#define INT_MAX 2147483647\n#define INT_MIN (-INT_MAX - 1)\n#define UINT_MAX 4294967295u\n"
+        "#define LLONG_MAX 9223372036854775807LL\n#define LLONG_MIN (-LLONG_MAX - 1)\n";
+    const std::string none = "#pragma once\n";
+    return {{"cfloat", floats}, {"float.h", floats}, {"cmath", maths},   {"math.h", maths},   {"cstdint", ints},
+            {"stdint.h", ints}, {"climits", limits}, {"limits.h", limits}, {"cstdio", none}, {"stdio.h", none}};
+}
+
 std::vector<std::string> tool_command(const fs::path& tool, const fs::path& dir, const std::string& source,
-                                      const std::vector<std::pair<std::string, std::string>>& headers, const std::string& arch) {
+                                      std::vector<std::pair<std::string, std::string>> headers, const std::string& arch) {
+    for (auto& stub : standard_header_stubs())
+        if (std::none_of(headers.begin(), headers.end(), [&](const auto& h) { return h.first == stub.first; }))
+            headers.push_back(std::move(stub));
     std::vector<std::string> argv = {tool.string(), "--arch", arch, "--name", kNvrtcSourceName};
     for (size_t i = 0; i < headers.size(); ++i) {
         const fs::path file = dir / ("header-" + std::to_string(i) + ".h");
