@@ -328,3 +328,29 @@ TEST_CASE("NVRTC's resource report accepts the standard headers a correct CUDA f
     CHECK(r.resources->status == ResourceReport::Status::Ok);
     CHECK(r.resources->kernels.size() == 1);
 }
+
+TEST_CASE("the occupancy of a kernel launched under another spelling than NVRTC's (a named template argument)") {
+    if (!emulator_built() || !nvrtc::Library::open().loaded()) return;
+    const std::string source =
+        "#include <attnlab/cuda.hpp>\n"
+        "constexpr int kUnroll = 4;\n"
+        "template <int kU>\n"
+        "__global__ void split_kernel(dev_ptr<float> out, dev_ptr<const float> x, int B, int T, int H, int hd) {\n"
+        "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    const int n = B * H * T * hd;\n" + kSource +
+        "    if (i < n) out[i] = x[src];\n"
+        "}\n"
+        "void split_heads(DeviceTensor& out, const DeviceTensor& x, int n_heads) {\n"
+        "    const int B = x.size(0), T = x.size(1), D = x.size(2);\n"
+        "    split_kernel<kUnroll><<<ceil_div(out.numel(), 64), 64>>>(out.data(), x.data(), B, T, n_heads, D / n_heads);\n"
+        "}\n";
+    const CheckResult r = env().check_text(source);
+    CHECK(r.verdict == Verdict::Pass);
+    REQUIRE(r.resources);
+    REQUIRE(r.resources->kernels.size() == 1);
+    CHECK(r.resources->kernels[0].kernel == "split_kernel<4>");
+    CHECK(r.cases[0].launches.at(0).kernel == "split_kernel<kUnroll>");  // verdicts keep the learner's spelling
+    const nlohmann::json j = to_json(r, env().ex(), Lang::En);
+    CHECK(j["resources"]["kernels"][0]["occupancy"]["threads_per_block"] == 64);
+    CHECK(contains(explain_resources(r, Lang::En), "blocks of 64 threads"));
+}

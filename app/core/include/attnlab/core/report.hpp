@@ -34,7 +34,9 @@ std::string explain_cuda(const CheckResult& result, Lang lang);
 // C++ exercises.
 std::string explain_resources(const CheckResult& result, Lang lang);
 // The block size and dynamic shared memory each of the learner's kernels was
-// launched with: the largest launch of each name over the cases.
+// launched with: the largest launch of each name over the cases, under the
+// launch's own name and, for a kernel NVRTC names otherwise (`tile<16>` for a
+// launch of `tile<TILE>`), under NVRTC's name too.
 std::map<std::string, LaunchShape> learner_launch_shapes(const CheckResult& result);
 // "CPU emulator" / "GPU NVIDIA H200", in the learner's language.
 std::string cuda_backend_text(const KernelOutcome& kernel, Lang lang);
