@@ -354,3 +354,12 @@ TEST_CASE("the occupancy of a kernel launched under another spelling than NVRTC'
     CHECK(j["resources"]["kernels"][0]["occupancy"]["threads_per_block"] == 64);
     CHECK(contains(explain_resources(r, Lang::En), "blocks of 64 threads"));
 }
+
+TEST_CASE("a faulted learner kernel is not followed by a line that says CUDA agrees with the reference") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("wrong/no_bounds_check.cu");
+    REQUIRE(r.verdict == Verdict::KernelFault);
+    // (attnlab's own reference kernel agreeing is no news about the learner's kernel)
+    CHECK_FALSE(contains(explain(r, env().ex(), Lang::En), "agrees with the Eigen reference"));
+    CHECK_FALSE(contains(explain(r, env().ex(), Lang::Id), "sepakat dengan referensi Eigen"));
+}

@@ -357,7 +357,10 @@ std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
     };
     add(explain_detail(r, ex, lang));
     // Beside a verdict on the learner's values, or when the kernel is the problem.
-    if (r.ran() || r.problem == Problem::KernelDisagrees || r.problem == Problem::KernelFailed) add(explain_cuda(r, lang));
+    // Not in a CUDA exercise: there the learner's own kernels are the CUDA, and
+    // "CUDA agrees with the reference" (attnlab's kernel) would read as theirs.
+    const bool reference_kernel_news = r.ran() && ex.runtime != Runtime::Cuda;
+    if (reference_kernel_news || r.problem == Problem::KernelDisagrees || r.problem == Problem::KernelFailed) add(explain_cuda(r, lang));
     const bool ran = r.ran();
     if (ran && !r.cases.empty()) {
         for (const auto& c : r.cases)
