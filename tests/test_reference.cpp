@@ -394,6 +394,7 @@ TEST_CASE("registry: every op is found by name with the agreed parameters") {
         {"causal_softmax", {{"scores", T}}, T},
         {"batched_causal_attention", {{"q", T}, {"k", T}, {"v", T}}, T},
         {"batched_attention_scores", {{"q", T}, {"k", T}}, T},
+        {"attention_scores_untransposed", {{"q", T}, {"k", T}}, T},
     };
     CHECK(all_ops().size() == expected.size());
     for (const Expected& e : expected) {

@@ -1,7 +1,8 @@
 // The CUDA exercises' reference ops (reference/src/registry_cuda.cpp):
-// causal_softmax, batched_causal_attention and batched_attention_scores, each
-// against values worked out by hand, and each catalogued mistake against what
-// its name says, computed here independently of the reference's code.
+// causal_softmax, batched_causal_attention, batched_attention_scores and
+// attention_scores_untransposed, each against values worked out by hand, and
+// each catalogued mistake against what its name says, computed here
+// independently of the reference's code.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -483,6 +484,76 @@ TEST_CASE("batched_attention_scores: bad input gets a message naming it") {
     CHECK(contains(error_of("batched_attention_scores", qk_in(good, Value::of_int(3))), "k: expected tensor"));
 }
 
+// -------------------------------------------- attention_scores_untransposed
+
+namespace {
+
+// (B, T, H, hd) -> (B, H, T, hd), element by element, written out again here.
+Value heads_first(const Value& x) {
+    const Shape& s = x.tensor.shape;
+    TensorData t = TensorData::zeros({s[0], s[2], s[1], s[3]});
+    for (int64_t b = 0; b < s[0]; ++b)
+        for (int64_t i = 0; i < s[1]; ++i)
+            for (int64_t h = 0; h < s[2]; ++h)
+                for (int64_t d = 0; d < s[3]; ++d)
+                    t.data[static_cast<size_t>(t.offset({b, h, i, d}))] = static_cast<float>(at(x.tensor, {b, i, h, d}));
+    return Value::of_tensor(t);
+}
+
+}  // namespace
+
+TEST_CASE("attention_scores_untransposed: q, k in (B, T, H, hd), scores by hand") {
+    // B = 1, T = 2, H = 2, hd = 2 (scale 1/sqrt 2). Token rows hold both heads:
+    //   q: t0 = (1, 0 | 0, 2), t1 = (0, 1 | 1, 1)    k: t0 = (2, 0 | 1, 0), t1 = (0, 3 | 0, -1)
+    // Head 0: Q = [[1, 0], [0, 1]], K = [[2, 0], [0, 3]] -> Q Kᵀ = [[2, 0], [0, 3]].
+    // Head 1: Q = [[0, 2], [1, 1]], K = [[1, 0], [0, -1]] -> Q Kᵀ = [[0, -2], [1, -1]].
+    // Read as (B, H, T, hd) instead, head 0 would be q rows (1, 0), (0, 2): a different answer.
+    const Inputs in = qk_in(tensor({1, 2, 2, 2}, {1, 0, 0, 2, 0, 1, 1, 1}), tensor({1, 2, 2, 2}, {2, 0, 1, 0, 0, 3, 0, -1}));
+    const Result r = run("attention_scores_untransposed", in);
+    CHECK(r.output.tensor.shape == Shape{1, 2, 2, 2});
+    CHECK(r.stages.empty());
+    const double s = 1.0 / std::sqrt(2.0);
+    check_row(r.output.tensor, 0, 0, 0, {2 * s, 0});
+    check_row(r.output.tensor, 0, 0, 1, {0, 3 * s});
+    check_row(r.output.tensor, 0, 1, 0, {0, -2 * s});
+    check_row(r.output.tensor, 0, 1, 1, {s, -s});
+    const TensorData unscaled = run_mistake("attention_scores_untransposed", "no_scale", in).output.tensor;
+    check_row(unscaled, 0, 0, 0, {2, 0});
+    check_row(unscaled, 0, 0, 1, {0, 3});
+    check_row(unscaled, 0, 1, 0, {0, -2});
+    check_row(unscaled, 0, 1, 1, {1, -1});
+}
+
+TEST_CASE("attention_scores_untransposed: batched_attention_scores of the transposed inputs") {
+    for (const Shape& shape : {Shape{2, 3, 3, 4}, Shape{3, 5, 2, 1}, Shape{1, 1, 4, 2}}) {
+        CAPTURE(shape_to_string(shape));
+        const Value q = random_tensor(shape, 51), k = random_tensor(shape, 52);
+        const TensorData untransposed = run("attention_scores_untransposed", qk_in(q, k)).output.tensor;
+        CHECK(untransposed.shape == Shape{shape[0], shape[2], shape[1], shape[1]});
+        CHECK(near(untransposed, run("batched_attention_scores", qk_in(heads_first(q), heads_first(k))).output.tensor, 0.0));
+        const TensorData unscaled = run_mistake("attention_scores_untransposed", "no_scale", qk_in(q, k)).output.tensor;
+        CHECK(near(unscaled,
+                   run_mistake("batched_attention_scores", "no_scale", qk_in(heads_first(q), heads_first(k))).output.tensor,
+                   0.0));
+        if (shape[3] > 1) CHECK_FALSE(near(unscaled, untransposed, 1e-3));  // hd = 1: the scale is 1
+    }
+}
+
+TEST_CASE("attention_scores_untransposed: bad input gets a message naming it") {
+    const Value good = random_tensor({1, 3, 2, 4}, 1);
+    auto error = [](Value q, Value k) { return error_of("attention_scores_untransposed", qk_in(std::move(q), std::move(k))); };
+    CHECK(contains(error(random_tensor({3, 4}, 1), good), "q: expected a rank-4 tensor (B, T, H, hd), got shape (3, 4)"));
+    CHECK(contains(error(good, random_tensor({3, 2, 4}, 1)), "k: expected a rank-4 tensor (B, T, H, hd)"));
+    const std::string k_shape = error(good, random_tensor({1, 2, 3, 4}, 1));
+    CHECK(contains(k_shape, "k: expected shape (1, 3, 2, 4) (B, T, H, hd), like q"));
+    CHECK(contains(k_shape, "got shape (1, 2, 3, 4)"));
+    CHECK(contains(error(tensor({0, 2, 2, 2}, {}), tensor({0, 2, 2, 2}, {})), "B >= 1"));
+    CHECK(contains(error(tensor({1, 0, 2, 2}, {}), tensor({1, 0, 2, 2}, {})), "T >= 1"));
+    CHECK(contains(error(tensor({1, 2, 0, 2}, {}), tensor({1, 2, 0, 2}, {})), "H >= 1"));
+    CHECK(contains(error(tensor({1, 2, 2, 0}, {}), tensor({1, 2, 2, 0}, {})), "hd >= 1"));
+    CHECK(contains(error(good, Value::of_int(3)), "k: expected tensor"));
+}
+
 // --------------------------------------------------------------- catalogue
 
 TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
@@ -495,6 +566,7 @@ TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
          {{"reads_future_keys", "masked_scores"}, {"mask_includes_diagonal", "masked_scores"}, {"mask_with_zero", "masked_scores"}}},
         {"batched_causal_attention", {{"reads_future_keys", "scores"}, {"no_scale", "scores"}, {"block_mapping_swapped", "scores"}}},
         {"batched_attention_scores", {{"no_scale", ""}}},
+        {"attention_scores_untransposed", {{"no_scale", ""}}},
     };
     for (const Expected& e : expected) {
         const Op& op = op_of(e.op);

@@ -3,7 +3,9 @@
 // one (R, C) slice per (sequence b, head h), slice l = b·H + h in memory. A
 // kernel typically gives each slice (or each row of it) to one block, so the
 // ops are written slice by slice, with the same math as the core reference
-// (ops.hpp) and in double. A mistake is the op computed from the same inputs
+// (ops.hpp) and in double. One op, attention_scores_untransposed, reads q and
+// k in the layout before the head transpose, (B, T, H, hd), and writes the
+// same (B, H, T, T) scores. A mistake is the op computed from the same inputs
 // with that one thing done wrong (see Mistake in registry.hpp); its words for
 // the learner live in exercises/mistakes/<id>.json.
 #include <cmath>
@@ -150,11 +152,12 @@ void expect_finite(const Args& a, const std::string& name) {
     }
 }
 
-void expect_same_shape(const Args& a, const std::string& name, const std::string& like) {
+void expect_same_shape(const Args& a, const std::string& name, const std::string& like,
+                       const std::string& layout = "(B, H, T, hd)") {
     const Shape& want = a.tensor(like).shape;
     const Shape& got = a.tensor(name).shape;
     if (got != want)
-        fail(name + ": expected shape " + shape_to_string(want) + " (B, H, T, hd), like " + like + ", got shape " +
+        fail(name + ": expected shape " + shape_to_string(want) + " " + layout + ", like " + like + ", got shape " +
              shape_to_string(got));
 }
 
@@ -230,13 +233,18 @@ void add_batched_attention_op(std::vector<Op>& ops) {
 
 // --------------------------------------------------------------- scores
 
-Result batched_scores_scaled(bool scaled, const Args& a) {
-    const HeadInputs in = read_heads(a, false);
-    const double hd = static_cast<double>(in.q.m.front().cols());
+// Q Kᵀ of every slice, times 1/sqrt(hd) unless `scaled` is false (no_scale).
+std::vector<Matrix> slice_scores(const Slices& q, const Slices& k, bool scaled) {
+    const double hd = static_cast<double>(q.m.front().cols());
     const double scale = scaled ? 1.0 / std::sqrt(hd) : 1.0;
     std::vector<Matrix> scores;
-    for (size_t l = 0; l < in.q.m.size(); ++l) scores.push_back((in.q.m[l] * in.k.m[l].transpose()) * scale);
-    return tensor_result(write_slices(scores, in.q.b, in.q.h));
+    for (size_t l = 0; l < q.m.size(); ++l) scores.push_back((q.m[l] * k.m[l].transpose()) * scale);
+    return scores;
+}
+
+Result batched_scores_scaled(bool scaled, const Args& a) {
+    const HeadInputs in = read_heads(a, false);
+    return tensor_result(write_slices(slice_scores(in.q, in.k, scaled), in.q.b, in.q.h));
 }
 
 void add_batched_scores_op(std::vector<Op>& ops) {
@@ -251,12 +259,59 @@ void add_batched_scores_op(std::vector<Op>& ops) {
         make_mistake("no_scale", "", [](const Args& a) { return batched_scores_scaled(false, a); }, op.params));
 }
 
+// ---------------------------------------------- scores, untransposed layout
+
+// q or k as it comes out of the fused projection, (B, T, H, hd): token t's row
+// of D = H·hd floats holds its H heads side by side. Read into the same B·H
+// slices read_slices gives for (B, H, T, hd): row t of slice l = b·H + h is
+// x[b, t, h, :], found at ((b·T + t)·H + h)·hd, D floats after row t - 1.
+Slices read_untransposed(const Args& a, const std::string& name) {
+    const TensorData& t = a.tensor(name);
+    a.expect_rank(name, t, 4);
+    const std::string got = ", got shape " + shape_to_string(t.shape);
+    if (t.shape[0] < 1) fail(name + ": expected at least one sequence (B >= 1)" + got);
+    if (t.shape[1] < 1) fail(name + ": expected at least one token (T >= 1)" + got);
+    if (t.shape[2] < 1) fail(name + ": expected at least one head (H >= 1)" + got);
+    if (t.shape[3] < 1) fail(name + ": expected a head width hd >= 1" + got);
+    const int64_t tokens = t.shape[1], heads = t.shape[2], hd = t.shape[3];
+    Slices s{t.shape[0], heads, {}};
+    for (int64_t b = 0; b < s.b; ++b)
+        for (int64_t h = 0; h < heads; ++h) {
+            Matrix m(tokens, hd);
+            for (int64_t i = 0; i < tokens; ++i)
+                for (int64_t d = 0; d < hd; ++d)
+                    m(i, d) = t.data[static_cast<size_t>(((b * tokens + i) * heads + h) * hd + d)];
+            s.m.push_back(std::move(m));
+        }
+    return s;
+}
+
+Result untransposed_scores_scaled(bool scaled, const Args& a) {
+    const Slices q = read_untransposed(a, "q");
+    a.expect_rank("k", a.tensor("k"), 4);
+    expect_same_shape(a, "k", "q", "(B, T, H, hd)");
+    const Slices k = read_untransposed(a, "k");
+    return tensor_result(write_slices(slice_scores(q, k, scaled), q.b, q.h));
+}
+
+void add_untransposed_scores_op(std::vector<Op>& ops) {
+    ops.push_back(make_op(
+        "attention_scores_untransposed",
+        "q, k in (B, T, H, hd) (before the head transpose); per (b, h): Q Kᵀ / sqrt(hd) as (B, H, T, T), no mask.",
+        {tensor_param("q", "(B, T, H, hd)"), tensor_param("k", "(B, T, H, hd)")}, "(B, H, T, T)",
+        [](const Args& a) { return untransposed_scores_scaled(true, a); }));
+    Op& op = ops.back();
+    op.mistakes.push_back(
+        make_mistake("no_scale", "", [](const Args& a) { return untransposed_scores_scaled(false, a); }, op.params));
+}
+
 }  // namespace
 
 void add_cuda_ops(std::vector<Op>& ops) {
     add_causal_softmax_op(ops);
     add_batched_attention_op(ops);
     add_batched_scores_op(ops);
+    add_untransposed_scores_op(ops);
 }
 
 }  // namespace attnlab::reference::support
