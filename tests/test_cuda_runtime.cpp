@@ -5,6 +5,7 @@
 // tests/fixtures/cuda-course keeps one exercise with right and wrong files.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -362,4 +363,18 @@ TEST_CASE("a faulted learner kernel is not followed by a line that says CUDA agr
     // (attnlab's own reference kernel agreeing is no news about the learner's kernel)
     CHECK_FALSE(contains(explain(r, env().ex(), Lang::En), "agrees with the Eigen reference"));
     CHECK_FALSE(contains(explain(r, env().ex(), Lang::Id), "sepakat dengan referensi Eigen"));
+}
+
+TEST_CASE("a launch with too few arguments is a compile error on the learner's launch line, as with nvcc") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check_text(program("", "    if (i < n) out[i] = x[src];\n",
+                                                   "    split_kernel<<<ceil_div(out.numel(), 64), 64>>>(out.data(), x.data(), B, T, n_heads);\n"));
+    REQUIRE(r.verdict == Verdict::CompileError);
+    const auto first_error = std::find_if(r.diagnostics.begin(), r.diagnostics.end(), [](const Diagnostic& d) { return d.severity == "error"; });
+    REQUIRE(first_error != r.diagnostics.end());
+    const Diagnostic& first = *first_error;
+    CAPTURE(first.file);
+    CAPTURE(first.message);
+    CHECK(first.file == "mine.cu");
+    CHECK(first.line == 12);  // the launch
 }

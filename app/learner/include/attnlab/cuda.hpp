@@ -85,6 +85,20 @@ template <class Kernel> struct KernelLaunch {
         record_launch(emu::launch(name, kernel, grid, block, smem, std::forward<Args>(args)...));
     }
 };
+// A __global__ function: the launch takes exactly its parameters, so a wrong
+// argument count or type is an error on the learner's launch line (as nvcc
+// says it), not deep inside the emulator's std::tuple.
+template <class... P> struct KernelLaunch<void (*)(P...)> {
+    const char* name;
+    void (*kernel)(P...);
+    dim3 grid, block;
+    size_t smem;
+    void operator()(P... args) const {
+        if (launches_stopped()) return;
+        emu::ScopedLaunchOptions options(case_launch_options());
+        record_launch(emu::launch(name, kernel, grid, block, smem, std::forward<P>(args)...));
+    }
+};
 template <class Kernel>
 KernelLaunch<Kernel> launch_site(const char* name, Kernel kernel, dim3 grid, dim3 block, size_t smem = 0,
                                  int /*stream*/ = 0) {
