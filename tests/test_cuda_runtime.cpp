@@ -378,3 +378,23 @@ TEST_CASE("a launch with too few arguments is a compile error on the learner's l
     CHECK(first.file == "mine.cu");
     CHECK(first.line == 12);  // the launch
 }
+
+TEST_CASE("dynamic shared memory the launch forgot to size: the fault says so, in both languages") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check_text(program("",
+                                                   "    extern __shared__ float staged[];\n"
+                                                   "    staged[threadIdx.x] = i < n ? x[src] : 0.f;\n"
+                                                   "    __syncthreads();\n"
+                                                   "    if (i < n) out[i] = staged[threadIdx.x];\n",
+                                                   kLaunch64));  // no third <<<>>> value
+    REQUIRE(r.verdict == Verdict::KernelFault);
+    CHECK(r.cause == "out_of_bounds");
+    const std::string en = explain(r, env().ex(), Lang::En), id = explain(r, env().ex(), Lang::Id);
+    CAPTURE(en);
+    CAPTURE(id);
+    CHECK(contains(en, "no dynamic shared memory"));
+    CHECK(contains(en, "<<<grid, block, bytes>>>"));
+    CHECK_FALSE(contains(en, "0..-1"));
+    CHECK(contains(id, "tidak memberi shared memory dinamis"));
+    CHECK_FALSE(contains(id, "0..-1"));
+}

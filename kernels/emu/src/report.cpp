@@ -106,6 +106,21 @@ std::string access_text(const Fault& f, Lang lang) {
     const bool id = lang == Lang::Id;
     const std::string who = "thread " + dim(f.thread) + (id ? " di blok " : " of block ") + dim(f.block);
     const std::string idx = std::to_string(f.index);
+    if (f.kind == FaultKind::OutOfBounds && f.space == MemorySpace::Shared && f.size == 0) {
+        // Only dynamic shared memory can have no elements: the launch gave it no bytes.
+        const std::string place = f.buffer.empty() || f.buffer == "dynamic shared memory" || f.buffer == "shared array"
+                                      ? (id ? "shared memory dinamis" : "dynamic shared memory")
+                                      : (id ? "array shared '" : "shared array '") + f.buffer + "'";
+        if (id)
+            return "akses di luar batas: " + who + (f.is_write ? " menulis" : " membaca") + " indeks " + idx + " dari " + place +
+                   on_line(f.line, lang) +
+                   ", padahal tidak ada elemennya: peluncurannya tidak memberi shared memory dinamis (ukurannya dalam byte adalah nilai "
+                   "ketiga di <<<grid, block, byte>>>).";
+        return "out-of-bounds access: " + who + (f.is_write ? " wrote" : " read") + " index " + idx + " of " + place +
+               on_line(f.line, lang) +
+               ", which has no elements: the launch gave no dynamic shared memory (its size in bytes is the third value of "
+               "<<<grid, block, bytes>>>).";
+    }
     if (f.kind == FaultKind::OutOfBounds) {
         const bool null_pointer = f.space == MemorySpace::Global && f.buffer.empty() && f.size == 0;
         const std::string past = f.index < 0 || null_pointer ? "" :
