@@ -398,3 +398,21 @@ TEST_CASE("dynamic shared memory the launch forgot to size: the fault says so, i
     CHECK(contains(id, "tidak memberi shared memory dinamis"));
     CHECK_FALSE(contains(id, "0..-1"));
 }
+
+TEST_CASE("a temporary DeviceTensor in the host code compiles for NVRTC too") {
+    if (!emulator_built() || !nvrtc::Library::open().loaded()) return;
+    const CheckResult r = env().check_text(program(
+        "__global__ void copy_kernel(dev_ptr<float> dst, dev_ptr<const float> src, int n) {\n"
+        "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) dst[i] = src[i];\n"
+        "}\n",
+        "    if (i < n) out[i] = x[src];\n",
+        "    DeviceTensor staged(\"staged\", {B, T, D});\n"
+        "    copy_kernel<<<ceil_div(staged.numel(), 64), 64>>>(staged.data(), x.data(), B * T * D);\n"
+        "    split_kernel<<<ceil_div(out.numel(), 64), 64>>>(out.data(), staged.data(), B, T, n_heads, D / n_heads);\n"));
+    CHECK(r.verdict == Verdict::Pass);
+    REQUIRE(r.resources);
+    CAPTURE(r.resources->log);
+    CHECK(r.resources->status == ResourceReport::Status::Ok);
+    CHECK(r.resources->kernels.size() == 3);  // copy_kernel, split_kernel, nothing
+}

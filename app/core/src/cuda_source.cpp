@@ -385,6 +385,13 @@ const std::string& nvrtc_prelude() {
 template <class T> using dev_ptr = T*;
 class DeviceTensor {
 public:
+    DeviceTensor() = default;
+    // A temporary on the device, as the learner's host code makes one: DeviceTensor t("name", {B, H, T, T})
+    // (NVRTC declares std::initializer_list itself).
+    DeviceTensor(const char*, std::initializer_list<long long> shape) {
+        for (long long d : shape)
+            if (rank_ < 8) shape_[rank_++] = d;
+    }
     int rank() const { return rank_; }
     long long size(int axis) const { return shape_[axis]; }
     long long numel() const { long long n = 1; for (int i = 0; i < rank_; ++i) n *= shape_[i]; return n; }
