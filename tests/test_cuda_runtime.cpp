@@ -416,3 +416,17 @@ TEST_CASE("a temporary DeviceTensor in the host code compiles for NVRTC too") {
     CHECK(r.resources->status == ResourceReport::Status::Ok);
     CHECK(r.resources->kernels.size() == 3);  // copy_kernel, split_kernel, nothing
 }
+
+TEST_CASE("the std:: functions a C++ learner writes (std::sqrt, std::max, numeric_limits) compile for NVRTC too") {
+    if (!emulator_built() || !nvrtc::Library::open().loaded()) return;
+    const CheckResult r = env().check_text(program(
+        "constexpr float kNegInf = -std::numeric_limits<float>::infinity();\n",
+        "    const float scale = 1.0f / std::sqrt(static_cast<float>(hd)) + 0.0f * std::exp(kNegInf);\n"
+        "    if (i < n) out[i] = std::max(float(x[src]), -std::numeric_limits<float>::max()) + std::abs(0.0f) * scale;\n",
+        "    const int threads = std::min(64, std::max(32, static_cast<int>(std::sqrt(4096.0))));\n"
+        "    split_kernel<<<ceil_div(out.numel(), threads), threads>>>(out.data(), x.data(), B, T, n_heads, D / n_heads);\n"));
+    CHECK(r.verdict == Verdict::Pass);
+    REQUIRE(r.resources);
+    CAPTURE(r.resources->log);
+    CHECK(r.resources->status == ResourceReport::Status::Ok);
+}
