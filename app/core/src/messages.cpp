@@ -116,6 +116,8 @@ const Entry kMessages[] = {
     {"explain.crash", "Case {case}: your program was killed by {signal}.", "Kasus {case}: programmu dihentikan oleh {signal}."},
     {"explain.crash_static", "Your program was killed by {signal} before your function was called (in a global or static initialiser).",
      "Programmu dihentikan oleh {signal} sebelum fungsimu dipanggil (di inisialisasi global atau static)."},
+    {"explain.crash.cuda.SIGSEGV", "On attnlab's emulator each CUDA thread has a 256 KiB stack: deep recursion in a __device__ function or a large local array overflows it (on a GPU the per-thread stack is smaller still). Otherwise: an index out of range on a raw pointer.",
+     "Di emulator attnlab setiap thread CUDA punya stack 256 KiB: rekursi yang dalam di fungsi __device__ atau array lokal yang besar membuatnya meluap (di GPU stack per thread bahkan lebih kecil). Selain itu: indeks di luar batas pada pointer mentah."},
     {"explain.crash.SIGSEGV", "That is an invalid memory access: an index out of range on a raw pointer, or a dangling reference.",
      "Itu akses memori yang tidak sah: indeks di luar batas pada pointer mentah, atau referensi yang sudah tidak berlaku."},
     {"explain.crash.SIGABRT", "The program aborted: a failed assert, std::terminate, or an exception thrown where it could not be caught.",

@@ -256,7 +256,9 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
         case Verdict::Crash: {
             std::string s = r.crashed_before_entry ? tr(lang, "explain.crash_static", {{"signal", r.signal_name}})
                                                    : tr(lang, "explain.crash", {{"case", label}, {"signal", r.signal_name}});
-            const std::string hint_key = "explain.crash." + r.signal_name;
+            // A CUDA program's kernels run on the emulator's fibers: a segfault
+            // there is most often a thread's small stack overflowing.
+            const std::string hint_key = std::string("explain.crash.") + (ex.runtime == Runtime::Cuda ? "cuda." : "") + r.signal_name;
             if (has_message(lang, hint_key)) s += " " + tr(lang, hint_key);
             return s;
         }
