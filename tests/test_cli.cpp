@@ -185,7 +185,8 @@ TEST_CASE("list shows the course in order, in English and in Indonesian") {
         "qkv-projections", "fused-qkv",     "split-heads",  "scaled-scores",  "causal-mask",
         "stable-softmax",  "weighted-sum",  "concat-project", "causal-mhsa",  "batched-layout",
         "batched-mhsa",    "param-count",   "head-dim-tiles", "why-many-heads", "cuda-split-heads",
-        "cuda-causal-softmax", "cuda-attention", "cuda-online-softmax", "cuda-coalescing"};
+        "cuda-causal-softmax", "cuda-attention", "cuda-online-softmax", "cuda-coalescing",
+        "cuda-coalescing-untransposed"};
     REQUIRE(exercises.size() == order.size());
     for (size_t i = 0; i < order.size(); ++i) CHECK(exercises[i].id == order[i]);
 

@@ -1,0 +1,29 @@
+// Wrong on purpose (for this exercise): right values, uncoalesced loads. One
+// thread per score (i, j), lanes along j, each looping over d: at step d the
+// 32 lanes of a warp read k[b, j, h, d] from 32 different tokens' rows, D = H·hd
+// floats apart, so one request touches up to 32 sectors for 32 useful floats.
+#include <attnlab/cuda.hpp>
+
+// out: (B, H, T, T)   q, k: (B, T, H, hd)
+__global__ void scores_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
+                              int H, int T, int hd, float scale) {
+    // Launch layout: grid (ceil(T*T / 128), B*H), 128 threads; blockIdx.y = b*H + h.
+    const int bh = blockIdx.y, b = bh / H, h = bh % H;
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= T * T) return;
+    const int i = e / T, j = e % T;
+    float acc = 0.0f;
+    for (int d = 0; d < hd; ++d) {
+        const float qv = q[((b * T + i) * H + h) * hd + d];
+        const float kv = k[((b * T + j) * H + h) * hd + d];  // lane j: its own token's row of k
+        acc += qv * kv;
+    }
+    out[(bh * T + i) * T + j] = acc * scale;
+}
+
+void attention_scores_untransposed(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k) {
+    const int B = q.size(0), T = q.size(1), H = q.size(2), hd = q.size(3);
+    const float scale = 1.0f / sqrtf(static_cast<float>(hd));
+    const dim3 grid(ceil_div(T * T, 128), B * H);
+    scores_kernel<<<grid, 128>>>(out.data(), q.data(), k.data(), H, T, hd, scale);
+}
