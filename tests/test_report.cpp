@@ -60,7 +60,9 @@ const std::set<std::string> kEnglish = {"the", "your", "you", "was", "were", "is
 std::vector<std::string> english_words(const std::string& text) {
     std::vector<std::string> found;
     // Code spans (`...`) and the learner's own strings are not prose.
-    const std::string prose = std::regex_replace(text, std::regex("`[^`]*`"), " ");
+    // "shared memory" is CUDA's name for it, kept as a term in Indonesian too.
+    const std::string prose =
+        std::regex_replace(std::regex_replace(text, std::regex("`[^`]*`"), " "), std::regex("shared memory", std::regex::icase), " ");
     std::regex word("[A-Za-z']+");
     for (auto it = std::sregex_iterator(prose.begin(), prose.end(), word); it != std::sregex_iterator(); ++it) {
         std::string w = it->str();
@@ -188,4 +190,57 @@ TEST_CASE("a case that fails only where one side is -inf says so instead of 'max
     CheckResult r = result(Verdict::WrongAnswer);
     r.cases[0].max_abs_error = 0;
     CHECK(explain(r, e, Lang::En).find("1 of the differing positions are -inf or NaN on one side only") != std::string::npos);
+}
+
+TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every fault, every kernel rule, a crash") {
+    Exercise e = exercise();
+    e.runtime = Runtime::Cuda;
+    e.output = {"out", ValueKind::Tensor, "(1, 2, 2)"};
+    auto with_launch = [](emu::FaultKind kind) {
+        CheckResult r = result(Verdict::KernelFault);
+        emu::LaunchReport L;
+        L.kernel = "softmax_kernel";
+        L.grid = {3, 1, 1};
+        L.block = {64, 1, 1};
+        L.fault.kind = kind;
+        L.fault.line = 12;
+        L.fault.buffer = "partial";
+        L.fault.space = emu::MemorySpace::Shared;
+        L.fault.size = 64;
+        L.fault.index = 70;
+        L.fault.element_type = "float";
+        L.fault.groups = {{"waiting", 12, {0, 1}}, {"exited", 0, {2}}};
+        L.fault.detail = "block_too_large";
+        r.cases[0].launches = {L};
+        r.cases[0].kernel_cause = emu::fault_code(kind);
+        r.cause = r.cases[0].kernel_cause;
+        return r;
+    };
+    std::vector<CheckResult> results;
+    for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::FaultKind::KernelException); ++k)
+        results.push_back(with_launch(static_cast<emu::FaultKind>(k)));
+    for (const char* cause : {"output_not_written", "uncoalesced_loads", "uncoalesced_stores"}) {
+        CheckResult r = result(Verdict::KernelRule);
+        r.cases[0].kernel_cause = cause;
+        r.cases[0].unwritten_count = std::string(cause) == "output_not_written" ? 3 : 0;
+        r.cases[0].first_unwritten = 1;
+        r.cases[0].rule_value = 16.5;
+        r.cases[0].rule_limit = 8;
+        r.cases[0].launches = with_launch(emu::FaultKind::None).cases[0].launches;
+        results.push_back(r);
+    }
+    CheckResult no_launch = result(Verdict::KernelRule);  // the host function launched nothing
+    no_launch.cases[0].kernel_cause = "output_not_written";
+    no_launch.cases[0].unwritten_count = 4;
+    results.push_back(no_launch);
+    results.push_back(result(Verdict::Crash));  // a SIGSEGV on the emulator's fibers
+    for (const CheckResult& r : results) {
+        const std::string id = explain(r, e, Lang::Id);
+        const std::string en = explain(r, e, Lang::En);
+        CAPTURE(r.cases[0].kernel_cause);
+        CAPTURE(id);
+        CHECK(english_words(id).empty());
+        CHECK(id != en);
+        if (!r.cases[0].launches.empty() && r.verdict == Verdict::KernelFault) CHECK(id.find("softmax_kernel") != std::string::npos);
+    }
 }
