@@ -132,10 +132,17 @@ template <class T> T cuda_argument(const std::vector<Slot>& args, int i) {
     else return argument<T>(args, i);
 }
 
+// A host function that throws after one of its launches faulted (the usual
+// `if (cudaGetLastError() != cudaSuccess) throw ...` check) reports the case
+// as it stands: the fault is the cause, the exception only its echo.
 template <class... A, size_t... I>
 Slot invoke_cuda(void (*f)(DeviceTensor&, A...), const std::vector<Slot>& args, std::index_sequence<I...>) {
     DeviceTensor out = device_output(args);
-    f(out, cuda_argument<std::decay_t<A>>(args, static_cast<int>(I) + 1)...);
+    try {
+        f(out, cuda_argument<std::decay_t<A>>(args, static_cast<int>(I) + 1)...);
+    } catch (const std::exception&) {
+        if (!launches_stopped()) throw;
+    }
     return finish_output(out);
 }
 
