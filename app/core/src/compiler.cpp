@@ -83,6 +83,9 @@ Toolchain Toolchain::detect() {
     t.learner_cuda_library = InstallLayout::current().learner_cuda_library;
     t.emu_include_dir = InstallLayout::current().emu_include_dir;
     t.boost_context_library = ATTNLAB_BOOST_CONTEXT_LIBRARY;
+    t.nvcc = env_or("ATTNLAB_NVCC", ATTNLAB_NVCC);
+    t.learner_gpu_library = InstallLayout::current().learner_gpu_library;
+    t.gpu_include_dir = InstallLayout::current().gpu_include_dir;
     // -O1: learner loops over T×T scores run in well under a millisecond,
     // while -O2 costs compile time on every check (see bench/ for figures).
     std::string flags = env_or("ATTNLAB_CXXFLAGS", "-std=c++17 -O1 -g0 -pipe -Wall -fmax-errors=10 -fno-diagnostics-color");
@@ -117,6 +120,13 @@ std::string Toolchain::problem() const {
     if (!fs::exists(learner_library)) return "the learner runtime " + learner_library.string() + " is missing (build attnlab first)";
     if (!fs::exists(include_dir / "attnlab" / "tensor.hpp")) return "the learner headers are missing under " + include_dir.string();
     if (::access(sandbox.c_str(), X_OK) != 0) return "the sandbox " + sandbox.string() + " is missing or not executable";
+    return "";
+}
+
+std::string Toolchain::gpu_problem() const {
+    if (nvcc.empty() || ::access(nvcc.c_str(), X_OK) != 0) return "nvcc was not found when attnlab was built (or ATTNLAB_NVCC is not executable)";
+    if (learner_gpu_library.empty() || !fs::exists(learner_gpu_library)) return "the GPU runtime libattnlab_learner_gpu.a is missing";
+    if (!fs::exists(gpu_include_dir / "attnlab" / "cuda.hpp")) return "the GPU header is missing under " + gpu_include_dir.string();
     return "";
 }
 
@@ -285,6 +295,57 @@ CompileOutput Compiler::compile(const Exercise& exercise, const std::string& sou
             out.defines_main = true;
     }
     return out;  // `cleanup` removes the work folder
+}
+
+CompileOutput Compiler::compile_gpu(const Exercise& exercise, const std::string& source, const std::string& display_name,
+                                    const std::string& arch, const std::atomic<bool>* cancel) {
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    CompileOutput out;
+    const fs::path header = entry_header(exercise);
+    const std::string key = "gpu-" + hex64(hash64(source, hash64(fingerprint_ + "|" + header.filename().string() + "|" + arch + "|" +
+                                                               file_stamp(toolchain_.nvcc) + "|" + file_stamp(toolchain_.learner_gpu_library))));
+    out.binary = cache_dir_ / "bin" / key;
+    auto done = [&] {
+        out.ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+        return out;
+    };
+    if (fs::exists(out.binary)) {
+        out.ok = out.cached = true;
+        return done();
+    }
+    const fs::path work = cache_dir_ / "tmp" / (key + "-" + std::to_string(::getpid()) + "-" + hex64(hash64(std::to_string(clock::now().time_since_epoch().count()))));
+    std::error_code ec;
+    fs::create_directories(work, ec);
+    const RemoveOnExit cleanup{work};
+    const fs::path src = work / "solution.cu";  // nvcc's own CUDA: no rewrite
+    const fs::path bin = work / "program";
+    write_file_atomic(src, source);
+    ProcessSpec spec;
+    spec.sandbox = toolchain_.sandbox.string();
+    spec.policy = trusted_tool_policy();  // it writes into the cache and may query the GPU (-arch=native)
+    spec.argv = {toolchain_.nvcc, "-std=c++17", "-O2", "-arch=" + arch, "-I", toolchain_.gpu_include_dir.string(),
+                 "-I", toolchain_.include_dir.string(), "--pre-include", header.string(), src.string(),
+                 toolchain_.learner_gpu_library.string(), toolchain_.learner_library.string(), "-o", bin.string()};
+    spec.limits.wall_seconds = 120;
+    spec.limits.memory_mb = 8192;
+    spec.limits.file_size_mb = 512;
+    spec.capture_bytes = 256 * 1024;
+    const ProcessOutcome p = run_in_sandbox(spec, nullptr, cancel);
+    std::string raw = p.out + p.err;
+    replace_all(raw, src.string(), display_name);
+    replace_all(raw, header.string(), "<attnlab entry declaration>");
+    out.raw_output = sanitize_utf8(raw);
+    if (p.status == ProcessOutcome::Status::Cancelled) {
+        out.cancelled = true;
+    } else if (p.status == ProcessOutcome::Status::Exited && p.exit_code == 0 && fs::exists(bin)) {
+        fs::rename(bin, out.binary, ec);
+        if (ec) out.internal_error = "cannot store the compiled program: " + ec.message();
+        else out.ok = true;
+    } else if (p.status != ProcessOutcome::Status::Exited) {
+        out.internal_error = "cannot run nvcc " + toolchain_.nvcc + ": " + p.error;
+    }
+    return done();
 }
 
 std::vector<Diagnostic> parse_diagnostics(const std::string& output) {

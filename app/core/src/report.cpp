@@ -352,6 +352,19 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
     return s;
 }
 
+std::string explain_gpu(const CheckResult& r, Lang lang) {
+    if (!r.gpu) return "";
+    const GpuSummary& g = *r.gpu;
+    if (g.status == "compile_failed") return tr(lang, "gpu_run.compile_failed", {{"device", g.device}, {"detail", g.detail}});
+    if (g.first_disagreeing >= 0) {
+        const std::string what = g.cause.empty() ? verdict_title(g.verdict, lang) : g.cause;
+        return tr(lang, "gpu_run.disagrees", {{"device", g.device}, {"case", std::to_string(g.first_disagreeing + 1)}, {"what", what},
+                                               {"detail", g.detail.empty() ? "" : " (" + g.detail + ")"}});
+    }
+    if (g.status == "run_failed") return tr(lang, "gpu_run.run_failed", {{"device", g.device}, {"detail", g.detail}});
+    return tr(lang, "gpu_run.agrees", {{"device", g.device}, {"count", std::to_string(g.agreeing)}, {"max_error", format_number(g.max_abs_error)}});
+}
+
 std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
     std::string s = verdict_title(r.verdict, lang);
     auto add = [&](const std::string& line) {
@@ -363,6 +376,7 @@ std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
     // "CUDA agrees with the reference" (attnlab's kernel) would read as theirs.
     const bool reference_kernel_news = r.ran() && ex.runtime != Runtime::Cuda;
     if (reference_kernel_news || r.problem == Problem::KernelDisagrees || r.problem == Problem::KernelFailed) add(explain_cuda(r, lang));
+    add(explain_gpu(r, lang));
     const bool ran = r.ran();
     if (ran && !r.cases.empty()) {
         for (const auto& c : r.cases)
@@ -511,6 +525,11 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
     }
     if (!r.cause.empty()) j["cause"] = r.cause;
     if (r.resources) j["resources"] = resources_to_json(*r.resources, learner_launch_shapes(r));
+    if (r.gpu)
+        j["gpu"] = {{"device", r.gpu->device}, {"status", r.gpu->status}, {"cases", r.gpu->cases}, {"agreeing", r.gpu->agreeing},
+                    {"first_disagreeing_case", r.gpu->first_disagreeing}, {"verdict", verdict_code(r.gpu->verdict)}, {"cause", r.gpu->cause},
+                    {"max_abs_error_vs_reference", r.gpu->max_abs_error}, {"detail", r.gpu->detail},
+                    {"compile_ms", r.gpu->compile_ms}, {"run_ms", r.gpu->run_ms}};
     if (r.problem != Problem::None) j["problem"] = {{"code", problem_code(r.problem)}, {"message", problem_text(r, lang)}, {"detail", r.detail}};
     if (r.mistake)
         j["mistake"] = {{"id", r.mistake->id}, {"stage", r.mistake->stage}, {"title", r.mistake->title.get(lang)},

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <future>
 
 #include "attnlab/common/protocol.hpp"
@@ -14,6 +15,9 @@
 #include "attnlab/core/process.hpp"
 #include "attnlab/core/util.hpp"
 #include "attnlab/core/verdict.hpp"
+#if ATTNLAB_HAVE_KERNELS
+#include "attnlab/kernels/kernels.hpp"
+#endif
 #include "attnlab/reference/registry.hpp"
 #include "result_channel.hpp"
 
@@ -340,7 +344,96 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
         if (co.defines_main) res.problem = Problem::DefinesMain;
         return Verdict::CompileError;
     }
-    return run_cases(ex, co.binary, control, res);
+    const Verdict v = run_cases(ex, co.binary, control, res);
+    if (ex.runtime == Runtime::Cuda && v != Verdict::Cancelled && v != Verdict::InternalError) run_on_gpu(ex, source, display_name, control, res);
+    return v;
+}
+
+namespace {
+
+// The GPU attnlab can run learner kernels on: built with nvcc, a device
+// present, not switched off (ATTNLAB_NO_GPU=1). "" when none.
+std::string usable_gpu(const Toolchain& toolchain) {
+#if ATTNLAB_HAVE_KERNELS
+    if (const char* off = std::getenv("ATTNLAB_NO_GPU"); off && *off && std::string(off) != "0") return "";
+    if (!toolchain.gpu_problem().empty() || !kernels::gpu_available()) return "";
+    return kernels::gpu_device_name();
+#else
+    (void)toolchain;
+    return "";
+#endif
+}
+
+// One case's outcome on the GPU, judged as the emulator's is (values, then
+// a CUDA error or unwritten output), into the summary.
+void add_gpu_case(const Exercise& ex, protocol::CaseReport& rec, const CaseOutcome& reference_side, GpuSummary& gpu) {
+    ++gpu.cases;
+    Verdict verdict = Verdict::RuntimeError;
+    std::string cause;
+    if (rec.status == protocol::CaseStatus::Ok) {
+        const Comparison cmp = compare_values(rec.output, reference_side.expected, ex.tolerance);
+        gpu.max_abs_error = std::max(gpu.max_abs_error, cmp.max_abs_error);
+        const int64_t size = static_cast<int64_t>(reference_side.expected.tensor.data.size());
+        const KernelCaseVerdict kv = judge_kernel_case(cmp.verdict, rec.kernel.launches, rec.kernel.unwritten_count, size, KernelRules{});
+        verdict = kv.verdict;
+        cause = kv.cause;
+        if (kv.launch >= 0) gpu.detail = rec.kernel.launches[static_cast<size_t>(kv.launch)].fault.detail;
+    } else if (rec.status == protocol::CaseStatus::Exception) {
+        gpu.detail = rec.exception_type + ": " + rec.exception_what;
+    }
+    if (verdict == Verdict::Pass) {
+        ++gpu.agreeing;
+    } else if (gpu.first_disagreeing < 0) {
+        gpu.first_disagreeing = static_cast<int>(rec.index);
+        gpu.verdict = verdict;
+        gpu.cause = cause;
+    }
+}
+
+}  // namespace
+
+void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
+                        CheckResult& res) {
+    const std::string device = usable_gpu(compiler_.toolchain());
+    if (device.empty()) return;
+    GpuSummary gpu;
+    gpu.device = device;
+    const CompileOutput co = compiler_.compile_gpu(ex, source, display_name, "native", control.cancel);
+    gpu.compile_ms = co.ms;
+    if (co.cancelled) return;
+    if (!co.ok) {
+        gpu.status = "compile_failed";
+        gpu.detail = co.internal_error.empty() ? co.raw_output.substr(0, co.raw_output.find('\n')) : co.internal_error;
+        res.gpu = gpu;
+        return;
+    }
+    const auto t0 = clock_type::now();
+    const fs::path run_dir = compiler_.cache_dir() / "tmp" / ("gpu-run-" + std::to_string(::getpid()) + "-" + hex64(hash64(source + ex.id)));
+    std::error_code ec;
+    std::vector<protocol::CaseArgs> args;
+    for (size_t k = 0; k < ex.cases.size(); ++k) args.push_back(program_args(ex, ex.cases[k], res.cases[k]));
+    try {
+        fs::create_directories(run_dir);
+        write_file_atomic(run_dir / "cases.bin", protocol::encode_cases(args));
+    } catch (const std::exception& e) {
+        fs::remove_all(run_dir, ec);
+        gpu.status = "run_failed";
+        gpu.detail = e.what();
+        res.gpu = gpu;
+        return;
+    }
+    const RunLimits limits = RunLimits::for_exercise(ex.limits);
+    ResultChannel channel(ex.cases.size(), [](int) {});
+    const ProcessOutcome p = run_in_sandbox(sandbox_spec(compiler_.toolchain(), ex.runtime, co.binary, run_dir, run_dir / "cases.bin", limits, false),
+                                            [&](const char* data, size_t n) { return channel.feed(data, n); }, control.cancel);
+    fs::remove_all(run_dir, ec);
+    gpu.run_ms = ms_since(t0);
+    for (size_t k = 0; k < ex.cases.size(); ++k)
+        if (auto& rec = channel.report(k)) add_gpu_case(ex, *rec, res.cases[k], gpu);
+    const ProcessVerdict pv = classify(p, channel.summary(), limits);
+    gpu.status = pv.verdict == Verdict::Pass && gpu.cases == static_cast<int>(ex.cases.size()) ? "ran" : "run_failed";
+    if (gpu.status == "run_failed" && gpu.detail.empty()) gpu.detail = std::string(verdict_code(pv.verdict)) + (pv.signal ? " (" + signal_name(pv.signal) + ")" : "");
+    res.gpu = gpu;
 }
 
 // Runs every case in one sandboxed process; results stream back case by case.

@@ -123,6 +123,22 @@ struct KernelOutcome {
     std::vector<KernelLaunchSummary> launches;
 };
 
+// A CUDA exercise's file also compiled with nvcc and run on a real GPU (where
+// attnlab finds one): evidence beside the verdict, which stays the
+// emulator's (deterministic, with per-access checks).
+struct GpuSummary {
+    std::string device;            // "NVIDIA H200"
+    std::string status;            // "ran", "compile_failed", "run_failed"
+    int cases = 0;                 // cases that reported
+    int agreeing = 0;              // of those, the ones within tolerance of the reference
+    int first_disagreeing = -1;    // the first case that did not (index)
+    Verdict verdict = Verdict::Pass;  // its verdict on the GPU
+    std::string cause;             // its kernel cause ("kernel_exception", "output_not_written", ...)
+    double max_abs_error = 0;      // over the cases that returned values
+    std::string detail;            // nvcc's first error, the CUDA error, or how the process ended
+    double compile_ms = 0, run_ms = 0;
+};
+
 struct CaseOutcome {
     int index = 0;
     LocalizedText name;
@@ -194,6 +210,7 @@ struct CheckResult {
     // CUDA: the learner's file compiled by NVRTC for one architecture (null for
     // C++ exercises, or when the check did not get that far).
     std::shared_ptr<const ResourceReport> resources;
+    std::optional<GpuSummary> gpu;  // CUDA: the same file on a real GPU, where one exists
 
     // Timings (ms)
     double compile_ms = 0;

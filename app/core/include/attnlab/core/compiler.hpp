@@ -23,6 +23,10 @@ struct Toolchain {
     fs::path learner_cuda_library;   // libattnlab_learner_cuda.a ("" when built without the emulator)
     fs::path emu_include_dir;        // holds attnlab/cuda_emu.hpp
     fs::path boost_context_library;  // the shared library the emulator's fibers need
+    // CUDA exercises on a real GPU (beside the emulator, where a GPU exists)
+    std::string nvcc;                // nvcc ("" when attnlab was built without it; ATTNLAB_NVCC overrides)
+    fs::path learner_gpu_library;    // libattnlab_learner_gpu.a
+    fs::path gpu_include_dir;        // holds the GPU's attnlab/cuda.hpp
     std::vector<std::string> flags;  // language, optimisation and diagnostic flags
     std::vector<std::string> link_flags;  // e.g. -fuse-ld=gold when available
     bool use_pch = true;             // precompile the learner headers (gcc only)
@@ -38,6 +42,9 @@ struct Toolchain {
     // the emulator's runtime too).
     std::string problem() const;
     std::string problem(Runtime runtime) const;
+    // "" when a learner's .cu file can be compiled for a GPU here (nvcc and the
+    // GPU runtime exist; whether a GPU does is the runner's question).
+    std::string gpu_problem() const;
 };
 
 struct CompileOutput {
@@ -62,6 +69,11 @@ public:
     // `display_name` is how diagnostics name the file (the learner's path).
     CompileOutput compile(const Exercise& exercise, const std::string& source, const std::string& display_name,
                           const std::atomic<bool>* cancel);
+    // A CUDA exercise's file compiled by nvcc for a real GPU (`arch`: an nvcc
+    // -arch value, "native" where a GPU is present), cached like compile().
+    // Diagnostics are nvcc's, on the learner's lines.
+    CompileOutput compile_gpu(const Exercise& exercise, const std::string& source, const std::string& display_name,
+                              const std::string& arch, const std::atomic<bool>* cancel);
     const Toolchain& toolchain() const { return toolchain_; }
     const fs::path& cache_dir() const { return cache_dir_; }
 

@@ -59,6 +59,9 @@ private:
     // NVRTC's view of a CUDA file, computed while the check runs.
     std::future<ResourceReport> start_resource_report(const std::string& source, const std::string& display_name,
                                                              const CheckControl& control);
+    // Where a GPU exists: a CUDA file through nvcc, run there, compared case by case.
+    void run_on_gpu(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
+                    CheckResult& res);
     Verdict compile_and_run(const Exercise& ex, const std::string& source, const std::string& display_name,
                       const CheckControl& control, CheckResult& res);
     Verdict run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res);

@@ -1,0 +1,126 @@
+// The CUDA side of a learner program on a real GPU (libattnlab_learner_gpu.a,
+// built by nvcc): device tensors in cudaMalloc'ed memory, and what the harness
+// reports per case: a CUDA error after the learner's launches (as a faulted
+// launch) and the output elements no kernel wrote (still the 0xFF bytes the
+// output was filled with). No per-access checks: those are the emulator's.
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attnlab/cuda.hpp"
+#include "harness_hooks.hpp"
+
+namespace attnlab {
+namespace {
+
+protocol::KernelCaseData& case_data() {
+    static protocol::KernelCaseData data;
+    return data;
+}
+
+std::vector<std::string>& param_names() {
+    static std::vector<std::string> names;
+    return names;
+}
+
+void begin_case() { case_data() = protocol::KernelCaseData{}; }
+
+void finish_case(protocol::CaseReport& report) {
+    report.has_kernel = true;
+    report.kernel = std::move(case_data());
+    case_data() = protocol::KernelCaseData{};
+}
+
+// A CUDA error of the case, reported like a launch the emulator stopped.
+void note_cuda_error(cudaError_t error) {
+    emu::LaunchReport failed;
+    failed.kernel = "(the kernels of this case)";
+    failed.fault.kind = emu::FaultKind::KernelException;
+    failed.fault.detail = std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
+    case_data().launches.push_back(std::move(failed));
+}
+
+int64_t element_count(const std::vector<int64_t>& shape) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+}
+
+std::shared_ptr<float> device_alloc(int64_t count) {
+    float* p = nullptr;
+    const cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&p), static_cast<size_t>(count > 0 ? count : 1) * sizeof(float));
+    if (e != cudaSuccess) throw std::runtime_error(std::string("cudaMalloc failed: ") + cudaGetErrorString(e));
+    return std::shared_ptr<float>(p, [](float* q) { cudaFree(q); });
+}
+
+constexpr uint32_t kUnwritten = 0xFFFFFFFFu;  // the bytes a new output is filled with (a NaN)
+
+}  // namespace
+
+DeviceTensor::DeviceTensor(std::string name, std::vector<int64_t> shape)
+    : name_(std::move(name)), shape_(std::move(shape)), memory_(device_alloc(element_count(shape_))) {
+    cudaMemset(memory_.get(), 0xFF, static_cast<size_t>(numel()) * sizeof(float));
+}
+
+DeviceTensor::DeviceTensor(std::string name, std::vector<int64_t> shape, const std::vector<float>& values)
+    : name_(std::move(name)), shape_(std::move(shape)), memory_(device_alloc(element_count(shape_))) {
+    const size_t n = std::min(values.size(), static_cast<size_t>(numel()));
+    cudaMemcpy(memory_.get(), values.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+}
+
+int64_t DeviceTensor::size(int axis) const {
+    if (axis < 0 || axis >= rank())
+        throw std::out_of_range(name_ + ".size(" + std::to_string(axis) + "): " + name_ + " has " + std::to_string(rank()) +
+                                " axes");
+    return shape_[static_cast<size_t>(axis)];
+}
+
+int64_t DeviceTensor::numel() const { return element_count(shape_); }
+
+namespace detail {
+
+void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names) {
+    register_entry(name, arity, fn, invoker);
+    param_names() = std::move(names);
+    case_hooks().begin = &begin_case;
+    case_hooks().finish = &finish_case;
+}
+
+DeviceTensor device_input(const std::vector<Slot>& args, int i) {
+    const Slot& s = args[static_cast<size_t>(i)];
+    if (s.kind != Kind::Tensor) argument_kind_mismatch(i, Kind::Tensor, s.kind);
+    const Tensor host = s.tensor.contiguous();
+    const auto& names = param_names();
+    std::string name = static_cast<size_t>(i) < names.size() ? names[static_cast<size_t>(i)] : "input" + std::to_string(i);
+    return DeviceTensor(std::move(name), host.shape(), std::vector<float>(host.data(), host.data() + host.size()));
+}
+
+DeviceTensor device_output(const std::vector<Slot>& args) {
+    if (args.empty() || args[0].kind != Kind::Tensor) argument_kind_mismatch(0, Kind::Tensor, args.empty() ? Kind::Int : args[0].kind);
+    const auto& names = param_names();
+    return DeviceTensor(names.empty() ? "out" : names[0], args[0].tensor.shape());
+}
+
+Slot finish_output(const DeviceTensor& out) {
+    cudaError_t error = cudaDeviceSynchronize();
+    if (error == cudaSuccess) error = cudaGetLastError();
+    if (error != cudaSuccess) note_cuda_error(error);
+    std::vector<float> host(static_cast<size_t>(out.numel()));
+    std::vector<uint32_t> bits(host.size(), kUnwritten);
+    if (error == cudaSuccess && !host.empty())
+        cudaMemcpy(host.data(), out.data(), host.size() * sizeof(float), cudaMemcpyDeviceToHost);
+    if (error == cudaSuccess) std::memcpy(bits.data(), host.data(), host.size() * sizeof(float));
+    protocol::KernelCaseData& data = case_data();
+    for (size_t i = 0; i < bits.size(); ++i)
+        if (bits[i] == kUnwritten && data.unwritten_count++ == 0) data.first_unwritten = static_cast<int64_t>(i);
+    Slot s;
+    s.kind = Kind::Tensor;
+    s.tensor = Tensor::from_data(out.shape(), std::move(host));
+    return s;
+}
+
+}  // namespace detail
+}  // namespace attnlab
