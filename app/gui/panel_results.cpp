@@ -127,8 +127,9 @@ void draw_explanation(Ui& ui, const CheckResult& r, const Exercise& e, Lang lang
     }
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(text.c_str());
-    // The CUDA column in one line: which backend ran the reference's kernel, and whether it agreed.
-    if (const std::string cuda = explain_cuda(r, lang); !cuda.empty() && (r.ran() || r.problem == Problem::KernelDisagrees || r.problem == Problem::KernelFailed)) {
+    // The other backends in a line each (the core decides which apply): the
+    // reference's CUDA kernel, or the learner's CUDA file on a GPU.
+    if (const std::string cuda = explain_backends(r, e, lang); !cuda.empty()) {
         ImGui::TextDisabled("%s", cuda.c_str());
         ui.note_item("results_cuda");
     }

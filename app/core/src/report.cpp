@@ -365,18 +365,24 @@ std::string explain_gpu(const CheckResult& r, Lang lang) {
     return tr(lang, "gpu_run.agrees", {{"device", g.device}, {"count", std::to_string(g.agreeing)}, {"max_error", format_number(g.max_abs_error)}});
 }
 
+std::string explain_backends(const CheckResult& r, const Exercise& ex, Lang lang) {
+    std::string s;
+    // Beside a verdict on the learner's values, or when the kernel is the problem.
+    // Not in a CUDA exercise: there the learner's own kernels are the CUDA, and
+    // "CUDA agrees with the reference" (attnlab's kernel) would read as theirs.
+    const bool reference_kernel_news = r.ran() && ex.runtime != Runtime::Cuda;
+    if (reference_kernel_news || r.problem == Problem::KernelDisagrees || r.problem == Problem::KernelFailed) s = explain_cuda(r, lang);
+    if (const std::string gpu = explain_gpu(r, lang); !gpu.empty()) s += (s.empty() ? "" : "\n") + gpu;
+    return s;
+}
+
 std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
     std::string s = verdict_title(r.verdict, lang);
     auto add = [&](const std::string& line) {
         if (!line.empty()) s += "\n" + line;
     };
     add(explain_detail(r, ex, lang));
-    // Beside a verdict on the learner's values, or when the kernel is the problem.
-    // Not in a CUDA exercise: there the learner's own kernels are the CUDA, and
-    // "CUDA agrees with the reference" (attnlab's kernel) would read as theirs.
-    const bool reference_kernel_news = r.ran() && ex.runtime != Runtime::Cuda;
-    if (reference_kernel_news || r.problem == Problem::KernelDisagrees || r.problem == Problem::KernelFailed) add(explain_cuda(r, lang));
-    add(explain_gpu(r, lang));
+    add(explain_backends(r, ex, lang));
     const bool ran = r.ran();
     if (ran && !r.cases.empty()) {
         for (const auto& c : r.cases)

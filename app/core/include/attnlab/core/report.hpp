@@ -35,6 +35,9 @@ std::string explain_cuda(const CheckResult& result, Lang lang);
 std::string explain_resources(const CheckResult& result, Lang lang);
 // CUDA exercises on a machine with a GPU: how the same file did there ("" elsewhere).
 std::string explain_gpu(const CheckResult& result, Lang lang);
+// The lines explain() gives about the other backends: attnlab's own kernel of
+// the reference op (C++ exercises), the learner's file on a GPU (CUDA ones).
+std::string explain_backends(const CheckResult& result, const Exercise& exercise, Lang lang);
 // The block size and dynamic shared memory each of the learner's kernels was
 // launched with: the largest launch of each name over the cases, under the
 // launch's own name and, for a kernel NVRTC names otherwise (`tile<16>` for a
