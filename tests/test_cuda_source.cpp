@@ -141,3 +141,18 @@ TEST_CASE("the NVRTC prelude declares the learner's names") {
         CHECK(p.find(name) != std::string::npos);
     }
 }
+
+TEST_CASE("hostile files of the size limit (1 MiB) are rewritten in one pass, lines kept") {
+    // Each unit made a search start over from every occurrence (quadratic: a
+    // check of such a file took minutes before it even compiled).
+    for (const char* unit : {">>>><<<", "a<<<(", "__shared__ ", "1'", "R\"", "extern __shared__ float s[];\n", "k<<<1, 1>>>(x);\n"}) {
+        const std::string what = unit;
+        CAPTURE(what);
+        std::string in;
+        while (in.size() < (1u << 20)) in += unit;
+        const std::string emulator = cuda_source::for_emulator(in), nvrtc = cuda_source::for_nvrtc(in);
+        CHECK(lines(emulator) == lines(in));
+        CHECK(lines(nvrtc) == lines(in));
+        if (what.find(';') == std::string::npos) CHECK(emulator == in);  // nothing in them is a launch or a declaration
+    }
+}

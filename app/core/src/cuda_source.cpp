@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <vector>
 
 namespace attnlab::cuda_source {
@@ -9,12 +10,26 @@ namespace {
 
 bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// A `'` that separates digits (1'024) opens no character literal: the token
-// it is in starts with a digit.
-bool is_digit_separator(const std::string& s, size_t quote) {
-    size_t k = quote;
-    while (k > 0 && (is_ident(s[k - 1]) || s[k - 1] == '.' || s[k - 1] == '\'')) --k;
-    return k < quote && std::isdigit(static_cast<unsigned char>(s[k]));
+// Learner code is at most 1 MiB, yet every scan below must stay linear in it
+// (a hostile file must not make a check take minutes): scans that start over
+// at each match are capped by what real code needs.
+constexpr size_t kMaxKernelNameChars = 512;   // `ns::tile_kernel<float, 16, true>`
+constexpr size_t kMaxConfigChars = 4096;      // grid, block, bytes, stream
+constexpr size_t kMaxDeclarationChars = 4096; // `__shared__ float a[...], b[...];`
+
+// The end of the identifier or preprocessing number at `i` (1'024, 0x1p-3,
+// 1e+5): a digit separator `'` in one opens no character literal.
+size_t token_end(const std::string& s, size_t i) {
+    const bool number = std::isdigit(static_cast<unsigned char>(s[i])) != 0;
+    for (++i; i < s.size(); ++i) {
+        const char c = s[i];
+        if (is_ident(c)) continue;
+        if (!number) break;
+        const bool separator = c == '\'' && i + 1 < s.size() && is_ident(s[i + 1]);
+        const bool exponent_sign = (c == '+' || c == '-') && std::strchr("eEpP", s[i - 1]) != nullptr;
+        if (c != '.' && !separator && !exponent_sign) break;
+    }
+    return i;
 }
 
 // Where the raw string literal whose `"` is at `quote` ends (just past it), or
@@ -25,8 +40,9 @@ size_t raw_string_end(const std::string& s, size_t quote) {
     if (prefix >= 2 && s.compare(prefix - 2, 2, "u8") == 0) prefix -= 2;
     else if (prefix >= 1 && (s[prefix - 1] == 'u' || s[prefix - 1] == 'U' || s[prefix - 1] == 'L')) prefix -= 1;
     if (prefix > 0 && is_ident(s[prefix - 1])) return std::string::npos;  // FOOR"...": an identifier, then a string
-    const size_t open = s.find('(', quote + 1);
-    if (open == std::string::npos || open - quote - 1 > 16) return std::string::npos;
+    size_t open = quote + 1;  // the delimiter has at most 16 characters
+    while (open < s.size() && open - quote - 1 <= 16 && s[open] != '(') ++open;
+    if (open >= s.size() || s[open] != '(') return std::string::npos;
     const std::string delimiter = s.substr(quote + 1, open - quote - 1);
     if (delimiter.find_first_of(" \\\n\t)\"") != std::string::npos) return std::string::npos;
     const size_t close = s.find(")" + delimiter + "\"", open + 1);
@@ -59,12 +75,14 @@ std::string blanked(const std::string& s, bool literals) {
             const size_t end = raw_string_end(s, i);
             if (literals) blank(i + 1, end - 1);  // the quotes stay: a literal is still a token
             i = end;
-        } else if (s[i] == '"' || (s[i] == '\'' && !is_digit_separator(s, i))) {
+        } else if (s[i] == '"' || s[i] == '\'') {
             const char quote = s[i];
             size_t k = i + 1;
             while (k < s.size() && s[k] != quote && s[k] != '\n') k += s[k] == '\\' ? 2 : 1;
             if (literals) blank(i + 1, k);
             i = k + 1;
+        } else if (is_ident(s[i])) {
+            i = token_end(s, i);
         } else {
             ++i;
         }
@@ -83,7 +101,8 @@ bool is_blank(const std::string& code, size_t i) {
 // nested), or npos. `<` only counts for template arguments before `<<<`.
 size_t matching_triple_close(const std::string& code, size_t from) {
     int depth = 0;
-    for (size_t i = from; i + 2 < code.size() + 0; ++i) {
+    const size_t end = std::min(code.size(), from + kMaxConfigChars);
+    for (size_t i = from; i + 2 < end; ++i) {
         const char c = code[i];
         if (c == '(' || c == '[' || c == '{') ++depth;
         else if (c == ')' || c == ']' || c == '}') {
@@ -103,12 +122,13 @@ size_t kernel_name_start(const std::string& code, size_t at) {
     size_t i = at;
     while (i > 0 && is_blank(code, i - 1)) --i;
     const size_t end = i;
-    while (i > 0) {
+    const size_t limit = end > kMaxKernelNameChars ? end - kMaxKernelNameChars : 0;
+    while (i > limit) {
         const char c = code[i - 1];
         if (c == '>') {  // template arguments: back to the matching '<'
             int depth = 0;
             size_t k = i;
-            while (k > 0) {
+            while (k > limit) {
                 --k;
                 if (code[k] == '>') ++depth;
                 else if (code[k] == '<' && --depth == 0) break;
@@ -121,6 +141,7 @@ size_t kernel_name_start(const std::string& code, size_t at) {
             break;
         }
     }
+    if (i == limit && limit > 0) return std::string::npos;  // longer than any kernel's name
     return i < end ? i : std::string::npos;
 }
 
@@ -261,42 +282,61 @@ bool parse_declarator(const std::string& part, Declarator& d) {
            d.before.find_first_of("*&(){}[]") == std::string::npos && only_extents(d.dims);
 }
 
-// True when `at` is outside every function and class: each brace open there
-// is a namespace's or an `extern "C"` block's.
-bool at_namespace_scope(const std::string& code, size_t at) {
-    std::vector<bool> namespace_braces;
-    for (size_t i = 0; i < at; ++i) {
-        if (code[i] == '}' && !namespace_braces.empty()) namespace_braces.pop_back();
-        if (code[i] != '{') continue;
-        size_t k = i;  // back over `name`, `a::b` or nothing, then the word before
-        while (k > 0 && std::isspace(static_cast<unsigned char>(code[k - 1]))) --k;
-        if (k > 0 && code[k - 1] == '"') {  // extern "C" {
-            size_t q = k >= 2 ? code.rfind('"', k - 2) : std::string::npos;
-            while (q != std::string::npos && q > 0 && std::isspace(static_cast<unsigned char>(code[q - 1]))) --q;
-            namespace_braces.push_back(q != std::string::npos && q >= 6 && code.compare(q - 6, 6, "extern") == 0);
-            continue;
+// Whether a position is outside every function and class: each brace open
+// there is a namespace's or an `extern "C"` block's. Asked for positions in
+// increasing order, it reads the code once.
+class NamespaceScope {
+public:
+    explicit NamespaceScope(const std::string& code) : code_(code) {}
+    bool at(size_t position) {
+        for (; next_ < position; ++next_) {
+            if (code_[next_] == '}' && !braces_.empty()) {
+                non_namespace_ -= !braces_.back();
+                braces_.pop_back();
+            }
+            if (code_[next_] != '{') continue;
+            braces_.push_back(opens_namespace(next_));
+            non_namespace_ += !braces_.back();
+        }
+        return non_namespace_ == 0;
+    }
+
+private:
+    // `namespace {`, `namespace a::b {`, `inline namespace v {`, `extern "C" {`
+    bool opens_namespace(size_t brace) const {
+        size_t k = brace;  // back over `name`, `a::b` or nothing, then the word before
+        while (k > 0 && std::isspace(static_cast<unsigned char>(code_[k - 1]))) --k;
+        if (k > 0 && code_[k - 1] == '"') {  // extern "C" {
+            size_t q = k >= 2 ? code_.rfind('"', k - 2) : std::string::npos;
+            while (q != std::string::npos && q > 0 && std::isspace(static_cast<unsigned char>(code_[q - 1]))) --q;
+            return q != std::string::npos && q >= 6 && code_.compare(q - 6, 6, "extern") == 0;
         }
         size_t word_end = k;
-        while (k > 0 && (is_ident(code[k - 1]) || code[k - 1] == ':')) --k;
-        std::string word = code.substr(k, word_end - k);
+        while (k > 0 && (is_ident(code_[k - 1]) || code_[k - 1] == ':')) --k;
+        std::string word = code_.substr(k, word_end - k);
         if (word != "namespace") {  // a named namespace: the word before its name
-            while (k > 0 && std::isspace(static_cast<unsigned char>(code[k - 1]))) --k;
+            while (k > 0 && std::isspace(static_cast<unsigned char>(code_[k - 1]))) --k;
             word_end = k;
-            while (k > 0 && is_ident(code[k - 1])) --k;
-            word = code.substr(k, word_end - k);
+            while (k > 0 && is_ident(code_[k - 1])) --k;
+            word = code_.substr(k, word_end - k);
         }
-        namespace_braces.push_back(word == "namespace");
+        return word == "namespace";
     }
-    for (bool b : namespace_braces)
-        if (!b) return false;
-    return true;
-}
+
+    const std::string& code_;
+    size_t next_ = 0;
+    std::vector<bool> braces_;
+    size_t non_namespace_ = 0;
+};
 
 // `[extern] __shared__ T a[dims], b[dims], c;` -> the emulator's checked
 // arrays (a scalar stays as written). Anything else (a pointer, an
 // initialiser, __align__, a type with commas) is left alone.
 void find_shared(const std::string& code, std::vector<Edit>& edits) {
     const std::string key = "__shared__";
+    NamespaceScope scope(code);
+    size_t next_semicolon = 0;  // the first `;` at or after the last search
+    bool searched = false;
     for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + key.size())) {
         if ((at > 0 && is_ident(code[at - 1])) || is_ident(code[at + key.size()])) continue;
         // `static __shared__` is legal CUDA; the emulator's __shared__ is `static thread_local` already
@@ -304,8 +344,13 @@ void find_shared(const std::string& code, std::vector<Edit>& edits) {
         while (word > 0 && std::isspace(static_cast<unsigned char>(code[word - 1]))) --word;
         if (word >= 6 && code.compare(word - 6, 6, "static") == 0 && (word == 6 || !is_ident(code[word - 7])))
             edits.push_back({word - 6, at, ""});
-        const size_t semi = code.find(';', at);
-        if (semi == std::string::npos) continue;
+        if (!searched || next_semicolon < at) {
+            next_semicolon = code.find(';', at);
+            searched = true;
+        }
+        if (next_semicolon == std::string::npos) break;  // no declaration ends after here
+        const size_t semi = next_semicolon;
+        if (semi - at > kMaxDeclarationChars) continue;
         const std::string decl = code.substr(at + key.size(), semi - at - key.size());
         if (decl.find_first_of("={}") != std::string::npos) continue;
         std::vector<Declarator> declarators;
@@ -330,7 +375,7 @@ void find_shared(const std::string& code, std::vector<Edit>& edits) {
             const std::string& name = declarators[0].name;
             // At file scope it is initialised before any launch: looked up at each use instead.
             edits.push_back({before - 6, semi + 1,
-                             at_namespace_scope(code, at)
+                             scope.at(at)
                                  ? "::attnlab::detail::FileScopeDynamicShared<" + type + "> " + name + "{\"" + name + "\"};"
                                  : "::attnlab::emu::SharedPtr<" + type + "> " + name + " = ::attnlab::emu::dynamic_shared<" + type + ">(\"" + name + "\");"});
             continue;
