@@ -491,10 +491,12 @@ int cmd_dev(Context& ctx) {
         std::cout << json({{"exercises", report}, {"problems", check.problems}}).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
         return check.ok() ? kExitOk : kExitFailed;
     }
+    int id_width = 18;  // the longest id sets the column
+    for (const ExerciseCheck& ec : check.exercises) id_width = std::max(id_width, static_cast<int>(ec.id.size()));
     for (const ExerciseCheck& ec : check.exercises) {
         size_t fixtures_ok = 0;
         for (const FixtureCheck& f : ec.fixtures) fixtures_ok += f.ok;
-        std::printf("%-18s starter: %-14s solution: %-14s fixtures: %zu/%zu  %s\n", ec.id.c_str(), ec.starter_verdict.c_str(),
+        std::printf("%-*s starter: %-14s solution: %-14s fixtures: %zu/%zu  %s\n", id_width, ec.id.c_str(), ec.starter_verdict.c_str(),
                     ec.solution_verdict.c_str(), fixtures_ok, ec.fixtures.size(), ec.ok() ? "ok" : "FAIL");
         for (const auto& m : ec.problems) std::printf("    %s\n", m.c_str());
     }
