@@ -448,3 +448,16 @@ TEST_CASE("a host function that checks cudaGetLastError and throws after a fault
                                                         kLaunch64 + "    throw std::runtime_error(\"mine\");\n"));
     CHECK(thrown.verdict == Verdict::RuntimeError);
 }
+
+TEST_CASE("a host function cannot fill out itself: device memory is the kernels' (as on a GPU)") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check_text(
+        "#include <attnlab/cuda.hpp>\n"
+        "void split_heads(DeviceTensor& out, const DeviceTensor& x, int n_heads) {\n"
+        "    for (int64_t i = 0; i < out.numel(); ++i) out.data()[i] = 0.f;\n"
+        "}\n");
+    REQUIRE(r.verdict == Verdict::RuntimeError);
+    const std::string en = explain(r, env().ex(), Lang::En);
+    CHECK(contains(en, "host function read or wrote device memory"));
+    CHECK(contains(explain(r, env().ex(), Lang::Id), "memori device"));
+}

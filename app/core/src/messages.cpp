@@ -66,6 +66,8 @@ const Entry kMessages[] = {
      "GPU ({device}): kasus {case} menghasilkan {what}{detail}. Emulator menjalankan thread dalam satu urutan tetap, GPU sungguhan tidak, jadi perbedaan di sini menunjuk ke race atau urutan yang diandalkan kodenya."},
     {"gpu_run.compile_failed", "GPU ({device}): nvcc could not compile this file: {detail}", "GPU ({device}): nvcc tidak bisa mengompilasi berkas ini: {detail}"},
     {"gpu_run.run_failed", "GPU ({device}): the program did not finish its cases: {detail}", "GPU ({device}): program tidak menyelesaikan kasus-kasusnya: {detail}"},
+    {"explain.host_device_access", "Case {case}: your host function read or wrote device memory directly (`{what}`). On a GPU the host cannot dereference a device pointer (the program would crash); the numbers of `out` must come from a kernel.",
+     "Kasus {case}: fungsi host-mu membaca atau menulis memori device secara langsung (`{what}`). Di GPU, host tidak bisa mengakses pointer device (programnya akan crash); angka-angka `out` harus berasal dari kernel."},
     {"explain.occupancy_of", "{kernel}, launched with blocks of {threads} threads:", "{kernel}, diluncurkan dengan blok {threads} thread:"},
     {"explain.kernel_rule.uncoalesced_stores", "Case {case}: the values are right, but your kernels' global stores take {value} sectors per request on average; this exercise allows at most {limit}. Let consecutive threadIdx.x write consecutive addresses.",
      "Kasus {case}: nilainya benar, tetapi store global kernelmu rata-rata memakan {value} sektor per request; latihan ini membolehkan paling banyak {limit}. Buat threadIdx.x yang berurutan menulis ke alamat yang berurutan."},

@@ -250,6 +250,8 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
                        {"index", format_index(c.nonfinite_index, ex.returns.dims, lang)},
                        {"expected", format_number(c.nonfinite_expected)}});
         case Verdict::RuntimeError:
+            if (c.exception_type == "attnlab::emu::HostAccessError")  // a CUDA host function touched device memory
+                return tr(lang, "explain.host_device_access", {{"case", label}, {"what", c.exception_what}});
             return tr(lang, "explain.runtime_error", {{"case", label}, {"type", c.exception_type}, {"what", c.exception_what}});
         case Verdict::MemoryLimit:
             return tr(lang, "explain.memory_limit", {{"case", label}, {"limit", std::to_string(ex.limits.memory_mb)}});

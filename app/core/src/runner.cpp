@@ -322,7 +322,14 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
         std::future<ResourceReport>& f;
         CheckResult& res;
         ~AttachResources() {
-            if (f.valid()) res.resources = std::make_shared<const ResourceReport>(f.get());
+            if (!f.valid()) return;
+            try {
+                res.resources = std::make_shared<const ResourceReport>(f.get());
+            } catch (const std::exception& e) {  // never out of a destructor: the report says what happened
+                ResourceReport failed;
+                failed.log = e.what();
+                res.resources = std::make_shared<const ResourceReport>(std::move(failed));
+            }
         }
     } attach{resources, res};
     CompileOutput co = compiler_.compile(ex, source, display_name, control.cancel);

@@ -148,18 +148,22 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
         v.verdict = values_verdict;
         return v;
     }
-    emu::LaunchCounters sum;
-    for (const emu::LaunchReport& L : launches) sum.add(L.counters);
-    auto over = [&](double limit, double value, const char* cause) {
-        if (limit <= 0 || value <= limit) return false;
-        v.verdict = Verdict::KernelRule;
-        v.cause = cause;
-        v.value = value;
-        v.limit = limit;
-        return true;
+    // Each launch on its own: an extra, well-coalesced launch must not hide
+    // an uncoalesced one in an average. The worst launch is the figure.
+    auto over = [&](double limit, double (emu::LaunchCounters::*per_request)() const, const char* cause) {
+        if (limit <= 0) return false;
+        for (const emu::LaunchReport& L : launches) {
+            const double value = (L.counters.*per_request)();
+            if (value <= limit || value <= v.value) continue;
+            v.verdict = Verdict::KernelRule;
+            v.cause = cause;
+            v.value = value;
+            v.limit = limit;
+        }
+        return v.verdict == Verdict::KernelRule;
     };
-    if (over(rules.max_sectors_per_load_request, sum.sectors_per_load_request(), "uncoalesced_loads")) return v;
-    if (over(rules.max_sectors_per_store_request, sum.sectors_per_store_request(), "uncoalesced_stores")) return v;
+    if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, "uncoalesced_loads")) return v;
+    if (over(rules.max_sectors_per_store_request, &emu::LaunchCounters::sectors_per_store_request, "uncoalesced_stores")) return v;
     return v;
 }
 

@@ -125,6 +125,7 @@ void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invok
     param_names() = std::move(names);
     case_hooks().begin = &begin_case;
     case_hooks().finish = &finish_case;
+    emu::detail::refuse_host_access(true);  // as on a GPU: only kernels touch device memory
 }
 
 DeviceTensor device_input(const std::vector<Slot>& args, int i) {
@@ -145,10 +146,10 @@ DeviceTensor device_output(const std::vector<Slot>& args) {
 Slot finish_output(const DeviceTensor& out) {
     Slot s;
     s.kind = Kind::Tensor;
-    s.tensor = Tensor::from_data(out.shape(), out.buffer().download());
+    s.tensor = Tensor::from_data(out.shape(), out.buffer_.download());
     protocol::KernelCaseData& data = case_log().data;
-    for (size_t i = 0; i < out.buffer().size(); ++i) {
-        if (out.buffer().written(i)) continue;
+    for (size_t i = 0; i < out.buffer_.size(); ++i) {
+        if (out.buffer_.written(i)) continue;
         if (data.unwritten_count++ == 0) data.first_unwritten = static_cast<int64_t>(i);
     }
     return s;

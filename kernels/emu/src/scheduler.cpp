@@ -51,7 +51,16 @@ BufferStorage::BufferStorage(std::string n, const char* t, size_t c, size_t es)
 
 BufferStorage::~BufferStorage() { ::operator delete(data, std::align_val_t(kBufferAlignment)); }
 
+namespace {
+std::atomic<bool> host_access_refused{false};
+}
+
+void refuse_host_access(bool refuse) { host_access_refused.store(refuse); }
+
 void host_bounds_check(const BufferStorage& s, int64_t e) {
+    if (host_access_refused.load(std::memory_order_relaxed))
+        throw HostAccessError("device buffer '" + s.name + "' element " + std::to_string(e) +
+                              " read or written by host code (outside any kernel)");
     if (e < 0 || static_cast<uint64_t>(e) >= s.count)
         throw std::out_of_range("device buffer '" + s.name + "': index " + std::to_string(e) +
                                 " outside 0.." + std::to_string(s.count));

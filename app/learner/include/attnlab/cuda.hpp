@@ -31,7 +31,14 @@ namespace attnlab {
 
 template <class T> using dev_ptr = emu::DevicePtr<T>;
 
-// A tensor in (emulated) device memory, row-major.
+class DeviceTensor;
+namespace detail {
+Slot finish_output(const DeviceTensor& out);  // downloads it and notes elements never written
+}
+
+// A tensor in (emulated) device memory, row-major. Like real device memory,
+// host code cannot read or write its elements: only kernels can (an access
+// from the host function throws, as it would crash on a GPU).
 class DeviceTensor {
 public:
     DeviceTensor() = default;
@@ -47,9 +54,9 @@ public:
     const std::string& name() const { return name_; }
     dev_ptr<float> data() { return buffer_.ptr(); }
     dev_ptr<const float> data() const { return buffer_.ptr(); }
-    const emu::DeviceBuffer<float>& buffer() const { return buffer_; }
 
 private:
+    friend detail::Slot detail::finish_output(const DeviceTensor& out);
     std::string name_;
     std::vector<int64_t> shape_;
     emu::DeviceBuffer<float> buffer_;
@@ -125,7 +132,6 @@ void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invok
 // Argument i (after the output) as the learner's parameter type.
 DeviceTensor device_input(const std::vector<Slot>& args, int i);
 DeviceTensor device_output(const std::vector<Slot>& args);  // args[0]: the expected output's shape
-Slot finish_output(const DeviceTensor& out);  // downloads it and notes elements never written
 
 template <class T> T cuda_argument(const std::vector<Slot>& args, int i) {
     if constexpr (std::is_same_v<T, DeviceTensor>) return device_input(args, i);

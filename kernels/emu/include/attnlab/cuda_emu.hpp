@@ -76,6 +76,11 @@ constexpr int warpSize = 32;
 
 namespace attnlab::emu {
 
+// Host code touched device memory where a learner program forbids it.
+struct HostAccessError : std::logic_error {
+    using std::logic_error::logic_error;
+};
+
 struct LaunchOptions {
     bool checks = true;        // memcheck bounds are always on; this adds initcheck + racecheck
     bool counters = true;      // sectors/request, bank conflicts (logs every access)
@@ -230,6 +235,10 @@ inline void count_step(ThreadState& ts, int line) {
 // Outside a kernel (host code touching a DevicePtr), accesses are allowed
 // but unchecked apart from bounds, which throw std::out_of_range.
 void host_bounds_check(const BufferStorage& s, int64_t e);
+// A learner program refuses what a GPU cannot do: host code reading or writing
+// device memory through a device pointer (throws HostAccessError). attnlab's
+// own tests and tools keep the default (allowed, bounds-checked).
+void refuse_host_access(bool refuse);
 
 // Block-level and warp-level synchronisation (scheduler.cpp).
 void block_barrier(int line);

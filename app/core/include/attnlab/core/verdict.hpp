@@ -64,7 +64,7 @@ OverallVerdict overall_verdict(const std::vector<Verdict>& case_verdicts, Verdic
 // verdict its values got from the comparison. In order: a faulted launch
 // (the fault names the cause), output elements no kernel wrote (the grid does
 // not cover the output), wrong values, then the exercise's structural rules
-// on the counters summed over the case's launches.
+// on each launch's counters (the worst launch is the figure).
 struct KernelCaseVerdict {
     Verdict verdict = Verdict::Pass;
     std::string cause;       // fault code or rule cause, "" otherwise
