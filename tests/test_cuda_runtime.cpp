@@ -461,3 +461,13 @@ TEST_CASE("a host function cannot fill out itself: device memory is the kernels'
     CHECK(contains(en, "host function read or wrote device memory"));
     CHECK(contains(explain(r, env().ex(), Lang::Id), "memori device"));
 }
+
+TEST_CASE("the intrinsics learners reach for (__ldg, __fmaf_rn, __popc, __threadfence) compile and run on the emulator") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check_text(program_with_kernel(
+        "    if (i >= n) return;\n" + kSource +
+        "    __threadfence();\n"
+        "    out[i] = __fmaf_rn(__ldg(x + src), 1.0f, 0.0f) + float(__popc(0u)) + float(__float2int_rn(0.4f));\n"));
+    CAPTURE(explain(r, env().ex(), Lang::En));
+    CHECK(r.verdict == Verdict::Pass);
+}

@@ -61,7 +61,13 @@ template <class T> T cuda_argument(const std::vector<Slot>& args, int i) {
 template <class... A, size_t... I>
 Slot invoke_cuda(void (*f)(DeviceTensor&, A...), const std::vector<Slot>& args, std::index_sequence<I...>) {
     DeviceTensor out = device_output(args);
-    f(out, cuda_argument<std::decay_t<A>>(args, static_cast<int>(I) + 1)...);
+    try {
+        f(out, cuda_argument<std::decay_t<A>>(args, static_cast<int>(I) + 1)...);
+    } catch (const std::exception&) {
+        // `if (cudaGetLastError() != cudaSuccess) throw ...` after a failed
+        // launch: the CUDA error is the news (finish_output reports it).
+        if (cudaPeekAtLastError() == cudaSuccess) throw;
+    }
     return finish_output(out);
 }
 

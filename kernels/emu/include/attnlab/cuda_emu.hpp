@@ -752,3 +752,21 @@ inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; 
 inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
 inline unsigned __float_as_uint(float f) { unsigned i; std::memcpy(&i, &f, 4); return i; }
 inline float __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
+inline int __float2int_rz(float x) { return static_cast<int>(x); }
+inline float __int2float_rn(int i) { return static_cast<float>(i); }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+// Global memory is coherent on the emulator; the fence orders host threads (blocks).
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+// A read-only cached load on a GPU; the same checked load here.
+template <class T> T __ldg(attnlab::emu::DevicePtr<const T> p, int line = __builtin_LINE()) {
+    return p[attnlab::emu::Index(0, line)];
+}
+template <class T> T __ldg(attnlab::emu::DevicePtr<T> p, int line = __builtin_LINE()) {
+    return p[attnlab::emu::Index(0, line)];
+}
