@@ -109,7 +109,8 @@ std::string Toolchain::fingerprint() const {
     std::string s = std::string(ATTNLAB_VERSION) + "|" + file_stamp(compiler.find('/') == std::string::npos ? fs::path("/usr/bin") / compiler : fs::path(compiler)) +
                     "|" + file_stamp(learner_library) + "|" + file_stamp(include_dir / "attnlab" / "tensor.hpp") + "|" +
                     file_stamp(include_dir / "attnlab" / "entry.hpp") + "|" + file_stamp(learner_cuda_library) + "|" +
-                    file_stamp(include_dir / "attnlab" / "cuda.hpp") + "|" + file_stamp(emu_include_dir / "attnlab" / "cuda_emu.hpp");
+                    file_stamp(include_dir / "attnlab" / "cuda.hpp") + "|" + file_stamp(include_dir / "attnlab" / "cuda_entry.hpp") +
+                    "|" + file_stamp(emu_include_dir / "attnlab" / "cuda_emu.hpp");
     for (const auto& f : flags) s += "|" + f;
     for (const auto& f : link_flags) s += "|" + f;
     s += use_pch ? "|pch" : "|nopch";

@@ -89,20 +89,9 @@ void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invok
     case_hooks().finish = &finish_case;
 }
 
-DeviceTensor device_input(const std::vector<Slot>& args, int i) {
-    const Slot& s = args[static_cast<size_t>(i)];
-    if (s.kind != Kind::Tensor) argument_kind_mismatch(i, Kind::Tensor, s.kind);
-    const Tensor host = s.tensor.contiguous();
-    const auto& names = param_names();
-    std::string name = static_cast<size_t>(i) < names.size() ? names[static_cast<size_t>(i)] : "input" + std::to_string(i);
-    return DeviceTensor(std::move(name), host.shape(), std::vector<float>(host.data(), host.data() + host.size()));
-}
+const std::vector<std::string>& cuda_param_names() { return param_names(); }
 
-DeviceTensor device_output(const std::vector<Slot>& args) {
-    if (args.empty() || args[0].kind != Kind::Tensor) argument_kind_mismatch(0, Kind::Tensor, args.empty() ? Kind::Int : args[0].kind);
-    const auto& names = param_names();
-    return DeviceTensor(names.empty() ? "out" : names[0], args[0].tensor.shape());
-}
+bool case_faulted() { return cudaPeekAtLastError() != cudaSuccess; }
 
 Slot finish_output(const DeviceTensor& out) {
     cudaError_t error = cudaDeviceSynchronize();

@@ -47,44 +47,11 @@ private:
 inline int ceil_div(int64_t a, int64_t b) { return b <= 0 ? 0 : static_cast<int>((a + b - 1) / b); }
 
 namespace detail {
-
-void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names);
-DeviceTensor device_input(const std::vector<Slot>& args, int i);
-DeviceTensor device_output(const std::vector<Slot>& args);  // args[0]: the expected output's shape
 Slot finish_output(const DeviceTensor& out);  // synchronises, notes a CUDA error, downloads, counts unwritten elements
-
-template <class T> T cuda_argument(const std::vector<Slot>& args, int i) {
-    if constexpr (std::is_same_v<T, DeviceTensor>) return device_input(args, i);
-    else return argument<T>(args, i);
-}
-
-template <class... A, size_t... I>
-Slot invoke_cuda(void (*f)(DeviceTensor&, A...), const std::vector<Slot>& args, std::index_sequence<I...>) {
-    DeviceTensor out = device_output(args);
-    try {
-        f(out, cuda_argument<std::decay_t<A>>(args, static_cast<int>(I) + 1)...);
-    } catch (const std::exception&) {
-        // `if (cudaGetLastError() != cudaSuccess) throw ...` after a failed
-        // launch: the CUDA error is the news (finish_output reports it).
-        if (cudaPeekAtLastError() == cudaSuccess) throw;
-    }
-    return finish_output(out);
-}
-
-template <class... A> Slot invoke_cuda_erased(ErasedFn fn, const std::vector<Slot>& args) {
-    return invoke_cuda(reinterpret_cast<void (*)(DeviceTensor&, A...)>(fn), args, std::index_sequence_for<A...>{});
-}
-
-struct CudaEntryRegistration {
-    template <class... A>
-    CudaEntryRegistration(void (*f)(DeviceTensor&, A...), const char* name, std::vector<std::string> param_names) {
-        register_cuda_entry(name, static_cast<int>(1 + sizeof...(A)), reinterpret_cast<ErasedFn>(f),
-                            &invoke_cuda_erased<A...>, std::move(param_names));
-    }
-};
-
 }  // namespace detail
 }  // namespace attnlab
+
+#include "attnlab/cuda_entry.hpp"  // the entry point, shared with the emulator's cuda.hpp
 
 using attnlab::ceil_div;
 using attnlab::dev_ptr;

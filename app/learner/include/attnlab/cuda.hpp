@@ -126,46 +126,10 @@ template <class T> struct FileScopeDynamicShared {
     emu::SharedPtr<T> operator-(int64_t i) const { return get() - i; }
 };
 
-// ---- the CUDA entry point: host tensors in, device tensors to the learner's launcher
-
-void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names);
-// Argument i (after the output) as the learner's parameter type.
-DeviceTensor device_input(const std::vector<Slot>& args, int i);
-DeviceTensor device_output(const std::vector<Slot>& args);  // args[0]: the expected output's shape
-
-template <class T> T cuda_argument(const std::vector<Slot>& args, int i) {
-    if constexpr (std::is_same_v<T, DeviceTensor>) return device_input(args, i);
-    else return argument<T>(args, i);
-}
-
-// A host function that throws after one of its launches faulted (the usual
-// `if (cudaGetLastError() != cudaSuccess) throw ...` check) reports the case
-// as it stands: the fault is the cause, the exception only its echo.
-template <class... A, size_t... I>
-Slot invoke_cuda(void (*f)(DeviceTensor&, A...), const std::vector<Slot>& args, std::index_sequence<I...>) {
-    DeviceTensor out = device_output(args);
-    try {
-        f(out, cuda_argument<std::decay_t<A>>(args, static_cast<int>(I) + 1)...);
-    } catch (const std::exception&) {
-        if (!launches_stopped()) throw;
-    }
-    return finish_output(out);
-}
-
-template <class... A> Slot invoke_cuda_erased(ErasedFn fn, const std::vector<Slot>& args) {
-    return invoke_cuda(reinterpret_cast<void (*)(DeviceTensor&, A...)>(fn), args, std::index_sequence_for<A...>{});
-}
-
-struct CudaEntryRegistration {
-    template <class... A>
-    CudaEntryRegistration(void (*f)(DeviceTensor&, A...), const char* name, std::vector<std::string> param_names) {
-        register_cuda_entry(name, static_cast<int>(1 + sizeof...(A)), reinterpret_cast<ErasedFn>(f),
-                            &invoke_cuda_erased<A...>, std::move(param_names));
-    }
-};
-
 }  // namespace detail
 }  // namespace attnlab
+
+#include "attnlab/cuda_entry.hpp"  // the entry point, shared with the GPU's cuda.hpp
 
 using attnlab::ceil_div;
 using attnlab::cudaDeviceSynchronize;

@@ -1,0 +1,70 @@
+#pragma once
+// The entry point of a CUDA exercise, shared by both runtimes' attnlab/cuda.hpp
+// (the emulator's in app/learner/include, the GPU's in app/learner/gpu_include):
+// host tensors in, device tensors to the learner's host function, its `out`
+// back. Included by each after its DeviceTensor; each runtime defines the
+// functions declared here (cuda_runtime.cpp, cuda_runtime_gpu.cu).
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "attnlab/entry.hpp"
+
+namespace attnlab::detail {
+
+void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names);
+const std::vector<std::string>& cuda_param_names();  // out first, then the inputs, as the exercise names them
+bool case_faulted();  // a launch of the running case failed (a fault, a CUDA error)
+
+inline std::string cuda_param_name(size_t i) {
+    const auto& names = cuda_param_names();
+    return i < names.size() ? names[i] : (i == 0 ? "out" : "input" + std::to_string(i));
+}
+
+// Argument i (after the output) as a device tensor named after its parameter.
+inline DeviceTensor device_input(const std::vector<Slot>& args, int i) {
+    const Slot& s = args[static_cast<size_t>(i)];
+    if (s.kind != Kind::Tensor) argument_kind_mismatch(i, Kind::Tensor, s.kind);
+    const Tensor host = s.tensor.contiguous();
+    return DeviceTensor(cuda_param_name(static_cast<size_t>(i)), host.shape(),
+                        std::vector<float>(host.data(), host.data() + host.size()));
+}
+
+// args[0] carries the expected output's shape: `out` is allocated with it, unwritten.
+inline DeviceTensor device_output(const std::vector<Slot>& args) {
+    if (args.empty() || args[0].kind != Kind::Tensor) argument_kind_mismatch(0, Kind::Tensor, args.empty() ? Kind::Int : args[0].kind);
+    return DeviceTensor(cuda_param_name(0), args[0].tensor.shape());
+}
+
+template <class T> T cuda_argument(const std::vector<Slot>& args, int i) {
+    if constexpr (std::is_same_v<T, DeviceTensor>) return device_input(args, i);
+    else return argument<T>(args, i);
+}
+
+template <class... A, size_t... I>
+Slot invoke_cuda(void (*f)(DeviceTensor&, A...), const std::vector<Slot>& args, std::index_sequence<I...>) {
+    DeviceTensor out = device_output(args);
+    try {
+        f(out, cuda_argument<std::decay_t<A>>(args, static_cast<int>(I) + 1)...);
+    } catch (const std::exception&) {
+        // `if (cudaGetLastError() != cudaSuccess) throw ...` after a failed
+        // launch: the fault is the news, and finish_output reports it.
+        if (!case_faulted()) throw;
+    }
+    return finish_output(out);
+}
+
+template <class... A> Slot invoke_cuda_erased(ErasedFn fn, const std::vector<Slot>& args) {
+    return invoke_cuda(reinterpret_cast<void (*)(DeviceTensor&, A...)>(fn), args, std::index_sequence_for<A...>{});
+}
+
+struct CudaEntryRegistration {
+    template <class... A>
+    CudaEntryRegistration(void (*f)(DeviceTensor&, A...), const char* name, std::vector<std::string> param_names) {
+        register_cuda_entry(name, static_cast<int>(1 + sizeof...(A)), reinterpret_cast<ErasedFn>(f), &invoke_cuda_erased<A...>,
+                            std::move(param_names));
+    }
+};
+
+}  // namespace attnlab::detail
