@@ -471,3 +471,31 @@ TEST_CASE("the intrinsics learners reach for (__ldg, __fmaf_rn, __popc, __thread
     CAPTURE(explain(r, env().ex(), Lang::En));
     CHECK(r.verdict == Verdict::Pass);
 }
+
+TEST_CASE("exit(1) in a CUDA_CHECK-style macro after a fault still reports the fault (not \"exited early\")") {
+    if (!emulator_built()) return;
+    const std::string source =
+        "#include <attnlab/cuda.hpp>\n"
+        "#include <cstdio>\n"
+        "#include <cstdlib>\n"
+        "#define CUDA_CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) { std::printf(\"%s\\n\", cudaGetErrorString(e)); std::exit(1); } } while (0)\n"
+        "__global__ void k(dev_ptr<float> out, int n) {\n"
+        "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    out[i] = 0.f;\n"  // no bound: the threads past n write out of bounds
+        "}\n"
+        "void split_heads(DeviceTensor& out, const DeviceTensor& x, int n_heads) {\n"
+        "    k<<<1, 128>>>(out.data(), out.numel());\n"
+        "    CUDA_CHECK(cudaGetLastError());\n"
+        "}\n";
+    const CheckResult r = env().check_text(source);
+    CAPTURE(explain(r, env().ex(), Lang::En));
+    CHECK(r.verdict == Verdict::KernelFault);
+    CHECK(r.cause == "out_of_bounds");
+    CHECK(r.failed_case == 0);
+    // An exit(1) with no fault before it stays what it is: the program ended early.
+    const CheckResult plain = env().check_text(
+        "#include <attnlab/cuda.hpp>\n#include <cstdlib>\n"
+        "void split_heads(DeviceTensor& out, const DeviceTensor& x, int n_heads) { std::exit(1); }\n");
+    CHECK(plain.verdict != Verdict::KernelFault);
+    CHECK(plain.verdict != Verdict::Pass);
+}

@@ -286,8 +286,7 @@ std::future<ResourceReport> Runner::start_resource_report(const std::string& sou
     const fs::path work_dir = compiler_.cache_dir() / "tmp";
     std::string nvrtc_source = cuda_source::for_nvrtc(source);
     // Unchanged file, same architecture: the report NVRTC gave last time (a
-    // recheck costs no compile). Reports that depend on luck (cancelled,
-    // NVRTC missing) are not kept.
+    // recheck costs no compile).
     const std::string key = control.gpu_arch + "/" + display_name + "/" + hex64(hash64(nvrtc_source));
     {
         std::lock_guard<std::mutex> lock(resources_mutex_);
@@ -301,7 +300,12 @@ std::future<ResourceReport> Runner::start_resource_report(const std::string& sou
                                            work_dir, cancel = control.cancel] {
         ResourceReport report =
             compile_resources(nvrtc_source, display_name, {{"attnlab/cuda.hpp", cuda_source::nvrtc_prelude()}}, arch, work_dir, cancel);
-        if (report.status != ResourceReport::Status::Unavailable) {
+        // Kept: what the file itself decides (figures, or NVRTC's errors on
+        // it). Not kept: a timeout or a killed NVRTC, which a busy machine
+        // may cause and a retry may not.
+        const bool settled = report.status == ResourceReport::Status::Ok ||
+                             (report.status == ResourceReport::Status::CompileError && !report.diagnostics.empty());
+        if (settled) {
             std::lock_guard<std::mutex> lock(resources_mutex_);
             if (resources_cache_.size() >= 64) resources_cache_.clear();  // bounded; a miss only costs a compile
             resources_cache_[key] = report;

@@ -16,6 +16,9 @@ namespace attnlab::detail {
 void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names);
 const std::vector<std::string>& cuda_param_names();  // out first, then the inputs, as the exercise names them
 bool case_faulted();  // a launch of the running case failed (a fault, a CUDA error)
+// The running case's `out` (null between cases): if the learner's code calls
+// exit() after a fault, the runtime still reports the case from it.
+void set_current_output(const DeviceTensor* out);
 
 inline std::string cuda_param_name(size_t i) {
     const auto& names = cuda_param_names();
@@ -45,13 +48,16 @@ template <class T> T cuda_argument(const std::vector<Slot>& args, int i) {
 template <class... A, size_t... I>
 Slot invoke_cuda(void (*f)(DeviceTensor&, A...), const std::vector<Slot>& args, std::index_sequence<I...>) {
     DeviceTensor out = device_output(args);
+    set_current_output(&out);
     try {
         f(out, cuda_argument<std::decay_t<A>>(args, static_cast<int>(I) + 1)...);
     } catch (const std::exception&) {
         // `if (cudaGetLastError() != cudaSuccess) throw ...` after a failed
         // launch: the fault is the news, and finish_output reports it.
+        set_current_output(nullptr);
         if (!case_faulted()) throw;
     }
+    set_current_output(nullptr);
     return finish_output(out);
 }
 
