@@ -251,6 +251,26 @@ TEST_CASE("indices: every thread of every block sees its own blockIdx and thread
     CHECK(r.counters.threads == 48);
 }
 
+namespace {
+// Three votes in a row per thread, so a count must not leak into the next barrier's.
+__global__ void barrier_votes(DevicePtr<int> out) {
+    const int t = threadIdx.x;
+    const int multiples_of_3 = __syncthreads_count(t % 3 == 0);
+    const int all_small = __syncthreads_and(t < 1000);
+    const int any_last = __syncthreads_or(t == int(blockDim.x) - 1);
+    const int none = __syncthreads_or(0);
+    out[blockIdx.x * blockDim.x + t] = multiples_of_3 + 1000 * all_small + 10000 * any_last + 100000 * none;
+}
+}  // namespace
+
+TEST_CASE("barrier votes: __syncthreads_count, _and and _or give every thread the block's totals, barrier after barrier") {
+    DeviceBuffer<int> out("out", 2 * 64);
+    const LaunchReport r = launch("barrier_votes", barrier_votes, dim3(2), dim3(64), 0, out.ptr());
+    REQUIRE(r.ok());
+    for (int v : out.download()) CHECK(v == 22 + 1000 + 10000);  // 22 multiples of 3 in 0..63
+    CHECK(r.counters.barriers == 2 * 4);
+}
+
 TEST_CASE("barrier: a value written before __syncthreads is seen by another thread after it") {
     auto in = iota_buffer("in", 128);
     DeviceBuffer<float> out("out", 128);

@@ -180,6 +180,11 @@ struct Worker {
     LaunchCounters counters;
     std::vector<AccessEvent> trace;
     uint64_t block_linear = 0;       // the running block, for trace events
+    // __syncthreads_count/and/or: the votes of barrier generation g are in
+    // barrier_votes[g & 1]; a slot is cleared only when the barrier after the
+    // next one is released, by which time every thread has read it.
+    int64_t barrier_votes[2] = {0, 0};
+    unsigned barrier_generation = 0;
     unsigned char* arena = nullptr;  // dynamic shared memory, 128-byte aligned
     size_t arena_bytes = 0;
     std::deque<DynamicView> views;  // deque: regions handed out never move
@@ -567,6 +572,8 @@ void start_threads(Worker& w, Launch& L) {
 // Release a barrier every live thread waits at: one pass over the threads,
 // then the warps that logged accesses turn them into requests.
 bool release_barrier(Worker& w) {
+    ++w.barrier_generation;
+    w.barrier_votes[w.barrier_generation & 1] = 0;
     bool dirty[32] = {false};
     for (unsigned i = 0; i < w.nthreads; ++i) {
         FiberThread& t = *w.threads[i];
@@ -648,6 +655,8 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     w.unwritten_reads.clear();
     block_pages.clear();
     start_threads(w, L);
+    w.barrier_votes[0] = w.barrier_votes[1] = 0;
+    w.barrier_generation = 0;
     const bool traced = L.options.trace && (L.options.trace_all_blocks || bid == L.options.trace_block);
     w.block_linear = b;
     for (unsigned i = 0; i < w.nthreads; ++i) w.threads[i]->trace = traced ? &w.trace : nullptr;
@@ -825,6 +834,15 @@ void block_barrier(int line) {
     if (w.at_barrier++ == 0) w.barrier_line = line;
     else if (line != w.barrier_line) w.barrier_lines_differ = true;
     yield(ft);
+}
+
+int block_barrier_vote(int predicate, int line) {
+    if (!current()) return predicate != 0;
+    Worker& w = worker;
+    const unsigned generation = w.barrier_generation;
+    w.barrier_votes[generation & 1] += predicate != 0;
+    block_barrier(line);
+    return static_cast<int>(w.barrier_votes[generation & 1]);
 }
 
 namespace {

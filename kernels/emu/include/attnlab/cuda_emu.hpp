@@ -242,6 +242,7 @@ void refuse_host_access(bool refuse);
 
 // Block-level and warp-level synchronisation (scheduler.cpp).
 void block_barrier(int line);
+int block_barrier_vote(int predicate, int line);  // __syncthreads_count: how many threads voted non-zero
 enum class WarpOp : uint8_t { Shfl, ShflUp, ShflDown, ShflXor, Sync, Ballot, All, Any };
 uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, int line);
 SharedRegion* dynamic_shared_region(size_t elem_size, const char* type);
@@ -628,6 +629,16 @@ unsigned pool_threads();
 // ------------------------------------------------- CUDA device functions
 
 inline void __syncthreads(int line = __builtin_LINE()) { attnlab::emu::detail::block_barrier(line); }
+// A barrier that also counts the threads whose predicate is non-zero.
+inline int __syncthreads_count(int predicate, int line = __builtin_LINE()) {
+    return attnlab::emu::detail::block_barrier_vote(predicate, line);
+}
+inline int __syncthreads_and(int predicate, int line = __builtin_LINE()) {
+    return attnlab::emu::detail::block_barrier_vote(predicate, line) == int(blockDim.x * blockDim.y * blockDim.z);
+}
+inline int __syncthreads_or(int predicate, int line = __builtin_LINE()) {
+    return attnlab::emu::detail::block_barrier_vote(predicate, line) != 0;
+}
 inline void __syncwarp(unsigned mask = 0xffffffffu, int line = __builtin_LINE()) {
     attnlab::emu::detail::warp_op(attnlab::emu::detail::WarpOp::Sync, mask, 0, 0, 32, line);
 }
