@@ -173,6 +173,15 @@ std::vector<BlockFootprint> block_footprints(const emu::LaunchReport& launch, co
         const uint64_t faulted = linear_block(launch.fault.block, launch.grid);
         if (faulted < count) blocks[faulted].faulted = true;
     }
+    if (launch.fault.kind != emu::FaultKind::None)
+        for (BlockFootprint& f : blocks) f.stopped = !f.faulted && !f.wrote_output();
+    if (launch.trace_truncated) {
+        // The log stops somewhere in the last block it has: that block and every later one are unknown.
+        uint64_t last = 0;
+        for (const emu::AccessEvent& e : launch.trace)
+            if (e.block < count) last = std::max<uint64_t>(last, e.block);
+        for (uint64_t b = launch.trace.empty() ? 0 : last; b < count; ++b) blocks[b].recorded = false;
+    }
     if (!output) return blocks;
     const int64_t numel = output->shape.empty() ? -1 : numel_of(output->shape);
     for (uint64_t b = 0; b < count; ++b) {

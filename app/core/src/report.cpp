@@ -1,5 +1,7 @@
 #include "attnlab/core/report.hpp"
 
+#include "attnlab/core/learner_view.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -179,13 +181,13 @@ std::string explain_learner_kernel_fault(const CaseOutcome& c, Lang lang, const 
 #if ATTNLAB_HAVE_KERNELS
         const std::string detail = emu::describe_fault(L.fault, lang == Lang::Id ? emu::Lang::Id : emu::Lang::En);
 #else
-        const std::string detail = std::string(emu::sanitizer_tool(L.fault.kind)) + ": " + emu::fault_code(L.fault.kind);
+        const std::string detail = std::string(emu::sanitizer_tool(L.fault.kind)) + ": " + fault_name(emu::fault_code(L.fault.kind), lang);
 #endif
         return tr(lang, "explain.learner_kernel_fault",
                   {{"case", label}, {"kernel", L.kernel}, {"launch", std::to_string(i + 1)}, {"grid", dim3_text(L.grid)},
                    {"block", dim3_text(L.block)}, {"detail", detail}});
     }
-    return tr(lang, "explain.kernel_fault", {{"case", label}, {"detail", c.kernel_cause}});
+    return tr(lang, "explain.kernel_fault", {{"case", label}, {"detail", fault_name(c.kernel_cause, lang)}});
 }
 
 std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
@@ -359,7 +361,7 @@ std::string explain_gpu(const CheckResult& r, Lang lang) {
     const GpuSummary& g = *r.gpu;
     if (g.status == "compile_failed") return tr(lang, "gpu_run.compile_failed", {{"device", g.device}, {"detail", g.detail}});
     if (g.first_disagreeing >= 0) {
-        const std::string what = g.cause.empty() ? verdict_title(g.verdict, lang) : g.cause;
+        const std::string what = g.cause.empty() ? verdict_title(g.verdict, lang) : fault_name(g.cause, lang);
         return tr(lang, "gpu_run.disagrees", {{"device", g.device}, {"case", std::to_string(g.first_disagreeing + 1)}, {"what", what},
                                                {"detail", g.detail.empty() ? "" : " (" + g.detail + ")"}});
     }

@@ -35,6 +35,7 @@ Preferences preferences_from(const std::string& extra_json) {
     p.course_width = static_cast<float>(number("course_width", 80, 4000, p.course_width));
     p.statement_width = static_cast<float>(number("statement_width", 80, 4000, p.statement_width));
     p.results_height = static_cast<float>(number("results_height", 40, 4000, p.results_height));
+    p.editor_fraction = static_cast<float>(number("editor_fraction", 0.15, 0.9, p.editor_fraction));
     if (j.contains("gpu_arch") && j["gpu_arch"].is_string() && arch_limits(j["gpu_arch"].get<std::string>()))
         p.gpu_arch = j["gpu_arch"].get<std::string>();
     return p;
@@ -73,6 +74,7 @@ void Session::save_settings() {
     j["course_width"] = prefs_.course_width;
     j["statement_width"] = prefs_.statement_width;
     j["results_height"] = prefs_.results_height;
+    j["editor_fraction"] = prefs_.editor_fraction;
     j["gpu_arch"] = prefs_.gpu_arch;
     lab_.settings().extra_json = j.dump();
     try {
@@ -118,6 +120,25 @@ bool Session::open(const std::string& id) {
 fs::path Session::file() const { return current_ ? lab_.workspace().learner_file(*current_) : fs::path(); }
 
 void Session::load_buffer() { editor_.load(file()); }
+
+const std::vector<LineMark>& Session::verdict_lines() const {
+    if (lines_generation_ != result_generation_ || lines_lang_ != lang()) {
+        const CheckResult* r = last_result();
+        lines_ = r ? attnlab::verdict_lines(*r, file().string(), lang()) : std::vector<LineMark>{};
+        lines_generation_ = result_generation_;
+        lines_lang_ = lang();
+    }
+    return lines_;
+}
+
+bool Session::insert_probe(const std::string& stage) {
+    const std::optional<ProbeInsertion> at = probe_suggestion(stage);
+    if (!at) return false;
+    editor_.text() = apply_probe(editor_.text(), *at);
+    editor_.mark_edited();
+    run_check();
+    return true;
+}
 
 bool Session::save() {
     if (!current_) return false;

@@ -135,11 +135,37 @@ bool HeadMatrix::masked(int i, int j) const {
     return std::isinf(v) && v < 0;
 }
 
+std::string output_stage_name(const CaseOutcome& c) {
+    if (c.expected.kind != ValueKind::Tensor) return "output";
+    const TensorData& out = c.expected.tensor;
+    for (auto it = c.stages.rbegin(); it != c.stages.rend(); ++it) {
+        if (it->tensor.shape != out.shape || it->tensor.data.size() != out.data.size()) continue;
+        // Bit-equal up to NaN: the reference records its output as its last stage.
+        bool same = true;
+        for (size_t k = 0; same && k < out.data.size(); ++k) {
+            const float a = it->tensor.data[k], b = out.data[k];
+            same = a == b || (std::isnan(a) && std::isnan(b));
+        }
+        if (same) return it->name;
+    }
+    return "output";
+}
+
+std::vector<LearnerStage> learner_stages(const CaseOutcome& c) {
+    std::vector<LearnerStage> out;
+    for (const auto& p : c.probes) out.push_back({p.name, &p.tensor, false});
+    if (c.actual.kind != ValueKind::Tensor || !c.has_output()) return out;
+    const std::string name = output_stage_name(c);
+    if (!find_stage(c.probes, name)) out.push_back({name, &c.actual.tensor, true});
+    return out;
+}
+
 std::vector<std::string> heatmap_stages(const CaseOutcome& c) {
     std::vector<std::string> out;
+    const std::string output = output_stage_name(c);
     for (const auto& s : c.stages)
-        if (is_heatmap_stage_name(s.name) && square_tail(s.tensor.shape)) out.push_back(s.name);
-    if (c.expected.kind == ValueKind::Tensor && square_tail(c.expected.tensor.shape) && c.stages.empty()) out.push_back("output");
+        if ((is_heatmap_stage_name(s.name) || s.name == output) && square_tail(s.tensor.shape)) out.push_back(s.name);
+    if (c.expected.kind == ValueKind::Tensor && square_tail(c.expected.tensor.shape) && output == "output") out.push_back("output");
     return out;
 }
 
@@ -221,11 +247,12 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
     if (stage == "output") {
         if (c.expected.kind != ValueKind::Tensor) return std::nullopt;
         ref = &c.expected.tensor;
-        if (c.actual.kind == ValueKind::Tensor && c.verdict != Verdict::NotRun) mine = &c.actual.tensor;
     } else {
         ref = find_stage(c.stages, stage);
-        mine = find_stage(c.probes, stage);
     }
+    bool mine_from_output = false;
+    for (const LearnerStage& l : learner_stages(c))
+        if (l.name == stage) mine = l.tensor, mine_from_output = l.from_output;
     if (!ref || !square_tail(ref->shape)) return std::nullopt;
 
     HeatmapSet set;
@@ -237,6 +264,7 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
     if (mine) {
         // Compare only what the reference shows: batch 0 of a batched tensor.
         const bool same = mine->shape == ref->shape;
+        set.learner_from_output = mine_from_output;
         if (same) set.learner = split_heads_of(*mine);
         else set.learner_problem = "shape " + shape_to_string(mine->shape) + " where " + shape_to_string(ref->shape) + " was expected";
     }
@@ -270,32 +298,54 @@ void rasterize(const HeadMatrix& m, const ColorScale& scale, std::vector<uint8_t
     }
 }
 
+namespace {
+
+void judge_stage(const TensorData& mine, const TensorData& ref, const Tolerance& tol, StageComparison& sc) {
+    sc.learner_shape = mine.shape;
+    Comparison cmp = compare_values(Value::of_tensor(mine), Value::of_tensor(ref), tol, 1);
+    sc.max_abs_error = cmp.max_abs_error;
+    switch (cmp.verdict) {
+        case Verdict::Pass: sc.status = StageStatus::Match; break;
+        case Verdict::WrongShape: sc.status = StageStatus::ShapeMismatch; break;
+        default:
+            sc.status = StageStatus::Mismatch;
+            sc.first_bad_index = !cmp.mismatches.empty() ? cmp.mismatches[0].index : cmp.nonfinite_index;
+            break;
+    }
+}
+
+}  // namespace
+
 std::vector<StageComparison> compare_stages(const CaseOutcome& c, const Tolerance& tol) {
     std::vector<StageComparison> out;
+    const std::vector<LearnerStage> mine = learner_stages(c);
+    auto find_mine = [&](const std::string& name) -> const LearnerStage* {
+        for (const auto& l : mine)
+            if (l.name == name) return &l;
+        return nullptr;
+    };
     for (const auto& s : c.stages) {
         StageComparison sc;
         sc.name = s.name;
         sc.reference_shape = s.tensor.shape;
-        if (const TensorData* mine = find_stage(c.probes, s.name)) {
-            sc.learner_shape = mine->shape;
-            Comparison cmp = compare_values(Value::of_tensor(*mine), Value::of_tensor(s.tensor), tol, 1);
-            sc.max_abs_error = cmp.max_abs_error;
-            switch (cmp.verdict) {
-                case Verdict::Pass: sc.status = StageStatus::Match; break;
-                case Verdict::WrongShape: sc.status = StageStatus::ShapeMismatch; break;
-                default:
-                    sc.status = StageStatus::Mismatch;
-                    sc.first_bad_index = !cmp.mismatches.empty() ? cmp.mismatches[0].index : cmp.nonfinite_index;
-                    break;
-            }
+        if (const LearnerStage* l = find_mine(s.name)) {
+            sc.from_output = l->from_output;
+            judge_stage(*l->tensor, s.tensor, tol, sc);
         }
         out.push_back(std::move(sc));
     }
-    for (const auto& p : c.probes) {
-        if (find_stage(c.stages, p.name)) continue;
+    for (const auto& l : mine) {
+        if (find_stage(c.stages, l.name)) continue;
         StageComparison sc;
-        sc.name = p.name;
-        sc.learner_shape = p.tensor.shape;
+        sc.name = l.name;
+        sc.from_output = l.from_output;
+        if (l.from_output && c.expected.kind == ValueKind::Tensor) {
+            // The output with no reference stage of its own: judged against the expected output.
+            sc.reference_shape = c.expected.tensor.shape;
+            judge_stage(*l.tensor, c.expected.tensor, tol, sc);
+        } else {
+            sc.learner_shape = l.tensor->shape;
+        }
         out.push_back(std::move(sc));
     }
     return out;

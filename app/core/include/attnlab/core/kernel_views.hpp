@@ -77,14 +77,20 @@ struct BlockFootprint {
     int64_t first_written = -1, last_written = -1;  // lowest and highest output element it wrote
     bool wrote_whole_output = false; // it wrote every element of the output by itself
     bool faulted = false;            // the launch's fault happened in this block
+    // Its accesses are all in the trace. False when the access log filled up
+    // at or before this block: what it did is unknown (never draw it as idle).
+    bool recorded = true;
+    // The launch stopped at a fault elsewhere before this block wrote any
+    // output (blocks run in parallel: it may not have run at all).
+    bool stopped = false;
     bool wrote_output() const { return output_writes > 0; }
     bool traced() const { return global_reads + global_writes + shared_reads + shared_writes > 0; }
 };
 
 // One entry per block of the grid, in linear order (grid.count() entries;
 // empty when the grid is larger than `max_blocks`, which keeps a runaway
-// launch from filling memory). A truncated trace leaves later blocks looking
-// idle: the caller says so (LaunchReport::trace_truncated).
+// launch from filling memory). Blocks a truncated trace did not fully record
+// are marked recorded = false, never left looking idle.
 std::vector<BlockFootprint> block_footprints(const emu::LaunchReport& launch, const std::vector<KernelBuffer>& buffers,
                                              uint64_t max_blocks = 1u << 16);
 // Does the launch's fault name a block (memcheck, racecheck, synccheck...)?

@@ -17,6 +17,7 @@
 #include "attnlab/core/editor_buffer.hpp"
 #include "attnlab/core/experiments.hpp"
 #include "attnlab/core/lab.hpp"
+#include "attnlab/core/learner_view.hpp"
 #include "attnlab/core/resource_job.hpp"
 #include "attnlab/core/runner.hpp"
 #include "attnlab/core/workspace.hpp"
@@ -36,7 +37,8 @@ struct Preferences {
     std::string layout_ini;  // Dear ImGui's window layout, stored as text
     float course_width = 230.0f;     // pane sizes (pixels at scale 1)
     float statement_width = 440.0f;
-    float results_height = 340.0f;
+    float results_height = 340.0f;  // older settings only: the split is editor_fraction now
+    float editor_fraction = 0.6f;    // the editor's share of the centre column's height
     std::string gpu_arch = kDefaultGpuArch;  // the CUDA resource panel's architecture
 };
 
@@ -110,6 +112,16 @@ public:
     // Bumped each time a new result arrives: views rebuild caches when it changes.
     int result_generation() const { return result_generation_; }
 
+    // ---- the learner's own work ---------------------------------------------------
+    // The lines of the open file the latest check names (compiler diagnostics,
+    // a kernel fault and its racing access), worded in the session's language.
+    const std::vector<LineMark>& verdict_lines() const;
+    // Where probe("stage", …) would go in the buffer (suggest_probe), nullopt when
+    // no variable stands for the stage.
+    std::optional<ProbeInsertion> probe_suggestion(const std::string& stage) const { return suggest_probe(buffer(), stage); }
+    // Inserts that line, then checks again. False when there is no place for it.
+    bool insert_probe(const std::string& stage);
+
     // ---- hints --------------------------------------------------------------------
     int hints_revealed() const;
     void reveal_next_hint();
@@ -172,6 +184,9 @@ private:
     std::vector<int> editors_;  // pids of external editors we started
     std::map<std::string, CheckResult> results_;  // the latest finished check of each exercise
     int result_generation_ = 0;
+    mutable std::vector<LineMark> lines_;  // verdict_lines() for (lines_generation_, lines_lang_)
+    mutable int lines_generation_ = -1;
+    mutable Lang lines_lang_ = Lang::En;
 };
 
 }  // namespace attnlab

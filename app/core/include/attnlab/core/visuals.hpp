@@ -62,6 +62,7 @@ struct HeatmapSet {
     int rows = 0, cols = 0;
     std::vector<HeadMatrix> reference;
     std::vector<HeadMatrix> learner;     // empty when the learner has no such tensor
+    bool learner_from_output = false;    // `learner` is the function's return value (no probe needed)
     std::vector<HeadMatrix> difference;  // learner − reference; masked where both are -inf
     std::vector<HeadMatrix> cuda;        // the reference op's CUDA kernel (empty without one)
     std::string cuda_backend;            // "emulator" or "gpu" when `cuda` is filled
@@ -74,9 +75,29 @@ struct HeatmapSet {
     std::vector<std::string> tokens;     // axis labels, when the case gives them
 };
 
+// ---- the learner's own tensors ------------------------------------------------------
+
+// The reference stage the entry point's result is: the last reference stage
+// equal to the expected output (same shape, same values), else "output". The
+// learner's return value is shown under this name without any probe().
+std::string output_stage_name(const CaseOutcome& c);
+
+// One tensor of the learner's, by stage name: a probe() record, or the value
+// their function returned (from_output), shown as the exercise's output stage
+// when they did not probe that stage themselves. Points into the outcome.
+struct LearnerStage {
+    std::string name;
+    const TensorData* tensor = nullptr;
+    bool from_output = false;
+};
+// The learner's probes, plus their return value as the output stage (when
+// the case returned a value that was compared, and it is a tensor).
+std::vector<LearnerStage> learner_stages(const CaseOutcome& c);
+
 // The stages of a case that can be drawn as per-head (T, T) heatmaps, in
 // pipeline order: reference stages of rank 3 (H, T, T) or 4 (B, H, T, T, first
-// batch), plus the output itself when it has that shape.
+// batch), plus the output itself when it has that shape and no reference
+// stage stands for it.
 std::vector<std::string> heatmap_stages(const CaseOutcome& c);
 // Builds the set for `stage` ("output" for the entry point's result).
 // Softmax weights get Viridis on [0, 1]; anything else a symmetric PuOr range
@@ -95,12 +116,14 @@ struct StageComparison {
     Shape reference_shape;
     std::optional<Shape> learner_shape;
     StageStatus status = StageStatus::NotProbed;
+    bool from_output = false;  // the learner's tensor here is their return value, not a probe
     double max_abs_error = 0;
     std::vector<int64_t> first_bad_index;  // first mismatching element, when any
 };
 
-// Reference stages in pipeline order beside the learner's probes of the same
-// name, compared with `tol`. Probes without a reference stage are appended as
+// Reference stages in pipeline order beside the learner's tensors of the same
+// name (learner_stages: probes and the return value), compared with `tol`;
+// an "output" row is added when no reference stage stands for the output. Probes without a reference stage are appended as
 // NotProbed-with-learner-shape entries (shown, not judged).
 std::vector<StageComparison> compare_stages(const CaseOutcome& c, const Tolerance& tol);
 // The same for the reference op's CUDA kernel (CaseOutcome::cuda): each
