@@ -1,6 +1,7 @@
 // One frame of the GUI: a full-window host with a menu bar, the three columns
 // (course | editor over results | statement) with draggable splitters,
 // notices, overlays and keyboard shortcuts.
+#include "attnlab/core/report.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -24,6 +25,18 @@ enum Key : int {
 };
 
 bool pressed(int key) { return key >= 0 && key < IM_ARRAYSIZE(ImGuiIO().KeysDown) && ImGui::IsKeyPressed(key, false); }
+
+void open_relative(Session& s, int delta);
+
+}  // namespace
+
+void open_next_exercise(Ui& ui) { open_relative(ui.session, +1); }
+
+void draw_no_result(Ui& ui) {
+    ImGui::TextDisabled("%s", ui.t(ui.session.checking() ? "gui.views.checking" : "gui.views.no_result").c_str());
+}
+
+namespace {
 
 void open_relative(Session& s, int delta) {
     const auto& list = s.course().exercises;
@@ -54,7 +67,30 @@ void handle_shortcuts(Ui& ui, bool& quit) {
     if (io.KeyAlt && pressed(kKeyDown)) open_relative(s, +1);
     if (io.KeyAlt && pressed(kKeyUp)) open_relative(s, -1);
     if (pressed(kKeyF1)) ui.show_help = !ui.show_help;
-    if (pressed(kKeyEscape) && s.checking()) s.cancel_check();
+    if (pressed(kKeyEscape)) {
+        // Esc closes what is on top first: the settings window, then a running check.
+        if (ui.show_settings) ui.show_settings = false;
+        else if (s.checking()) s.cancel_check();
+    }
+}
+
+// Entering another exercise: its task first, its own case in the views, and
+// no selection carried over from the last one's kernel views.
+void follow_exercise(Ui& ui) {
+    const Exercise* e = ui.session.current();
+    const std::string id = e ? e->id : "";
+    if (id == ui.shown_exercise) return;
+    if (!ui.shown_exercise.empty()) {
+        ui.case_by_exercise[ui.shown_exercise] = ui.heatmaps.case_index;
+        if (ui.select_tab < 0) ui.select_tab = 0;  // not on start-up, where --tab may have asked for one
+    }
+    ui.shown_exercise = id;
+    const auto it = ui.case_by_exercise.find(id);
+    ui.heatmaps.case_index = it != ui.case_by_exercise.end() ? it->second : -1;
+    ui.heatmaps.stage.clear();
+    ui.heatmaps.enlarged = -1;
+    ui.kernel = KernelView{};
+    ui.cuda_kernel = CudaKernelView{};
 }
 
 void draw_menu(Ui& ui, bool& quit) {
@@ -130,6 +166,30 @@ void draw_notices(Ui& ui) {
 
 }
 
+// The latest verdict (or "Checking…") at the right of the tab bar, on every
+// tab; a click shows the Results.
+void draw_verdict_badge(Ui& ui) {
+    Session& s = ui.session;
+    if (!s.current()) return;
+    const CheckResult* r = s.last_result();
+    std::string label;
+    ImVec4 color = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    if (s.checking()) {
+        label = ui.t("gui.badge.checking");
+        color = ImGui::GetStyleColorVec4(ImGuiCol_Text);
+    } else if (r) {
+        label = std::string(r->passed() ? "\xE2\x9C\x93 " : "\xE2\x9C\x97 ") + verdict_title(r->verdict, s.lang());
+        color = verdict_color(r->verdict);
+    } else {
+        label = ui.t("gui.badge.none");
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, color);
+    if (ImGui::TabItemButton((label + "###verdict_badge").c_str(), ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip))
+        ui.select_bottom_tab = static_cast<int>(BottomTab::Results);
+    ImGui::PopStyleColor();
+    ui.note_item("verdict_badge");
+}
+
 // Results and the views below the editor, one tab per panel.
 void draw_bottom_tabs(Ui& ui) {
     if (ImGui::BeginTabBar("bottom_tabs")) {
@@ -161,6 +221,7 @@ void draw_bottom_tabs(Ui& ui) {
             }
         }
         if (ui.select_bottom_tab == requested) ui.select_bottom_tab = -1;
+        draw_verdict_badge(ui);
         ImGui::EndTabBar();
     }
 }
@@ -171,6 +232,7 @@ void draw_frame(Ui& ui) {
     ui.items.clear();
     bool quit = false;
     ui.session.poll();
+    follow_exercise(ui);
     handle_shortcuts(ui, quit);
 
     const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -200,11 +262,17 @@ void draw_frame(Ui& ui) {
     ImGui::SameLine(0, 0);
 
     ImGui::BeginChild("middle", ImVec2(middle_w, avail.y), false);
-    ui.results_height = std::clamp(ui.results_height, ImGui::GetFontSize() * 4, avail.y * 0.8f);
-    ImGui::BeginChild("editor", ImVec2(0, avail.y - ui.results_height - split), true);
+    // The editor gets editor_fraction of the column (at least half by default), never less than a few lines.
+    const float min_h = ImGui::GetFontSize() * 4;
+    const float wanted = ui.results_height >= 0 ? avail.y - ui.results_height - split : ui.editor_fraction * avail.y;
+    const float editor_h = std::clamp(wanted, min_h, std::max(min_h, avail.y - min_h - split));
+    ImGui::BeginChild("editor", ImVec2(0, editor_h), true);
     draw_editor_panel(ui);
     ImGui::EndChild();
-    ui.results_height -= splitter("split_results", false, split, middle_w);
+    if (const float drag = splitter("split_results", false, split, middle_w); drag != 0 && avail.y > 0) {
+        ui.editor_fraction = std::clamp((editor_h + drag) / avail.y, 0.15f, 0.9f);
+        ui.results_height = -1;
+    }
     ImGui::BeginChild("results", ImVec2(0, 0), true);
     draw_bottom_tabs(ui);
     ImGui::EndChild();
@@ -221,6 +289,9 @@ void draw_frame(Ui& ui) {
     draw_settings_window(ui);
     draw_help_overlay(ui);
     if (quit) ui.quit_requested = true;
+    // For scripted drivers (ATTNLAB_GUI_ITEMS): a finished result, and which one.
+    if (!ui.session.checking() && ui.session.last_result())
+        ui.items["state:result:" + std::to_string(ui.session.result_generation())] = ImRect(0, 0, 0, 0);
 }
 
 }  // namespace attnlab::gui

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "fonts.hpp"
+#include "input_queue.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -25,12 +26,63 @@ namespace {
 std::string g_glfw_error;
 void on_glfw_error(int, const char* description) { g_glfw_error = description ? description : "unknown error"; }
 
+// Input goes through a queue (input_queue.hpp) so no key is lost between
+// frames; every other window event only wakes the loop for a redraw.
+InputQueue g_input;
+int g_wakeups = 0;
+
+void on_key(GLFWwindow*, int key, int scancode, int action, int mods) {
+    g_input.push({InputEvent::Key, key, scancode, action, mods});
+}
+void on_char(GLFWwindow*, unsigned int c) { g_input.push({InputEvent::Char, static_cast<int>(c)}); }
+void on_mouse_button(GLFWwindow*, int button, int action, int mods) { g_input.push({InputEvent::MouseButton, button, 0, action, mods}); }
+void on_scroll(GLFWwindow*, double dx, double dy) { g_input.push({InputEvent::Scroll, 0, 0, 0, 0, dx, dy}); }
+void on_cursor(GLFWwindow*, double, double) { ++g_wakeups; }
+void on_focus(GLFWwindow* w, int focused) {
+    ImGui_ImplGlfw_WindowFocusCallback(w, focused);
+    ++g_wakeups;
+}
+void on_enter(GLFWwindow* w, int entered) {
+    ImGui_ImplGlfw_CursorEnterCallback(w, entered);
+    ++g_wakeups;
+}
+void on_refresh(GLFWwindow*) { ++g_wakeups; }
+void on_resize(GLFWwindow*, int, int) { ++g_wakeups; }
+
+void install_input(GLFWwindow* w) {
+    glfwSetKeyCallback(w, on_key);
+    glfwSetCharCallback(w, on_char);
+    glfwSetMouseButtonCallback(w, on_mouse_button);
+    glfwSetScrollCallback(w, on_scroll);
+    glfwSetCursorPosCallback(w, on_cursor);
+    glfwSetWindowFocusCallback(w, on_focus);
+    glfwSetCursorEnterCallback(w, on_enter);
+    glfwSetWindowRefreshCallback(w, on_refresh);
+    glfwSetFramebufferSizeCallback(w, on_resize);
+}
+
+// This frame's share of the queued input, to the ImGui backend's handlers.
+void feed_input(GLFWwindow* w) {
+    g_input.feed_frame([w](const InputEvent& e) {
+        switch (e.kind) {
+            case InputEvent::Key: ImGui_ImplGlfw_KeyCallback(w, e.code, e.scancode, e.action, e.mods); break;
+            case InputEvent::Char: ImGui_ImplGlfw_CharCallback(w, static_cast<unsigned int>(e.code)); break;
+            case InputEvent::MouseButton: ImGui_ImplGlfw_MouseButtonCallback(w, e.code, e.action, e.mods); break;
+            case InputEvent::Scroll: ImGui_ImplGlfw_ScrollCallback(w, e.dx, e.dy); break;
+        }
+    });
+}
+
 void apply_theme(const Preferences& p) {
     ImGuiStyle fresh;
     ImGui::GetStyle() = fresh;
     if (p.dark_theme) ImGui::StyleColorsDark();
     else ImGui::StyleColorsLight();
     ImGuiStyle& st = ImGui::GetStyle();
+    // Secondary text at least 4.5:1 against the window and the editor (WCAG AA):
+    // Dear ImGui's own greys are about 2.5:1 in the light theme.
+    st.Colors[ImGuiCol_TextDisabled] = p.dark_theme ? ImVec4(0.62f, 0.62f, 0.64f, 1.0f) : ImVec4(0.33f, 0.33f, 0.35f, 1.0f);
+    if (!p.dark_theme) st.Colors[ImGuiCol_Text] = ImVec4(0.05f, 0.05f, 0.05f, 1.0f);
     st.WindowRounding = 4;
     st.FrameRounding = 3;
     st.ChildRounding = 4;
@@ -109,7 +161,8 @@ void init_imgui(GLFWwindow* window, const Session& session) {
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;  // the layout lives in settings.json with the other preferences
     ImGui::LoadIniSettingsFromMemory(session.preferences().layout_ini.c_str());
-    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplGlfw_InitForOpenGL(window, false);  // our callbacks queue the input (install_input)
+    install_input(window);
     ImGui_ImplOpenGL3_Init("#version 130");
 }
 
@@ -177,6 +230,29 @@ bool scripted_step(Ui& ui, GLFWwindow* window, const GuiOptions& opt, int& frame
     return false;
 }
 
+// For scripted drivers (scripts/screenshots.sh with xdotool): with
+// ATTNLAB_GUI_ITEMS=FILE the named widgets' rectangles of the last frame go
+// to FILE ("name x0 y0 x1 y1" per line, window pixels), rewritten atomically
+// when they change, so a script can click "insert_probe" or "diag:0".
+void dump_items(const Ui& ui, std::string& last) {
+    static const char* path = std::getenv("ATTNLAB_GUI_ITEMS");
+    if (!path || !*path) return;
+    std::string text;
+    char line[64];
+    for (const auto& [name, r] : ui.items) {
+        std::snprintf(line, sizeof line, " %.0f %.0f %.0f %.0f\n", r.Min.x, r.Min.y, r.Max.x, r.Max.y);
+        text += name + line;
+    }
+    if (text == last) return;
+    last = text;
+    const std::string tmp = std::string(path) + ".tmp";
+    if (FILE* f = std::fopen(tmp.c_str(), "w")) {
+        std::fwrite(text.data(), 1, text.size(), f);
+        std::fclose(f);
+        std::rename(tmp.c_str(), path);
+    }
+}
+
 // Remember the layout with the other preferences.
 void save_layout(const Ui& ui, Session& session) {
     size_t ini_size = 0;
@@ -185,7 +261,7 @@ void save_layout(const Ui& ui, Session& session) {
     p.layout_ini.assign(ini, ini_size);
     p.course_width = ui.course_width;
     p.statement_width = ui.statement_width;
-    p.results_height = ui.results_height;
+    p.editor_fraction = ui.editor_fraction;
     session.set_preferences(p);
 }
 
@@ -198,6 +274,37 @@ void close_window(GLFWwindow* window) {
 }
 
 }  // namespace
+
+// What the window shows that can change without input: a check's progress
+// and result, the file on disk, notices, background jobs. Compared between
+// wake-ups, so an idle window draws nothing.
+struct IdleWatch {
+    std::string last;
+    int frames_to_draw = 3;  // ImGui settles layout and hover over a couple of frames
+    static std::string state(const Session& s) {
+        const CheckProgress p = s.check_progress();
+        return std::to_string(s.result_generation()) + "/" + std::to_string(s.checking()) + "/" + std::to_string(static_cast<int>(p.phase)) +
+               "/" + std::to_string(p.case_index) + "/" + std::to_string(s.buffer_generation()) + "/" + std::to_string(s.notices().size()) +
+               "/" + std::to_string(s.disk_conflict()) + "/" + std::to_string(s.measuring_projections()) + "/" +
+               std::to_string(s.projection_timing().has_value()) + "/" + std::to_string(s.computing_resources()) + "/" + std::to_string(s.dirty());
+    }
+};
+
+// Waits until there is something to draw: input, a window event, or a change
+// in what the session shows (it is polled a few times a second meanwhile, for
+// autosave and the file on disk). False: nothing to draw this time round.
+bool wait_for_work(Session& session, const GuiOptions& opt, IdleWatch& idle) {
+    const int wakeups = g_wakeups;
+    if (!opt.screenshot.empty() || idle.frames_to_draw > 0 || !g_input.empty()) glfwPollEvents();
+    else glfwWaitEventsTimeout(session.checking() || session.measuring_projections() ? 0.05 : 0.25);
+    session.poll();
+    const std::string now = IdleWatch::state(session);
+    if (wakeups != g_wakeups || !g_input.empty() || now != idle.last) idle.frames_to_draw = std::max(idle.frames_to_draw, 3);
+    idle.last = now;
+    if (idle.frames_to_draw <= 0 && opt.screenshot.empty() && opt.quit_after < 0) return false;
+    --idle.frames_to_draw;
+    return true;
+}
 
 // Thin glue around the frame loop: every decision is in the Session (core) or a panel.
 int run_gui(const GuiOptions& opt) {
@@ -216,16 +323,18 @@ int run_gui(const GuiOptions& opt) {
     if (!ui.fonts.unicode_ok) session.add_notice(tr(session.lang(), "gui.notice.no_fonts"));
     ui.course_width = applied.course_width;
     ui.statement_width = applied.statement_width;
-    ui.results_height = applied.results_height;
+    ui.editor_fraction = applied.editor_fraction;
     apply_options(ui, session, opt);
 
     int frame = 0, frames_after_ready = 0, exit_code = 0;
+    std::string dumped_items;
+    IdleWatch idle;
     while (!glfwWindowShouldClose(window) && !ui.quit_requested) {
-        // Idle politely: wake at least 4×/s for progress and file changes.
-        if (opt.screenshot.empty()) glfwWaitEventsTimeout(session.checking() ? 0.05 : 0.25);
-        else glfwPollEvents();
+        if (!wait_for_work(session, opt, idle)) continue;
+        feed_input(window);
         follow_preferences(ui, applied, session.preferences());
         render_frame(ui, window);
+        dump_items(ui, dumped_items);
         if (!scripted_step(ui, window, opt, frames_after_ready)) exit_code = 2;
         glfwSwapBuffers(window);
         if (frame++ == 0 && opt.timing)

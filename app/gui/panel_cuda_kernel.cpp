@@ -58,11 +58,19 @@ std::string coords_text(const std::vector<int64_t>& c) {
 
 unsigned linear_thread(const emu::Dim3& t, const emu::Dim3& block) { return t.x + block.x * (t.y + block.y * t.z); }
 
-// Distinguishable colours for n items (sectors, banks): hues around the wheel.
-ImU32 item_color(size_t i, size_t n, float value = 0.92f) {
-    float r, g, b;
-    ImGui::ColorConvertHSVtoRGB(0.9f * static_cast<float>(i) / static_cast<float>(std::max<size_t>(n, 1)), 0.55f, value, r, g, b);
-    return ImGui::GetColorU32(ImVec4(r, g, b, 1.0f));
+// Distinguishable colours for items (sectors, banks, words): the Okabe–Ito
+// palette, told apart with the common colour-vision deficiencies, repeating
+// after eight (the labels beside them keep repeats apart). No red first:
+// the first item is often a broadcast, which is no error.
+ImU32 item_color(size_t i, size_t n, float value = 1.0f) {
+    (void)n;
+    static const ImU32 kOkabeIto[] = {
+        IM_COL32(86, 180, 233, 255),  IM_COL32(230, 159, 0, 255),   IM_COL32(0, 158, 115, 255),  IM_COL32(240, 228, 66, 255),
+        IM_COL32(0, 114, 178, 255),   IM_COL32(204, 121, 167, 255), IM_COL32(153, 153, 153, 255), IM_COL32(213, 94, 0, 255),
+    };
+    ImVec4 c = ImGui::ColorConvertU32ToFloat4(kOkabeIto[i % 8]);
+    c.x *= value, c.y *= value, c.z *= value;
+    return ImGui::GetColorU32(c);
 }
 
 const ImU32 kIdle = IM_COL32(70, 70, 74, 255);
@@ -176,7 +184,7 @@ void refresh(Ui& ui, const Exercise& e, const CaseOutcome& c) {
 std::string launch_line(Ui& ui, const emu::LaunchReport& l) {
     std::string s = ui.t("gui.kview.launch_line", {{"kernel", l.kernel}, {"grid", dim_text(l.grid)}, {"block", dim_text(l.block)}});
     if (l.dynamic_shared_bytes) s += ", " + ui.t("gui.kview.launch_smem", {{"bytes", std::to_string(l.dynamic_shared_bytes)}});
-    if (!l.ok()) s += " (" + ui.t("gui.kview.launch_fault", {{"code", emu::fault_code(l.fault.kind)}}) + ")";
+    if (!l.ok()) s += " (" + ui.t("gui.kview.launch_fault", {{"code", fault_name(emu::fault_code(l.fault.kind), ui.session.lang())}}) + ")";
     return s;
 }
 
@@ -214,7 +222,7 @@ void draw_launch_selector(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
                                                         {"conflicts", std::to_string(k.shared_bank_conflicts)}})
                                  .c_str());
     if (launch.ok()) return;
-    const std::string code = emu::fault_code(launch.fault.kind);
+    const std::string code = fault_name(emu::fault_code(launch.fault.kind), ui.session.lang());
     const std::string text = fault_has_block(launch.fault)
                                  ? ui.t("gui.kview.fault", {{"code", code},
                                                             {"block", std::to_string(linear_block(launch.fault.block, launch.grid))},
@@ -234,6 +242,8 @@ std::string block_text(Ui& ui, const BlockFootprint& f, const std::string& out) 
                                                    {"z", std::to_string(f.index.z)},
                                                    {"out", out},
                                                    {"reads", std::to_string(f.global_reads)}};
+    if (f.stopped) return ui.t("gui.kview.block_stopped", id);
+    if (!f.recorded && !f.wrote_output()) return ui.t("gui.kview.block_unrecorded", id);
     if (!f.wrote_output()) return ui.t("gui.kview.block_idle", id);
     std::map<std::string, std::string> args = id;
     args["slice"] = f.written.empty() ? ui.t("gui.kview.block_whole", {{"out", out}}) : describe_slice(f.written, ui.session.lang());
@@ -245,12 +255,15 @@ std::string block_text(Ui& ui, const BlockFootprint& f, const std::string& out) 
 
 ImU32 block_color(const BlockFootprint& f, int64_t numel, bool selected) {
     if (f.faulted) return kFault;
+    if (f.stopped || (!f.recorded && !f.wrote_output())) return selected ? IM_COL32(90, 90, 96, 255) : IM_COL32(58, 58, 64, 255);  // unknown, not idle
     if (!f.wrote_output()) return selected ? IM_COL32(120, 120, 126, 255) : kIdle;
-    // Where in the output it wrote, as a hue: neighbouring slices look alike.
-    const float at = numel > 0 ? static_cast<float>(f.first_written) / static_cast<float>(numel) : 0.0f;
-    float r, g, b;
-    ImGui::ColorConvertHSVtoRGB(0.08f + 0.62f * std::clamp(at, 0.0f, 1.0f), 0.45f, selected ? 0.98f : 0.78f, r, g, b);
-    return ImGui::GetColorU32(ImVec4(r, g, b, 1.0f));
+    // Where in the output it wrote, on viridis (the lighter two thirds, so the
+    // dark labels stay readable): neighbouring slices look alike, and the
+    // order reads with any colour vision.
+    const double at = numel > 0 ? static_cast<double>(f.first_written) / static_cast<double>(numel) : 0.0;
+    const Rgba c = map_color(ColorMap::Viridis, 0.38 + 0.62 * std::clamp(at, 0.0, 1.0));
+    const float k = selected ? 1.0f : 0.85f;
+    return IM_COL32(static_cast<int>(c[0] * k), static_cast<int>(c[1] * k), static_cast<int>(c[2] * k), 255);
 }
 
 // The grid: grid.x columns and grid.y·grid.z rows; a one-row grid wraps.
@@ -292,7 +305,7 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
         dl->AddRectFilled(a, z, block_color(f, numel, b == v.block), 2.0f);
         if (b == v.block) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), IM_COL32(255, 255, 255, 255), 2.0f, 0, 2.0f);
         if (!labels) continue;
-        const std::string label = f.wrote_output() ? (f.written.empty() ? "*" : slice_values(f.written)) : "–";
+        const std::string label = f.wrote_output() ? (f.written.empty() ? "*" : slice_values(f.written)) : f.stopped || !f.recorded ? "?" : "–";
         const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
         if (ts.x > cell_w - 4) continue;
         dl->AddText(ImVec2(a.x + (cell_w - 2 - ts.x) / 2, a.y + (cell_h - 2 - ts.y) / 2), f.wrote_output() || f.faulted ? kDarkText : IM_COL32(200, 200, 200, 255),
@@ -303,7 +316,7 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
 }
 
 // Threads as squares, one row per warp; a click selects one.
-void draw_threads(Ui& ui) {
+void draw_threads(Ui& ui, const emu::LaunchReport& launch) {
     CudaKernelView& v = ui.cuda_kernel;
     const long threads = static_cast<long>(v.threads.size());
     if (threads == 0) return;
@@ -333,6 +346,19 @@ void draw_threads(Ui& ui) {
         const bool active = v.threads[static_cast<size_t>(t)].active();
         dl->AddRectFilled(a, z, t == v.thread ? IM_COL32(255, 255, 255, 255) : active ? IM_COL32(120, 190, 240, 255) : IM_COL32(60, 62, 72, 255));
         if (in_request[static_cast<size_t>(t)]) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), IM_COL32(250, 220, 60, 255));
+    }
+    // The threads the fault names (both of a race), ringed in the fault's colour.
+    const emu::Fault& f = launch.fault;
+    if (fault_has_block(f) && linear_block(f.block, launch.grid) == static_cast<uint64_t>(v.block)) {
+        std::vector<long> named = {static_cast<long>(linear_thread(f.thread, launch.block))};
+        if (f.kind == emu::FaultKind::SharedRace) named.push_back(static_cast<long>(linear_thread(f.other_thread, launch.block)));
+        for (size_t i = 0; i < named.size(); ++i) {
+            const long t = named[i];
+            if (t < 0 || t >= threads) continue;
+            const ImVec2 a(origin.x + static_cast<float>(t % 32) * step, origin.y + static_cast<float>(t / 32) * step);
+            dl->AddRect(ImVec2(a.x - 2, a.y - 2), ImVec2(a.x + sq + 2, a.y + sq + 2), kFault, 0, 0, 2.5f);
+            ui.items["kview_fault_thread:" + std::to_string(i)] = ImRect(a, ImVec2(a.x + sq, a.y + sq));
+        }
     }
 }
 
@@ -372,7 +398,7 @@ void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     }
     section(ui, ui.t("gui.kview.threads_title", {{"block", std::to_string(v.block)}}));
     disabled_wrapped(ui.t("gui.kview.threads_legend"));
-    draw_threads(ui);
+    draw_threads(ui, launch);
 }
 
 // ---- resources -----------------------------------------------------------------
@@ -554,15 +580,95 @@ TileLayout tile_layout(const Shape& shape, int64_t numel, float avail, float max
     return t;
 }
 
+// The launch's fault when it happened on an element of this buffer (shared
+// memory: in the selected block, whose copy it is).
+const emu::Fault* fault_on(const emu::LaunchReport& launch, long block, const std::string& name, MemorySpace space) {
+    const emu::Fault& f = launch.fault;
+    const bool on_element = f.kind == emu::FaultKind::OutOfBounds || f.kind == emu::FaultKind::SharedRace || f.kind == emu::FaultKind::UninitializedRead;
+    if (!on_element || f.space != space || f.buffer != name) return nullptr;
+    if (space == MemorySpace::Shared && linear_block(f.block, launch.grid) != static_cast<uint64_t>(block)) return nullptr;
+    return &f;
+}
+
+// An index outside the buffer, drawn where it falls: the buffer's last (or
+// first) cells, its end, and the faulting cell past it, with the distance.
+void draw_outside_index(Ui& ui, const std::string& name, const emu::Fault& f, int64_t numel) {
+    const float font = ImGui::GetFontSize();
+    const float cell = font * 0.9f, gap = font * 0.3f;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    p.y += gap;
+    const bool after = f.index >= numel;
+    const int64_t over = after ? f.index - numel + 1 : -f.index;
+    const int64_t shown = std::min<int64_t>(numel, 4);
+    auto inside = [&](int k) {
+        dl->AddRectFilled(ImVec2(p.x, p.y), ImVec2(p.x + cell - 1, p.y + cell - 1), IM_COL32(45, 45, 52, 255));
+        (void)k;
+        p.x += cell;
+    };
+    auto edge = [&] {
+        dl->AddLine(ImVec2(p.x + 1, p.y - gap), ImVec2(p.x + 1, p.y + cell + gap), IM_COL32(240, 240, 240, 255), 2.0f);
+        p.x += gap * 2;
+    };
+    auto bad = [&] {
+        dl->AddRectFilled(ImVec2(p.x, p.y), ImVec2(p.x + cell, p.y + cell), kFault);
+        dl->AddRect(ImVec2(p.x - 2, p.y - 2), ImVec2(p.x + cell + 2, p.y + cell + 2), IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
+        p.x += cell + gap;
+    };
+    auto skipped = [&](int64_t n) {
+        if (n <= 0) return;
+        const std::string t = "… " + std::to_string(n) + " …";
+        dl->AddText(ImVec2(p.x, p.y + (cell - font) / 2), ImGui::GetColorU32(ImGuiCol_TextDisabled), t.c_str());
+        p.x += ImGui::CalcTextSize(t.c_str()).x + gap;
+    };
+    if (after) {
+        for (int k = 0; k < shown; ++k) inside(k);
+        edge();
+        skipped(over - 1);
+        bad();
+    } else {
+        bad();
+        skipped(over - 1);
+        edge();
+        for (int k = 0; k < shown; ++k) inside(k);
+    }
+    ImGui::Dummy(ImVec2(0, cell + 2 * gap));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(IM_COL32(255, 120, 110, 255)));
+    ImGui::TextWrapped("%s", ui.t(after ? "gui.kview.past_end" : "gui.kview.before_start",
+                                  {{"name", name}, {"index", std::to_string(f.index)}, {"size", std::to_string(numel)}, {"over", std::to_string(over)}})
+                                 .c_str());
+    ImGui::PopStyleColor();
+    ui.note_item("kview_outside:" + name);
+}
+
+// A racecheck fault in words under the array: the element and both threads.
+void draw_race_caption(Ui& ui, const emu::LaunchReport& launch, const emu::Fault& f) {
+    const auto access = [&](bool write) { return ui.t(write ? "gui.kview.race_wrote" : "gui.kview.race_read"); };
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(IM_COL32(255, 120, 110, 255)));
+    ImGui::TextWrapped("%s", ui.t("gui.kview.race_caption", {{"index", std::to_string(f.index)},
+                                                             {"a", std::to_string(linear_thread(f.other_thread, launch.block))},
+                                                             {"a_did", access(f.other_is_write)},
+                                                             {"a_line", std::to_string(f.other_line)},
+                                                             {"b", std::to_string(linear_thread(f.thread, launch.block))},
+                                                             {"b_did", access(f.is_write)},
+                                                             {"b_line", std::to_string(f.line)}})
+                                 .c_str());
+    ImGui::PopStyleColor();
+    ui.note_item("kview_race");
+}
+
 // One buffer's layout: untouched tiles dark, touched cells drawn over them;
-// hovering a cell names its coordinates and who touched it.
-void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, const Shape& shape) {
+// hovering a cell names its coordinates and who touched it. A fault on one
+// of its elements is drawn on that element, or past the buffer's end.
+void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, const Shape& shape, const emu::LaunchReport& launch) {
     static const std::map<int64_t, int> kNone;
     const auto found = ui.cuda_kernel.marks.find(marks_key(space, name));
     const std::map<int64_t, int>& marks = found == ui.cuda_kernel.marks.end() ? kNone : found->second;
     int64_t numel = 1;
     for (int64_t d : shape) numel *= d;
+    const emu::Fault* fault = fault_on(launch, ui.cuda_kernel.block, name, space);
     if (shape.empty()) numel = marks.empty() ? 1 : marks.rbegin()->first + 1;  // shared memory: up to the highest element touched
+    if (shape.empty() && fault && fault->size > 0) numel = fault->size;        // …or its whole length, when the fault gives it
     const float font = ImGui::GetFontSize();
     const TileLayout t = tile_layout(shape, numel, ImGui::GetContentRegionAvail().x, font * 15.0f, font);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -589,9 +695,19 @@ void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, cons
             dl->AddRect(ImVec2(origin.x + a.x - 1.5f, origin.y + a.y - 1.5f), ImVec2(origin.x + a.x + t.cell + 0.5f, origin.y + a.y + t.cell + 0.5f),
                         IM_COL32(255, 255, 255, 230));
         }
+    if (fault && fault->index >= 0 && fault->index < numel) {
+        const ImVec2 a = t.at(fault->index);
+        const ImVec2 lo(origin.x + a.x, origin.y + a.y), hi(origin.x + a.x + std::max(t.cell, 3.0f), origin.y + a.y + std::max(t.cell, 3.0f));
+        dl->AddRectFilled(lo, hi, kFault);
+        dl->AddRect(ImVec2(lo.x - 2, lo.y - 2), ImVec2(hi.x + 2, hi.y + 2), IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
+        ui.items["kview_fault_cell:" + name] = ImRect(lo, hi);
+    }
     ImGui::InvisibleButton(("kview_buffer:" + name).c_str(), ImVec2(std::max(t.size().x, 1.0f), std::max(t.size().y, 1.0f)));
     ui.note_item("kview_buffer:" + name);
-    if (!ImGui::IsItemHovered() || !pointer_moved()) return;
+    const bool hovered = ImGui::IsItemHovered();
+    if (fault && (fault->index < 0 || fault->index >= numel)) draw_outside_index(ui, name, *fault, numel);
+    if (fault && fault->kind == emu::FaultKind::SharedRace) draw_race_caption(ui, launch, *fault);
+    if (!hovered || !pointer_moved()) return;
     const ImVec2 mp = ImGui::GetIO().MousePos;
     const int64_t index = t.index_at(ImVec2(mp.x - origin.x, mp.y - origin.y));
     if (index < 0) return;
@@ -660,15 +776,22 @@ void draw_thread(Ui& ui, const emu::LaunchReport& launch) {
         ImGui::TextUnformatted(ui.t("gui.kview.buffer_title", {{"name", b.name}, {"shape", shape_to_string(b.shape)},
                                                                {"reads", std::to_string(reads)}, {"writes", std::to_string(writes)}})
                                    .c_str());
-        draw_buffer_layout(ui, b.name, MemorySpace::Global, b.shape);
+        draw_buffer_layout(ui, b.name, MemorySpace::Global, b.shape, launch);
     }
+    bool fault_array_drawn = false;
     for (const BufferTouches& t2 : v.block_touches) {
         if (t2.space != MemorySpace::Shared) continue;
+        fault_array_drawn |= fault_on(launch, v.block, t2.buffer, MemorySpace::Shared) != nullptr;
         int64_t reads = 0, writes = 0;
         for (const BufferTouches& mine : v.thread_touches)
             if (mine.buffer == t2.buffer && mine.space == MemorySpace::Shared) reads = static_cast<int64_t>(mine.reads.size()), writes = static_cast<int64_t>(mine.writes.size());
         ImGui::TextUnformatted(ui.t("gui.kview.shared_title", {{"name", t2.buffer}, {"reads", std::to_string(reads)}, {"writes", std::to_string(writes)}}).c_str());
-        draw_buffer_layout(ui, t2.buffer, MemorySpace::Shared, {});
+        draw_buffer_layout(ui, t2.buffer, MemorySpace::Shared, {}, launch);
+    }
+    // The faulting shared array even when the log has no access of this block to it.
+    if (!fault_array_drawn && fault_on(launch, v.block, f.buffer, MemorySpace::Shared)) {
+        ImGui::TextUnformatted(ui.t("gui.kview.shared_title", {{"name", f.buffer}, {"reads", "0"}, {"writes", "0"}}).c_str());
+        draw_buffer_layout(ui, f.buffer, MemorySpace::Shared, {}, launch);
     }
 }
 
@@ -821,12 +944,16 @@ void draw_cuda_kernel_panel(Ui& ui) {
     const Exercise* e = ui.session.current();
     const CaseOutcome* c = r && !r->cases.empty() ? view_case(ui) : nullptr;
     if (!r || !e || !c) {
-        ImGui::TextDisabled("%s", ui.t("gui.views.no_result").c_str());
+        draw_no_result(ui);
         draw_resources(ui, r);
         return;
     }
     if (c->launches.empty()) {
-        ImGui::TextWrapped("%s", ui.t("gui.kview.no_launches").c_str());
+        // "Launched no kernel" only where the case ran to its end; a timeout
+        // or a crash leaves no record of what was launched.
+        const bool finished = c->has_output() || c->verdict == Verdict::KernelRule || c->verdict == Verdict::KernelFault;
+        if (finished) ImGui::TextWrapped("%s", ui.t("gui.kview.no_launches").c_str());
+        else ImGui::TextWrapped("%s", ui.t("gui.kview.no_launches_recorded", {{"verdict", verdict_title(c->verdict, ui.session.lang())}}).c_str());
         ui.note_item("kview_no_launches");
         draw_resources(ui, r);
         return;

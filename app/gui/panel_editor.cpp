@@ -8,6 +8,10 @@
 
 #include <imgui_stdlib.h>
 
+#include <cfloat>
+
+#include "syntax.hpp"
+
 namespace attnlab::gui {
 
 namespace {
@@ -120,22 +124,129 @@ void draw_reset_confirmation(Ui& ui) {
 
 }
 
-// The line-number gutter for the visible lines only; returns its width.
-float draw_gutter(Ui& ui, const ImVec2& origin, int lines, int digits, float line_h, float char_w) {
+// Visible line range [first, last) of a text `lines` long in the current child.
+std::pair<int, int> visible_lines(int lines, float line_h) {
     const float pad_y = ImGui::GetStyle().FramePadding.y;
     const float scroll_y = ImGui::GetScrollY();
     const float view_h = ImGui::GetWindowHeight();
     const int first = std::max(0, static_cast<int>((scroll_y - pad_y) / line_h) - 1);
     const int last = std::min(lines, static_cast<int>((scroll_y + view_h) / line_h) + 2);
+    return {first, last};
+}
+
+ImU32 mark_color(LineMarkKind k, bool dark, float alpha = 1.0f) {
+    switch (k) {
+        case LineMarkKind::Warning: return dark ? ImGui::GetColorU32(ImVec4(0.98f, 0.78f, 0.30f, alpha)) : ImGui::GetColorU32(ImVec4(0.60f, 0.40f, 0.0f, alpha));
+        case LineMarkKind::Fault: return dark ? ImGui::GetColorU32(ImVec4(0.85f, 0.55f, 0.98f, alpha)) : ImGui::GetColorU32(ImVec4(0.50f, 0.15f, 0.65f, alpha));
+        case LineMarkKind::Error: break;
+    }
+    return dark ? ImGui::GetColorU32(ImVec4(1.0f, 0.45f, 0.40f, alpha)) : ImGui::GetColorU32(ImVec4(0.70f, 0.05f, 0.05f, alpha));
+}
+
+// The marks of one line, most serious first (errors, then faults, then warnings).
+std::vector<const LineMark*> marks_on(const std::vector<LineMark>& marks, int line) {
+    std::vector<const LineMark*> out;
+    for (const LineMark& m : marks)
+        if (m.line == line) out.push_back(&m);
+    auto rank = [](const LineMark* m) { return m->kind == LineMarkKind::Error ? 0 : m->kind == LineMarkKind::Fault ? 1 : 2; };
+    std::stable_sort(out.begin(), out.end(), [&](const LineMark* a, const LineMark* b) { return rank(a) < rank(b); });
+    return out;
+}
+
+// The line-number gutter for the visible lines only, with a marker on every
+// line the verdict names (hover: its message; click: go there); returns its width.
+float draw_gutter(Ui& ui, const ImVec2& origin, int lines, int digits, float line_h, float char_w) {
+    const float pad_y = ImGui::GetStyle().FramePadding.y;
+    const auto [first, last] = visible_lines(lines, line_h);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 number_color = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const ImU32 current_color = ImGui::GetColorU32(ImGuiCol_Text);
+    const bool dark = ui.session.preferences().dark_theme;
+    const std::vector<LineMark>& marks = ui.session.verdict_lines();
+    const float marker_w = char_w * 1.5f;
+    const float width = marker_w + char_w * static_cast<float>(digits + 1) + ImGui::GetStyle().FramePadding.x;
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
     char num[16];
     for (int l = first; l < last; ++l) {
+        const float y = origin.y + pad_y + line_h * static_cast<float>(l);
         std::snprintf(num, sizeof num, "%*d", digits, l + 1);
-        dl->AddText(ImVec2(origin.x, origin.y + pad_y + line_h * static_cast<float>(l)), l + 1 == ui.editor_cursor_line ? current_color : number_color, num);
+        dl->AddText(ImVec2(origin.x + marker_w, y), l + 1 == ui.editor_cursor_line ? current_color : number_color, num);
+        const std::vector<const LineMark*> here = marks_on(marks, l + 1);
+        if (here.empty()) continue;
+        const ImVec2 c(origin.x + marker_w * 0.5f, y + line_h * 0.5f);
+        dl->AddCircleFilled(c, line_h * 0.3f, mark_color(here.front()->kind, dark));
+        // The whole line gets a faint band, so the mark is seen beside the code too.
+        dl->AddRectFilled(ImVec2(origin.x + width, y), ImVec2(origin.x + width + ImGui::GetWindowWidth() + ImGui::GetScrollX(), y + line_h),
+                          mark_color(here.front()->kind, dark, 0.16f));
+        const ImRect row(ImVec2(origin.x, y), ImVec2(origin.x + width, y + line_h));
+        ui.items["gutter_mark:" + std::to_string(l + 1)] = row;
+        if (!row.Contains(mouse) || !ImGui::IsWindowHovered()) continue;
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+        for (const LineMark* m : here) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(mark_color(m->kind, dark)), "%s", m->message.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+        if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) ui.jump_to_line = l + 1;
     }
-    return char_w * static_cast<float>(digits + 1) + ImGui::GetStyle().FramePadding.x;
+    return width;
+}
+
+ImU32 token_color(TokenKind k, bool dark) {
+    struct Pair { ImVec4 dark, light; };
+    static const Pair colors[] = {
+        {{0.92f, 0.92f, 0.92f, 1}, {0.08f, 0.08f, 0.08f, 1}},  // Plain (unused: the theme's text colour)
+        {{0.80f, 0.62f, 1.00f, 1}, {0.45f, 0.10f, 0.62f, 1}},  // Keyword
+        {{0.45f, 0.85f, 1.00f, 1}, {0.00f, 0.33f, 0.55f, 1}},  // Type
+        {{1.00f, 0.72f, 0.35f, 1}, {0.62f, 0.28f, 0.00f, 1}},  // Cuda
+        {{0.66f, 0.74f, 0.66f, 1}, {0.30f, 0.40f, 0.30f, 1}},  // Comment
+        {{0.72f, 0.92f, 0.48f, 1}, {0.08f, 0.42f, 0.08f, 1}},  // String
+        {{1.00f, 0.86f, 0.55f, 1}, {0.55f, 0.32f, 0.00f, 1}},  // Number
+        {{1.00f, 0.62f, 0.82f, 1}, {0.58f, 0.12f, 0.42f, 1}},  // Preprocessor
+    };
+    const Pair& p = colors[static_cast<int>(k)];
+    return ImGui::GetColorU32(dark ? p.dark : p.light);
+}
+
+// The code itself, coloured: the input widget draws its text transparent and
+// this draws the visible lines over it (same font, same positions), and the
+// cursor, which the widget would draw in the text colour.
+void draw_highlighted(Ui& ui, const std::string& text, ImVec2 text_origin, float line_h, int lines, bool active, int cursor) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImFont* font = ImGui::GetFont();
+    const float size = ImGui::GetFontSize();
+    const bool dark = ui.session.preferences().dark_theme;
+    const ImU32 plain = ImGui::GetColorU32(ImGuiCol_Text);
+    const auto [first, last] = visible_lines(lines, line_h);
+    bool in_comment = false;
+    size_t start = 0;
+    for (int l = 0; l < last && start <= text.size(); ++l) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string_view line(text.data() + start, end - start);
+        const std::vector<TokenSpan> spans = highlight_line(line, in_comment);
+        if (l >= first) {
+            const char* b = line.data();
+            float x = text_origin.x;
+            const float y = text_origin.y + line_h * static_cast<float>(l);
+            int at = 0;
+            auto draw = [&](int from, int to, ImU32 col) {
+                if (to <= from) return;
+                dl->AddText(font, size, ImVec2(x, y), col, b + from, b + to);
+                x += font->CalcTextSizeA(size, FLT_MAX, 0, b + from, b + to).x;
+            };
+            for (const TokenSpan& sp : spans) {
+                draw(at, sp.begin, plain);
+                draw(sp.begin, sp.end, token_color(sp.kind, dark));
+                at = sp.end;
+            }
+            draw(at, static_cast<int>(line.size()), plain);
+            if (active && cursor >= static_cast<int>(start) && cursor <= static_cast<int>(end)) {
+                const float cx = text_origin.x + font->CalcTextSizeA(size, FLT_MAX, 0, b, text.data() + cursor).x;
+                dl->AddLine(ImVec2(cx, y), ImVec2(cx, y + line_h - 1), plain, 1.5f);
+            }
+        }
+        start = end + 1;
+    }
 }
 
 // Keep the cursor visible: the widget is as tall as the text, so the
@@ -190,14 +301,17 @@ void draw_text(Ui& ui, EditorState& st) {
         ui.focus_editor = false;
     }
     ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0, 0, 0, 0));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0, 0, 0, 0));  // drawn coloured by draw_highlighted
     ImGui::PushID(s.buffer_generation());  // a reloaded buffer must not be overwritten by the widget's old copy
     const ImGuiInputTextFlags flags =
         ImGuiInputTextFlags_AllowTabInput | ImGuiInputTextFlags_CallbackAlways | ImGuiInputTextFlags_CallbackCharFilter;
     if (ImGui::InputTextMultiline("##code", &s.buffer(), ImVec2(width, height), flags, callback, &st)) s.mark_edited();
     ui.note_item("editor");
     const bool active = ImGui::IsItemActive();
+    const ImVec2 text_origin(ImGui::GetItemRectMin().x + ImGui::GetStyle().FramePadding.x, ImGui::GetItemRectMin().y + pad_y);
     ImGui::PopID();
-    ImGui::PopStyleColor();
+    ImGui::PopStyleColor(2);
+    draw_highlighted(ui, s.buffer(), text_origin, line_h, lines, active, st.cursor);
     follow_cursor(ui, st, text, active, gutter, line_h, char_w);
     ImGui::EndChild();
     ImGui::PopFont();

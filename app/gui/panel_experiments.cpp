@@ -3,18 +3,13 @@
 // Q/K/V projections done per head versus fused.
 #include <chrono>
 
+#include "attnlab/core/number_format.hpp"
 #include "attnlab/core/util.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
 
 namespace {
-
-std::string thousands(int64_t n) {
-    std::string s = std::to_string(n);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-    return s;
-}
 
 void row(const std::string& label, const std::string& value) {
     ImGui::TableNextRow();
@@ -71,12 +66,12 @@ void draw_experiments_panel(Ui& ui) {
 
     const ModelFigures f = model_figures(cfg);
     if (ImGui::BeginTable("figures", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
-        row("d_model · H · layers", std::to_string(cfg.d_model) + " · " + std::to_string(cfg.heads) + " · " + std::to_string(cfg.layers));
+        row(ui.t("gui.exp.shape_row"), std::to_string(cfg.d_model) + " · " + std::to_string(cfg.heads) + " · " + std::to_string(cfg.layers));
         row(ui.t("gui.exp.head_dim"), f.divides ? std::to_string(f.head_dim) : ui.t("gui.layout.invalid"));
         row(ui.t("gui.exp.tiles"), f.fills_tensor_core_tiles ? ui.t("gui.exp.tiles_yes", {{"n", std::to_string(f.tiles_per_head)}})
                                                              : ui.t("gui.exp.tiles_no", {{"hd", std::to_string(f.head_dim)}}));
-        row(ui.t("gui.exp.params_layer"), thousands(f.attention_params_per_layer));
-        row(ui.t("gui.exp.params_total"), thousands(f.attention_params_total));
+        row(ui.t("gui.exp.params_layer"), format_count(f.attention_params_per_layer, ui.session.lang()));
+        row(ui.t("gui.exp.params_total"), format_count(f.attention_params_total, ui.session.lang()));
         row(ui.t("gui.exp.matmuls_per_head"), std::to_string(f.matmuls_per_head_projection));
         row(ui.t("gui.exp.matmuls_fused"), std::to_string(f.matmuls_fused_qkv));
         ImGui::EndTable();
@@ -108,12 +103,11 @@ void draw_experiments_panel(Ui& ui) {
             dl->AddRectFilled(p, ImVec2(p.x + static_cast<float>(ms / top) * width, p.y + bar_h), color, 3.0f);
             ImGui::Dummy(ImVec2(width, bar_h));
             ImGui::SameLine();
-            ImGui::Text("%s  %s ms", label.c_str(), format_number(ms).c_str());
+            ImGui::Text("%s  %s ms", label.c_str(), format_number(ms, ui.session.lang()).c_str());
         };
         bar(ui.t("gui.exp.per_head", {{"n", std::to_string(tm.per_head_matmuls)}}), tm.per_head_ms, IM_COL32(230, 159, 0, 255));
         bar(ui.t("gui.exp.fused"), tm.fused_ms, IM_COL32(86, 180, 233, 255));
-        char ratio[32];
-        std::snprintf(ratio, sizeof ratio, "%.1f", tm.per_head_ms / std::max(tm.fused_ms, 1e-9));
+        const std::string ratio = format_fixed(tm.per_head_ms / std::max(tm.fused_ms, 1e-9), 1, ui.session.lang());
         ImGui::TextUnformatted(ui.t("gui.exp.ratio", {{"ratio", ratio}}).c_str());
     }
 }

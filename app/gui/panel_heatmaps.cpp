@@ -217,17 +217,36 @@ void legend(Ui& ui, const ColorScale& scale, const char* id, bool show_masked) {
     (void)id;
 }
 
-void draw_axes_labels(const std::vector<std::string>& tokens, ImVec2 origin, float size, int n) {
-    if (tokens.empty() || n > 24) return;
+// Axis labels of an enlarged head: the case's tokens, else positions, on
+// both axes (queries down the left, keys along the bottom), thinned so they
+// never overlap, and the axes named.
+void draw_axes_labels(Ui& ui, const std::vector<std::string>& tokens, ImVec2 origin, float size, int n) {
+    if (n <= 0) return;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float step = size / static_cast<float>(n);
-    const ImU32 col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    for (int i = 0; i < n && i < static_cast<int>(tokens.size()); ++i) {
-        const char* t = tokens[static_cast<size_t>(i)].c_str();
-        const ImVec2 ts = ImGui::CalcTextSize(t);
-        dl->AddText(ImVec2(origin.x - ts.x - 4, origin.y + step * (static_cast<float>(i) + 0.5f) - ts.y / 2), col, t);  // query rows
-        dl->AddText(ImVec2(origin.x + step * (static_cast<float>(i) + 0.5f) - ts.x / 2, origin.y + size + 2), col, t);  // key columns
+    const ImU32 col = ImGui::GetColorU32(ImGuiCol_Text);
+    const float line = ImGui::GetTextLineHeight();
+    const int every = std::max(1, static_cast<int>(std::ceil(line / std::max(step, 1.0f))));
+    auto label = [&](int i) { return i < static_cast<int>(tokens.size()) ? tokens[static_cast<size_t>(i)] : std::to_string(i); };
+    const float max_w = ImGui::GetFontSize() * 4.5f;
+    for (int i = 0; i < n; i += every) {
+        const std::string t = label(i);
+        const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+        if (ts.x <= max_w) dl->AddText(ImVec2(origin.x - ts.x - 4, origin.y + step * (static_cast<float>(i) + 0.5f) - ts.y / 2), col, t.c_str());  // query rows
     }
+    // Key columns: as many as fit side by side.
+    float widest = 0;
+    for (int i = 0; i < n; ++i) widest = std::max(widest, ImGui::CalcTextSize(label(i).c_str()).x);
+    const int every_key = std::max(1, static_cast<int>(std::ceil((widest + 6) / std::max(step, 1.0f))));
+    for (int i = 0; i < n; i += every_key) {
+        const std::string t = label(i);
+        const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+        dl->AddText(ImVec2(origin.x + step * (static_cast<float>(i) + 0.5f) - ts.x / 2, origin.y + size + 2), col, t.c_str());
+    }
+    const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const std::string keys = ui.t("gui.heatmap.axis_keys"), queries = ui.t("gui.heatmap.axis_queries");
+    dl->AddText(ImVec2(origin.x + size / 2 - ImGui::CalcTextSize(keys.c_str()).x / 2, origin.y + size + 2 + line), dim, keys.c_str());
+    dl->AddText(ImVec2(origin.x - ImGui::CalcTextSize(queries.c_str()).x - 4, origin.y - line - 2), dim, queries.c_str());
 }
 
 }  // namespace
@@ -263,6 +282,7 @@ void draw_heatmap_header(Ui& ui, const CaseOutcome& c, const HeatmapSet& set) {
         ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t("gui.heatmap.problem", {{"problem", set.learner_problem}}).c_str());
     } else {
         ImGui::TextWrapped("%s", ui.t("gui.heatmap.not_probed", {{"stage", set.stage}}).c_str());
+        draw_probe_offer(ui, c, set.stage);
     }
     if (!set.cuda.empty()) {
         const std::string backend = c.cuda ? cuda_backend_text(*c.cuda, ui.session.lang()) : set.cuda_backend;
@@ -289,7 +309,8 @@ void draw_heatmap_rows(Ui& ui, const HeatmapSet& set, const std::vector<int>& co
     ImGui::Dummy(ImVec2(label_w - ImGui::GetStyle().ItemSpacing.x, 0));
     for (size_t pos = 0; pos < columns.size(); ++pos) {
         ImGui::SameLine(label_w + static_cast<float>(pos) * (size + ImGui::GetStyle().ItemSpacing.x));
-        ImGui::TextUnformatted(ui.t(column_title(columns[pos])).c_str());
+        const bool output = columns[pos] == kYours && set.learner_from_output;
+        ImGui::TextUnformatted(ui.t(output ? "gui.heatmaps.from_output" : column_title(columns[pos])).c_str());
     }
     ImGuiListClipper clipper;  // only visible heads cost anything
     clipper.Begin(set.heads, size + ImGui::GetStyle().ItemSpacing.y);
@@ -330,20 +351,21 @@ void draw_enlarged_head(Ui& ui, const HeatmapSet& set, const std::vector<int>& c
         ImGui::TextUnformatted((ui.t("gui.heatmap.head", {{"h", std::to_string(h)}}) + " · " + set.stage).c_str());
         ImGui::PopFont();
         const float big = std::min(ImGui::GetMainViewport()->WorkSize.y * 0.6f, 480.0f);
-        const float margin = set.tokens.empty() ? 0.0f : ImGui::GetFontSize() * 5;
+        const float margin = ImGui::GetFontSize() * 5;
         const float shrink = columns.size() > 3 ? 2.1f : columns.size() > 1 ? 1.6f : 1.0f;
         for (size_t pos = 0; pos < columns.size(); ++pos) {
             const int col = columns[pos];
             if (pos > 0) ImGui::SameLine();
             ImGui::BeginGroup();
-            ImGui::TextUnformatted(ui.t(column_title(col)).c_str());
+            ImGui::TextUnformatted(ui.t(col == kYours && set.learner_from_output ? "gui.heatmaps.from_output" : column_title(col)).c_str());
+            ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight()));  // room for the query axis' name
             ImGui::Dummy(ImVec2(margin, 0));
             ImGui::SameLine(0, 0);
             const ImVec2 origin = ImGui::GetCursorScreenPos();
             if (ImTextureID id = texture_for(ui, col, h)) ImGui::Image(id, ImVec2(big / shrink, big / shrink));
             if (ImGui::IsItemHovered()) hover_tooltip(ui, set, h, set.rows, set.cols);
-            draw_axes_labels(set.tokens, origin, big / shrink, set.rows);
-            ImGui::Dummy(ImVec2(0, set.tokens.empty() ? 0.0f : ImGui::GetFontSize() * 1.5f));
+            draw_axes_labels(ui, set.tokens, origin, big / shrink, set.rows);
+            ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight() * 2 + 6));
             ImGui::EndGroup();
         }
         if (ImGui::Button(ui.t("gui.heatmap.close").c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
@@ -366,8 +388,14 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
         return;
     }
     if (std::find(stages.begin(), stages.end(), v.stage) == stages.end()) {
-        // Default to the weights: the picture of attention itself.
-        v.stage = std::find(stages.begin(), stages.end(), "weights") != stages.end() ? "weights" : stages.front();
+        // Default to the weights, the picture of attention itself, when the
+        // learner has them; else to a stage of theirs (their return value);
+        // else the weights anyway (with the offer to probe them).
+        auto has = [&](const std::string& name) { return std::find(stages.begin(), stages.end(), name) != stages.end(); };
+        std::string mine;
+        for (const LearnerStage& l : learner_stages(c))
+            if (has(l.name) && (mine.empty() || l.name == "weights")) mine = l.name;
+        v.stage = mine == "weights" || (mine.empty() && has("weights")) ? "weights" : !mine.empty() ? mine : stages.front();
     }
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
@@ -400,7 +428,7 @@ void draw_heatmaps_panel(Ui& ui) {
     const CheckResult* r = ui.session.last_result();
     const Exercise* e = ui.session.current();
     if (!r || !e || r->cases.empty() || r->verdict == Verdict::CompileError || r->verdict == Verdict::MissingEntry) {
-        ImGui::TextDisabled("%s", ui.t("gui.views.no_result").c_str());
+        draw_no_result(ui);
         return;
     }
     const CaseOutcome* c = view_case(ui);

@@ -297,7 +297,7 @@ void draw_kernel_panel(Ui& ui) {
     }
     const CaseOutcome* c = r && !r->cases.empty() ? view_case(ui) : nullptr;
     if (!r || !e || !c) {
-        ImGui::TextDisabled("%s", ui.t("gui.views.no_result").c_str());
+        draw_no_result(ui);
         return;
     }
     if (!c->cuda || c->cuda->launches.empty()) {

@@ -11,20 +11,30 @@
 
 namespace attnlab::gui {
 
+namespace {
+
+// Text colours that keep 4.5:1 against the theme's background: bright on
+// the dark theme, deep on the light one.
+bool light_theme() { return ImGui::GetStyle().Colors[ImGuiCol_WindowBg].x > 0.5f; }
+
+}  // namespace
+
 ImVec4 verdict_color(Verdict v) {
+    const bool light = light_theme();
     switch (v) {
-        case Verdict::Pass: return ImVec4(0.35f, 0.80f, 0.45f, 1.0f);
+        case Verdict::Pass: return light ? ImVec4(0.0f, 0.42f, 0.16f, 1.0f) : ImVec4(0.40f, 0.85f, 0.50f, 1.0f);
         case Verdict::Cancelled:
-        case Verdict::NotRun: return ImVec4(0.6f, 0.6f, 0.6f, 1.0f);
-        case Verdict::InternalError: return ImVec4(0.85f, 0.55f, 0.95f, 1.0f);
-        default: return ImVec4(0.95f, 0.42f, 0.38f, 1.0f);
+        case Verdict::NotRun: return ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+        case Verdict::InternalError: return light ? ImVec4(0.50f, 0.15f, 0.65f, 1.0f) : ImVec4(0.85f, 0.60f, 0.98f, 1.0f);
+        default: return light ? ImVec4(0.72f, 0.10f, 0.05f, 1.0f) : ImVec4(1.0f, 0.50f, 0.45f, 1.0f);
     }
 }
 
 ImVec4 status_color(ExerciseStatus s) {
+    const bool light = light_theme();
     switch (s) {
-        case ExerciseStatus::Passed: return ImVec4(0.35f, 0.80f, 0.45f, 1.0f);
-        case ExerciseStatus::Attempted: return ImVec4(0.95f, 0.75f, 0.30f, 1.0f);
+        case ExerciseStatus::Passed: return light ? ImVec4(0.0f, 0.42f, 0.16f, 1.0f) : ImVec4(0.40f, 0.85f, 0.50f, 1.0f);
+        case ExerciseStatus::Attempted: return light ? ImVec4(0.55f, 0.35f, 0.0f, 1.0f) : ImVec4(0.95f, 0.75f, 0.30f, 1.0f);
         case ExerciseStatus::NotStarted: break;
     }
     return ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
@@ -67,6 +77,27 @@ void draw_matrix(const char* id, const TensorData& t, const std::vector<int64_t>
         }
     }
     ImGui::EndTable();
+}
+
+// The lines a kernel fault names (the core's verdict_lines), each a link to its line.
+void draw_fault_lines(Ui& ui) {
+    int i = 0;
+    for (const LineMark& m : ui.session.verdict_lines()) {
+        if (m.kind != LineMarkKind::Fault) continue;
+        ImGui::PushID(i);
+        if (ImGui::SmallButton(ui.t("gui.lines.go_to", {{"line", std::to_string(m.line)}}).c_str())) ui.jump_to_line = m.line;
+        ui.note_item("fault_line:" + std::to_string(i++));
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
+            ImGui::TextUnformatted(m.message.c_str());
+            ImGui::PopTextWrapPos();
+            ImGui::EndTooltip();
+        }
+        ImGui::PopID();
+        ImGui::SameLine();
+    }
+    if (i > 0) ImGui::NewLine();
 }
 
 void draw_progress(Ui& ui) {
@@ -134,7 +165,7 @@ void draw_explanation(Ui& ui, const CheckResult& r, const Exercise& e, Lang lang
         ui.note_item("results_cuda");
     }
     if (!mistake.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.98f, 0.78f, 0.35f, 1.0f));
+        ImGui::PushStyleColor(ImGuiCol_Text, light_theme() ? ImVec4(0.55f, 0.33f, 0.0f, 1.0f) : ImVec4(0.98f, 0.78f, 0.35f, 1.0f));
         ImGui::TextUnformatted(mistake.c_str());
         ImGui::PopStyleColor();
         ui.note_item("mistake");
@@ -258,6 +289,31 @@ void draw_program_output(Ui& ui, const CheckResult& r, Lang lang) {
 
 }  // namespace
 
+void draw_probe_offer(Ui& ui, const CaseOutcome& c, const std::string& stage) {
+    Session& s = ui.session;
+    for (const LearnerStage& l : learner_stages(c))
+        if (l.name == stage) {
+            if (ui.bottom_tab != BottomTab::Stages && ImGui::SmallButton(ui.t("gui.probe.show", {{"stage", stage}}).c_str()))
+                ui.select_bottom_tab = static_cast<int>(BottomTab::Stages);
+            ui.note_item("probe_show");
+            return;
+        }
+    Ui::ProbeCache& cache = ui.probe_cache;
+    const size_t hash = std::hash<std::string>{}(s.buffer());
+    if (!cache.valid || cache.buffer_hash != hash || cache.stage != stage) cache = {hash, stage, s.probe_suggestion(stage), true};
+    if (!cache.at) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", ui.t("gui.probe.add_yourself", {{"stage", stage}}).c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
+    const int line = cache.at->line;
+    const std::string label = ui.t("gui.probe.insert", {{"stage", stage}, {"variable", cache.at->variable}, {"line", std::to_string(line)}});
+    if (ImGui::Button(label.c_str()) && !s.checking() && s.insert_probe(stage)) ui.jump_to_line = line;
+    ui.note_item("insert_probe");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui.t("gui.probe.insert_tip", {{"stage", stage}}).c_str());
+}
+
 void draw_results_panel(Ui& ui) {
     Session& s = ui.session;
     const Exercise* e = s.current();
@@ -275,7 +331,15 @@ void draw_results_panel(Ui& ui) {
     }
     ImGui::BeginChild("results_scroll", ImVec2(0, 0), false);
     draw_verdict_heading(ui, *r, lang);
+    if (r->passed()) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton(ui.t("gui.next_exercise").c_str())) open_next_exercise(ui);
+        ui.note_item("next_exercise");
+    }
     draw_explanation(ui, *r, *e, lang);
+    if (r->mistake && !r->mistake->stage.empty() && r->failed_case >= 0)
+        draw_probe_offer(ui, r->cases[static_cast<size_t>(r->failed_case)], r->mistake->stage);
+    draw_fault_lines(ui);
     draw_diagnostics(ui, *r);
     if (!r->cases.empty() && r->ran()) {
         draw_case_table(ui, *r, lang);

@@ -44,7 +44,7 @@ void draw_stages_panel(Ui& ui) {
     const Exercise* e = ui.session.current();
     const CaseOutcome* c = view_case(ui);
     if (!r || !e || !c || r->verdict == Verdict::CompileError || r->verdict == Verdict::MissingEntry) {
-        ImGui::TextDisabled("%s", ui.t("gui.views.no_result").c_str());
+        draw_no_result(ui);
         return;
     }
     ImGui::TextDisabled("%s %d: %s", ui.t("gui.views.case").c_str(), c->index + 1, c->name.get(ui.session.lang()).c_str());
@@ -54,16 +54,29 @@ void draw_stages_panel(Ui& ui) {
         ImGui::TextWrapped("%s", ui.t("gui.stages.hint").c_str());
         return;
     }
-    bool any_probed = false;
-    for (const auto& s : stages) any_probed |= s.learner_shape.has_value();
     auto wrapped = [](ImVec4 color, const std::string& text) {
         ImGui::PushStyleColor(ImGuiCol_Text, color);
         ImGui::TextWrapped("%s", text.c_str());
         ImGui::PopStyleColor();
     };
+    bool any_probe = false;  // a probe() of the learner's, not only the return value
+    std::string output_stage;
+    for (const auto& s : stages) {
+        any_probe |= s.learner_shape.has_value() && !s.from_output;
+        if (s.from_output) output_stage = s.name;
+    }
     if (first >= 0) wrapped(verdict_color(Verdict::WrongAnswer), ui.t("gui.stages.first_divergence", {{"stage", stages[static_cast<size_t>(first)].name}}));
-    else if (any_probed) wrapped(verdict_color(Verdict::Pass), ui.t("gui.stages.all_match"));
+    else if (any_probe) wrapped(verdict_color(Verdict::Pass), ui.t("gui.stages.all_match"));
+    else if (!output_stage.empty()) wrapped(verdict_color(Verdict::Pass), ui.t("gui.stages.output_matches", {{"stage", output_stage}}));
     else ImGui::TextWrapped("%s", ui.t("gui.stages.hint").c_str());
+    if (!any_probe && !output_stage.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", ui.t("gui.stages.output_hint", {{"stage", output_stage}}).c_str());
+        ImGui::PopStyleColor();
+    }
+    // Where the verdict names a stage the learner has no tensor for: offer the probe.
+    if (const CheckResult* res = ui.session.last_result(); res && res->mistake && !res->mistake->stage.empty())
+        draw_probe_offer(ui, *c, res->mistake->stage);
 
     const std::vector<std::string> drawable = heatmap_stages(*c);
     const std::vector<StageComparison> kernel = compare_kernel_stages(*c, e->tolerance);
@@ -72,7 +85,10 @@ void draw_stages_panel(Ui& ui) {
         ImGui::TextDisabled("%s", ui.t("gui.stages.kernel_title", {{"backend", cuda_backend_text(*c->cuda, ui.session.lang())}}).c_str());
         ui.note_item("stages_kernel_title");
     }
-    if (!ImGui::BeginTable("stages", with_kernel ? 7 : 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    // Columns as wide as their contents (no clipped shapes or headers); scroll sideways when narrow.
+    const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+    const float rows_h = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(stages.size() + 2);
+    if (!ImGui::BeginTable("stages", with_kernel ? 7 : 5, flags, ImVec2(0, std::min(rows_h, std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFrameHeight() * 4))))) return;
     ImGui::TableSetupColumn(ui.t("gui.stages.stage").c_str());
     ImGui::TableSetupColumn(ui.t("gui.stages.reference_shape").c_str());
     ImGui::TableSetupColumn(ui.t("gui.stages.your_shape").c_str());
@@ -103,6 +119,11 @@ void draw_stages_panel(Ui& ui) {
         ImGui::TextUnformatted(s.reference_shape.empty() ? "—" : shape_to_string(s.reference_shape).c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(s.learner_shape ? shape_to_string(*s.learner_shape).c_str() : "—");
+        if (s.from_output) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("· %s", ui.t("gui.stages.return_value").c_str());
+            ui.note_item("stage_return_value:" + s.name);
+        }
         ImGui::TableNextColumn();
         if (s.status == StageStatus::Match || s.status == StageStatus::Mismatch) ImGui::TextUnformatted(format_number(s.max_abs_error).c_str());
         ImGui::TableNextColumn();

@@ -123,7 +123,8 @@ struct Ui {
     bool quit_requested = false;
     float course_width = 230.0f;
     float statement_width = 420.0f;
-    float results_height = 340.0f;
+    float editor_fraction = 0.6f;    // the editor's share of the centre column (remembered in settings)
+    float results_height = -1.0f;    // >= 0: the results pane in pixels instead (tests); dragging clears it
 
     TextureUploader* textures = nullptr;
     HeatmapView heatmaps;
@@ -132,6 +133,17 @@ struct Ui {
     KernelView kernel;
     CudaKernelView cuda_kernel;
     BottomTab bottom_tab = BottomTab::Results;
+    // Per-exercise view state: the exercise the panels last showed, and the
+    // case each exercise's views had chosen.
+    std::string shown_exercise;
+    std::map<std::string, int> case_by_exercise;
+    // The last probe suggestion, kept while the buffer and the stage stay the same.
+    struct ProbeCache {
+        size_t buffer_hash = 0;
+        std::string stage;
+        std::optional<ProbeInsertion> at;
+        bool valid = false;
+    } probe_cache;
     int select_bottom_tab = -1;      // >= 0: switch the bottom tab bar next frame
 
     // Widget rectangles by name, refreshed every frame (for tests and for
@@ -164,6 +176,14 @@ void draw_cuda_kernel_panel(Ui& ui);
 void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::vector<std::string>& dims);
 // The case the views show: the chosen one, else the failing one, else the first.
 const CaseOutcome* view_case(const Ui& ui);
+// What a view says when there is no result to show: a check is running, or run one.
+void draw_no_result(Ui& ui);
+// Under a verdict or a view that names a stage the learner has no tensor for:
+// a one-click "insert probe" at the right line (Session::insert_probe), else
+// how to add one. Nothing when the learner's stage is already there.
+void draw_probe_offer(Ui& ui, const CaseOutcome& c, const std::string& stage);
+// Go to the next exercise in course order (Alt+Down).
+void open_next_exercise(Ui& ui);
 
 // Colours shared by panels.
 ImVec4 verdict_color(Verdict v);
