@@ -137,7 +137,9 @@ TEST_CASE("step exercises: one wrong fixture per mistake, a correct variant, eve
             CHECK((file.rfind(expect == "pass" ? "right/" : "wrong/", 0) == 0));
             expected.insert(expect);
         }
-        for (const std::string& m : mistakes) CHECK_MESSAGE(expected.count(m) == 1, m);
+        // At least one fixture per mistake; a mistake with several forms (the
+        // softmax without its max: no shift, a max from 0, one global max) may have one each.
+        for (const std::string& m : mistakes) CHECK_MESSAGE(expected.count(m) >= 1, m);
         CHECK(expected.count("pass") >= 1);
     }
     // The softmax exercise keeps the unstable softmax and the write into x.
@@ -153,9 +155,10 @@ TEST_CASE("step exercises: the manifest lists them in the course order") {
         REQUIRE_MESSAGE(it != order.end(), id);
         return it - order.begin();
     };
-    CHECK(at("qkv-projections") < at("fused-qkv"));
-    CHECK(at("fused-qkv") < at("split-heads"));
-    CHECK(at("split-heads") < at("scaled-scores"));
+    // fused-qkv refers to split-heads' (T, 3, D) view, so it comes after it.
+    CHECK(at("qkv-projections") < at("split-heads"));
+    CHECK(at("split-heads") < at("fused-qkv"));
+    CHECK(at("fused-qkv") < at("scaled-scores"));
     CHECK(at("scaled-scores") < at("causal-mask"));
     CHECK(at("causal-mask") < at("stable-softmax"));
     CHECK(at("stable-softmax") < at("weighted-sum"));
@@ -183,8 +186,10 @@ TEST_CASE("step exercises: a case separates every mistake from the answer and fr
             const Inputs in = inputs_of(e, e.cases[static_cast<size_t>(first)]);
             const Value wrong = run_mistake(e.reference, m, in);
             // A finite wrong answer, so that the verdict is wrong_answer and
-            // the runner goes on to name the mistake.
-            for (float v : wrong.tensor.data) CHECK(!std::isnan(v));
+            // the runner goes on to name the mistake; except the softmax
+            // without its max, named by its NaN on the stability case.
+            if (m != "softmax_without_max")
+                for (float v : wrong.tensor.data) CHECK(!std::isnan(v));
             for (const std::string& other : mistakes) {
                 if (other == m) continue;
                 CHECK_MESSAGE(!agree(wrong, run_mistake(e.reference, other, in), e.tolerance),

@@ -390,6 +390,8 @@ TEST_CASE("registry: every op is found by name with the agreed parameters") {
         // registry_batched.cpp
         {"padded_head_dim", {{"head_dim", I}}, I},
         {"one_vs_many_heads", {{"x", T}, {"w_q", T}, {"w_k", T}, {"n_heads", I}}, T},
+        // mistakes_online.cpp
+        {"online_causal_attention", {{"q", T}, {"k", T}, {"v", T}, {"chunk", I}}, T},
         // registry_cuda.cpp
         {"causal_softmax", {{"scores", T}}, T},
         {"batched_causal_attention", {{"q", T}, {"k", T}, {"v", T}}, T},

@@ -1,13 +1,15 @@
 // Mistakes catalogued for the core ops: split_heads, causal_mask,
-// merge_project, causal_mhsa. Each variant is the op computed from the same
+// merge_project, causal_mhsa, and every one of the layer's mistakes inside
+// batched_causal_mhsa. Each variant is the op computed from the same
 // inputs with one thing done the way learners really get it wrong, in double,
 // so that the runner can say which mistake a wrong output matches. The words
 // for the learner are in exercises/mistakes/<id>.json.
+#include <array>
 #include <cmath>
 #include <limits>
 #include <utility>
 
-#include "registry_support.hpp"
+#include "mistakes_support.hpp"
 
 namespace attnlab::reference::support {
 
@@ -125,63 +127,144 @@ Heads apply_mask(Mask mask, const Heads& scores) {
 
 // --------------------------------------------------------------- full layer
 
-enum class Scale { SqrtHd, SqrtD, None };
-enum class ValuesFrom { V, K, Q };
+enum class Scale { SqrtHd, SqrtD, HeadDim, None };
+enum class From { Q, K, V };  // which projection a tensor really comes from
 enum class OutputProjection { WO, None, WOTransposed };
 
 // One way of computing causal MHSA: the default is the right one, and each
-// mistake changes one field.
+// mistake changes one field. The same fields describe the mistake wherever it
+// happens: in its own exercise or inside the full layer (causal-mhsa,
+// batched-mhsa).
 struct MhsaVariant {
+    bool projections_transposed = false;  // X·Wᵀ for every projection
+    From keys = From::K;                  // K computed with W_Q: From::Q
+    Layout split = Layout::Blocks;        // how Q, K and V are cut into heads
+    Layout merge = Layout::Blocks;        // how the heads are put side by side again
     Scale scale = Scale::SqrtHd;
+    bool scores_transposed = false;       // K·Qᵀ
     Mask mask = Mask::Causal;
-    bool mask_after_softmax = false;  // softmax over every key, then zero the future
+    bool mask_after_softmax = false;      // softmax over every key, then zero the future
     bool softmax_over_queries = false;
-    Layout layout = Layout::Blocks;   // used by the split and by the merge
-    ValuesFrom values = ValuesFrom::V;
+    SoftmaxKind softmax = SoftmaxKind::Stable;
+    bool weights_transposed = false;      // weightsᵀ·V
+    From values = From::V;
     OutputProjection projection = OutputProjection::WO;
 };
 
-Heads variant_weights(const MhsaVariant& v, const Heads& masked) {
-    Heads weights;
-    for (const Matrix& m : masked) {
-        Matrix w = v.softmax_over_queries ? Matrix(softmax_rows_unchecked(m.transpose()).transpose())
-                                          : softmax_rows_unchecked(m);
-        if (v.mask_after_softmax)
-            for (Index i = 0; i < w.rows(); ++i)
-                for (Index j = i + 1; j < w.cols(); ++j) w(i, j) = 0.0;
-        weights.push_back(std::move(w));
-    }
-    return weights;
+// The inputs of one layer on one sequence.
+struct LayerInputs {
+    Matrix x, w_q, w_k, w_v, w_o;
+    int n_heads = 1;
+};
+
+LayerInputs layer_inputs(const Args& a) {
+    return {a.matrix("x"), a.matrix("w_q"), a.matrix("w_k"), a.matrix("w_v"), a.matrix("w_o"), a.integer("n_heads")};
 }
 
-MhsaStages run_mhsa_variant(const MhsaVariant& v, const Args& a) {
-    const int n_heads = a.integer("n_heads");
-    const Matrix w_o = a.matrix("w_o");
-    MhsaStages s;
-    const QKV qkv = qkv_projection(a.matrix("x"), a.matrix("w_q"), a.matrix("w_k"), a.matrix("w_v"));
-    s.q = qkv.q;
-    s.k = qkv.k;
-    s.v = qkv.v;
-    output_projection(s.q, w_o);  // the reference's check: throws unless w_o is (D, D)
+Matrix variant_softmax(const MhsaVariant& v, const Matrix& masked) {
+    const Matrix m = v.softmax_over_queries ? Matrix(masked.transpose()) : masked;
+    Matrix w = v.softmax == SoftmaxKind::Stable ? softmax_rows_unchecked(m) : softmax_in_float(m, v.softmax);
+    if (v.softmax_over_queries) w.transposeInPlace();
+    if (v.mask_after_softmax)
+        for (Index i = 0; i < w.rows(); ++i)
+            for (Index j = i + 1; j < w.cols(); ++j) w(i, j) = 0.0;
+    return w;
+}
 
-    const Heads q = split_as(v.layout, s.q, n_heads);
-    const Heads k = split_as(v.layout, s.k, n_heads);
-    const Heads values = split_as(v.layout, v.values == ValuesFrom::K ? s.k : v.values == ValuesFrom::Q ? s.q : s.v,
-                                  n_heads);
-    const double hd = static_cast<double>(q.front().cols());
-    const double scale = v.scale == Scale::SqrtHd ? 1.0 / std::sqrt(hd)
-                         : v.scale == Scale::SqrtD ? 1.0 / std::sqrt(static_cast<double>(s.q.cols()))
-                                                   : 1.0;
-    for (size_t h = 0; h < q.size(); ++h) s.scores.push_back(q[h] * k[h].transpose() * scale);
+double score_scale(Scale scale, double hd, double d) {
+    switch (scale) {
+        case Scale::SqrtD: return 1.0 / std::sqrt(d);
+        case Scale::HeadDim: return 1.0 / hd;
+        case Scale::None: return 1.0;
+        case Scale::SqrtHd: break;
+    }
+    return 1.0 / std::sqrt(hd);
+}
+
+MhsaStages run_mhsa_variant(const MhsaVariant& v, const LayerInputs& in) {
+    MhsaStages s;
+    const QKV right = qkv_projection(in.x, in.w_q, in.w_k, in.w_v);  // the reference's checks
+    output_projection(right.q, in.w_o);  // the reference's check: throws unless w_o is (D, D)
+    auto project = [&](const Matrix& w) { return v.projections_transposed ? Matrix(in.x * w.transpose()) : Matrix(in.x * w); };
+    s.q = project(in.w_q);
+    s.k = project(v.keys == From::Q ? in.w_q : in.w_k);
+    s.v = project(in.w_v);
+    const Matrix& value_source = v.values == From::K ? s.k : v.values == From::Q ? s.q : s.v;
+
+    const Heads q = split_as(v.split, s.q, in.n_heads);
+    const Heads k = split_as(v.split, s.k, in.n_heads);
+    const Heads values = split_as(v.split, value_source, in.n_heads);
+    const double scale = score_scale(v.scale, static_cast<double>(q.front().cols()), static_cast<double>(s.q.cols()));
+    for (size_t h = 0; h < q.size(); ++h)
+        s.scores.push_back(v.scores_transposed ? Matrix(k[h] * q[h].transpose() * scale) : Matrix(q[h] * k[h].transpose() * scale));
     s.masked = apply_mask(v.mask_after_softmax ? Mask::None : v.mask, s.scores);
-    s.weights = variant_weights(v, s.masked);
-    for (size_t h = 0; h < q.size(); ++h) s.heads.push_back(s.weights[h] * values[h]);
-    s.concat = merge_as(v.layout, s.heads);
+    for (const Matrix& m : s.masked) s.weights.push_back(variant_softmax(v, m));
+    for (size_t h = 0; h < q.size(); ++h)
+        s.heads.push_back(v.weights_transposed ? Matrix(s.weights[h].transpose() * values[h]) : Matrix(s.weights[h] * values[h]));
+    s.concat = merge_as(v.merge, s.heads);
     s.out = v.projection == OutputProjection::None           ? s.concat
-            : v.projection == OutputProjection::WOTransposed ? Matrix(s.concat * w_o.transpose())
-                                                             : Matrix(s.concat * w_o);
+            : v.projection == OutputProjection::WOTransposed ? Matrix(s.concat * in.w_o.transpose())
+                                                             : Matrix(s.concat * in.w_o);
     return s;
 }
+
+// The batched layer: the variant on every sequence, stages stacked along B.
+Result run_batched_variant(const MhsaVariant& v, const Args& a) {
+    const std::vector<Matrix> xs = a.matrices("x");
+    LayerInputs in{Matrix(), a.matrix("w_q"), a.matrix("w_k"), a.matrix("w_v"), a.matrix("w_o"), a.integer("n_heads")};
+    (void)batched_causal_mhsa(xs, in.w_q, in.w_k, in.w_v, in.w_o, in.n_heads);  // the reference's checks
+    std::vector<std::vector<NamedTensor>> per_sequence;
+    for (const Matrix& x : xs) {
+        in.x = x;
+        per_sequence.push_back(mhsa_stages(run_mhsa_variant(v, in)));
+    }
+    std::vector<NamedTensor> stages;
+    for (size_t k = 0; k < per_sequence.front().size(); ++k) {
+        std::vector<TensorData> parts;
+        for (const auto& seq : per_sequence) parts.push_back(seq[k].tensor);
+        stages.push_back({per_sequence.front()[k].name, stack(parts)});
+    }
+    TensorData out = stages.back().tensor;  // "out", (B, T, D)
+    return tensor_result(std::move(out), std::move(stages));
+}
+
+// One form of a mistake inside the full layer: its id, the stage where it
+// starts, and the one field it changes. A mistake may have several forms
+// (heads interleaved in the split, in the merge, or in both).
+struct LayerMistake {
+    const char* id;
+    const char* stage;
+    void (*change)(MhsaVariant&);
+};
+
+const LayerMistake kLayerMistakes[] = {
+    {"projection_weights_transposed", "Q", [](MhsaVariant& v) { v.projections_transposed = true; }},
+    {"k_from_w_q", "K", [](MhsaVariant& v) { v.keys = From::Q; }},
+    {"heads_interleaved", "scores", [](MhsaVariant& v) { v.split = v.merge = Layout::Interleaved; }},
+    {"heads_interleaved", "scores", [](MhsaVariant& v) { v.split = Layout::Interleaved; }},
+    {"heads_interleaved", "concat", [](MhsaVariant& v) { v.merge = Layout::Interleaved; }},
+    {"split_without_transpose", "scores", [](MhsaVariant& v) { v.split = v.merge = Layout::Flat; }},
+    {"split_without_transpose", "scores", [](MhsaVariant& v) { v.split = Layout::Flat; }},
+    {"merge_without_transpose", "concat", [](MhsaVariant& v) { v.merge = Layout::Flat; }},
+    {"scale_sqrt_d", "scores", [](MhsaVariant& v) { v.scale = Scale::SqrtD; }},
+    {"no_scale", "scores", [](MhsaVariant& v) { v.scale = Scale::None; }},
+    {"scale_by_hd", "scores", [](MhsaVariant& v) { v.scale = Scale::HeadDim; }},
+    {"scores_transposed", "scores", [](MhsaVariant& v) { v.scores_transposed = true; }},
+    {"mask_missing", "masked", [](MhsaVariant& v) { v.mask = Mask::None; }},
+    {"mask_below_diagonal", "masked", [](MhsaVariant& v) { v.mask = Mask::BelowDiagonal; }},
+    {"mask_includes_diagonal", "masked", [](MhsaVariant& v) { v.mask = Mask::IncludesDiagonal; }},
+    {"mask_misses_first_future_key", "masked", [](MhsaVariant& v) { v.mask = Mask::MissesFirstFutureKey; }},
+    {"mask_with_zero", "masked", [](MhsaVariant& v) { v.mask = Mask::WithZero; }},
+    {"mask_after_softmax", "weights", [](MhsaVariant& v) { v.mask_after_softmax = true; }},
+    {"softmax_wrong_axis", "weights", [](MhsaVariant& v) { v.softmax_over_queries = true; }},
+    {"softmax_without_max", "weights", [](MhsaVariant& v) { v.softmax = SoftmaxKind::NoMaxSubtraction; }},
+    {"softmax_without_max", "weights", [](MhsaVariant& v) { v.softmax = SoftmaxKind::MaxFromZero; }},
+    {"weights_transposed", "heads", [](MhsaVariant& v) { v.weights_transposed = true; }},
+    {"k_used_as_v", "heads", [](MhsaVariant& v) { v.values = From::K; }},
+    {"q_used_as_v", "heads", [](MhsaVariant& v) { v.values = From::Q; }},
+    {"w_o_forgotten", "out", [](MhsaVariant& v) { v.projection = OutputProjection::None; }},
+    {"w_o_transposed", "out", [](MhsaVariant& v) { v.projection = OutputProjection::WOTransposed; }},
+};
 
 // ------------------------------------------------------------- attach them
 
@@ -240,30 +323,70 @@ void add_merge_project_mistakes(Op& op) {
 }
 
 void add_causal_mhsa_mistakes(Op& op) {
-    auto mistake = [&op](const char* id, const char* stage, auto change) {
+    for (const LayerMistake& m : kLayerMistakes) {
         MhsaVariant v;
-        change(v);
+        m.change(v);
         op.mistakes.push_back(make_mistake(
-            id, stage,
+            m.id, m.stage,
             [v](const Args& a) {
-                const MhsaStages s = run_mhsa_variant(v, a);
+                const MhsaStages s = run_mhsa_variant(v, layer_inputs(a));
                 return tensor_result(from_matrix(s.out), mhsa_stages(s));
             },
             op.params));
+    }
+}
+
+// Every mistake of the one-sequence layer, made on each sequence of a batch.
+void add_batched_layer_mistakes(Op& op) {
+    for (const LayerMistake& m : kLayerMistakes) {
+        MhsaVariant v;
+        m.change(v);
+        op.mistakes.push_back(make_mistake(m.id, m.stage, [v](const Args& a) { return run_batched_variant(v, a); }, op.params));
+    }
+}
+
+// batch_head_swapped in batched-layout, in the two forms it takes besides
+// registry_batched.cpp's (slices laid out head by head, read batch by batch):
+// the axes permuted to (H, B, T, hd), as transpose(2, 0, 1, 3) after the
+// reshape gives; and the indices swapped, out(b, h) = x[h]'s head b, which
+// only has the right shape when B = H (otherwise it reads out of range).
+void add_batched_layout_forms(Op& op) {
+    auto dims = [](const Args& a) {
+        const TensorData& x = a.tensor("x");
+        a.expect_rank("x", x, 3);
+        const int64_t h = a.integer("n_heads");
+        (void)batched_split_heads(a.matrices("x"), static_cast<int>(h));  // the reference's checks
+        return std::array<int64_t, 5>{x.shape[0], x.shape[1], x.shape[2], h, x.shape[2] / h};
     };
-    mistake("scale_sqrt_d", "scores", [](MhsaVariant& v) { v.scale = Scale::SqrtD; });
-    mistake("no_scale", "scores", [](MhsaVariant& v) { v.scale = Scale::None; });
-    mistake("heads_interleaved", "scores", [](MhsaVariant& v) { v.layout = Layout::Interleaved; });
-    mistake("split_without_transpose", "scores", [](MhsaVariant& v) { v.layout = Layout::Flat; });
-    mistake("mask_includes_diagonal", "masked", [](MhsaVariant& v) { v.mask = Mask::IncludesDiagonal; });
-    mistake("mask_misses_first_future_key", "masked", [](MhsaVariant& v) { v.mask = Mask::MissesFirstFutureKey; });
-    mistake("mask_with_zero", "masked", [](MhsaVariant& v) { v.mask = Mask::WithZero; });
-    mistake("mask_after_softmax", "weights", [](MhsaVariant& v) { v.mask_after_softmax = true; });
-    mistake("softmax_wrong_axis", "weights", [](MhsaVariant& v) { v.softmax_over_queries = true; });
-    mistake("k_used_as_v", "heads", [](MhsaVariant& v) { v.values = ValuesFrom::K; });
-    mistake("q_used_as_v", "heads", [](MhsaVariant& v) { v.values = ValuesFrom::Q; });
-    mistake("w_o_forgotten", "out", [](MhsaVariant& v) { v.projection = OutputProjection::None; });
-    mistake("w_o_transposed", "out", [](MhsaVariant& v) { v.projection = OutputProjection::WOTransposed; });
+    op.mistakes.push_back(make_mistake(
+        "batch_head_swapped", "output",
+        [dims](const Args& a) {
+            const auto [B, T, D, H, hd] = dims(a);
+            const TensorData& x = a.tensor("x");
+            TensorData out = TensorData::zeros({H, B, T, hd});
+            size_t k = 0;
+            for (int64_t h = 0; h < H; ++h)
+                for (int64_t b = 0; b < B; ++b)
+                    for (int64_t t = 0; t < T; ++t)
+                        for (int64_t j = 0; j < hd; ++j) out.data[k++] = x.data[static_cast<size_t>((b * T + t) * D + h * hd + j)];
+            return tensor_result(std::move(out));
+        },
+        op.params));
+    op.mistakes.push_back(make_mistake(
+        "batch_head_swapped", "output",
+        [dims](const Args& a) {
+            const auto [B, T, D, H, hd] = dims(a);
+            if (B != H) fail("x: the swapped indices only fit when B = H");
+            const TensorData& x = a.tensor("x");
+            TensorData out = TensorData::zeros({B, H, T, hd});
+            size_t k = 0;
+            for (int64_t b = 0; b < B; ++b)
+                for (int64_t h = 0; h < H; ++h)
+                    for (int64_t t = 0; t < T; ++t)
+                        for (int64_t j = 0; j < hd; ++j) out.data[k++] = x.data[static_cast<size_t>((h * T + t) * D + b * hd + j)];
+            return tensor_result(std::move(out));
+        },
+        op.params));
 }
 
 }  // namespace
@@ -273,6 +396,8 @@ void add_core_mistakes(std::vector<Op>& ops) {
     add_causal_mask_mistakes(op_named(ops, "causal_mask"));
     add_merge_project_mistakes(op_named(ops, "merge_project"));
     add_causal_mhsa_mistakes(op_named(ops, "causal_mhsa"));
+    add_batched_layer_mistakes(op_named(ops, "batched_causal_mhsa"));
+    add_batched_layout_forms(op_named(ops, "batched_split_heads"));
 }
 
 }  // namespace attnlab::reference::support

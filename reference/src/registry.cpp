@@ -183,6 +183,8 @@ std::vector<Op> build_ops() {
     support::add_step_ops(ops);
     support::add_batched_ops(ops);
     support::add_core_mistakes(ops);
+    support::add_softmax_mistakes(ops);
+    support::add_online_softmax_op(ops);
     support::add_cuda_ops(ops);
     return ops;
 }

@@ -135,6 +135,8 @@ void add_core_ops(std::vector<Op>& ops);         // registry.cpp
 void add_step_ops(std::vector<Op>& ops);         // registry_steps.cpp: projections, scores, softmax, weighted sum
 void add_batched_ops(std::vector<Op>& ops);      // registry_batched.cpp: batched layout, model figures, heads
 void add_core_mistakes(std::vector<Op>& ops);    // mistakes_core.cpp: split, mask, merge, full MHSA
+void add_softmax_mistakes(std::vector<Op>& ops); // mistakes_softmax.cpp: a softmax without its max, fused W transposed
+void add_online_softmax_op(std::vector<Op>& ops); // mistakes_online.cpp: online softmax over chunks of keys
 void add_cuda_ops(std::vector<Op>& ops);         // registry_cuda.cpp: the CUDA exercises' (B, H, ...) ops
 
 }  // namespace attnlab::reference::support

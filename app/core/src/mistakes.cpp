@@ -30,11 +30,14 @@ bool matches_variant(const Exercise& ex, const CheckResult& result, const refere
 }  // namespace
 
 std::optional<MistakeMatch> diagnose_mistake(const Exercise& exercise, const CheckResult& result) {
-    for (const MistakeSpec& spec : exercise.mistakes) {
-        const reference::Mistake* variant = reference::find_mistake(exercise.reference, spec.id);
-        if (!variant || !matches_variant(exercise, result, *variant)) continue;
-        return MistakeMatch{spec.id, variant->stage, spec.title, spec.message};
-    }
+    const reference::Op* op = reference::find_op(exercise.reference);
+    if (!op) return std::nullopt;
+    // A mistake may have several forms (heads interleaved in the split, in the
+    // merge, or both): any one of them names it, with the stage where it starts.
+    for (const MistakeSpec& spec : exercise.mistakes)
+        for (const reference::Mistake& variant : op->mistakes)
+            if (variant.id == spec.id && matches_variant(exercise, result, variant))
+                return MistakeMatch{spec.id, variant.stage, spec.title, spec.message};
     return std::nullopt;
 }
 

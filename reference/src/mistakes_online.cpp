@@ -1,0 +1,126 @@
+// The online-softmax exercise: causal attention of one head computed over
+// chunks of keys with a running max, sum and accumulator (what FlashAttention
+// does per tile), and the mistakes learners make in that loop. The right
+// answer is plain causal attention: the chunking must not change it. Each
+// variant runs the loop the way float learner code does, with one thing
+// wrong, so overflow and 0/0 give inf and NaN where theirs do.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "mistakes_support.hpp"
+
+namespace attnlab::reference::support {
+
+namespace {
+
+struct OnlineHead {
+    Matrix q, k, v;
+    Index chunk = 1;
+};
+
+OnlineHead online_inputs(const Args& a) {
+    OnlineHead in{a.matrix("q"), a.matrix("k"), a.matrix("v"), 0};
+    const int64_t chunk = a.int64("chunk");
+    if (chunk < 1) fail("chunk: expected at least 1 key per chunk, got " + std::to_string(chunk));
+    in.chunk = static_cast<Index>(chunk);
+    if (in.k.rows() != in.q.rows() || in.k.cols() != in.q.cols())
+        fail("k: expected the shape of q (T, hd), got (" + std::to_string(in.k.rows()) + ", " + std::to_string(in.k.cols()) + ")");
+    if (in.v.rows() != in.q.rows())
+        fail("v: expected T = " + std::to_string(in.q.rows()) + " rows (T, hd), got " + std::to_string(in.v.rows()));
+    if (in.q.cols() < 1) fail("q: expected hd >= 1");
+    return in;
+}
+
+// One way of running the loop: the default is right, each mistake changes one field.
+struct OnlineVariant {
+    SoftmaxKind shift = SoftmaxKind::Stable;  // NoMaxSubtraction: m stays 0; MaxFromZero: m starts at 0
+    bool rescale_sum = true, rescale_acc = true;
+    bool rescale_inverted = false;     // exp(m_new - m_old)
+    bool mask_diagonal_chunk = true;   // false: the chunk holding the query is read whole
+    bool causal = true;                // false: every chunk, every key
+    bool drop_partial_chunk = false;   // the loop stops before a last, shorter chunk
+    bool scaled = true;
+};
+
+// Row i of the output: query i over its chunks of keys, in float.
+void online_row(const OnlineVariant& v, const OnlineHead& in, Index i, Matrix& out) {
+    const Index T = in.k.rows(), hd = in.q.cols(), dv = in.v.cols();
+    const float scale = v.scaled ? 1.0f / std::sqrt(static_cast<float>(hd)) : 1.0f;
+    float m = v.shift == SoftmaxKind::Stable ? -std::numeric_limits<float>::infinity() : 0.0f;
+    float l = 0.0f;
+    std::vector<float> acc(static_cast<size_t>(dv), 0.0f), p;
+    for (Index c = 0; c < T; c += in.chunk) {
+        if (v.causal && c > i) break;                          // chunks wholly in the future
+        if (v.drop_partial_chunk && c + in.chunk > T) break;
+        Index end = std::min(c + in.chunk, T);
+        if (v.causal && v.mask_diagonal_chunk) end = std::min(end, i + 1);
+        p.assign(static_cast<size_t>(end - c), 0.0f);
+        float chunk_max = -std::numeric_limits<float>::infinity();
+        for (Index j = c; j < end; ++j) {
+            float s = 0.0f;
+            for (Index d = 0; d < hd; ++d) s += static_cast<float>(in.q(i, d)) * static_cast<float>(in.k(j, d));
+            p[static_cast<size_t>(j - c)] = s * scale;
+            chunk_max = std::fmax(chunk_max, s * scale);
+        }
+        const float m_new = v.shift == SoftmaxKind::NoMaxSubtraction ? 0.0f : std::fmax(m, chunk_max);
+        const float alpha = v.rescale_inverted ? std::exp(m_new - m) : std::exp(m - m_new);
+        if (v.rescale_sum) l *= alpha;
+        if (v.rescale_acc)
+            for (float& x : acc) x *= alpha;
+        for (Index j = c; j < end; ++j) {
+            const float e = std::exp(p[static_cast<size_t>(j - c)] - m_new);
+            l += e;
+            for (Index d = 0; d < dv; ++d) acc[static_cast<size_t>(d)] += e * static_cast<float>(in.v(j, d));
+        }
+        m = m_new;
+    }
+    for (Index d = 0; d < dv; ++d) out(i, d) = acc[static_cast<size_t>(d)] / l;
+}
+
+Result run_online_variant(const OnlineVariant& v, const Args& a) {
+    const OnlineHead in = online_inputs(a);
+    Matrix out(in.q.rows(), in.v.cols());
+    for (Index i = 0; i < in.q.rows(); ++i) online_row(v, in, i, out);
+    return tensor_result(from_matrix(out));
+}
+
+struct OnlineMistake {
+    const char* id;
+    void (*change)(OnlineVariant&);
+};
+
+const OnlineMistake kOnlineMistakes[] = {
+    {"online_no_rescale", [](OnlineVariant& v) { v.rescale_sum = v.rescale_acc = false; }},
+    {"online_rescale_incomplete", [](OnlineVariant& v) { v.rescale_acc = false; }},
+    {"online_rescale_incomplete", [](OnlineVariant& v) { v.rescale_sum = false; }},
+    {"online_rescale_inverted", [](OnlineVariant& v) { v.rescale_inverted = true; }},
+    {"online_diagonal_chunk_unmasked", [](OnlineVariant& v) { v.mask_diagonal_chunk = false; }},
+    {"online_partial_chunk_dropped", [](OnlineVariant& v) { v.drop_partial_chunk = true; }},
+    {"mask_missing", [](OnlineVariant& v) { v.causal = false; }},
+    {"softmax_without_max", [](OnlineVariant& v) { v.shift = SoftmaxKind::NoMaxSubtraction; }},
+    {"softmax_without_max", [](OnlineVariant& v) { v.shift = SoftmaxKind::MaxFromZero; }},
+    {"no_scale", [](OnlineVariant& v) { v.scaled = false; }},
+};
+
+}  // namespace
+
+void add_online_softmax_op(std::vector<Op>& ops) {
+    ops.push_back(make_op(
+        "online_causal_attention",
+        "One causal head, softmax(q·kᵀ/√hd)·v, the keys read in chunks of `chunk` (the answer does not depend on it).",
+        {tensor_param("q", "(T, hd)"), tensor_param("k", "(T, hd)"), tensor_param("v", "(T, hd)"), int_param("chunk")},
+        "(T, hd)", [](const Args& a) {
+            const OnlineHead in = online_inputs(a);
+            return tensor_result(from_matrix(attend(softmax_rows(causal_mask(scaled_scores(in.q, in.k))), in.v)));
+        }));
+    Op& op = ops.back();
+    for (const OnlineMistake& m : kOnlineMistakes) {
+        OnlineVariant v;
+        m.change(v);
+        op.mistakes.push_back(make_mistake(m.id, "", [v](const Args& a) { return run_online_variant(v, a); }, op.params));
+    }
+}
+
+}  // namespace attnlab::reference::support

@@ -1,0 +1,108 @@
+// The softmax without its max subtraction wherever a softmax is written
+// (stable-softmax, why-many-heads; the full layers' forms are in
+// mistakes_core.cpp), named from the stability case: the variant is computed
+// in float like learner code, so it overflows and gives NaN exactly where
+// theirs does. And the fused projection with each weight block transposed.
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "mistakes_support.hpp"
+
+namespace attnlab::reference::support {
+
+Matrix softmax_in_float(const Matrix& x, SoftmaxKind kind, double tensor_max) {
+    Matrix out(x.rows(), x.cols());
+    std::vector<float> e(static_cast<size_t>(x.cols()));
+    for (Index i = 0; i < x.rows(); ++i) {
+        float m = kind == SoftmaxKind::Stable ? -std::numeric_limits<float>::infinity() : 0.0f;
+        if (kind == SoftmaxKind::GlobalMax) m = static_cast<float>(tensor_max);
+        if (kind == SoftmaxKind::Stable || kind == SoftmaxKind::MaxFromZero)
+            for (Index j = 0; j < x.cols(); ++j) m = std::fmax(m, static_cast<float>(x(i, j)));
+        float sum = 0.0f;
+        for (Index j = 0; j < x.cols(); ++j) sum += e[static_cast<size_t>(j)] = std::exp(static_cast<float>(x(i, j)) - m);
+        for (Index j = 0; j < x.cols(); ++j) out(i, j) = e[static_cast<size_t>(j)] / sum;
+    }
+    return out;
+}
+
+namespace {
+
+// softmax_rows's x (..., N) viewed as (rows, N), softmaxed with `kind`.
+Result softmax_rows_as(SoftmaxKind kind, const Args& a) {
+    const TensorData& t = a.tensor("x");
+    if (t.ndim() < 1 || t.shape.back() < 1)
+        fail("x: expected a tensor (..., N) with N >= 1, got shape " + shape_to_string(t.shape));
+    Index rows = 1;
+    for (int i = 0; i + 1 < t.ndim(); ++i) rows *= t.shape[static_cast<size_t>(i)];
+    const Matrix x = read_matrix(t.data.data(), rows, t.shape.back());
+    double tensor_max = -std::numeric_limits<double>::infinity();
+    for (float v : t.data) tensor_max = std::fmax(tensor_max, static_cast<double>(v));
+    TensorData out = from_matrix(softmax_in_float(x, kind, tensor_max));
+    out.shape = t.shape;
+    return tensor_result(std::move(out));
+}
+
+void add_stable_softmax_forms(Op& op) {
+    for (SoftmaxKind kind : {SoftmaxKind::NoMaxSubtraction, SoftmaxKind::MaxFromZero, SoftmaxKind::GlobalMax})
+        op.mistakes.push_back(make_mistake(
+            "softmax_without_max", "", [kind](const Args& a) { return softmax_rows_as(kind, a); }, op.params));
+}
+
+// why-many-heads with a softmax that does not subtract the max: slice 0 the
+// wide head, slices 1..H the narrow ones, as one_vs_many_heads stacks them.
+Result heads_without_max(SoftmaxKind kind, const Args& a) {
+    const Op* right = find_op("one_vs_many_heads");
+    const Result checked = right->run({{"x", Value::of_tensor(a.tensor("x"))},
+                                       {"w_q", Value::of_tensor(a.tensor("w_q"))},
+                                       {"w_k", Value::of_tensor(a.tensor("w_k"))},
+                                       {"n_heads", Value::of_int(a.int64("n_heads"))}});
+    (void)checked;  // the reference's checks, and its masked scores below
+    const Matrix q = a.matrix("x") * a.matrix("w_q"), k = a.matrix("x") * a.matrix("w_k");
+    const int n_heads = a.integer("n_heads");
+    Heads scores{q * k.transpose() / std::sqrt(static_cast<double>(q.cols()))};
+    for (size_t h = 0; h < static_cast<size_t>(n_heads); ++h) {
+        const Heads qh = split_heads(q, n_heads), kh = split_heads(k, n_heads);
+        scores.push_back(qh[h] * kh[h].transpose() / std::sqrt(static_cast<double>(qh[h].cols())));
+    }
+    Heads masked, weights;
+    for (const Matrix& s : scores) {
+        masked.push_back(causal_mask(s));
+        weights.push_back(softmax_in_float(masked.back(), kind));
+    }
+    const TensorData w = from_matrices(weights);
+    return tensor_result(w, {{"scores", from_matrices(scores)}, {"masked", from_matrices(masked)}, {"weights", w}});
+}
+
+void add_head_comparison_forms(Op& op) {
+    for (SoftmaxKind kind : {SoftmaxKind::NoMaxSubtraction, SoftmaxKind::MaxFromZero})
+        op.mistakes.push_back(make_mistake(
+            "softmax_without_max", "weights", [kind](const Args& a) { return heads_without_max(kind, a); }, op.params));
+}
+
+// Each (D, D) block of W_QKV used transposed: Q = X·W_Qᵀ and so on, the habit
+// of PyTorch's nn.Linear (weight stored (out, in)) applied block by block.
+Result fused_blocks_transposed(const Args& a) {
+    const Matrix x = a.matrix("x"), w = a.matrix("w_qkv");
+    const FusedQKV right = fused_qkv_projection(x, w);  // the reference's checks
+    const Index d = x.cols();
+    const QKV qkv{x * w.middleCols(0, d).transpose(), x * w.middleCols(d, d).transpose(),
+                  x * w.middleCols(2 * d, d).transpose()};
+    std::vector<NamedTensor> stages = qkv_stages(qkv);
+    Matrix joined(x.rows(), 3 * d);
+    joined << qkv.q, qkv.k, qkv.v;
+    stages.insert(stages.begin(), {"qkv", from_matrix(joined)});
+    (void)right;
+    return tensor_result(stacked_qkv(qkv), std::move(stages));
+}
+
+}  // namespace
+
+void add_softmax_mistakes(std::vector<Op>& ops) {
+    add_stable_softmax_forms(op_named(ops, "softmax_rows"));
+    add_head_comparison_forms(op_named(ops, "one_vs_many_heads"));
+    Op& fused = op_named(ops, "fused_qkv");
+    fused.mistakes.push_back(make_mistake("projection_weights_transposed", "qkv", fused_blocks_transposed, fused.params));
+}
+
+}  // namespace attnlab::reference::support
