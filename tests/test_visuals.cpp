@@ -168,9 +168,10 @@ TEST_CASE("visuals: heatmap stages are scores, masked, weights in pipeline order
         {"masked", TensorData(Shape{3, 3}, std::vector<float>(9, 0.0f))},          // rank 2
         {"attn", TensorData(Shape{2, 3, 3}, std::vector<float>(18, 0.0f))},        // not a heatmap stage name
     };
-    // Stages present: the output is never offered, square or not.
-    odd.expected = Value::of_tensor(TensorData(Shape{2, 3, 3}, std::vector<float>(18, 0.0f)));
-    CHECK(heatmap_stages(odd) == std::vector<std::string>{"weights"});
+    // A square output no stage equals is offered after the stages as "output"
+    // (when a stage equals the output, that stage stands for it; test_gui_learner.cpp).
+    odd.expected = Value::of_tensor(TensorData(Shape{2, 3, 3}, std::vector<float>(18, 1.0f)));
+    CHECK(heatmap_stages(odd) == std::vector<std::string>{"weights", "output"});
 
     // No stages: the output itself, when it is (H, T, T).
     CaseOutcome out_only;
@@ -443,7 +444,9 @@ TEST_CASE("visuals: compare_stages finds the first divergence") {
     SUBCASE("all match") {
         const CaseOutcome c = tiny_case();
         const auto s = compare_stages(c, tol);
-        REQUIRE(s.size() == 6);
+        REQUIRE(s.size() == 7);  // the six stages, then the return value, which no stage equals
+        CHECK(s.back().name == "output");
+        CHECK(s.back().from_output);
         for (const auto& x : s) {
             CHECK(x.status == StageStatus::Match);
             REQUIRE(x.learner_shape.has_value());
@@ -457,8 +460,8 @@ TEST_CASE("visuals: compare_stages finds the first divergence") {
         probe(c, "weights").data[at3(1, 2, 1)] += 0.25f;
         c.probes.push_back({"my_debug", TensorData(Shape{7}, std::vector<float>(7, 1.0f))});
         const auto s = compare_stages(c, tol);
-        REQUIRE(s.size() == 7);
-        const std::vector<std::string> names = {"Q", "K", "V", "scores", "masked", "weights", "my_debug"};
+        REQUIRE(s.size() == 8);
+        const std::vector<std::string> names = {"Q", "K", "V", "scores", "masked", "weights", "my_debug", "output"};
         for (size_t i = 0; i < names.size(); ++i) CHECK(s[i].name == names[i]);
         for (int i = 0; i < 4; ++i) CHECK(s[static_cast<size_t>(i)].status == StageStatus::Match);
         CHECK(s[4].status == StageStatus::Mismatch);
@@ -478,7 +481,7 @@ TEST_CASE("visuals: compare_stages finds the first divergence") {
         probe(c, "K") = TensorData(Shape{D, T}, std::vector<float>(static_cast<size_t>(D * T), 0.0f));
         c.probes.erase(c.probes.begin() + 5);  // no "weights" probe
         const auto s = compare_stages(c, tol);
-        REQUIRE(s.size() == 6);
+        REQUIRE(s.size() == 7);  // and the return value
         CHECK(s[1].status == StageStatus::ShapeMismatch);
         REQUIRE(s[1].learner_shape.has_value());
         CHECK(*s[1].learner_shape == Shape{D, T});
