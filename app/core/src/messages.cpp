@@ -658,6 +658,16 @@ const Entry kMessages[] = {
     {"gui.heatmap.axis_keys", "keys j →", "key j →"},
     {"gui.heatmap.axis_queries", "queries i ↓", "query i ↓"},
     {"gui.stages.output_matches", "Your return value (the \"{stage}\" stage) matches the reference.", "Nilai kembalianmu (tahap \"{stage}\") cocok dengan referensi."},
+    // A wrong answer no catalogued mistake explains: the first stage that differs (mistakes.cpp).
+    {"explain.difference.probed", "No catalogued mistake matches. The first stage you probed that differs from the reference is \"{stage}\": look there (Stages view).",
+     "Tidak ada kesalahan dalam katalog yang cocok. Tahap pertama yang kamu probe dan berbeda dari referensi adalah \"{stage}\": periksa di sana (tampilan Tahapan)."},
+    {"explain.difference.in_sequence", " of sequence {sequence}", " pada barisan {sequence}"},
+    {"explain.difference.concat", "No catalogued mistake matches. Working back from your output in case {case}{in_sequence}: undoing · W_O gives the reference's concat numbers in other places, so the first stage that differs is \"concat\": the heads are right and the merge puts them in the wrong columns.",
+     "Tidak ada kesalahan dalam katalog yang cocok. Menelusuri balik dari outputmu di kasus {case}{in_sequence}: membatalkan · W_O menghasilkan angka-angka concat referensi di tempat lain, jadi tahap pertama yang berbeda adalah \"concat\": head-nya benar dan penggabungannya menaruhnya di kolom yang salah."},
+    {"explain.difference.weights", "No catalogued mistake matches. Working back from your output in case {case}{in_sequence} (undoing · W_O and the merge): every head's first token equals V's first row, as it must (token 0 sees only itself), so Q, K, V and the split are right as far as token 0 goes. The difference starts in the attention weights: the scores, the mask or the softmax (\"scores\", \"masked\", \"weights\").",
+     "Tidak ada kesalahan dalam katalog yang cocok. Menelusuri balik dari outputmu di kasus {case}{in_sequence} (membatalkan · W_O dan penggabungan): token pertama setiap head sama dengan baris pertama V, sebagaimana mestinya (token 0 hanya melihat dirinya sendiri), jadi Q, K, V dan pemecahannya benar sejauh menyangkut token 0. Perbedaannya bermula di bobot attention: skor, mask, atau softmax (\"scores\", \"masked\", \"weights\")."},
+    {"explain.difference.heads", "No catalogued mistake matches. Working back from your output in case {case}{in_sequence} (undoing · W_O and the merge): already the first token of a head differs from V's first row, which it must equal (token 0 sees only itself). So the difference starts at or before \"heads\" (or in the final · W_O itself): look at Q, K, V, the split into heads, whether token 0 can see later keys, and the last product.",
+     "Tidak ada kesalahan dalam katalog yang cocok. Menelusuri balik dari outputmu di kasus {case}{in_sequence} (membatalkan · W_O dan penggabungan): token pertama sebuah head sudah berbeda dari baris pertama V, padahal harus sama (token 0 hanya melihat dirinya sendiri). Jadi perbedaannya bermula di \"heads\" atau sebelumnya (atau di · W_O terakhir itu sendiri): periksa Q, K, V, pemecahan menjadi head, apakah token 0 bisa melihat key sesudahnya, dan perkalian terakhir."},
 };
 
 const std::map<std::string, const Entry*>& index() {

@@ -9,6 +9,7 @@
 
 #include "attnlab/core/gpu_resources.hpp"
 #include "attnlab/core/messages.hpp"
+#include "attnlab/core/mistakes.hpp"
 #include "attnlab/core/util.hpp"
 
 namespace attnlab {
@@ -353,6 +354,7 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
             break;
     }
     add(explain_mistake(r, lang));
+    if (!r.mistake && r.verdict != Verdict::Pass) add(explain_difference(ex, r, lang));
     return s;
 }
 
@@ -541,6 +543,8 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
                     {"max_abs_error_vs_reference", r.gpu->max_abs_error}, {"detail", r.gpu->detail},
                     {"compile_ms", r.gpu->compile_ms}, {"run_ms", r.gpu->run_ms}};
     if (r.problem != Problem::None) j["problem"] = {{"code", problem_code(r.problem)}, {"message", problem_text(r, lang)}, {"detail", r.detail}};
+    if (!r.mistake && r.verdict != Verdict::Pass)
+        if (const DifferenceLocation d = locate_difference(ex, r); !d.stage.empty()) j["first_differing_stage"] = d.stage;
     if (r.mistake)
         j["mistake"] = {{"id", r.mistake->id}, {"stage", r.mistake->stage}, {"title", r.mistake->title.get(lang)},
                         {"message", r.mistake->message.get(lang)}};
