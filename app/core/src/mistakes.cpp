@@ -1,7 +1,10 @@
 #include "attnlab/core/mistakes.hpp"
 
 #include "attnlab/core/compare.hpp"
+#include "attnlab/core/messages.hpp"
+#include "attnlab/core/visuals.hpp"
 #include "attnlab/core/runner.hpp"
+#include "attnlab/reference/locate.hpp"
 #include "attnlab/reference/registry.hpp"
 
 namespace attnlab {
@@ -39,6 +42,37 @@ std::optional<MistakeMatch> diagnose_mistake(const Exercise& exercise, const Che
             if (variant.id == spec.id && matches_variant(exercise, result, variant))
                 return MistakeMatch{spec.id, variant.stage, spec.title, spec.message};
     return std::nullopt;
+}
+
+DifferenceLocation locate_difference(const Exercise& exercise, const CheckResult& result) {
+    DifferenceLocation where;
+    if (result.mistake || result.failed_case < 0 || static_cast<size_t>(result.failed_case) >= result.cases.size()) return where;
+    const CaseOutcome& c = result.cases[static_cast<size_t>(result.failed_case)];
+    if (c.verdict != Verdict::WrongAnswer && c.verdict != Verdict::NonFinite) return where;
+    if (static_cast<size_t>(c.index) >= exercise.cases.size()) return where;
+    where.case_index = c.index;
+    const std::vector<StageComparison> stages = compare_stages(c, exercise.tolerance);
+    // A probed stage that differs says it best; the return value alone (an
+    // "out" row from the output) says no more than the mismatch already did.
+    if (const int k = first_divergence(stages); k >= 0 && !stages[static_cast<size_t>(k)].from_output) {
+        where.stage = stages[static_cast<size_t>(k)].name;
+        where.from_probes = true;
+        return where;
+    }
+    const reference::StageLocation found = reference::locate_first_difference(
+        exercise.reference, case_inputs(exercise, exercise.cases[static_cast<size_t>(c.index)]), c.actual);
+    where.stage = found.stage;
+    if (c.actual.kind == ValueKind::Tensor && c.actual.tensor.ndim() == 3 && !found.stage.empty()) where.sequence = found.sequence;
+    return where;
+}
+
+std::string explain_difference(const Exercise& exercise, const CheckResult& result, Lang lang) {
+    const DifferenceLocation where = locate_difference(exercise, result);
+    if (where.stage.empty()) return "";
+    if (where.from_probes) return tr(lang, "explain.difference.probed", {{"stage", where.stage}});
+    const std::string in_sequence =
+        where.sequence >= 0 ? tr(lang, "explain.difference.in_sequence", {{"sequence", std::to_string(where.sequence)}}) : "";
+    return tr(lang, "explain.difference." + where.stage, {{"case", std::to_string(where.case_index + 1)}, {"in_sequence", in_sequence}});
 }
 
 }  // namespace attnlab
