@@ -1,6 +1,7 @@
 #include "attnlab/core/course_check.hpp"
 
 #include <algorithm>
+#include <regex>
 
 #include "attnlab/core/report.hpp"
 
@@ -25,6 +26,40 @@ FixtureCheck check_fixture(Runner& runner, const Exercise& e, const Fixture& fix
     return fc;
 }
 
+// The prose of a Markdown text: fenced blocks and `code spans` blanked out,
+// lower-cased, so that code (`runtime_error`, `{0,1}`) never trips a rule.
+std::string prose_of(const std::string& text) {
+    std::string out;
+    bool fenced = false, span = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text.compare(i, 3, "```") == 0) {
+            fenced = !fenced;
+            i += 2;
+            continue;
+        }
+        if (!fenced && text[i] == '`') {
+            span = !span;
+            continue;
+        }
+        const char ch = text[i];
+        out += fenced || span ? ' ' : static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    }
+    return out;
+}
+
+// The Indonesian texts of one exercise that a learner reads, with where each is.
+std::vector<std::pair<std::string, std::string>> indonesian_texts(const Exercise& e) {
+    std::vector<std::pair<std::string, std::string>> texts = {
+        {"title", e.title.get(Lang::Id)}, {"statement.id.md", e.statement.get(Lang::Id)}, {"explanation.id.md", e.explanation.get(Lang::Id)}};
+    for (size_t i = 0; i < e.hints.size(); ++i) texts.push_back({"hint-" + std::to_string(i + 1) + ".id.md", e.hints[i].get(Lang::Id)});
+    for (size_t i = 0; i < e.cases.size(); ++i) texts.push_back({"case " + std::to_string(i + 1) + " name", e.cases[i].name.get(Lang::Id)});
+    for (const MistakeSpec& m : e.mistakes) {
+        texts.push_back({"mistakes/" + m.id + ".json title", m.title.get(Lang::Id)});
+        texts.push_back({"mistakes/" + m.id + ".json message", m.message.get(Lang::Id)});
+    }
+    return texts;
+}
+
 std::string fixture_problem(const FixtureCheck& fc) {
     std::string got = fc.verdict + (fc.mistake.empty() ? "" : " (mistake " + fc.mistake + ")") +
                       (fc.cause.empty() ? "" : " (cause " + fc.cause + ")");
@@ -32,6 +67,26 @@ std::string fixture_problem(const FixtureCheck& fc) {
 }
 
 }  // namespace
+
+std::vector<std::string> glossary_problems(const std::string& indonesian_text) {
+    struct Rule {
+        std::regex pattern;
+        const char* problem;
+    };
+    static const Rule rules[] = {
+        {std::regex(R"(\bkalimat)"), "'kalimat': a sequence is 'barisan'"},
+        {std::regex(R"(\bthread block)"), "'thread block': write 'blok thread' (then 'blok')"},
+        {std::regex(R"(\blibrar(y|i)\b)"), "'library': write 'pustaka'"},
+        {std::regex(R"(\berror\b)"), "'error': write 'galat'"},
+        {std::regex(R"(saling (menghapus|menghilangkan|membatalkan))"), "factors that cancel: write 'saling meniadakan'"},
+        {std::regex(R"((^|[^0-9.,])[0-9]+,[0-9]+\b)"), "a decimal comma: the course writes decimals with a point (stated once in qkv-projections)"},
+    };
+    const std::string prose = prose_of(indonesian_text);
+    std::vector<std::string> problems;
+    for (const Rule& r : rules)
+        if (std::regex_search(prose, r.pattern)) problems.push_back(r.problem);
+    return problems;
+}
 
 ExerciseCheck check_exercise(Runner& runner, const Exercise& e) {
     ExerciseCheck ec;
@@ -50,6 +105,8 @@ ExerciseCheck check_exercise(Runner& runner, const Exercise& e) {
             ec.problems.push_back("returns.dims has " + std::to_string(e.returns.dims.size()) + " names but case " + std::to_string(c.index + 1) +
                                   " returns rank " + std::to_string(c.expected.tensor.shape.size()));
     }
+    for (const auto& [where, text] : indonesian_texts(e))
+        for (const std::string& p : glossary_problems(text)) ec.problems.push_back("Indonesian " + where + ": " + p);
     for (const Fixture& f : e.fixtures) {
         ec.fixtures.push_back(check_fixture(runner, e, f));
         if (!ec.fixtures.back().ok) ec.problems.push_back(fixture_problem(ec.fixtures.back()));
@@ -60,6 +117,13 @@ ExerciseCheck check_exercise(Runner& runner, const Exercise& e) {
 CourseCheck check_course(Runner& runner, const Course& course) {
     CourseCheck cc;
     cc.problems = course.problems;
+    const auto states_convention = [](const Exercise& e) {
+        return e.statement.get(Lang::Id).find(kDecimalConventionMarker) != std::string::npos;
+    };
+    const auto statements = std::count_if(course.exercises.begin(), course.exercises.end(), states_convention);
+    if (!course.exercises.empty() && statements != 1)
+        cc.problems.push_back("the Indonesian decimal convention ('" + std::string(kDecimalConventionMarker) +
+                              "') must be stated in exactly one statement, found " + std::to_string(statements));
     for (const Exercise& e : course.exercises) {
         cc.exercises.push_back(check_exercise(runner, e));
         for (const std::string& p : cc.exercises.back().problems) cc.problems.push_back(e.id + ": " + p);

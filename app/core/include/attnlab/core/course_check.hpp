@@ -5,7 +5,9 @@
 //  - every fixture gives what it declares: a verdict, or a named mistake
 //    (a wrong fixture must fail AND be diagnosed as that mistake; a "pass"
 //    fixture, a correct alternative, must pass with nothing flagged);
-//  - returns.dims names every axis of the reference's output.
+//  - returns.dims names every axis of the reference's output;
+//  - every Indonesian text keeps the glossary (glossary_problems), and the
+//    decimal convention is stated exactly once in the course.
 #include <string>
 #include <vector>
 
@@ -37,6 +39,15 @@ struct CourseCheck {
     std::vector<std::string> problems;  // the loader's, then every exercise's, prefixed with its id
     bool ok() const { return problems.empty(); }
 };
+
+// The course's Indonesian glossary, on one text (code spans and blocks
+// excluded): "barisan" for a sequence (never "kalimat"), "blok thread" (then
+// "blok") for a thread block, "pustaka" for a library, "galat" for an error,
+// "saling meniadakan" for factors that cancel, and decimals with a point (the
+// convention qkv-projections states once). One English problem per rule broken.
+std::vector<std::string> glossary_problems(const std::string& indonesian_text);
+// The marker of the one place that states the decimal convention.
+inline constexpr const char* kDecimalConventionMarker = "titik desimal";
 
 ExerciseCheck check_exercise(Runner& runner, const Exercise& exercise);
 CourseCheck check_course(Runner& runner, const Course& course);

@@ -1,0 +1,61 @@
+// The Indonesian glossary `attnlab dev check` enforces (course_check.cpp):
+// table tests of the pure rule function, and the whole course keeping it.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "attnlab/core/course.hpp"
+#include "attnlab/core/course_check.hpp"
+#include "course_support.hpp"
+
+using namespace attnlab;
+using namespace attnlab::testing;
+
+TEST_CASE("glossary_problems: one problem per rule broken, code left alone") {
+    struct Row {
+        const char* text;
+        size_t problems;
+    };
+    const Row rows[] = {
+        {"Setiap barisan berisi T token.", 0},
+        {"Setiap kalimat berisi T token.", 1},
+        {"Dua Kalimat-kalimat.", 1},
+        {"satu thread block per head", 1},
+        {"satu blok thread per head, lalu blok berikutnya", 0},
+        {"panggilan library atau pustaka", 1},
+        {"gagal dengan error", 1},
+        {"gagal dengan galat; `std::runtime_error` di kode", 0},
+        {"faktor itu saling menghapus", 1},
+        {"faktor itu saling meniadakan", 0},
+        {"sekitar 0,13 %", 1},
+        {"sekitar 0.13 %, bentuk (0, 1) dan `(0,5)`", 0},
+        {"```\nx = 1,5 error kalimat\n```\nteks biasa", 0},
+        {"kalimat dengan error, 2,5 dan thread block", 4},
+    };
+    for (const Row& r : rows) {
+        CAPTURE(r.text);
+        CHECK(glossary_problems(r.text).size() == r.problems);
+    }
+}
+
+TEST_CASE("the course keeps the Indonesian glossary and states the decimal convention once") {
+    REQUIRE(course().problems.empty());
+    int statements = 0;
+    for (const Exercise& e : course().exercises) {
+        CAPTURE(e.id);
+        std::vector<std::string> texts = {e.title.get(Lang::Id), e.statement.get(Lang::Id), e.explanation.get(Lang::Id)};
+        for (const LocalizedText& h : e.hints) texts.push_back(h.get(Lang::Id));
+        for (const Case& c : e.cases) texts.push_back(c.name.get(Lang::Id));
+        for (const MistakeSpec& m : e.mistakes) {
+            texts.push_back(m.title.get(Lang::Id));
+            texts.push_back(m.message.get(Lang::Id));
+        }
+        for (const std::string& t : texts) {
+            CAPTURE(t.substr(0, 80));
+            CHECK(glossary_problems(t).empty());
+        }
+        statements += e.statement.get(Lang::Id).find(kDecimalConventionMarker) != std::string::npos;
+    }
+    CHECK(statements == 1);
+}
