@@ -280,7 +280,7 @@ void close_window(GLFWwindow* window) {
 // wake-ups, so an idle window draws nothing.
 struct IdleWatch {
     std::string last;
-    int frames_to_draw = 3;  // ImGui settles layout and hover over a couple of frames
+    int frames_to_draw = 6;  // ImGui settles layout, focus and hover over a few frames
     static std::string state(const Session& s) {
         const CheckProgress p = s.check_progress();
         return std::to_string(s.result_generation()) + "/" + std::to_string(s.checking()) + "/" + std::to_string(static_cast<int>(p.phase)) +
@@ -299,7 +299,7 @@ bool wait_for_work(Session& session, const GuiOptions& opt, IdleWatch& idle) {
     else glfwWaitEventsTimeout(session.checking() || session.measuring_projections() ? 0.05 : 0.25);
     session.poll();
     const std::string now = IdleWatch::state(session);
-    if (wakeups != g_wakeups || !g_input.empty() || now != idle.last) idle.frames_to_draw = std::max(idle.frames_to_draw, 3);
+    if (wakeups != g_wakeups || !g_input.empty() || now != idle.last) idle.frames_to_draw = std::max(idle.frames_to_draw, 6);
     idle.last = now;
     if (idle.frames_to_draw <= 0 && opt.screenshot.empty() && opt.quit_after < 0) return false;
     --idle.frames_to_draw;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "attnlab/core/compare.hpp"
 
@@ -122,10 +123,29 @@ double ColorScale::position(float value) const {
     return span > 0 ? (static_cast<double>(value) - lo) / span : 0.5;
 }
 
+namespace {
+
+// The map sampled once at 1024 steps, ends included (finer than 8-bit colour
+// can show): a cell's colour is a table lookup, so a 512×512 head rasterises
+// in a few milliseconds instead of interpolating every cell.
+constexpr int kColorSteps = 1024;
+const std::array<Rgba, kColorSteps>& color_table(ColorMap map) {
+    static const auto build = [](ColorMap m) {
+        std::array<Rgba, kColorSteps> t{};
+        for (int i = 0; i < kColorSteps; ++i) t[static_cast<size_t>(i)] = map_color(m, static_cast<double>(i) / (kColorSteps - 1));
+        return t;
+    };
+    static const std::array<Rgba, kColorSteps> viridis = build(ColorMap::Viridis), puor = build(ColorMap::PuOr);
+    return map == ColorMap::Viridis ? viridis : puor;
+}
+
+}  // namespace
+
 Rgba ColorScale::color(float value) const {
     if (std::isnan(value)) return kMissingColor;
     if (std::isinf(value) && value < 0) return kMaskedColor;
-    return map_color(map, position(value));
+    const double t = std::clamp(position(value), 0.0, 1.0) * (kColorSteps - 1);
+    return color_table(map)[static_cast<size_t>(std::lround(t))];
 }
 
 bool HeadMatrix::masked(int i, int j) const {
@@ -181,13 +201,14 @@ void mark_masked_cells(const CaseOutcome& c, const std::string& stage, const Ten
         else if (s.name == stage) after_mask = seen_mask;
     }
     const TensorData* masked_stage = after_mask ? find_stage(c.stages, "masked") : nullptr;
-    const std::vector<HeadMatrix> mask_source =
-        masked_stage && masked_stage->shape == ref.shape ? split_heads_of(*masked_stage) : std::vector<HeadMatrix>{};
+    // Read straight from the masked stage (batch 0, head h), never copied.
+    const float* mask_source = masked_stage && masked_stage->shape == ref.shape ? masked_stage->data.data() : nullptr;
     for (size_t h = 0; h < set.reference.size(); ++h) {
         std::vector<uint8_t> mask(set.reference[h].values.size(), 0);
         bool any = false;
+        const float* from = mask_source ? mask_source + h * mask.size() : set.reference[h].values.data();
         for (size_t k = 0; k < mask.size(); ++k) {
-            const float v = h < mask_source.size() ? mask_source[h].values[k] : set.reference[h].values[k];
+            const float v = from[k];
             mask[k] = std::isinf(v) && v < 0;
             any |= mask[k] != 0;
         }
@@ -287,9 +308,22 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
 
 void rasterize(const HeadMatrix& m, const ColorScale& scale, std::vector<uint8_t>& out) {
     out.resize(static_cast<size_t>(m.rows) * static_cast<size_t>(m.cols) * 4);
+    // ColorScale::color's table lookup, inlined: this loop runs for every cell.
+    const std::array<Rgba, kColorSteps>& table = color_table(scale.map);
+    const double span = scale.hi - scale.lo;
+    const float scale_k = span > 0 ? static_cast<float>((kColorSteps - 1) / span) : 0.0f;
+    const float lo = static_cast<float>(scale.lo);
+    const float centre = span > 0 ? 0.0f : (kColorSteps - 1) * 0.5f;
+    auto color_of = [&](float v) -> Rgba {
+        if (std::isnan(v)) return kMissingColor;
+        if (v == -std::numeric_limits<float>::infinity()) return kMaskedColor;
+        const float t = span > 0 ? (v - lo) * scale_k : centre;
+        const int i = t <= 0.0f ? 0 : t >= kColorSteps - 1 ? kColorSteps - 1 : static_cast<int>(t + 0.5f);
+        return table[static_cast<size_t>(i)];
+    };
     uint8_t* p = out.data();
     for (size_t k = 0; k < m.values.size(); ++k) {
-        const Rgba c = !m.mask.empty() && m.mask[k] ? kMaskedColor : scale.color(m.values[k]);
+        const Rgba c = !m.mask.empty() && m.mask[k] ? kMaskedColor : color_of(m.values[k]);
         p[0] = c[0];
         p[1] = c[1];
         p[2] = c[2];
