@@ -7,6 +7,7 @@
 
 #include "attnlab/core/course.hpp"
 #include "attnlab/core/course_check.hpp"
+#include "attnlab/core/workspace.hpp"
 #include "course_support.hpp"
 
 using namespace attnlab;
@@ -58,4 +59,14 @@ TEST_CASE("the course keeps the Indonesian glossary and states the decimal conve
         statements += e.statement.get(Lang::Id).find(kDecimalConventionMarker) != std::string::npos;
     }
     CHECK(statements == 1);
+}
+
+TEST_CASE("starters: every C++ exercise has one in Indonesian, which an Indonesian learner gets") {
+    for (const Exercise& e : course().exercises) {
+        if (e.runtime != Runtime::Cpp) continue;
+        CAPTURE(e.id);
+        const fs::path id = Workspace::starter_for(e, Lang::Id);
+        CHECK(id.filename() == "starter.id.cpp");
+        CHECK(Workspace::starter_for(e, Lang::En) == e.starter_path());
+    }
 }

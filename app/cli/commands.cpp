@@ -272,7 +272,7 @@ int cmd_list(Context& ctx) {
 int cmd_show(Context& ctx) {
     if (ctx.opt.positional.size() != 2) usage_error("show needs an exercise id");
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
-    const fs::path file = ctx.lab->workspace().ensure_learner_file(e);
+    const fs::path file = ctx.lab->workspace().ensure_learner_file(e, ctx.lang);
     ctx.lab->progress().set_last_exercise(e.id);
     save_progress(ctx);
     if (ctx.opt.json) {
@@ -327,7 +327,7 @@ fs::path file_argument(Context& ctx, const Exercise& e) {
         if (!fs::exists(f)) usage_error("no such file: " + f.string());
         return f;
     }
-    return ctx.lab->workspace().ensure_learner_file(e);
+    return ctx.lab->workspace().ensure_learner_file(e, ctx.lang);
 }
 
 int cmd_check(Context& ctx) {
@@ -398,7 +398,7 @@ int cmd_reset(Context& ctx) {
             return kExitOk;
         }
     }
-    const fs::path backup = ctx.lab->workspace().reset(e);
+    const fs::path backup = ctx.lab->workspace().reset(e, ctx.lang);
     std::cout << ctx.t("cli.reset.done", {{"file", file.string()}}) << "\n";
     if (!backup.empty()) std::cout << ctx.t("cli.reset.backup", {{"backup", backup.string()}}) << "\n";
     return kExitOk;

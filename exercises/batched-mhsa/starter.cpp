@@ -6,7 +6,7 @@
 //   scaled by 1/sqrt(hd), causal mask, row softmax, weighted values, merge,
 //   W_O). No token may attend to a token of another sequence.
 //
-// Some cases have scores in the thousands; the weights must stay finite.
+// One case has scores in the thousands; the weights must stay finite there.
 //
 // Debugging: probe("name", tensor) records a stage so attnlab can show it next
 // to the reference's stage of the same name: Q, K, V, scores, masked, weights,

@@ -15,10 +15,9 @@
 // Do not modify the inputs. One case has scores in the thousands; your
 // weights must stay finite there.
 //
-// Reuse what you wrote in the earlier exercises: copy it in as helper
-// functions. Put helpers in an unnamed namespace and give them new names
-// (e.g. to_heads, apply_causal_mask, from_heads) so they cannot clash with
-// the earlier exercises' entry points.
+// The earlier exercises each wrote one of these steps: you may copy your own
+// functions in as helpers (inside an unnamed namespace, under names that do
+// not clash with those exercises' entry points).
 //
 // Debugging: probe("name", tensor) records a stage so attnlab can show it next
 // to the reference's stage of the same name. The reference's stages are
@@ -30,27 +29,14 @@
 
 using namespace attnlab;
 
-namespace {
-
-// TODO: your helpers.
-
-}  // namespace
-
 // x: (T, D), w_q / w_k / w_v / w_o: (D, D)  ->  (T, D)
 Tensor causal_mhsa(const Tensor& x, const Tensor& w_q, const Tensor& w_k,
                    const Tensor& w_v, const Tensor& w_o, int n_heads) {
     const int64_t T = x.shape(0);
-    const int64_t D = w_o.shape(1);
+    const int64_t D = x.shape(1);
 
-    // Step 1 is done for you: one wide matmul per projection covers all heads.
-    Tensor q = matmul(x, w_q);
-    Tensor k = matmul(x, w_k);
-    Tensor v = matmul(x, w_v);
-    probe("Q", q);
-    probe("K", k);
-    probe("V", v);
-
-    // TODO 2: split q, k, v into heads, (H, T, hd).
+    // TODO 1: Q, K, V, (T, D) each.                  probe("Q", q); ...
+    // TODO 2: split them into heads, (H, T, hd).
     // TODO 3: scores, (H, T, T).                     probe("scores", scores);
     // TODO 4: the causal mask.                       probe("masked", masked);
     // TODO 5: the row softmax: weights, (H, T, T).   probe("weights", weights);
@@ -58,6 +44,10 @@ Tensor causal_mhsa(const Tensor& x, const Tensor& w_q, const Tensor& w_k,
     // TODO 7: merge to (T, D) (probe "concat"), multiply by w_o,
     //         probe("out", out) and return it.
 
-    (void)n_heads;  // TODO: remove once you use n_heads
+    (void)w_q;
+    (void)w_k;
+    (void)w_v;
+    (void)w_o;
+    (void)n_heads;
     return Tensor::zeros({T, D});  // TODO: replace with your result
 }

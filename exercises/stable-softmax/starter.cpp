@@ -5,18 +5,17 @@
 // Every row of every head becomes weights >= 0 that sum to 1. It must stay
 // right and finite for logits of +-10000, for a row with one huge value, for
 // a row of large negative values, and for T = 1. A -inf entry gets exactly 0.
+// Return a new tensor; x itself must stay as it was.
 #include <attnlab/tensor.hpp>
 
 #include <cmath>  // std::exp
 
 using namespace attnlab;
 
-// x: (H, T, T) -> (H, T, T), softmax over the last axis; x itself unchanged
+// x: (H, T, T) -> (H, T, T), softmax over the last axis
 Tensor softmax_rows(const Tensor& x) {
-    Tensor w = x.clone();  // a new tensor: a plain copy would share x's storage
+    // TODO: for every head h and row i, the softmax of that row, computed so
+    //       that it survives the cases above.
 
-    // TODO: for every head h and row i, replace the row by its softmax so
-    //       that the result survives the cases above.
-
-    return w;  // as it stands: the scores themselves, not weights
+    return Tensor::zeros(x.shape());  // TODO: replace with your result
 }

@@ -8,7 +8,7 @@
 //     slices 1..H   the causal attention weights of H heads of width hd
 //                   (head h: columns h*hd .. (h+1)*hd - 1, scaled by 1/sqrt(hd))
 //   Every row of every slice is a softmax over keys 0..i (future keys get 0).
-//   Some cases have scores in the thousands; the weights must stay finite.
+//   One case has scores in the thousands; the weights must stay finite there.
 //
 // probe("weights", t) shows your (1 + H, T, T) tensor beside the reference's;
 // probe("scores", ...) and probe("masked", ...) work the same way.

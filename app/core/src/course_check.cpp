@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "attnlab/core/report.hpp"
+#include "attnlab/core/workspace.hpp"
 
 namespace attnlab {
 
@@ -100,6 +101,14 @@ ExerciseCheck check_exercise(Runner& runner, const Exercise& e) {
     else if (starter.passed())
         ec.problems.push_back("starter passes: it must leave work to do");
     if (!solution.passed()) ec.problems.push_back("solution does not pass: " + explain(solution, e, Lang::En));
+    // The starter in the learner's language, where there is one, keeps the same rules.
+    if (const fs::path localized = Workspace::starter_for(e, Lang::Id); localized != e.starter_path()) {
+        const CheckResult r = runner.check(e, localized);
+        if (r.verdict == Verdict::CompileError || r.verdict == Verdict::MissingEntry || r.verdict == Verdict::InternalError)
+            ec.problems.push_back(localized.filename().string() + " does not build: " + explain(r, e, Lang::En));
+        else if (r.passed())
+            ec.problems.push_back(localized.filename().string() + " passes: it must leave work to do");
+    }
     for (const auto& c : solution.cases) {
         if (c.expected.kind == ValueKind::Tensor && !e.returns.dims.empty() && e.returns.dims.size() != c.expected.tensor.shape.size())
             ec.problems.push_back("returns.dims has " + std::to_string(e.returns.dims.size()) + " names but case " + std::to_string(c.index + 1) +

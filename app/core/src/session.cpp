@@ -103,7 +103,7 @@ bool Session::open(const std::string& id) {
     current_ = next;
     ++result_generation_;  // views must not show another exercise's result
     try {
-        lab_.workspace().ensure_learner_file(*current_);
+        lab_.workspace().ensure_learner_file(*current_, lab_.lang());
     } catch (const std::exception& e) {
         add_notice(e.what());
     }
@@ -163,7 +163,7 @@ fs::path Session::reset_to_starter() {
     fs::path backup;
     if (editor_.dirty() && !save()) return {};  // the backup must hold what the learner last saw
     try {
-        backup = lab_.workspace().reset(*current_);
+        backup = lab_.workspace().reset(*current_, lab_.lang());
     } catch (const std::exception& e) {
         add_notice(e.what());
     }

@@ -64,11 +64,18 @@ fs::path Workspace::learner_file(const Exercise& exercise) const {
     return paths_.workspace() / (exercise.id + exercise.source_extension());
 }
 
-fs::path Workspace::ensure_learner_file(const Exercise& exercise) const {
+fs::path Workspace::starter_for(const Exercise& exercise, Lang lang) {
+    const fs::path localized = exercise.dir / (std::string("starter.") + lang_code(lang) + exercise.source_extension());
+    std::error_code ec;
+    return lang != Lang::En && fs::is_regular_file(localized, ec) ? localized : exercise.starter_path();
+}
+
+fs::path Workspace::ensure_learner_file(const Exercise& exercise, Lang lang) const {
     fs::path p = learner_file(exercise);
     if (!fs::exists(p)) {
-        auto starter = read_file(exercise.starter_path());
-        if (!starter) throw std::runtime_error("cannot read " + exercise.starter_path().string());
+        const fs::path from = starter_for(exercise, lang);
+        auto starter = read_file(from);
+        if (!starter) throw std::runtime_error("cannot read " + from.string());
         write_file_atomic(p, *starter);
     }
     return p;
@@ -82,12 +89,13 @@ fs::path Workspace::keep_copy(const Exercise& exercise, const std::string& kind,
     return backup;
 }
 
-fs::path Workspace::reset(const Exercise& exercise) const {
+fs::path Workspace::reset(const Exercise& exercise, Lang lang) const {
     fs::path p = learner_file(exercise);
     fs::path backup;
     if (auto current = read_file(p)) backup = keep_copy(exercise, "bak", *current);
-    auto starter = read_file(exercise.starter_path());
-    if (!starter) throw std::runtime_error("cannot read " + exercise.starter_path().string());
+    const fs::path from = starter_for(exercise, lang);
+    auto starter = read_file(from);
+    if (!starter) throw std::runtime_error("cannot read " + from.string());
     write_file_atomic(p, *starter);
     return backup;
 }

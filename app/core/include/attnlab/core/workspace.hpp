@@ -39,11 +39,15 @@ public:
     explicit Workspace(Paths paths) : paths_(std::move(paths)) {}
     const Paths& paths() const { return paths_; }
     fs::path learner_file(const Exercise& exercise) const;
-    // Creates the learner's file from the starter when it does not exist yet.
-    fs::path ensure_learner_file(const Exercise& exercise) const;
+    // Creates the learner's file from the starter when it does not exist yet:
+    // the starter in `lang` (starter.id.cpp) when the exercise has one, so its
+    // comments are in the learner's language, else starter.cpp.
+    fs::path ensure_learner_file(const Exercise& exercise, Lang lang = Lang::En) const;
     // Keeps a timestamped backup of the learner's file, then restores the starter.
     // Returns the backup path ("" when there was nothing to back up).
-    fs::path reset(const Exercise& exercise) const;
+    fs::path reset(const Exercise& exercise, Lang lang = Lang::En) const;
+    // The starter a learner gets in `lang`.
+    static fs::path starter_for(const Exercise& exercise, Lang lang);
     // Atomic save of an editor buffer.
     void save(const Exercise& exercise, const std::string& text) const;
     // Writes `text` beside the learner's file as <id>.cpp.<kind>-<time>
