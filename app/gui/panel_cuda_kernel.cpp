@@ -9,11 +9,13 @@
 // they touched. All figures come from the core (kernel_views.hpp,
 // gpu_resources.hpp); nothing is judged here.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <functional>
 #include <optional>
 
 #include "attnlab/core/gpu_resources.hpp"
+#include "attnlab/core/number_format.hpp"
 #include "attnlab/core/report.hpp"
 #include "ui.hpp"
 
@@ -23,12 +25,14 @@ namespace {
 
 using emu::MemorySpace;
 
+void wrapped(const std::string& text);
+
 // A titled separator (ImGui 1.86 has no SeparatorText).
 void section(Ui& ui, const std::string& title) {
     ImGui::Spacing();
     ImGui::Separator();
     if (ui.fonts.bold) ImGui::PushFont(ui.fonts.bold);
-    ImGui::TextWrapped("%s", title.c_str());
+    wrapped(title);
     if (ui.fonts.bold) ImGui::PopFont();
 }
 
@@ -42,9 +46,28 @@ bool pointer_moved() {
 }
 
 // Greyed text that wraps (TextDisabled does not).
+// Dear ImGui's word wrap may break after a '.' or ',': "3." / "00". Inside a
+// number the separator becomes U+2024 (one dot leader) or U+201A (single
+// low-9 quote), which look the same and are no break points.
+std::string keep_numbers_whole(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        const bool between_digits = i > 0 && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+                                    std::isdigit(static_cast<unsigned char>(text[i + 1]));
+        if (between_digits && c == '.') out += "\xE2\x80\xA4";
+        else if (between_digits && c == ',') out += "\xE2\x80\x9A";
+        else out += c;
+    }
+    return out;
+}
+
+void wrapped(const std::string& text) { ImGui::TextWrapped("%s", keep_numbers_whole(text).c_str()); }
+
 void disabled_wrapped(const std::string& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", text.c_str());
+    wrapped(text);
     ImGui::PopStyleColor();
 }
 
@@ -212,15 +235,13 @@ void draw_launch_selector(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     }
     ui.note_item("kview_launch");
     const emu::LaunchCounters& k = launch.counters;
-    char sectors[32];
-    std::snprintf(sectors, sizeof sectors, "%.2f", k.sectors_per_load_request());
-    ImGui::TextWrapped("%s", ui.t("gui.kview.summary", {{"blocks", std::to_string(launch.grid.count())},
-                                                        {"threads", std::to_string(launch.block.count())},
-                                                        {"loads", std::to_string(k.global_load_requests)},
-                                                        {"sectors", sectors},
-                                                        {"stores", std::to_string(k.global_store_requests)},
-                                                        {"conflicts", std::to_string(k.shared_bank_conflicts)}})
-                                 .c_str());
+    const Lang lang = ui.session.lang();
+    wrapped(ui.t("gui.kview.summary", {{"blocks", format_count(static_cast<int64_t>(launch.grid.count()), lang)},
+                                       {"threads", format_count(static_cast<int64_t>(launch.block.count()), lang)},
+                                       {"loads", format_count(k.global_load_requests, lang)},
+                                       {"sectors", format_fixed(k.sectors_per_load_request(), 2, lang)},
+                                       {"stores", format_count(k.global_store_requests, lang)},
+                                       {"conflicts", format_count(k.shared_bank_conflicts, lang)}}));
     if (launch.ok()) return;
     const std::string code = fault_name(emu::fault_code(launch.fault.kind), ui.session.lang());
     const std::string text = fault_has_block(launch.fault)
@@ -230,7 +251,7 @@ void draw_launch_selector(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
                                                             {"line", std::to_string(launch.fault.line)}})
                                  : ui.t("gui.kview.launch_error", {{"code", code}});
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(IM_COL32(255, 120, 110, 255)));
-    ImGui::TextWrapped("%s", text.c_str());
+    wrapped(text);
     ImGui::PopStyleColor();
     ui.note_item("kview_fault");
 }
@@ -373,7 +394,7 @@ void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     draw_launch_selector(ui, r, c);
     draw_resources(ui, &r);
     section(ui, ui.t("gui.kview.grid_title", {{"kernel", launch.kernel}, {"out", out.name}}));
-    ImGui::TextWrapped("%s", ui.t("gui.kview.grid_legend", {{"out", out.name}}).c_str());
+    wrapped(ui.t("gui.kview.grid_legend", {{"out", out.name}}));
     if (!out.axes.empty()) {
         std::string axes;
         for (size_t a = 0; a < out.axes.size(); ++a) {
@@ -385,14 +406,14 @@ void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     }
     if (launch.trace_truncated) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
-        ImGui::TextWrapped("%s", ui.t("gui.kview.trace_truncated").c_str());
+        wrapped(ui.t("gui.kview.trace_truncated"));
         ImGui::PopStyleColor();
         ui.note_item("kview_trace_truncated");
     }
     draw_block_grid(ui, launch, out.name, numel);
     if (v.block >= 0 && v.block < static_cast<long>(v.blocks.size())) {
         const BlockFootprint& f = v.blocks[static_cast<size_t>(v.block)];
-        ImGui::TextWrapped("%s", block_text(ui, f, out.name).c_str());
+        wrapped(block_text(ui, f, out.name));
         ui.note_item("kview_block");
         if (f.faulted) ImGui::TextColored(ImVec4(1.0f, 0.47f, 0.43f, 1.0f), "%s", ui.t("gui.kview.block_faulted").c_str());
     }
@@ -435,7 +456,7 @@ void draw_arch_selector(Ui& ui) {
 // then each launched kernel's occupancy in words.
 void draw_resource_table(Ui& ui, const ResourceReport& report, const CheckResult* r) {
     if (report.kernels.empty()) {
-        ImGui::TextWrapped("%s", ui.t("gui.kview.no_kernels").c_str());
+        wrapped(ui.t("gui.kview.no_kernels"));
         return;
     }
     struct Column {
@@ -485,9 +506,8 @@ void draw_resource_table(Ui& ui, const ResourceReport& report, const CheckResult
     ui.note_item("kview_resources");
     for (const Column& k : cols)
         if (k.occupancy)
-            ImGui::TextWrapped("%s", (ui.t("gui.kview.occupancy_of", {{"kernel", k.kernel->kernel}, {"threads", std::to_string(k.shape->threads_per_block)}}) +
-                                      " " + describe_occupancy(*k.occupancy, ui.session.lang()))
-                                         .c_str());
+            wrapped(ui.t("gui.kview.occupancy_of", {{"kernel", k.kernel->kernel}, {"threads", std::to_string(k.shape->threads_per_block)}}) + " " +
+                    describe_occupancy(*k.occupancy, ui.session.lang()));
 }
 
 void draw_resources(Ui& ui, const CheckResult* r) {
@@ -500,11 +520,11 @@ void draw_resources(Ui& ui, const CheckResult* r) {
     }
     switch (report->status) {
         case ResourceReport::Status::Unavailable:
-            ImGui::TextWrapped("%s", ui.t("gui.kview.unavailable").c_str());
+            wrapped(ui.t("gui.kview.unavailable"));
             ui.note_item("kview_resources_unavailable");
             break;
         case ResourceReport::Status::CompileError:
-            ImGui::TextWrapped("%s", ui.t("gui.kview.compile_error", {{"arch", report->arch}}).c_str());
+            wrapped(ui.t("gui.kview.compile_error", {{"arch", report->arch}}));
             for (const Diagnostic& d : report->diagnostics)
                 if (d.severity == "error" || d.severity == "fatal error")
                     ImGui::TextWrapped("%s:%d: %s", d.file.c_str(), d.line, d.message.c_str());
@@ -738,7 +758,7 @@ void draw_access_order(Ui& ui, const std::vector<BufferTouches>& touches) {
     std::string text = ui.t("gui.kview.order");
     for (size_t i = 0; i < items.size() && i < kShown; ++i) text += (i ? " → " : " ") + items[i].text;
     if (items.size() > kShown) text += " " + ui.t("gui.kview.more", {{"n", std::to_string(items.size() - kShown)}});
-    ImGui::TextWrapped("%s", text.c_str());
+    wrapped(text);
     ui.note_item("kview_order");
 }
 
@@ -755,7 +775,7 @@ void draw_thread(Ui& ui, const emu::LaunchReport& launch) {
                                                 {"lane", std::to_string(t % 32)}}));
     ui.note_item("kview_thread");
     disabled_wrapped(ui.t("gui.kview.tensors_legend"));
-    if (v.thread_touches.empty()) ImGui::TextWrapped("%s", ui.t("gui.kview.thread_none").c_str());
+    if (v.thread_touches.empty()) wrapped(ui.t("gui.kview.thread_none"));
     else draw_access_order(ui, v.thread_touches);
     // The access that stopped the launch was refused, so the trace lacks it: say it.
     const emu::Fault& f = launch.fault;
@@ -811,7 +831,7 @@ void draw_request_list(Ui& ui) {
     section(ui, ui.t("gui.kview.requests_title", {{"block", std::to_string(v.block)}, {"n", std::to_string(v.requests.size())}}));
     disabled_wrapped(ui.t("gui.kview.requests_legend"));
     if (v.requests.empty()) {
-        ImGui::TextWrapped("%s", ui.t("gui.kview.requests_none").c_str());
+        wrapped(ui.t("gui.kview.requests_none"));
         return;
     }
     const float row_h = ImGui::GetTextLineHeightWithSpacing();
@@ -912,7 +932,7 @@ void draw_request_detail(Ui& ui) {
                                                                         {"conflicts", std::to_string(r.bank_conflicts)}})
                                           .c_str());
     if (r.partial())
-        ImGui::TextWrapped("%s", ui.t("gui.kview.request_partial", {{"lanes", lanes}, {"warp_lanes", std::to_string(r.warp_lanes)}}).c_str());
+        wrapped(ui.t("gui.kview.request_partial", {{"lanes", lanes}, {"warp_lanes", std::to_string(r.warp_lanes)}}));
     draw_lane_strip(ui, r);
     const KernelBuffer* b = global ? find_buffer(v.buffers, r.buffer()) : nullptr;
     const float h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(r.lanes.size(), 8) + 1) + 6;
@@ -952,8 +972,8 @@ void draw_cuda_kernel_panel(Ui& ui) {
         // "Launched no kernel" only where the case ran to its end; a timeout
         // or a crash leaves no record of what was launched.
         const bool finished = c->has_output() || c->verdict == Verdict::KernelRule || c->verdict == Verdict::KernelFault;
-        if (finished) ImGui::TextWrapped("%s", ui.t("gui.kview.no_launches").c_str());
-        else ImGui::TextWrapped("%s", ui.t("gui.kview.no_launches_recorded", {{"verdict", verdict_title(c->verdict, ui.session.lang())}}).c_str());
+        if (finished) wrapped(ui.t("gui.kview.no_launches"));
+        else wrapped(ui.t("gui.kview.no_launches_recorded", {{"verdict", verdict_title(c->verdict, ui.session.lang())}}));
         ui.note_item("kview_no_launches");
         draw_resources(ui, r);
         return;
