@@ -2,6 +2,10 @@
 // table tests of the pure rule function, and the whole course keeping it.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -69,4 +73,27 @@ TEST_CASE("starters: every C++ exercise has one in Indonesian, which an Indonesi
         CHECK(id.filename() == "starter.id.cpp");
         CHECK(Workspace::starter_for(e, Lang::En) == e.starter_path());
     }
+}
+
+TEST_CASE("the workspace creates and resets the learner's file from the starter in their language") {
+    const fs::path home = fs::temp_directory_path() / ("attnlab-starter-lang-" + std::to_string(::getpid()));
+    fs::remove_all(home);
+    Paths paths;
+    paths.data = home / "data";
+    paths.cache = home / "cache";
+    paths.config = home / "config";
+    fs::create_directories(paths.workspace());
+    const Workspace ws(paths);
+    const Exercise& e = exercise("causal-mask");
+    auto slurp = [](const fs::path& p) {
+        std::ifstream in(p);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const fs::path file = ws.ensure_learner_file(e, Lang::Id);
+    CHECK(slurp(file) == slurp(e.dir / "starter.id.cpp"));
+    ws.reset(e, Lang::En);
+    CHECK(slurp(file) == slurp(e.starter_path()));
+    ws.reset(e, Lang::Id);
+    CHECK(slurp(file) == slurp(e.dir / "starter.id.cpp"));
+    fs::remove_all(home);
 }
