@@ -139,6 +139,12 @@ flow_start() {  # lang exercise source-file extra-args...
   wait_item "state:result:" 240
 }
 flow_shot() { settle; import -display "$display" -window root "$out/$1.png"; echo "$out/$1.png"; }
+# The same picture as a deuteranope sees it (Machado et al. 2009, severity 1.0): faults,
+# blocks and sectors must still be told apart.
+deuteranopia() {
+  convert "$out/$1.png" -color-matrix "0.367 0.861 -0.228 0.280 0.673 0.047 -0.012 0.043 0.969" "$out/$1-deuteranopia.png"
+  echo "$out/$1-deuteranopia.png"
+}
 flow_end() { kill "$app_pid" 2>/dev/null; wait "$app_pid" 2>/dev/null || true; }
 
 for lang in en id; do
@@ -154,7 +160,7 @@ for lang in en id; do
   g=$(result_generation)
   click insert_probe && wait_new_result "$g" && {
     click "tab:gui.tab.stages" && flow_shot "$lang-flow-probe-stages"
-    click "tab:gui.tab.heatmaps" && flow_shot "$lang-flow-probe-heatmaps"
+    click "tab:gui.tab.heatmaps" && flow_shot "$lang-flow-probe-heatmaps" && deuteranopia "$lang-flow-probe-heatmaps"
   }
   flow_end
   # 3. A pass: "Next exercise" opens the next one on its task.
@@ -164,6 +170,6 @@ for lang in en id; do
   flow_end
   # 4. A CUDA race: drawn on the shared array, both threads ringed.
   FLOW_SETTINGS='{"editor_fraction": 0.2}' flow_start "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run
-  click "tab:gui.tab.kernel" && flow_shot "$lang-flow-cuda-race"
+  click "tab:gui.tab.kernel" && flow_shot "$lang-flow-cuda-race" && deuteranopia "$lang-flow-cuda-race"
   flow_end
 done

@@ -26,6 +26,7 @@ namespace {
 using emu::MemorySpace;
 
 void wrapped(const std::string& text);
+void mark_cross(ImDrawList* dl, ImVec2 lo, ImVec2 hi);
 
 // A titled separator (ImGui 1.86 has no SeparatorText).
 void section(Ui& ui, const std::string& title) {
@@ -378,6 +379,7 @@ void draw_threads(Ui& ui, const emu::LaunchReport& launch) {
             if (t < 0 || t >= threads) continue;
             const ImVec2 a(origin.x + static_cast<float>(t % 32) * step, origin.y + static_cast<float>(t / 32) * step);
             dl->AddRect(ImVec2(a.x - 2, a.y - 2), ImVec2(a.x + sq + 2, a.y + sq + 2), kFault, 0, 0, 2.5f);
+            mark_cross(dl, a, ImVec2(a.x + sq, a.y + sq));
             ui.items["kview_fault_thread:" + std::to_string(i)] = ImRect(a, ImVec2(a.x + sq, a.y + sq));
         }
     }
@@ -600,6 +602,14 @@ TileLayout tile_layout(const Shape& shape, int64_t numel, float avail, float max
     return t;
 }
 
+// A white cross over a faulting cell: a shape, so the fault stands out with
+// any colour vision (red next to brown is one colour to many eyes).
+void mark_cross(ImDrawList* dl, ImVec2 lo, ImVec2 hi) {
+    const float w = std::max(1.5f, (hi.x - lo.x) * 0.18f);
+    dl->AddLine(lo, hi, IM_COL32(255, 255, 255, 255), w);
+    dl->AddLine(ImVec2(lo.x, hi.y), ImVec2(hi.x, lo.y), IM_COL32(255, 255, 255, 255), w);
+}
+
 // The launch's fault when it happened on an element of this buffer (shared
 // memory: in the selected block, whose copy it is).
 const emu::Fault* fault_on(const emu::LaunchReport& launch, long block, const std::string& name, MemorySpace space) {
@@ -632,6 +642,7 @@ void draw_outside_index(Ui& ui, const std::string& name, const emu::Fault& f, in
     };
     auto bad = [&] {
         dl->AddRectFilled(ImVec2(p.x, p.y), ImVec2(p.x + cell, p.y + cell), kFault);
+        mark_cross(dl, ImVec2(p.x, p.y), ImVec2(p.x + cell, p.y + cell));
         dl->AddRect(ImVec2(p.x - 2, p.y - 2), ImVec2(p.x + cell + 2, p.y + cell + 2), IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
         p.x += cell + gap;
     };
@@ -719,6 +730,7 @@ void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, cons
         const ImVec2 a = t.at(fault->index);
         const ImVec2 lo(origin.x + a.x, origin.y + a.y), hi(origin.x + a.x + std::max(t.cell, 3.0f), origin.y + a.y + std::max(t.cell, 3.0f));
         dl->AddRectFilled(lo, hi, kFault);
+        mark_cross(dl, lo, hi);
         dl->AddRect(ImVec2(lo.x - 2, lo.y - 2), ImVec2(hi.x + 2, hi.y + 2), IM_COL32(255, 255, 255, 255), 0, 0, 2.0f);
         ui.items["kview_fault_cell:" + name] = ImRect(lo, hi);
     }
