@@ -148,6 +148,7 @@ struct MhsaVariant {
     SoftmaxKind softmax = SoftmaxKind::Stable;
     bool weights_transposed = false;      // weightsᵀ·V
     From values = From::V;
+    bool last_head_skipped = false;       // the loop over heads stops one short: its columns stay 0
     OutputProjection projection = OutputProjection::WO;
 };
 
@@ -201,6 +202,7 @@ MhsaStages run_mhsa_variant(const MhsaVariant& v, const LayerInputs& in) {
     for (const Matrix& m : s.masked) s.weights.push_back(variant_softmax(v, m));
     for (size_t h = 0; h < q.size(); ++h)
         s.heads.push_back(v.weights_transposed ? Matrix(s.weights[h].transpose() * values[h]) : Matrix(s.weights[h] * values[h]));
+    if (v.last_head_skipped) s.heads.back().setZero();
     s.concat = merge_as(v.merge, s.heads);
     s.out = v.projection == OutputProjection::None           ? s.concat
             : v.projection == OutputProjection::WOTransposed ? Matrix(s.concat * in.w_o.transpose())
@@ -262,6 +264,7 @@ const LayerMistake kLayerMistakes[] = {
     {"weights_transposed", "heads", [](MhsaVariant& v) { v.weights_transposed = true; }},
     {"k_used_as_v", "heads", [](MhsaVariant& v) { v.values = From::K; }},
     {"q_used_as_v", "heads", [](MhsaVariant& v) { v.values = From::Q; }},
+    {"last_head_skipped", "heads", [](MhsaVariant& v) { v.last_head_skipped = true; }},
     {"w_o_forgotten", "out", [](MhsaVariant& v) { v.projection = OutputProjection::None; }},
     {"w_o_transposed", "out", [](MhsaVariant& v) { v.projection = OutputProjection::WOTransposed; }},
 };

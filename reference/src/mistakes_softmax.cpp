@@ -2,7 +2,9 @@
 // (stable-softmax, why-many-heads; the full layers' forms are in
 // mistakes_core.cpp), named from the stability case: the variant is computed
 // in float like learner code, so it overflows and gives NaN exactly where
-// theirs does. And the fused projection with each weight block transposed.
+// theirs does. And the fused projection with each weight block transposed,
+// or its three blocks taken in another order.
+#include <array>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -96,6 +98,19 @@ Result fused_blocks_transposed(const Args& a) {
     return tensor_result(stacked_qkv(qkv), std::move(stages));
 }
 
+// Q, K and V cut from the right product in another order: block p of
+// X·W_QKV read as part order[p] (K | Q | V, V | K | Q, ...).
+Result fused_blocks_in_order(const std::array<int, 3>& order, const Args& a) {
+    const FusedQKV right = fused_qkv_projection(a.matrix("x"), a.matrix("w_qkv"));  // the reference's checks
+    const Index d = right.split.q.cols();
+    Matrix parts[3];
+    for (int p = 0; p < 3; ++p) parts[p] = right.qkv.middleCols(order[static_cast<size_t>(p)] * d, d);
+    const QKV qkv{parts[0], parts[1], parts[2]};
+    std::vector<NamedTensor> stages = qkv_stages(qkv);
+    stages.insert(stages.begin(), {"qkv", from_matrix(right.qkv)});
+    return tensor_result(stacked_qkv(qkv), std::move(stages));
+}
+
 }  // namespace
 
 void add_softmax_mistakes(std::vector<Op>& ops) {
@@ -103,6 +118,11 @@ void add_softmax_mistakes(std::vector<Op>& ops) {
     add_head_comparison_forms(op_named(ops, "one_vs_many_heads"));
     Op& fused = op_named(ops, "fused_qkv");
     fused.mistakes.push_back(make_mistake("projection_weights_transposed", "qkv", fused_blocks_transposed, fused.params));
+    // Every order of the three blocks but the right one.
+    const std::array<int, 3> orders[] = {{1, 0, 2}, {0, 2, 1}, {2, 1, 0}, {1, 2, 0}, {2, 0, 1}};
+    for (const auto& order : orders)
+        fused.mistakes.push_back(make_mistake(
+            "qkv_blocks_out_of_order", "Q", [order](const Args& a) { return fused_blocks_in_order(order, a); }, fused.params));
 }
 
 }  // namespace attnlab::reference::support
