@@ -16,7 +16,7 @@ attnlab = sys.argv[1] if len(sys.argv) > 1 else str(here.parent / 'build/app/cli
 total = named = as_expected = catalogued = located = 0
 for f in sorted(here.glob('held_out/*/*.cpp')):
     ex = f.parent.name
-    expect = f.read_text().splitlines()[0].removeprefix('// expect: ').strip()
+    expect = f.read_text().splitlines()[0].removeprefix('// expect: ').split()[0]
     run = subprocess.run([attnlab, 'check', ex, str(f), '--json'], capture_output=True, text=True)
     try:
         r = json.loads(run.stdout)

@@ -1,4 +1,4 @@
-// expect: -
+// expect: last_head_skipped (catalogued after round 1, which left it unnamed)
 #include <attnlab/tensor.hpp>
 #include <cmath>
 #include <vector>
