@@ -7,6 +7,7 @@
 #include "test_support.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <signal.h>
 #include <unistd.h>
@@ -312,18 +313,125 @@ TEST_CASE("check: the solution passes, the starter fails") {
     CHECK(split["attempts"] == 4);
 }
 
-TEST_CASE("check: the sandbox's protections are in --json, and a layer turned off is said once, in the learner's language") {
+TEST_CASE("check: the sandbox's protections are in --json; a layer turned off stops the check unless the user opted in, and then every verdict says so") {
     Cli cli;
     const json j = cli.run_json({"check", "split-heads", kSolution, "--json"}, 0);
     REQUIRE(j.contains("protections"));
-    for (const char* layer : {"pidns", "mountns", "netns", "seccomp"}) CHECK(j["protections"].contains(layer));
-    const Result off = cli.run({"check", "split-heads", kSolution, "--lang", "id"}, {{"ATTNLAB_NO_NETNS", "1"}});
-    INFO(off);
-    CHECK(off.code == 0);
-    CHECK(contains(off.err, "ATTNLAB_NO_NETNS"));
-    CHECK(contains(off.err, "perlindungan"));
-    const json offj = cli.run_json({"check", "split-heads", kSolution, "--json"}, 0, {{"ATTNLAB_NO_NETNS", "1"}});
+    for (const char* layer : {"pidns", "mountns", "netns", "ipcns", "utsns", "seccomp", "identity"}) CHECK(j["protections"].contains(layer));
+    const Result stopped = cli.run({"check", "split-heads", kSolution}, {{"ATTNLAB_NO_NETNS", "1"}});
+    INFO(stopped);
+    CHECK(stopped.code == 2);
+    CHECK(contains(stopped.out, "did not run your code"));
+    CHECK(contains(stopped.out, "Unset ATTNLAB_NO_NETNS"));
+    // The opt-in: the variable and the setting.
+    spit(cli.home() / "config" / "settings.json", "{\"allow_weak_sandbox\": true}\n");
+    const std::map<std::string, std::string> opted_in = {{"ATTNLAB_NO_NETNS", "1"}, {"ATTNLAB_ALLOW_WEAK_SANDBOX", "1"}};
+    for (int verdict = 0; verdict < 2; ++verdict) {
+        const Result off = cli.run({"check", "split-heads", kSolution, "--lang", "id"}, opted_in);
+        INFO(off);
+        CHECK(off.code == 0);
+        CHECK(contains(off.err, "ATTNLAB_NO_NETNS"));
+        CHECK(contains(off.err, "perlindungan"));
+    }
+    const json offj = cli.run_json({"check", "split-heads", kSolution, "--json"}, 0, opted_in);
     CHECK(offj["protections"]["netns"]["state"] == "disabled");
+}
+
+TEST_CASE("check: on a kernel that refuses namespaces, the check stops and says how to enable them; no attempt is recorded") {
+    Cli cli;
+    const std::map<std::string, std::string> refusing = {{"ATTNLAB_SANDBOX", ATTNLAB_REFUSE_NAMESPACES},
+                                                         {"ATTNLAB_REFUSE_REAL_SANDBOX", ATTNLAB_SANDBOX_PATH}};
+    const Result r = cli.run({"check", "split-heads", kSolution}, refusing);
+    INFO(r);
+    CHECK(r.code == 2);
+    CHECK(contains(r.out, "did not run your code"));
+    CHECK(contains(r.out, "PID namespace"));
+    CHECK(contains(r.out, "--security-opt seccomp=unconfined"));
+    CHECK(contains(r.out, "ATTNLAB_ALLOW_WEAK_SANDBOX=1"));
+    const json j = cli.run_json({"check", "split-heads", kSolution, "--json"}, 2, refusing);
+    CHECK(j["problem"]["code"] == "isolation_unavailable");
+    CHECK(j["protections"]["mountns"]["state"] == "refused");
+    CHECK(cli.run_json({"list", "--json"}, 0)["exercises"][position_of("split-heads")]["attempts"] == 0);
+    // doctor says the same, and that checks cannot run.
+    const Result doctor = cli.run({"doctor"}, refusing);
+    CHECK(doctor.code == 2);
+    CHECK(contains(doctor.out, "did not run your code"));
+    const json dj = cli.run_json({"doctor", "--json"}, 2, refusing);
+    CHECK(dj["namespaces"]["pidns"]["state"] == "refused");
+    CHECK(dj["checks_can_run"] == false);
+    CHECK(dj["weak_sandbox_opt_in"]["allowed"] == false);
+}
+
+TEST_CASE("doctor --json: who learner code runs as, its namespaces, the cgroup, the compiler's sandbox") {
+    Cli cli;
+    const json j = cli.run_json({"doctor", "--json"}, 0);
+    CHECK(j["identity"]["unprivileged"] == true);
+    CHECK(j["identity"]["uid"].get<long>() > 0);
+    for (const char* ns : {"pidns", "mountns", "netns", "ipcns", "utsns"}) CHECK(j["namespaces"][ns]["state"] == "on");
+    CHECK((j["cgroup"]["accounting"] == "cgroup" || j["cgroup"]["accounting"] == "fallback"));
+    CHECK(j["compiler_sandbox"]["complete"] == true);
+    CHECK(j["compiler_sandbox"]["isolated"] == true);
+    CHECK(j["weak_sandbox_opt_in"]["env"] == "ATTNLAB_ALLOW_WEAK_SANDBOX");
+}
+
+TEST_CASE("check FILE: only a regular file of at most 1 MB, refused at once") {
+    Cli cli;
+    const fs::path fifo = cli.home() / "a-fifo";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    const fs::path big = cli.home() / "big.cpp";
+    spit(big, "// " + std::string(2u << 20, 'x') + "\n");
+    for (const std::string& file : {std::string("/dev/zero"), fifo.string(), cli.home().string(), big.string()}) {
+        CAPTURE(file);
+        const Result r = cli.run({"check", "split-heads", file});
+        INFO(r);
+        CHECK(r.code == 2);
+        CHECK((contains(r.err, "not a regular file") || contains(r.err, "larger than 1 MB")));
+    }
+    CHECK(cli.run_json({"list", "--json"}, 0)["exercises"][position_of("split-heads")]["attempts"] == 0);
+}
+
+TEST_CASE("check: a learner's output cannot drive the terminal") {
+    Cli cli;
+    std::string source = slurp(kSolution);
+    source.replace(source.find("    const int64_t T"), 0,
+                   "    std::printf(\"\\x1b[2J\\x1b[H\\x1b[32mPassed\\x1b[0m\\r\\xc2\\x9b\" \"31m\\x1b]0;title\\x07\\n\");\n");
+    source.insert(0, "#include <cstdio>\n");
+    const fs::path file = cli.home() / "escapes.cpp";
+    spit(file, source);
+    const Result r = cli.run({"check", "split-heads", file.string()});
+    INFO(r);
+    CHECK(r.code == 0);
+    CHECK(contains(r.out, "\\x1b[2J"));
+    for (const std::string& text : {r.out, r.err}) {
+        CHECK(text.find('\x1b') == std::string::npos);
+        CHECK(text.find('\r') == std::string::npos);
+        CHECK(text.find('\x07') == std::string::npos);
+        CHECK(text.find("\xc2\x9b") == std::string::npos);
+    }
+}
+
+TEST_CASE("check: a full disk while compiling is the machine's problem, not the learner's, and no attempt") {
+    Cli cli;
+    const fs::path tools = cli.home() / "tools";
+    fs::create_directories(tools);
+    fs::permissions(cli.home(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+    const fs::path full = tools / "g++-disk-full";
+    spit(full, "#!/bin/sh\necho \"/scratch/ccX.s: fatal error: error writing to /scratch/ccX.s: No space left on device\" >&2\nexit 1\n");
+    const fs::path xfsz = tools / "g++-file-size";
+    spit(xfsz, "#!/bin/sh\nkill -XFSZ $$\n");
+    for (const fs::path& p : {tools, full, xfsz}) fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+    for (const fs::path& compiler : {full, xfsz}) {
+        CAPTURE(compiler);
+        const std::string source = slurp(kSolution) + "\n// " + compiler.filename().string() + "\n";  // never a cached binary
+        const fs::path file = cli.home() / "mine.cpp";
+        spit(file, source);
+        const Result r = cli.run({"check", "split-heads", file.string()}, {{"ATTNLAB_CXX", compiler.string()}, {"ATTNLAB_NO_PCH", "1"}});
+        INFO(r);
+        CHECK(r.code == 2);
+        CHECK(contains(r.out, "the machine, not your code"));
+        CHECK_FALSE(contains(r.out, "did not compile"));
+    }
+    CHECK(cli.run_json({"list", "--json"}, 0)["exercises"][position_of("split-heads")]["attempts"] == 0);
 }
 
 TEST_CASE("check --json: every case has the CUDA column when attnlab has kernels") {

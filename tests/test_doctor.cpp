@@ -1,5 +1,7 @@
 // attnlab doctor: the probing finds what this machine has, and the texts say
-// it in both languages; the "protections off" notice is said once.
+// it in both languages; the "protections off" notice goes with every verdict.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string>
 
@@ -44,6 +46,12 @@ TEST_CASE("doctor's text names every item in both languages, with no key left un
     CHECK(contains(en, "compiler:"));
     CHECK(contains(en, "system-call filter:"));
     CHECK(contains(en, "CUDA toolkit (nvcc):"));
+    CHECK(contains(en, "program runs as:"));
+    CHECK(contains(en, "own IPC (shared memory):"));
+    CHECK(contains(en, "memory per check:"));
+    CHECK(contains(en, "compiler sandbox:"));
+    CHECK(contains(en, "weak-sandbox opt-in:"));
+    CHECK(contains(en, "ATTNLAB_ALLOW_WEAK_SANDBOX"));
     CHECK(contains(id, "kompiler:"));
     CHECK(contains(id, "filter system call:"));
     CHECK(contains(id, "batas per pemeriksaan:"));
@@ -65,6 +73,16 @@ TEST_CASE("doctor --json carries the same facts") {
         CHECK(state == (r.protections[l].state == status::LayerState::Applied ? "on" : "refused"));
     }
     CHECK(j["gpu"]["device_node"].is_boolean());
+    // Who learner code runs as, its namespaces, how a check is accounted, and the compiler's sandbox.
+    CHECK(j["identity"]["uid"] == r.program_uid);
+    CHECK(j["identity"]["unprivileged"] == true);
+    CHECK(j["identity"]["uid"] != 0);
+    for (const char* ns : {"pidns", "mountns", "netns", "ipcns", "utsns"}) CHECK(j["namespaces"].contains(ns));
+    CHECK((j["cgroup"]["accounting"] == "cgroup" || j["cgroup"]["accounting"] == "fallback"));
+    CHECK(j["compiler_sandbox"]["layers"]["mountns"]["state"].is_string());
+    CHECK(j["compiler_sandbox"]["problem"] == r.compiler_problem);
+    CHECK(j["weak_sandbox_opt_in"]["env"] == "ATTNLAB_ALLOW_WEAK_SANDBOX");
+    CHECK(j["weak_sandbox_opt_in"]["setting"] == "allow_weak_sandbox");
     CHECK(j["cuda_toolkit"]["found"] == r.nvcc.found);
     CHECK(j["nvrtc"]["found"] == r.nvrtc.found);
 }
@@ -89,15 +107,33 @@ TEST_CASE("a protection that is off is named with its reason, in both languages"
     CHECK(protections_summary(all_on, Lang::En) == "Learner programs run with every protection on.");
 }
 
-TEST_CASE("the notice about missing protections is given once per state") {
+TEST_CASE("every verdict of a run with a missing protection says so, and names the opt-in that allowed it") {
     status::Protections p;
     p[status::Layer::Seccomp] = {status::LayerState::Refused, 38};  // ENOSYS
-    const std::string first = protections_notice_once(p, Lang::En);
+    const std::string first = protections_notice(p, Lang::En);
     CHECK(contains(first, "system-call filter — off: this kernel does not support it"));
-    CHECK(protections_notice_once(p, Lang::En).empty());
-    CHECK(protections_notice_once(p, Lang::Id).empty());  // the same state, already told
-    p[status::Layer::NetworkNamespace] = {status::LayerState::Refused, 1};
-    CHECK_FALSE(protections_notice_once(p, Lang::Id).empty());  // a new state is news
+    CHECK(contains(first, "ATTNLAB_ALLOW_WEAK_SANDBOX=1"));
+    CHECK(protections_notice(p, Lang::En) == first);  // the second verdict too
+    CHECK(protections_notice_once(p, Lang::En) == first);
+    CHECK_FALSE(protections_notice(p, Lang::Id).empty());
     status::Protections complete;
-    CHECK(protections_notice_once(complete, Lang::En).empty());
+    CHECK(protections_notice(complete, Lang::En).empty());
+}
+
+TEST_CASE("a refusal says what is missing, why, and how to enable it") {
+    status::Protections p;
+    for (status::Layer l : {status::Layer::PidNamespace, status::Layer::MountNamespace, status::Layer::NetworkNamespace,
+                            status::Layer::IpcNamespace, status::Layer::UtsNamespace})
+        p[l] = {status::LayerState::Refused, 1};  // EPERM
+    p[status::Layer::Identity] = {status::LayerState::Applied, 0};
+    p[status::Layer::Seccomp] = {status::LayerState::Applied, 0};
+    const std::string en = isolation_refusal_text(p, Lang::En);
+    CHECK(contains(en, "private files — off: the system does not allow it"));
+    CHECK(contains(en, "--security-opt seccomp=unconfined"));
+    CHECK(contains(en, "ATTNLAB_ALLOW_WEAK_SANDBOX=1"));
+    CHECK(contains(en, "\"allow_weak_sandbox\": true"));
+    if (::getuid() != 0) CHECK(contains(en, "kernel.unprivileged_userns_clone"));
+    CHECK_FALSE(contains(isolation_refusal_text(p, Lang::Id), "If you accept"));
+    p[status::Layer::NetworkNamespace] = {status::LayerState::DisabledByUser, 0};
+    CHECK(contains(isolation_refusal_text(p, Lang::En), "Unset ATTNLAB_NO_NETNS"));
 }

@@ -462,7 +462,9 @@ TEST_CASE("cancel while the compiler is running") {
                   "done\n"
                   "exec g++ \"$@\"\n";
     }
-    fs::permissions(fake, fs::perms::owner_all);
+    // Readable and executable by others: the compiler runs as `nobody` when the tests run as root.
+    fs::permissions(fake, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                              fs::perms::others_exec);
     Toolchain slow = Toolchain::detect();
     slow.compiler = fake.string();
     slow.use_pch = false;
@@ -567,4 +569,26 @@ TEST_CASE("a setsid daemon left by a program that then kills its sandbox does no
     CHECK(printed_pids(r).size() == 1);
     CHECK(programs_still_running().empty());
     still_healthy();
+}
+
+TEST_CASE("work folders of attnlab processes that died (kill -9) are swept when a compiler starts") {
+    attnlab::testing::TempDir cache("sweep-cache");
+    const pid_t dead = fork();
+    REQUIRE(dead >= 0);
+    if (dead == 0) _exit(0);
+    REQUIRE(waitpid(dead, nullptr, 0) == dead);  // its pid is free now
+    const fs::path tmp = cache.path() / "tmp";
+    const std::string d = std::to_string(dead), mine = std::to_string(::getpid());
+    for (const std::string& name : {"0123456789abcdef-" + d + "-fedcba9876543210", "run-" + d + "-00ff", "gpu-run-" + d + "-00ff",
+                                    "0123456789abcdef-" + mine + "-fedcba9876543210", "run-" + mine + "-00ff", std::string("nvrtc")}) {
+        fs::create_directories(tmp / name);
+        std::ofstream(tmp / name / "program") << "left behind";
+    }
+    Compiler compiler(Toolchain::detect(), cache.path());
+    CHECK_FALSE(fs::exists(tmp / ("0123456789abcdef-" + d + "-fedcba9876543210")));
+    CHECK_FALSE(fs::exists(tmp / ("run-" + d + "-00ff")));
+    CHECK_FALSE(fs::exists(tmp / ("gpu-run-" + d + "-00ff")));
+    CHECK(fs::exists(tmp / ("0123456789abcdef-" + mine + "-fedcba9876543210")));  // a live process's
+    CHECK(fs::exists(tmp / ("run-" + mine + "-00ff")));
+    CHECK(fs::exists(tmp / "nvrtc"));  // not a process's
 }

@@ -1,18 +1,25 @@
-// Learner programs run isolated (issue 13): each hostile fixture below returns
-// a correct answer and also tries to reach something it must not. The attempt
-// has to fail inside the program (it says how on stderr), the check has to
-// give its normal verdict, and nothing may appear outside the program's
-// scratch directory. ctest runs this suite as root and, through
-// tests/run_unprivileged.sh, as `nobody`.
+// Learner programs and the compiler run isolated (issues 13 and 21): each
+// hostile fixture below returns a correct answer and also tries to reach
+// something it must not. The attempt has to fail inside the program (it says
+// how on stderr), the check has to give its normal verdict, and nothing may
+// appear outside the program's scratch directory. Where the kernel refuses a
+// namespace (simulated with tests/refuse_namespaces.cpp, a seccomp filter as
+// Docker's default profile has), nothing runs unless the user opted in.
+// ctest runs this suite as root and, through tests/run_unprivileged.sh, as an
+// ordinary user (attnlab-test, created in CI; else nobody).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -22,6 +29,8 @@
 
 #include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course.hpp"
+#include "attnlab/core/doctor.hpp"
+#include "attnlab/core/gpu_resources.hpp"
 #include "attnlab/core/process.hpp"
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/runner.hpp"
@@ -103,6 +112,8 @@ bool isolation_available() {
     return false;
 }
 
+std::string slurp_text(const fs::path& p) { return read_file(p).value_or(""); }
+
 // Files the fixtures might have left anywhere but their scratch directory,
 // one per line.
 std::string leftovers(const fs::path& home) {
@@ -121,14 +132,19 @@ std::string leftovers(const fs::path& home) {
     return found;
 }
 
-// A fake home for one test: HOME points at it while the check runs.
+// A fake home for one test: HOME points at it while the check runs (and
+// ATTNLAB_TEST_HOME, which the fixtures read: the program's own HOME is /scratch).
 class FakeHome {
 public:
     FakeHome() : old_(std::getenv("HOME") ? std::getenv("HOME") : "") {
         fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
         setenv("HOME", dir_.path().c_str(), 1);
+        setenv("ATTNLAB_TEST_HOME", dir_.path().c_str(), 1);
     }
-    ~FakeHome() { setenv("HOME", old_.c_str(), 1); }
+    ~FakeHome() {
+        setenv("HOME", old_.c_str(), 1);
+        unsetenv("ATTNLAB_TEST_HOME");
+    }
     const fs::path& path() const { return dir_.path(); }
 
 private:
@@ -237,10 +253,73 @@ TEST_CASE("the sandbox reports every layer, and applies them here") {
     if (!refused_layers().empty()) MESSAGE("this kernel refuses" << refused_layers());
 }
 
-TEST_CASE("an ATTNLAB_NO_* switch turns one layer off, says so, and the program still runs") {
+namespace {
+
+// The user's opt-in to a weaker sandbox for one test: the environment
+// variable and the setting (in a settings.json of its own), both.
+class WeakSandboxAllowed {
+public:
+    explicit WeakSandboxAllowed(bool setting = true, bool env = true) : old_home_(std::getenv("ATTNLAB_HOME") ? std::getenv("ATTNLAB_HOME") : "") {
+        fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+        write_file_atomic(dir_.path() / "config" / "settings.json", setting ? "{\"allow_weak_sandbox\": true}\n" : "{}\n");
+        setenv("ATTNLAB_HOME", dir_.path().c_str(), 1);
+        if (env) setenv("ATTNLAB_ALLOW_WEAK_SANDBOX", "1", 1);
+    }
+    ~WeakSandboxAllowed() {
+        if (old_home_.empty()) unsetenv("ATTNLAB_HOME");
+        else setenv("ATTNLAB_HOME", old_home_.c_str(), 1);
+        unsetenv("ATTNLAB_ALLOW_WEAK_SANDBOX");
+    }
+
+private:
+    TempDir dir_{"weak-sandbox"};
+    std::string old_home_;
+};
+
+// A host whose kernel refuses every namespace (Docker's default seccomp
+// profile does this), simulated by the test helper refuse_namespaces.
+ProcessOutcome run_refused(const std::vector<std::string>& argv, const SandboxPolicy& policy = sandbox_policy_for("cpp")) {
+    setenv("ATTNLAB_REFUSE_REAL_SANDBOX", env().compiler.toolchain().sandbox.c_str(), 1);
+    ProcessSpec spec;
+    spec.sandbox = ATTNLAB_REFUSE_NAMESPACES;
+    spec.argv = argv;
+    spec.policy = policy;
+    spec.limits.wall_seconds = 60;
+    spec.limits.memory_mb = 256;
+    return run_in_sandbox(spec, nullptr, nullptr);
+}
+
+// A runner whose sandbox runs on such a host.
+struct RefusingEnv {
+    TempDir cache{"refusing-cache"};
+    Toolchain toolchain = [] {
+        setenv("ATTNLAB_REFUSE_REAL_SANDBOX", env().compiler.toolchain().sandbox.c_str(), 1);
+        Toolchain t = Toolchain::detect();
+        t.sandbox = ATTNLAB_REFUSE_NAMESPACES;
+        return t;
+    }();
+    Compiler compiler{toolchain, cache.path()};
+    Runner runner{compiler};
+    RefusingEnv() {
+        // Without a private root, a compiler that runs as `nobody` (attnlab
+        // being root) reads its files where they are: a cache it may enter.
+        fs::permissions(cache.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("an ATTNLAB_NO_* switch turns one layer off: without the opt-in nothing runs, with it the run says so") {
     if (!isolation_available()) return;
     setenv("ATTNLAB_NO_NETNS", "1", 1);
-    const ProcessOutcome p = run_shell("exit 3");
+    const ProcessOutcome refused = run_shell("exit 3");
+    CHECK(refused.status == ProcessOutcome::Status::IsolationRefused);
+    CHECK(refused.protections[status::Layer::NetworkNamespace].state == status::LayerState::DisabledByUser);
+    ProcessOutcome p;
+    {
+        WeakSandboxAllowed allowed;
+        p = run_shell("exit 3");
+    }
     unsetenv("ATTNLAB_NO_NETNS");
     CHECK(p.status == ProcessOutcome::Status::Exited);
     CHECK(p.exit_code == 3);
@@ -249,12 +328,230 @@ TEST_CASE("an ATTNLAB_NO_* switch turns one layer off, says so, and the program 
     CHECK_FALSE(p.protections.complete());
 }
 
-TEST_CASE("the compiler's policy asks for no isolation") {
+TEST_CASE("tools on no learner input (version queries) ask for no isolation") {
     const ProcessOutcome p = run_shell("test -d /usr", trusted_tool_policy());
     CHECK(p.exit_code == 0);
-    for (status::Layer l : {status::Layer::MountNamespace, status::Layer::NetworkNamespace, status::Layer::Seccomp})
+    for (status::Layer l : {status::Layer::MountNamespace, status::Layer::NetworkNamespace, status::Layer::Seccomp, status::Layer::Identity})
         CHECK(p.protections[l].state == status::LayerState::NotAsked);
     CHECK(p.protections.complete());
+}
+
+// ---- fail closed (issue 21) -------------------------------------------------
+
+TEST_CASE("a kernel that refuses namespaces: the program never starts, and the report says which layer and why") {
+    TempDir dir("refused-marker");
+    fs::permissions(dir.path(), fs::perms::all);
+    const fs::path marker = dir.path() / "attnlab-escape-ran";
+    const ProcessOutcome p = run_refused({"/bin/sh", "-c", "touch " + marker.string()});
+    INFO(p.err << p.error);
+    CHECK(p.status == ProcessOutcome::Status::IsolationRefused);
+    CHECK_FALSE(fs::exists(marker));
+    for (status::Layer l : {status::Layer::PidNamespace, status::Layer::MountNamespace, status::Layer::NetworkNamespace,
+                            status::Layer::IpcNamespace, status::Layer::UtsNamespace}) {
+        INFO(status::layer_code(l));
+        CHECK(p.protections[l].state == status::LayerState::Refused);
+        CHECK(p.protections[l].error == EPERM);
+    }
+    CHECK_FALSE(p.protections.complete());
+}
+
+TEST_CASE("a refusing kernel with only half of the opt-in still runs nothing") {
+    for (const auto& [setting, variable] : {std::pair{true, false}, std::pair{false, true}}) {
+        WeakSandboxAllowed half(setting, variable);
+        const ProcessOutcome p = run_refused({"/bin/true"});
+        CHECK(p.status == ProcessOutcome::Status::IsolationRefused);
+    }
+}
+
+TEST_CASE("with the opt-in, a refusing kernel runs the program: never as root, its inputs readable, the layers reported off") {
+    TempDir dir("refused-input");
+    const fs::path input = dir.path() / "input.txt";
+    std::ofstream(input) << "given to the program";
+    fs::permissions(input, fs::perms::owner_read | fs::perms::owner_write);  // the caller's only
+    WeakSandboxAllowed allowed;
+    const ProcessOutcome p = run_refused({"/bin/sh", "-c", "id -u; cat \"$0\"", input.string()});
+    INFO(p.err);
+    CHECK(p.status == ProcessOutcome::Status::Exited);
+    CHECK(p.exit_code == 0);
+    CHECK(contains(p.out, "given to the program"));
+    CHECK(p.out.rfind("0\n", 0) != 0);  // uid 0 is root
+    CHECK(p.program_uid > 0);
+    CHECK(p.protections[status::Layer::Identity].state == status::LayerState::Applied);
+    CHECK(p.protections[status::Layer::MountNamespace].state == status::LayerState::Refused);
+    CHECK_FALSE(p.protections.complete());
+    CHECK(contains(protections_notice(p.protections, Lang::En), "ATTNLAB_ALLOW_WEAK_SANDBOX"));
+}
+
+TEST_CASE("a check on a refusing kernel stops with what is missing, why, and how to enable it; nothing is compiled or run") {
+    RefusingEnv refusing;
+    const CheckResult r = refusing.runner.check(split(), kFixtures / "solutions" / "correct.cpp");
+    CHECK(r.verdict == Verdict::InternalError);
+    CHECK(r.problem == Problem::IsolationUnavailable);
+    const std::string en = explain(r, split(), Lang::En);
+    INFO(en);
+    CHECK(contains(en, "did not run your code"));
+    CHECK(contains(en, "private files"));
+    if (::getuid() != 0) CHECK(contains(en, "sysctl"));  // an ordinary user needs user namespaces
+    else CHECK(contains(en, "Even root may not create namespaces here"));
+    CHECK(contains(en, "--security-opt seccomp=unconfined"));
+    CHECK(contains(en, "ATTNLAB_ALLOW_WEAK_SANDBOX=1"));
+    CHECK(contains(en, "allow_weak_sandbox"));
+    const std::string id = explain(r, split(), Lang::Id);
+    CHECK(contains(id, "tidak menjalankan kodemu"));
+    std::error_code ec;
+    CHECK(fs::is_empty(refusing.cache.path() / "bin", ec));  // nothing was compiled
+}
+
+TEST_CASE("with the opt-in, a check on a refusing kernel runs and its verdict says which protections were off") {
+    WeakSandboxAllowed allowed;
+    RefusingEnv refusing;
+    const CheckResult r = refusing.runner.check(split(), kFixtures / "solutions" / "correct.cpp");
+    INFO(explain(r, split(), Lang::En) << r.compiler_output);
+    CHECK(r.verdict == Verdict::Pass);
+    CHECK_FALSE(r.protections.complete());
+    CHECK(contains(protections_notice(r.protections, Lang::En), "private files"));
+}
+
+TEST_CASE("started by root or not, the program is never root and has no capability") {
+    if (!isolation_available()) return;
+    const ProcessOutcome p = run_shell("test \"$(id -u)\" != 0 && grep -q '^CapEff:[[:space:]]*0000000000000000' /proc/self/status");
+    CHECK(p.exit_code == 0);
+    CHECK(p.program_uid > 0);
+    CHECK(p.protections[status::Layer::Identity].state == status::LayerState::Applied);
+}
+
+TEST_CASE("the program gets a minimal environment: nothing of attnlab's") {
+    if (!isolation_available()) return;
+    setenv("AWS_SECRET_ACCESS_KEY", "attnlab-test-secret", 1);
+    const ProcessOutcome p = run_program({"/usr/bin/env"}, sandbox_policy_for("cpp"));
+    unsetenv("AWS_SECRET_ACCESS_KEY");
+    INFO(p.out);
+    CHECK_FALSE(contains(p.out, "attnlab-test-secret"));
+    CHECK(contains(p.out, "HOME=/scratch\n"));
+    CHECK(contains(p.out, "TMPDIR=/scratch\n"));
+    CHECK(contains(p.out, "PATH=/usr/local/bin:/usr/bin:/bin\n"));
+    CHECK(contains(p.out, "LANG=C.UTF-8\n"));
+}
+
+TEST_CASE("SysV shared memory: another program's segment is out of reach, and the program's own die with it") {
+    if (!isolation_available()) return;
+    const key_t key = static_cast<key_t>(0x41540000 + (getpid() & 0xffff));
+    const int host = shmget(key, 4096, IPC_CREAT | IPC_EXCL | 0666);
+    REQUIRE(host >= 0);
+    char* mem = static_cast<char*>(shmat(host, nullptr, 0));
+    REQUIRE(mem != reinterpret_cast<char*>(-1));
+    std::strcpy(mem, "the host's own data");
+    setenv("ATTNLAB_TEST_SHM_KEY", std::to_string(key).c_str(), 1);
+    const CheckResult r = check_fixture("escape_ipc.cpp");
+    unsetenv("ATTNLAB_TEST_SHM_KEY");
+    CHECK(contains(r.stderr_text, "ipc read: blocked"));
+    CHECK(std::string(mem) == "the host's own data");
+    for (int i = 1; i <= 3; ++i) CHECK(shmget(key + i, 0, 0) < 0);  // nothing left behind
+    shmdt(mem);
+    shmctl(host, IPC_RMID, nullptr);
+    for (int i = 1; i <= 3; ++i)
+        if (const int left = shmget(key + i, 0, 0); left >= 0) shmctl(left, IPC_RMID, nullptr);
+}
+
+TEST_CASE("memory is counted for the check as a whole: six forked children cannot hold 720 MB under 256 MB") {
+    if (!isolation_available()) return;
+    const CheckResult r = env().runner.check(split(), kFixtures / "solutions" / "fork_memory.cpp");
+    INFO("verdict: " << verdict_code(r.verdict) << "\n" << r.stderr_text);
+    CHECK(r.verdict == Verdict::MemoryLimit);
+    CHECK(attnlab::testing::processes_running_files_in(env().cache.path()).empty());
+}
+
+TEST_CASE("learner output is inert: escape sequences and carriage returns arrive escaped, tab and newline stay") {
+    if (!isolation_available()) return;
+    const CheckResult r = check_fixture("terminal_escapes.cpp");
+    const std::string all = r.stdout_text + r.stderr_text + explain(r, split(), Lang::En);
+    CHECK(all.find('\x1b') == std::string::npos);
+    CHECK(all.find('\r') == std::string::npos);
+    CHECK(all.find('\x07') == std::string::npos);
+    CHECK(all.find("\xc2\x9b") == std::string::npos);
+    CHECK(contains(r.stdout_text, "\\x1b[2J\\x1b[H\\x1b[32mPassed (fake)"));
+    CHECK(contains(r.stdout_text, "\\r\n\\u009b31mred"));
+    CHECK(contains(r.stdout_text, "\tend\n"));
+    CHECK(contains(r.stderr_text, "\\x1b[1A"));
+}
+
+TEST_CASE("inert_text keeps text, tabs, newlines and UTF-8; escapes every control") {
+    CHECK(inert_text("plain √ text\twith tab\n") == "plain √ text\twith tab\n");
+    CHECK(inert_text(std::string("a\0b", 3)) == "a\\x00b");
+    CHECK(inert_text("\x1b[31m") == "\\x1b[31m");
+    CHECK(inert_text("x\ry") == "x\\ry");
+    CHECK(inert_text("\x7f") == "\\x7f");
+    CHECK(inert_text("\xc2\x9b" "2J") == "\\u009b2J");
+    CHECK(inert_text("\xc2\xa0") == "\xc2\xa0");  // a no-break space is text
+}
+
+// ---- the compiler runs in the sandbox ---------------------------------------
+
+namespace {
+
+std::string correct_with(const std::string& prefix, const std::string& use) {
+    return "#include <attnlab/tensor.hpp>\n#include <cstdio>\nusing namespace attnlab;\n" + prefix +
+           "\nTensor split_heads(const Tensor& x, int n_heads) {\n" + use +
+           "\n    return x.reshape({x.shape(0), n_heads, -1}).transpose(1, 0, 2).contiguous();\n}\n";
+}
+
+// A learner file that embeds `path` in the program with the assembler and prints it.
+std::string incbin(const std::string& path) {
+    return correct_with("__asm__(\".section .rodata\\n.global attnlab_leak\\nattnlab_leak:\\n.incbin \\\"" + path +
+                            "\\\"\\n.byte 0\\n.text\\n\");\nextern \"C\" const char attnlab_leak[];",
+                        "    std::fprintf(stderr, \"leak: %s\\n\", attnlab_leak);");
+}
+
+CheckResult check_text(const std::string& source) {
+    CheckResult r = env().runner.check_source(split(), source, "leak.cpp");
+    INFO("verdict: " << verdict_code(r.verdict) << "\ncompiler: " << r.compiler_output << "\nstderr: " << r.stderr_text);
+    CHECK(r.verdict != Verdict::Pass);
+    CHECK(r.verdict != Verdict::InternalError);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("the compiler runs isolated, as the learner's program does") {
+    if (!isolation_available()) return;
+    TempDir work("compiler-work");
+    const ProcessOutcome p = run_program({"/bin/sh", "-c", "id -u > " + (work.path() / "out").string() + " && test ! -e /root/.bashrc"},
+                                         compiler_policy({}, work.path().string()));
+    INFO(p.err);
+    CHECK(p.exit_code == 0);
+    CHECK(p.program_uid > 0);
+    for (status::Layer l : status::kLayers) CHECK(p.protections[l].state == status::LayerState::Applied);
+    CHECK(slurp_text(work.path() / "out") != "0\n");
+    struct stat st;
+    REQUIRE(::stat((work.path() / "out").c_str(), &st) == 0);
+    CHECK(st.st_uid == ::getuid());  // handed back to attnlab's user after the run
+}
+
+TEST_CASE("the compiler cannot embed /etc/shadow with .incbin") {
+    if (!isolation_available()) return;
+    const CheckResult r = check_text(incbin("/etc/shadow"));
+    CHECK(r.verdict == Verdict::CompileError);
+    CHECK_FALSE(contains(r.stderr_text + r.compiler_output, "root:"));
+}
+
+TEST_CASE("the compiler cannot embed or #include a file from the learner's home") {
+    if (!isolation_available()) return;
+    FakeHome home;
+    const fs::path secret = home.path() / "id_rsa";
+    std::ofstream(secret) << "attnlab_secret_key_material\n";
+    fs::permissions(secret, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+    const CheckResult embedded = check_text(incbin(secret.string()));
+    CHECK_FALSE(contains(embedded.stderr_text + embedded.compiler_output, "attnlab_secret_key_material"));
+    const CheckResult included = check_text(correct_with("#include \"" + secret.string() + "\"", ""));
+    CHECK(included.verdict == Verdict::CompileError);
+    CHECK_FALSE(contains(included.compiler_output, "attnlab_secret_key_material"));
+}
+
+TEST_CASE("the compiler cannot #include the course's own solution") {
+    if (!isolation_available()) return;
+    REQUIRE(fs::exists(split().solution_path()));
+    const CheckResult r = check_text("#include \"" + fs::absolute(split().solution_path()).string() + "\"\n");
+    CHECK(r.verdict == Verdict::CompileError);
 }
 
 TEST_CASE("inside: read-only system files, the inputs, three devices, a scratch cwd") {
@@ -337,4 +634,22 @@ TEST_CASE("a hidden path inside a shown tree shows empty (a home under /usr, say
     hiding.hidden = {shown};
     CHECK(run_shell(script, hiding).exit_code != 0);  // hidden: empty
     CHECK(run_shell("test -d /usr/lib", hiding).exit_code == 0);  // the rest stays
+}
+
+TEST_CASE("NVRTC (the resource report of CUDA files) cannot #include a private file either") {
+    if (!isolation_available()) return;
+    FakeHome home;
+    const fs::path secret = home.path() / "id_rsa";
+    std::ofstream(secret) << "attnlab_secret_key_material\n";
+    fs::permissions(secret, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+    TempDir work("nvrtc-work");
+    const std::string source = "#include \"" + secret.string() + "\"\n__global__ void k(float* x) { x[0] = 1; }\n";
+    const ResourceReport r = compile_resources(source, "leak.cu", {}, "sm_90", work.path(), nullptr);
+    if (r.status == ResourceReport::Status::Unavailable && !contains(r.log, "cannot")) {
+        MESSAGE("skipped: no NVRTC here (" << r.log << ")");
+        return;
+    }
+    INFO(r.log);
+    CHECK(r.status == ResourceReport::Status::CompileError);
+    CHECK_FALSE(contains(r.log, "attnlab_secret_key_material"));
 }

@@ -19,6 +19,9 @@ Report sample_report() {
     r.cpu_ms = 1234;
     r.wall_ms = 5678;
     r.maxrss_kb = 91011;
+    r.peak_kb = 120000;
+    r.uid = 65534;
+    r.accounting = Accounting::Fallback;
     r.protections[Layer::PidNamespace] = {LayerState::Applied, 0};
     r.protections[Layer::MountNamespace] = {LayerState::Refused, 1};
     r.protections[Layer::NetworkNamespace] = {LayerState::DisabledByUser, 0};
@@ -33,6 +36,9 @@ void check_same(const Report& a, const Report& b) {
     CHECK(a.cpu_ms == b.cpu_ms);
     CHECK(a.wall_ms == b.wall_ms);
     CHECK(a.maxrss_kb == b.maxrss_kb);
+    CHECK(a.peak_kb == b.peak_kb);
+    CHECK(a.uid == b.uid);
+    CHECK(a.accounting == b.accounting);
     CHECK(a.protections == b.protections);
 }
 
@@ -47,7 +53,8 @@ TEST_CASE("a start line and a report survive the round trip") {
 }
 
 TEST_CASE("every run status and layer state round-trips") {
-    for (RunStatus s : {RunStatus::Exited, RunStatus::Signaled, RunStatus::WallTimeout, RunStatus::Cancelled, RunStatus::ExecFailed}) {
+    for (RunStatus s : {RunStatus::Exited, RunStatus::Signaled, RunStatus::WallTimeout, RunStatus::Cancelled, RunStatus::ExecFailed,
+                        RunStatus::IsolationRefused, RunStatus::MemoryLimit}) {
         for (LayerState st : {LayerState::NotAsked, LayerState::Applied, LayerState::DisabledByUser, LayerState::Refused}) {
             Report r;
             r.status = s;
@@ -115,7 +122,7 @@ TEST_CASE("keys from a newer sandbox are ignored") {
 
 TEST_CASE("complete() is false only when a wanted layer is missing") {
     Protections p;
-    CHECK(p.complete());  // nothing asked (the compiler)
+    CHECK(p.complete());  // nothing asked (a trusted tool: a version query)
     p[Layer::PidNamespace] = {LayerState::Applied, 0};
     p[Layer::Seccomp] = {LayerState::Applied, 0};
     CHECK(p.complete());

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -709,4 +710,179 @@ TEST_CASE("killing a writer mid-save never leaves a torn progress or learner fil
     // No leftover corrupt-file copies: nothing was ever unreadable.
     CHECK(files_containing(tmp.path(), ".corrupt-").empty());
     MESSAGE("rounds ending on the small version: " << changed << " of " << rounds);
+}
+
+// ---- files anyone could have written (issue 21) ------------------------------
+
+TEST_CASE("Settings: 60 000 nested arrays are a warning, not a stack overflow") {
+    TempDir tmp;
+    const fs::path file = tmp.path() / "settings.json";
+    write_file_atomic(file, "{\"language\": \"id\", \"x\": " + std::string(60000, '[') + std::string(60000, ']') + "}");
+    std::string warning;
+    const Settings s = Settings::load(file, &warning);
+    CHECK(contains(warning, "nested deeper"));
+    CHECK_FALSE(s.language.has_value());
+    // Deep nesting inside a string is only text.
+    write_file_atomic(file, "{\"language\": \"id\", \"x\": \"" + std::string(60000, '[') + "\"}");
+    warning.clear();
+    const Settings text = Settings::load(file, &warning);
+    CHECK(warning.empty());
+    CHECK(text.language == Lang::Id);
+}
+
+TEST_CASE("Settings: a file over 1 MB is not read") {
+    TempDir tmp;
+    const fs::path file = tmp.path() / "settings.json";
+    write_file_atomic(file, "{\"language\": \"id\", \"pad\": \"" + std::string(2u << 20, 'x') + "\"}");
+    std::string warning;
+    const Settings s = Settings::load(file, &warning);
+    CHECK(contains(warning, "larger than"));
+    CHECK_FALSE(s.language.has_value());
+}
+
+TEST_CASE("Settings: the weak-sandbox opt-in is read, kept, and only true when it says true") {
+    TempDir tmp;
+    const fs::path file = tmp.path() / "settings.json";
+    write_file_atomic(file, R"({"allow_weak_sandbox": true})");
+    Settings s = Settings::load(file);
+    CHECK(s.allow_weak_sandbox);
+    s.language = Lang::En;
+    s.save(file);
+    CHECK(json::parse(slurp(file))["allow_weak_sandbox"] == true);
+    for (const char* text : {R"({"allow_weak_sandbox": "yes"})", R"({"allow_weak_sandbox": 1})", R"({})"}) {
+        write_file_atomic(file, text);
+        CHECK_FALSE(Settings::load(file).allow_weak_sandbox);
+    }
+}
+
+TEST_CASE("ProgressStore: numbers out of range make the file unreadable, never a wrapped count") {
+    for (const char* value : {"1e300", "-1", "2147483648", "1.5", "\"7\"", "18446744073709551616"}) {
+        CAPTURE(value);
+        TempDir tmp;
+        const fs::path file = tmp.path() / "progress.json";
+        write_file_atomic(file, std::string(R"({"version": 1, "exercises": {"ex": {"status": "attempted", "attempts": )") + value + "}}}");
+        ProgressStore store(file);
+        CHECK(contains(store.load(), "unreadable"));
+        CHECK(store.get("ex").attempts == 0);
+        CHECK(files_containing(tmp.path(), ".corrupt-").size() == 1);
+    }
+}
+
+TEST_CASE("ProgressStore: a 92 MB or deeply nested file is put aside at once") {
+    TempDir tmp;
+    const fs::path file = tmp.path() / "progress.json";
+    std::string huge = R"({"version": 1, "exercises": {)";
+    for (int i = 0; huge.size() < (92u << 20); ++i)
+        huge += (i ? ",\"" : "\"") + std::to_string(i) + std::string(R"(": {"status": "passed", "attempts": 3, "pad": ")") + std::string(400, 'x') + "\"}";
+    write_file_atomic(file, huge + "}}");
+    ProgressStore store(file);
+    const auto t0 = std::chrono::steady_clock::now();
+    CHECK(contains(store.load(), "larger than"));
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+    write_file_atomic(file, R"({"version": 1, "exercises": {}, "x": )" + std::string(100000, '[') + std::string(100000, ']') + "}");
+    CHECK(contains(store.load(), "nested deeper"));
+}
+
+TEST_CASE("ProgressStore: keys of a newer attnlab are kept") {
+    TempDir tmp;
+    const fs::path file = tmp.path() / "progress.json";
+    write_file_atomic(file, R"({"version": 1, "streak": {"days": 4}, "exercises": {"ex": {"status": "attempted", "attempts": 2, "notes": "mine"}}})");
+    ProgressStore store(file);
+    REQUIRE(store.load().empty());
+    store.record_check("ex", result_with(Verdict::WrongAnswer));
+    const json j = json::parse(slurp(file));
+    CHECK(j["streak"]["days"] == 4);
+    CHECK(j["exercises"]["ex"]["notes"] == "mine");
+    CHECK(j["exercises"]["ex"]["attempts"] == 3);
+}
+
+TEST_CASE("ProgressStore: concurrent checks add their attempts, none is lost") {
+    TempDir tmp;
+    const fs::path file = tmp.path() / "progress.json";
+    {
+        ProgressStore seed(file);
+        seed.load();
+        seed.record_check("ex", result_with(Verdict::WrongAnswer));
+    }
+    // Two stores loaded at the same moment (the window and `attnlab watch`).
+    ProgressStore a(file), b(file);
+    a.load();
+    b.load();
+    a.record_check("ex", result_with(Verdict::WrongAnswer));
+    b.record_check("ex", result_with(Verdict::CompileError));
+    b.record_check("ex", result_with(Verdict::CompileError));
+    ProgressStore after(file);
+    after.load();
+    CHECK(after.get("ex").attempts == 4);
+    // Four processes at once.
+    std::vector<pid_t> kids;
+    for (int i = 0; i < 4; ++i) {
+        const pid_t pid = fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            ProgressStore mine(file);
+            mine.load();
+            usleep(20000);  // all four have loaded before any saves
+            try {
+                mine.record_check("ex", result_with(Verdict::WrongAnswer));
+            } catch (...) {
+                _exit(1);
+            }
+            _exit(0);
+        }
+        kids.push_back(pid);
+    }
+    for (pid_t pid : kids) {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    }
+    after.load();
+    CHECK(after.get("ex").attempts == 8);
+}
+
+TEST_CASE("ProgressStore: a check that could not judge the learner's code (an internal error) is no attempt") {
+    TempDir tmp;
+    ProgressStore store(tmp.path() / "progress.json");
+    store.load();
+    store.record_check("ex", result_with(Verdict::InternalError));
+    CHECK(store.get("ex").attempts == 0);
+    CHECK(store.get("ex").status == ExerciseStatus::NotStarted);
+}
+
+TEST_CASE("a folder attnlab may not write says \"permission\"") {
+    TempDir tmp;
+    fs::permissions(tmp.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                                    fs::perms::others_exec);
+    const fs::path home = tmp.path() / "home";
+    fs::create_directories(home);
+    fs::permissions(home, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);  // read-only for everyone but root
+    // Root writes anywhere: the check runs as `nobody` then.
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        if (::getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(3);
+        int failures = 0;
+        try {
+            ProgressStore store(home / "data" / "progress.json");
+            store.load();
+            store.record_check("ex", result_with(Verdict::WrongAnswer));
+            failures |= 1;  // it should have thrown
+        } catch (const std::exception& e) {
+            if (std::string(e.what()).find("permission") == std::string::npos) failures |= 2;
+        }
+        try {
+            Workspace(paths_in(home)).save(fixture_exercise(), "text");
+            failures |= 4;
+        } catch (const std::exception& e) {
+            const std::string what = e.what();
+            if (what.find("ermission") == std::string::npos || what.find("No such file") != std::string::npos) failures |= 8;
+        }
+        _exit(failures);
+    }
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }

@@ -306,8 +306,10 @@ void print_result(Context& ctx, const Exercise& e, const CheckResult& r) {
         std::cout << to_json(r, e, ctx.lang).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
         return;
     }
-    std::cout << explain(r, e, ctx.lang) << "\n";
-    if (const std::string resources = explain_resources(r, ctx.lang); !resources.empty()) std::cout << resources << "\n";
+    // Learner output, exception texts and compiler lines are already escaped
+    // by the core; the whole text once more, so nothing in it can drive the terminal.
+    std::cout << inert_text(explain(r, e, ctx.lang)) << "\n";
+    if (const std::string resources = explain_resources(r, ctx.lang); !resources.empty()) std::cout << inert_text(resources) << "\n";
     std::cout << "\n"
               << ctx.t("cli.check.timing", {{"compile", std::to_string(static_cast<long>(r.compile_ms))},
                                             {"cached", r.compile_cached ? ctx.t("cli.check.cached") : ""},
@@ -316,15 +318,26 @@ void print_result(Context& ctx, const Exercise& e, const CheckResult& r) {
               << "\n";
     if (r.passed()) std::cout << ctx.t("cli.check.next", {{"id", e.id}}) << "\n";
     else if (r.verdict != Verdict::Cancelled && r.verdict != Verdict::InternalError) std::cout << ctx.t("cli.check.stuck", {{"id", e.id}}) << "\n";
-    // Once per run of attnlab: which protections are off here, and why.
+    // Every verdict of a program that ran with a protection off (the user's
+    // opt-in allowed it) says which, and why.
     if (r.ran())
-        if (const std::string notice = protections_notice_once(r.protections, ctx.lang); !notice.empty()) std::cerr << notice << "\n";
+        if (const std::string notice = protections_notice(r.protections, ctx.lang); !notice.empty()) std::cerr << notice << "\n";
 }
 
 fs::path file_argument(Context& ctx, const Exercise& e) {
     if (ctx.opt.positional.size() >= 3) {
         fs::path f = ctx.opt.positional[2];
-        if (!fs::exists(f)) usage_error("no such file: " + f.string());
+        // A regular file of at most 1 MB: never a device (/dev/zero reads
+        // for ever), a FIFO (blocks for ever) or a folder.
+        std::error_code ec;
+        const fs::file_status st = fs::status(f, ec);
+        if (ec == std::errc::permission_denied) usage_error("no permission to read " + f.string());
+        if (!fs::exists(st)) usage_error("no such file: " + f.string());
+        if (!fs::is_regular_file(st)) usage_error(f.string() + " is not a regular file (a folder, a device or a pipe cannot be checked)");
+        const auto size = fs::file_size(f, ec);
+        if (!ec && size > kMaxSourceBytes)
+            usage_error(f.string() + " is larger than 1 MB (" + std::to_string(size) + " bytes): a learner's file is far smaller");
+        if (::access(f.c_str(), R_OK) != 0) usage_error("no permission to read " + f.string());
         return f;
     }
     return ctx.lab->workspace().ensure_learner_file(e, ctx.lang);

@@ -1,6 +1,7 @@
 #include "isolation.hpp"
 
 #include <fcntl.h>
+#include <ftw.h>
 #include <glob.h>
 #include <pwd.h>
 #include <sched.h>
@@ -39,19 +40,6 @@ bool write_text(const char* path, const std::string& text) {
     return ok;
 }
 
-// Which layers the caller asked for, after the ATTNLAB_NO_* switches.
-void mark_wanted(const Options& o, Protections& p) {
-    auto want = [&](Layer l, bool asked) {
-        if (!asked) p[l] = {LayerState::NotAsked, 0};
-        else if (env_flag(sandbox_status::layer_env_switch(l))) p[l] = {LayerState::DisabledByUser, 0};
-        else p[l] = refused(0);  // until it is applied
-    };
-    want(Layer::PidNamespace, true);
-    want(Layer::MountNamespace, o.isolation.enabled);
-    want(Layer::NetworkNamespace, o.isolation.enabled && !o.isolation.network);
-    want(Layer::Seccomp, o.isolation.enabled);
-}
-
 bool pending(const Protections& p, Layer l) { return p[l].state == LayerState::Refused && p[l].error == 0; }
 
 // ---- the private root ------------------------------------------------------
@@ -61,15 +49,18 @@ struct Source {
     int fd = -1;
     std::string target;  // path inside the new root
     enum Kind { Directory, File, Device, CopiedFile } kind = File;
+    bool writable = false;  // a --bind-rw folder
 };
 
 struct RootPlan {
     std::vector<Source> sources;
+    std::vector<Source> binds;  // --bind and --bind-rw: placed after the private paths are hidden
     std::vector<std::pair<std::string, std::string>> links;  // (path inside, what it points to)
     std::vector<std::string> inside_names;                    // storage for rewritten argv entries
     ~RootPlan() {
-        for (const Source& s : sources)
-            if (s.fd >= 0) close(s.fd);
+        for (const std::vector<Source>* list : {&sources, &binds})
+            for (const Source& s : *list)
+                if (s.fd >= 0) close(s.fd);
     }
 };
 
@@ -135,6 +126,20 @@ int plan_inputs(std::vector<char*>& argv, const ProgramIdentity& who, RootPlan& 
     return 0;
 }
 
+// A --bind or --bind-rw path: shown at its own path, even inside a hidden one.
+int plan_bind(const std::string& path, bool writable, RootPlan& plan) {
+    const int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 0 : errno;  // nothing there: nothing to show
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        const int err = errno;
+        close(fd);
+        return err;
+    }
+    plan.binds.push_back({fd, path, S_ISDIR(st.st_mode) ? Source::Directory : Source::File, writable});
+    return 0;
+}
+
 // Read-only, no set-user-ID, no devices: for everything but device nodes.
 int make_read_only(const std::string& target, bool devices_allowed) {
     mount_attr attr{};
@@ -174,7 +179,10 @@ int place_source(const std::string& root, const Source& s) {
     const std::string target = root + s.target;
     if (int err = make_parents(root, s.target)) return err;
     if (s.kind == Source::CopiedFile) return copy_file(s.fd, target);
-    if (s.kind == Source::Directory) {
+    struct stat existing;
+    if (lstat(target.c_str(), &existing) == 0) {
+        // Already there (a bind inside a shown tree): mounted over.
+    } else if (s.kind == Source::Directory) {
         if (mkdir(target.c_str(), 0755) != 0 && errno != EEXIST) return errno;
     } else {
         const int fd = open(target.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0444);
@@ -182,7 +190,12 @@ int place_source(const std::string& root, const Source& s) {
         close(fd);
     }
     if (mount(fd_path(s.fd).c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return errno;
-    return s.kind == Source::Device ? 0 : make_read_only(target, false);
+    if (s.kind == Source::Device) return 0;
+    if (!s.writable) return make_read_only(target, false);
+    mount_attr attr{};
+    attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    if (mount_setattr(AT_FDCWD, target.c_str(), AT_RECURSIVE, &attr, sizeof attr) == 0) return 0;
+    return mount(nullptr, target.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV, nullptr) == 0 ? 0 : errno;
 }
 
 // The paths of the user's home and attnlab's data, which must not show even
@@ -194,14 +207,23 @@ std::vector<std::string> private_paths(const Options& o) {
     return paths;
 }
 
-int hide_private_paths(const Options& o, const std::string& root) {
+// Covers each private path that shows (inside a shown tree) with an empty
+// tmpfs, writable until seal_hidden_paths() so binds can be placed in it.
+int hide_private_paths(const Options& o, const std::string& root, std::vector<std::string>& covered) {
     for (const std::string& path : private_paths(o)) {
         bool is_ancestor_of_shown = false;
         for (const char* shown : kSystemPaths) is_ancestor_of_shown |= under(shown, path);
         struct stat st;
         if (is_ancestor_of_shown || stat((root + path).c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
-        if (mount("tmpfs", (root + path).c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k,mode=0755") != 0) return errno;
+        if (mount("tmpfs", (root + path).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") != 0) return errno;
+        covered.push_back(root + path);
     }
+    return 0;
+}
+
+int seal_hidden_paths(const std::vector<std::string>& covered) {
+    for (const std::string& target : covered)
+        if (mount(nullptr, target.c_str(), nullptr, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=64k,mode=0755") != 0) return errno;
     return 0;
 }
 
@@ -229,7 +251,11 @@ int assemble_root(const Options& o, const ProgramIdentity& who, bool with_proc, 
         if (int err = place_source(root, s)) return err;
     for (const auto& [path, to] : plan.links)
         if (symlink(to.c_str(), (root + path).c_str()) != 0) return errno;
-    return hide_private_paths(o, root);
+    std::vector<std::string> covered;
+    if (int err = hide_private_paths(o, root, covered)) return err;
+    for (const Source& s : plan.binds)
+        if (int err = place_source(root, s)) return err;
+    return seal_hidden_paths(covered);
 }
 
 // Makes the assembled tree the root; the host's tree is detached for good.
@@ -256,7 +282,12 @@ int build_private_root(const Options& o, const ProgramIdentity& who, bool with_p
     for (const std::string& path : o.isolation.readonly)
         if (int err = plan_system_path(path, plan)) return err;
     if (int err = plan_devices(o, plan)) return err;
-    if (int err = plan_inputs(rewritten, who, plan)) return err;
+    if (o.isolation.map_inputs)
+        if (int err = plan_inputs(rewritten, who, plan)) return err;
+    for (const std::string& path : o.isolation.binds)
+        if (int err = plan_bind(path, false, plan)) return err;
+    for (const std::string& path : o.isolation.writable)
+        if (int err = plan_bind(path, true, plan)) return err;
     if (mount("tmpfs", kAssemblyPoint, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) return errno;
     int err = assemble_root(o, who, with_proc, plan);
     if (!err) err = switch_root();
@@ -277,9 +308,31 @@ ProgramIdentity unprivileged_identity() {
     return pw ? ProgramIdentity{pw->pw_uid, pw->pw_gid} : ProgramIdentity{65534, 65534};
 }
 
+bool layer_pending(const Protections& p, Layer l) { return pending(p, l); }
+
+void mark_wanted(const Options& o, Protections& p) {
+    auto want = [&](Layer l, bool asked) {
+        const char* env_switch = sandbox_status::layer_env_switch(l);
+        if (!asked) p[l] = {LayerState::NotAsked, 0};
+        else if (*env_switch && env_flag(env_switch)) p[l] = {LayerState::DisabledByUser, 0};
+        else p[l] = refused(0);  // until it is applied
+    };
+    const bool isolate = o.isolation.enabled;
+    want(Layer::PidNamespace, true);
+    want(Layer::MountNamespace, isolate);
+    want(Layer::NetworkNamespace, isolate && !o.isolation.network);
+    want(Layer::IpcNamespace, isolate);
+    want(Layer::UtsNamespace, isolate);
+    want(Layer::Seccomp, isolate);
+    want(Layer::Identity, isolate);
+}
+
 void enter_user_and_pid_namespaces(const Options& o, Protections& p) {
     mark_wanted(o, p);
-    const bool any_namespace = pending(p, Layer::PidNamespace) || pending(p, Layer::MountNamespace) || pending(p, Layer::NetworkNamespace);
+    const Layer needing_userns[] = {Layer::PidNamespace, Layer::MountNamespace, Layer::NetworkNamespace, Layer::IpcNamespace,
+                                    Layer::UtsNamespace};
+    bool any_namespace = false;
+    for (Layer l : needing_userns) any_namespace |= pending(p, l);
     if (!any_namespace) return;
     if (getuid() != 0) {
         // In a user namespace the caller keeps its own uid and gid (so the
@@ -294,7 +347,7 @@ void enter_user_and_pid_namespaces(const Options& o, Protections& p) {
                 err = errno ? errno : EPERM;
         }
         if (err) {
-            for (Layer l : {Layer::PidNamespace, Layer::MountNamespace, Layer::NetworkNamespace})
+            for (Layer l : needing_userns)
                 if (pending(p, l)) p[l] = refused(err);
             return;
         }
@@ -302,14 +355,85 @@ void enter_user_and_pid_namespaces(const Options& o, Protections& p) {
     if (pending(p, Layer::PidNamespace)) p[Layer::PidNamespace] = unshare(CLONE_NEWPID) == 0 ? applied() : refused(errno);
 }
 
-void enter_private_root(const Options& o, const ProgramIdentity& program, std::vector<char*>& argv, Protections& p) {
+namespace {
+
+// The new IPC namespace's System V limits: all shared memory together within
+// the run's memory (segments live in memory, outside any process).
+void limit_ipc(const Options& o) {
+    const long mb = o.tree_mem_mb > 0 ? o.tree_mem_mb : (o.mem_mb > 0 ? o.mem_mb : 0);
+    if (mb <= 0) return;
+    const long bytes = mb << 20;
+    write_text("/proc/sys/kernel/shmmax", std::to_string(bytes));
+    write_text("/proc/sys/kernel/shmall", std::to_string(bytes / sysconf(_SC_PAGESIZE)));
+    write_text("/proc/sys/kernel/shmmni", "64");
+}
+
+}  // namespace
+
+void enter_namespaces(const Options& o, const ProgramIdentity& program, std::vector<char*>& argv, Protections& p) {
     if (pending(p, Layer::NetworkNamespace))
         p[Layer::NetworkNamespace] = unshare(CLONE_NEWNET) == 0 ? applied() : refused(errno);
+    if (pending(p, Layer::IpcNamespace)) {
+        p[Layer::IpcNamespace] = unshare(CLONE_NEWIPC) == 0 ? applied() : refused(errno);
+        if (p[Layer::IpcNamespace].state == LayerState::Applied) limit_ipc(o);
+    }
+    if (pending(p, Layer::UtsNamespace)) {
+        p[Layer::UtsNamespace] = unshare(CLONE_NEWUTS) == 0 ? applied() : refused(errno);
+        if (p[Layer::UtsNamespace].state == LayerState::Applied) sethostname("attnlab", 7);
+    }
     if (pending(p, Layer::MountNamespace)) {
         const bool with_proc = p[Layer::PidNamespace].state == LayerState::Applied;
         const int err = build_private_root(o, program, with_proc, argv);
         p[Layer::MountNamespace] = err ? refused(err) : applied();
     }
+}
+
+int stage_inputs_on_host(const std::string& dir, const ProgramIdentity& who, std::vector<char*>& argv) {
+    if (mkdir(dir.c_str(), 0711) != 0) return errno;
+    const std::string scratch = dir + "/scratch";
+    if (mkdir(scratch.c_str(), 0700) != 0 || chown(scratch.c_str(), who.uid, who.gid) != 0) return errno;
+    static std::vector<std::string> names;  // the rewritten argv points into these until exec
+    names.clear();
+    names.reserve(argv.size());
+    for (size_t i = 0; i + 1 < argv.size(); ++i) {
+        struct stat st;
+        if (stat(argv[i], &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        const int from = open(argv[i], O_RDONLY | O_CLOEXEC);
+        if (from < 0) return errno;
+        const char* slash = std::strrchr(argv[i], '/');
+        names.push_back(dir + "/" + std::to_string(i) + "-" + (slash ? slash + 1 : argv[i]));
+        const int err = copy_file(from, names.back());
+        close(from);
+        if (err) return err;
+        argv[i] = names.back().data();
+    }
+    return 0;
+}
+
+void remove_tree(const std::string& dir) {
+    nftw(dir.c_str(), [](const char* path, const struct stat*, int type, FTW*) {
+        if (type == FTW_DP) rmdir(path);
+        else unlink(path);
+        return 0;
+    }, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+void hand_over_writable(const Options& o, const ProgramIdentity& who) {
+    if (who.uid == getuid()) return;
+    for (const std::string& dir : o.isolation.writable) lchown(dir.c_str(), who.uid, who.gid);
+}
+
+void take_back_writable(const Options& o, const ProgramIdentity& who) {
+    if (who.uid == getuid()) return;
+    static uid_t uid;
+    static gid_t gid;
+    uid = getuid();
+    gid = getgid();
+    for (const std::string& dir : o.isolation.writable)
+        nftw(dir.c_str(), [](const char* path, const struct stat*, int, FTW*) {
+            lchown(path, uid, gid);
+            return 0;
+        }, 16, FTW_PHYS | FTW_MOUNT);
 }
 
 }  // namespace attnlab::sandbox

@@ -66,6 +66,56 @@ size_t count_user_threads(uid_t uid) {
     return n;
 }
 
+namespace {
+
+// RssAnon + RssShmem of one process, from /proc/PID/status.
+long process_rss_kb(long pid) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    FILE* f = std::fopen(path, "r");
+    if (!f) return 0;
+    char line[256];
+    long kb = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::strncmp(line, "RssAnon:", 8) == 0 || std::strncmp(line, "RssShmem:", 9) == 0)
+            kb += std::strtol(std::strchr(line, ':') + 1, nullptr, 10);
+    std::fclose(f);
+    return kb;
+}
+
+// The children of every thread of `pid` (/proc/PID/task/TID/children).
+bool children_of(long pid, std::vector<long>& out) {
+    const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+    DIR* d = opendir(dir.c_str());
+    if (!d) return false;
+    bool any = false;
+    while (dirent* e = readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        FILE* f = std::fopen((dir + "/" + e->d_name + "/children").c_str(), "r");
+        if (!f) continue;
+        any = true;
+        for (long child; std::fscanf(f, "%ld", &child) == 1;) out.push_back(child);
+        std::fclose(f);
+    }
+    closedir(d);
+    return any;
+}
+
+}  // namespace
+
+long descendants_rss_kb() {
+    std::vector<long> todo;
+    if (!children_of(getpid(), todo)) {
+        for (pid_t p : direct_children()) todo.push_back(p);  // no children files: our direct children only
+    }
+    long kb = 0;
+    for (size_t i = 0; i < todo.size() && i < 100000; ++i) {
+        kb += process_rss_kb(todo[i]);
+        children_of(todo[i], todo);
+    }
+    return kb;
+}
+
 void kill_all_descendants(pid_t group) {
     if (group > 0) kill(-group, SIGKILL);
     for (int round = 0; round < 10000; ++round) {

@@ -14,6 +14,11 @@ std::vector<pid_t> direct_children();
 // Threads of every process whose real uid is `uid` (RLIMIT_NPROC counts threads).
 size_t count_user_threads(uid_t uid);
 
+// The resident memory of every process below this one, together (anonymous
+// and shared memory, not the files they map): the whole run's memory where
+// no cgroup counts it.
+long descendants_rss_kb();
+
 // Kills and reaps every descendant, starting with process group `group`.
 // Bounded: each round kills all current children; their own children are
 // re-parented to us for the next round.

@@ -7,19 +7,9 @@
 namespace attnlab::sandbox_status {
 namespace {
 
-const char* run_status_code(RunStatus s) {
-    switch (s) {
-        case RunStatus::Exited: return "exited";
-        case RunStatus::Signaled: return "signaled";
-        case RunStatus::WallTimeout: return "wall_timeout";
-        case RunStatus::Cancelled: return "cancelled";
-        case RunStatus::ExecFailed: return "exec_failed";
-    }
-    return "?";
-}
-
 bool parse_run_status(const std::string& text, RunStatus& out) {
-    for (RunStatus s : {RunStatus::Exited, RunStatus::Signaled, RunStatus::WallTimeout, RunStatus::Cancelled, RunStatus::ExecFailed})
+    for (RunStatus s : {RunStatus::Exited, RunStatus::Signaled, RunStatus::WallTimeout, RunStatus::Cancelled, RunStatus::ExecFailed,
+                        RunStatus::IsolationRefused, RunStatus::MemoryLimit})
         if (text == run_status_code(s)) {
             out = s;
             return true;
@@ -68,9 +58,19 @@ bool apply_field(const std::string& key, const std::string& value, Report& r, bo
     if (key == "status") return has_status = parse_run_status(value, r.status);
     for (Layer l : kLayers)
         if (key == layer_code(l)) return parse_layer(value, r.protections[l]);
+    if (key == "accounting") {
+        for (Accounting a : {Accounting::None, Accounting::Cgroup, Accounting::Fallback})
+            if (value == accounting_code(a)) {
+                r.accounting = a;
+                return true;
+            }
+        return false;
+    }
     long* target = key == "cpu_ms"      ? &r.cpu_ms
                    : key == "wall_ms"   ? &r.wall_ms
                    : key == "maxrss_kb" ? &r.maxrss_kb
+                   : key == "peak_kb"   ? &r.peak_kb
+                   : key == "uid"       ? &r.uid
                                         : nullptr;
     if (key == "code" || key == "signal") {
         if (!parse_long(value, n)) return false;
@@ -98,6 +98,28 @@ bool decode_report_line(const std::string& line, Report& out) {
 
 }  // namespace
 
+const char* run_status_code(RunStatus s) {
+    switch (s) {
+        case RunStatus::Exited: return "exited";
+        case RunStatus::Signaled: return "signaled";
+        case RunStatus::WallTimeout: return "wall_timeout";
+        case RunStatus::Cancelled: return "cancelled";
+        case RunStatus::ExecFailed: return "exec_failed";
+        case RunStatus::IsolationRefused: return "isolation_refused";
+        case RunStatus::MemoryLimit: return "memory_limit";
+    }
+    return "?";
+}
+
+const char* accounting_code(Accounting a) {
+    switch (a) {
+        case Accounting::None: return "none";
+        case Accounting::Cgroup: return "cgroup";
+        case Accounting::Fallback: return "fallback";
+    }
+    return "?";
+}
+
 bool Protections::complete() const {
     for (const LayerReport& l : layers)
         if (l.state == LayerState::DisabledByUser || l.state == LayerState::Refused) return false;
@@ -110,6 +132,9 @@ const char* layer_code(Layer l) {
         case Layer::MountNamespace: return "mountns";
         case Layer::NetworkNamespace: return "netns";
         case Layer::Seccomp: return "seccomp";
+        case Layer::IpcNamespace: return "ipcns";
+        case Layer::UtsNamespace: return "utsns";
+        case Layer::Identity: return "identity";
     }
     return "?";
 }
@@ -120,8 +145,11 @@ const char* layer_env_switch(Layer l) {
         case Layer::MountNamespace: return "ATTNLAB_NO_MOUNTNS";
         case Layer::NetworkNamespace: return "ATTNLAB_NO_NETNS";
         case Layer::Seccomp: return "ATTNLAB_NO_SECCOMP";
+        case Layer::IpcNamespace: return "ATTNLAB_NO_IPCNS";
+        case Layer::UtsNamespace: return "ATTNLAB_NO_UTSNS";
+        case Layer::Identity: return "";
     }
-    return "?";
+    return "";
 }
 
 std::string encode_started(long pgid) { return "pgid=" + std::to_string(pgid) + "\n"; }
@@ -129,7 +157,9 @@ std::string encode_started(long pgid) { return "pgid=" + std::to_string(pgid) + 
 std::string encode_report(const Report& r) {
     std::string line = std::string("status=") + run_status_code(r.status) + " code=" + std::to_string(r.code) +
                        " signal=" + std::to_string(r.signal) + " cpu_ms=" + std::to_string(r.cpu_ms) +
-                       " wall_ms=" + std::to_string(r.wall_ms) + " maxrss_kb=" + std::to_string(r.maxrss_kb);
+                       " wall_ms=" + std::to_string(r.wall_ms) + " maxrss_kb=" + std::to_string(r.maxrss_kb) +
+                       " peak_kb=" + std::to_string(r.peak_kb) + " uid=" + std::to_string(r.uid) +
+                       " accounting=" + accounting_code(r.accounting);
     for (Layer l : kLayers) line += std::string(" ") + layer_code(l) + "=" + encode_layer(r.protections[l]);
     return line + "\n";
 }

@@ -1,6 +1,7 @@
 #include "attnlab/core/doctor.hpp"
 
 #include <dlfcn.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +14,7 @@
 
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/process.hpp"
+#include "attnlab/core/workspace.hpp"
 #include "attnlab/nvrtc/library.hpp"
 
 namespace attnlab {
@@ -153,6 +155,7 @@ std::string layer_state_text(Layer l, const sandbox_status::LayerReport& s, Lang
         case LayerState::NotAsked: return tr(lang, "doctor.layer.not_asked");
         case LayerState::DisabledByUser: return tr(lang, "doctor.layer.disabled", {{"switch", sandbox_status::layer_env_switch(l)}});
         case LayerState::Refused:
+            if (s.error == 0) return tr(lang, "doctor.layer.not_tried");  // the run stopped before it
             return tr(lang, "doctor.layer.refused", {{"reason", tr(lang, reason_key(s.error), {{"code", std::to_string(s.error)}})}});
     }
     return "";
@@ -165,10 +168,25 @@ std::string missing_layers(const Protections& p, Lang lang) {
     std::string text;
     for (Layer l : sandbox_status::kLayers) {
         const auto& s = p[l];
-        if (s.state != LayerState::DisabledByUser && s.state != LayerState::Refused) continue;
+        if (s.state != LayerState::DisabledByUser && (s.state != LayerState::Refused || s.error == 0)) continue;
         text += (text.empty() ? "" : "; ") + layer_name(l, lang) + " — " + layer_state_text(l, s, lang);
     }
     return text;
+}
+
+std::string identity_text(const DoctorReport& r, Lang lang) {
+    if (r.program_uid < 0) return tr(lang, "doctor.runs_as.unknown");
+    const std::string who = r.program_user + " (uid " + std::to_string(r.program_uid) + ")";
+    if (r.program_uid == 0) return tr(lang, "doctor.runs_as.root", {{"user", who}});
+    if (::getuid() == 0) return tr(lang, "doctor.runs_as.nobody", {{"user", who}});
+    return tr(lang, r.protections[Layer::PidNamespace].state == LayerState::Applied ? "doctor.runs_as.userns" : "doctor.runs_as.same",
+              {{"user", who}});
+}
+
+std::string compiler_sandbox_text(const DoctorReport& r, Lang lang) {
+    if (!r.compiler_problem.empty()) return tr(lang, "doctor.compiler_sandbox.failed", {{"detail", r.compiler_problem}});
+    if (r.compiler_protections.complete()) return tr(lang, "doctor.layer.on");
+    return tr(lang, "doctor.compiler_sandbox.some_off", {{"layers", missing_layers(r.compiler_protections, lang)}});
 }
 
 std::string tool_text(const FoundTool& t, Lang lang) {
@@ -207,18 +225,65 @@ std::string gpu_text(const DoctorReport& r, Lang lang) {
 
 nlohmann::json tool_json(const FoundTool& t) { return {{"found", t.found}, {"path", t.path}, {"version", t.version}}; }
 
+nlohmann::json layers_json(const Protections& p) {
+    nlohmann::json layers = nlohmann::json::object();
+    for (Layer l : sandbox_status::kLayers) {
+        const auto& s = p[l];
+        static const char* const kStates[] = {"not_asked", "on", "disabled", "refused"};
+        layers[sandbox_status::layer_code(l)] = {{"state", kStates[static_cast<int>(s.state)]}, {"errno", s.error}};
+    }
+    return layers;
+}
+
+std::string user_name(long uid) {
+    if (uid < 0) return "";
+    const passwd* pw = getpwuid(static_cast<uid_t>(uid));
+    return pw ? pw->pw_name : "uid " + std::to_string(uid);
+}
+
+// One real run under `policy`; `problem` says why it did not run (or exit 0).
+ProcessOutcome probe(const Toolchain& toolchain, const std::vector<std::string>& argv, const SandboxPolicy& policy, std::string* problem) {
+    ProcessSpec spec;
+    spec.sandbox = toolchain.sandbox.string();
+    spec.argv = argv;
+    spec.policy = policy;
+    spec.limits.wall_seconds = 20;
+    spec.limits.memory_mb = 4096;
+    spec.limits.process_margin = 64;
+    const ProcessOutcome p = run_in_sandbox(spec, nullptr, nullptr);
+    if (problem && p.status == ProcessOutcome::Status::IsolationRefused) *problem = "";  // the layers say why
+    else if (problem && (p.status != ProcessOutcome::Status::Exited || p.exit_code != 0))
+        *problem = p.error.empty() ? "exit " + std::to_string(p.exit_code) + ", signal " + std::to_string(p.signal) : p.error;
+    return p;
+}
+
+// The compiler under its sandbox, as a check runs it (with a throw-away work folder).
+void probe_compiler(const Toolchain& toolchain, DoctorReport& r) {
+    char work[] = "/tmp/attnlab-doctor-XXXXXX";
+    if (!::mkdtemp(work)) {
+        r.compiler_problem = std::strerror(errno);
+        return;
+    }
+    std::vector<std::string> readable;
+    std::error_code ec;
+    for (const fs::path& p : {toolchain.include_dir, toolchain.learner_library})
+        if (fs::exists(p, ec)) readable.push_back(p.string());
+    const ProcessOutcome p = probe(toolchain, {toolchain.compiler, "--version"}, compiler_policy(readable, work), &r.compiler_problem);
+    r.compiler_protections = p.protections;
+    fs::remove_all(work, ec);
+}
+
+bool namespace_refused(const Protections& p) {
+    for (Layer l : {Layer::PidNamespace, Layer::MountNamespace, Layer::NetworkNamespace, Layer::IpcNamespace, Layer::UtsNamespace})
+        if (p[l].state == LayerState::Refused && p[l].error != 0) return true;
+    return false;
+}
+
 }  // namespace
 
 Protections probe_protections(const Toolchain& toolchain, std::string* problem) {
-    ProcessSpec spec;
-    spec.sandbox = toolchain.sandbox.string();
-    spec.argv = {::access("/bin/true", X_OK) == 0 ? "/bin/true" : "/usr/bin/true"};
-    spec.policy = sandbox_policy_for("cpp");
-    spec.limits.wall_seconds = 20;
-    const ProcessOutcome p = run_in_sandbox(spec, nullptr, nullptr);
-    if (problem && (p.status != ProcessOutcome::Status::Exited || p.exit_code != 0))
-        *problem = p.error.empty() ? "exit " + std::to_string(p.exit_code) + ", signal " + std::to_string(p.signal) : p.error;
-    return p.protections;
+    return probe(toolchain, {::access("/bin/true", X_OK) == 0 ? "/bin/true" : "/usr/bin/true"}, sandbox_policy_for("cpp"), problem)
+        .protections;
 }
 
 DoctorReport run_doctor(const Toolchain& toolchain) {
@@ -232,11 +297,21 @@ DoctorReport run_doctor(const Toolchain& toolchain) {
     std::error_code ec;
     r.runtime_found = fs::exists(toolchain.learner_library, ec) && fs::exists(toolchain.include_dir / "attnlab" / "tensor.hpp", ec);
     r.precompiled_headers = toolchain.use_pch;
-    if (r.sandbox.found) r.protections = probe_protections(toolchain, &r.protections_problem);
+    if (r.sandbox.found) {
+        const ProcessOutcome p = probe(toolchain, {::access("/bin/true", X_OK) == 0 ? "/bin/true" : "/usr/bin/true"},
+                                       sandbox_policy_for("cpp"), &r.protections_problem);
+        r.protections = p.protections;
+        r.program_uid = p.program_uid;
+        r.program_user = user_name(p.program_uid);
+        r.accounting = p.accounting;
+        probe_compiler(toolchain, r);
+    }
     const SandboxPolicy learner = sandbox_policy_for("cpp");
     r.scratch_mb = learner.scratch_mb;
-    // Root runs its learner programs as `nobody`, whom the limit binds.
-    r.process_limit = ::getuid() != 0 || r.protections[Layer::MountNamespace].state == LayerState::Applied;
+    // Learner programs never run as root: a cgroup, or RLIMIT_NPROC, binds them.
+    r.process_limit = r.accounting == sandbox_status::Accounting::Cgroup || r.program_uid > 0;
+    r.weak_sandbox = weak_sandbox_opt_in();
+    r.settings_file = Paths::from_environment().settings_file().string();
     r.nvcc = find_nvcc(toolchain);
     r.nvrtc = find_nvrtc();
     find_gpu(toolchain, r);
@@ -248,17 +323,32 @@ std::string protections_summary(const Protections& p, Lang lang) {
     return missing.empty() ? tr(lang, "doctor.protections.all_on") : tr(lang, "doctor.protections.some_off", {{"layers", missing}});
 }
 
-std::string protections_notice_once(const Protections& p, Lang lang) {
+std::string protections_notice(const Protections& p, Lang lang) {
     if (p.complete()) return "";
-    static std::mutex mu;
-    static std::set<std::string> announced;  // encoded states already told
-    sandbox_status::Report key;
-    key.protections = p;
-    {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!announced.insert(sandbox_status::encode_report(key)).second) return "";
+    return tr(lang, "doctor.protections.notice",
+              {{"layers", missing_layers(p, lang)}, {"env", sandbox_status::kWeakSandboxEnv}, {"setting", sandbox_status::kWeakSandboxSetting}});
+}
+
+std::string protections_notice_once(const Protections& p, Lang lang) { return protections_notice(p, lang); }
+
+std::string isolation_refusal_text(const Protections& p, Lang lang) {
+    std::string fixes;
+    auto add = [&](const std::string& text) { fixes += (fixes.empty() ? "" : " ") + text; };
+    if (namespace_refused(p)) {
+        add(tr(lang, ::getuid() == 0 ? "isolation.fix.root" : "isolation.fix.userns"));
+        add(tr(lang, "isolation.fix.container"));
     }
-    return tr(lang, "doctor.protections.notice", {{"layers", missing_layers(p, lang)}});
+    if (p[Layer::Seccomp].state == LayerState::Refused && p[Layer::Seccomp].error != 0) add(tr(lang, "isolation.fix.seccomp"));
+    if (p[Layer::Identity].state == LayerState::Refused && p[Layer::Identity].error != 0) add(tr(lang, "isolation.fix.identity"));
+    for (Layer l : sandbox_status::kLayers)
+        if (p[l].state == LayerState::DisabledByUser) add(tr(lang, "isolation.fix.switch", {{"switch", sandbox_status::layer_env_switch(l)}}));
+    const std::string missing = missing_layers(p, lang);
+    return tr(lang, "isolation.refused",
+              {{"layers", missing.empty() ? tr(lang, "isolation.unknown_layer") : missing},
+               {"fixes", fixes},
+               {"env", sandbox_status::kWeakSandboxEnv},
+               {"setting", sandbox_status::kWeakSandboxSetting},
+               {"file", Paths::from_environment().settings_file().string()}});
 }
 
 std::string doctor_text(const DoctorReport& r, Lang lang) {
@@ -269,24 +359,32 @@ std::string doctor_text(const DoctorReport& r, Lang lang) {
              r.runtime_found ? r.runtime_library : tr(lang, "doctor.runtime_missing", {{"detail", r.runtime_problem}}));
     add_line(out, tr(lang, "doctor.pch"), tr(lang, r.precompiled_headers ? "doctor.layer.on" : "doctor.pch_off"));
     add_line(out, tr(lang, "doctor.sandbox"), tool_text(r.sandbox, lang));
+    add_line(out, tr(lang, "doctor.runs_as"), identity_text(r, lang));
     for (Layer l : sandbox_status::kLayers) add_line(out, layer_name(l, lang), layer_state_text(l, r.protections[l], lang));
     if (!r.protections_problem.empty()) add_line(out, "", tr(lang, "doctor.probe_failed", {{"detail", r.protections_problem}}));
+    add_line(out, tr(lang, "doctor.accounting"), tr(lang, r.accounting == sandbox_status::Accounting::Cgroup ? "doctor.accounting.cgroup"
+                                                                                                           : "doctor.accounting.fallback"));
+    add_line(out, tr(lang, "doctor.compiler_sandbox"), compiler_sandbox_text(r, lang));
+    add_line(out, tr(lang, "doctor.weak_sandbox"),
+             tr(lang, r.weak_sandbox.allowed() ? "doctor.weak_sandbox.on" : "doctor.weak_sandbox.off",
+                {{"env", sandbox_status::kWeakSandboxEnv}, {"setting", sandbox_status::kWeakSandboxSetting}, {"file", r.settings_file},
+                 {"env_state", tr(lang, r.weak_sandbox.env ? "doctor.weak_sandbox.set" : "doctor.weak_sandbox.unset")},
+                 {"setting_state", tr(lang, r.weak_sandbox.setting ? "doctor.weak_sandbox.set" : "doctor.weak_sandbox.unset")}}));
     add_line(out, tr(lang, "doctor.limits"), limits_text(r, lang));
     add_line(out, tr(lang, "doctor.nvcc"), tool_text(r.nvcc, lang));
     add_line(out, tr(lang, "doctor.nvrtc"), tool_text(r.nvrtc, lang));
     add_line(out, tr(lang, "doctor.gpu"), gpu_text(r, lang));
     out << "\n" << protections_summary(r.protections, lang) << "\n";
+    if (!r.protections.complete() && !r.weak_sandbox.allowed()) out << isolation_refusal_text(r.protections, lang) << "\n";
     if (!r.checks_can_run()) out << tr(lang, "doctor.cannot_check") << "\n";
     return out.str();
 }
 
 std::string doctor_json(const DoctorReport& r) {
-    nlohmann::json layers = nlohmann::json::object();
-    for (Layer l : sandbox_status::kLayers) {
-        const auto& s = r.protections[l];
-        static const char* const kStates[] = {"not_asked", "on", "disabled", "refused"};
-        layers[sandbox_status::layer_code(l)] = {{"state", kStates[static_cast<int>(s.state)]}, {"errno", s.error}};
-    }
+    const nlohmann::json layers = layers_json(r.protections);
+    nlohmann::json namespaces = nlohmann::json::object();
+    for (Layer ns : {Layer::PidNamespace, Layer::MountNamespace, Layer::NetworkNamespace, Layer::IpcNamespace, Layer::UtsNamespace})
+        namespaces[sandbox_status::layer_code(ns)] = layers[sandbox_status::layer_code(ns)];
     const Limits& l = r.default_limits;
     nlohmann::json j = {
         {"compiler", tool_json(r.compiler)},
@@ -294,6 +392,23 @@ std::string doctor_json(const DoctorReport& r) {
                              {"problem", r.runtime_problem}, {"precompiled_headers", r.precompiled_headers}}},
         {"sandbox", tool_json(r.sandbox)},
         {"protections", {{"layers", layers}, {"complete", r.protections.complete()}, {"probe_problem", r.protections_problem}}},
+        {"identity", {{"uid", r.program_uid}, {"user", r.program_user}, {"unprivileged", r.program_uid > 0},
+                      {"how", r.program_uid < 0 ? "unknown" : ::getuid() == 0 ? "nobody" : r.protections[Layer::PidNamespace].state == LayerState::Applied
+                                                                                               ? "user_namespace"
+                                                                                               : "same_user"}}},
+        {"namespaces", namespaces},
+        {"cgroup", {{"accounting", sandbox_status::accounting_code(r.accounting)},
+                    {"per_check_scope", r.accounting == sandbox_status::Accounting::Cgroup},
+                    {"fallback", r.accounting == sandbox_status::Accounting::Cgroup
+                                     ? nlohmann::json(nullptr)
+                                     : nlohmann::json{{"oom_score_adj", 1000}, {"rlimit_as_and_data", true}, {"tree_memory_sampled", true},
+                                                      {"process_margin", 64}}}}},
+        {"compiler_sandbox", {{"isolated", r.compiler_protections[Layer::MountNamespace].state == LayerState::Applied},
+                              {"complete", r.compiler_protections.complete() && r.compiler_problem.empty()},
+                              {"layers", layers_json(r.compiler_protections)}, {"problem", r.compiler_problem}}},
+        {"weak_sandbox_opt_in", {{"env", sandbox_status::kWeakSandboxEnv}, {"env_set", r.weak_sandbox.env},
+                                 {"setting", sandbox_status::kWeakSandboxSetting}, {"setting_set", r.weak_sandbox.setting},
+                                 {"settings_file", r.settings_file}, {"allowed", r.weak_sandbox.allowed()}}},
         {"limits", {{"cpu_seconds", l.cpu_seconds}, {"wall_seconds", l.wall_seconds}, {"memory_mb", l.memory_mb},
                     {"output_kb", l.output_kb}, {"scratch_mb", r.scratch_mb}, {"process_limit", r.process_limit}}},
         {"cuda_toolkit", tool_json(r.nvcc)},

@@ -13,6 +13,8 @@
 #include <optional>
 #include <sstream>
 
+#include "attnlab/core/workspace.hpp"
+
 extern char** environ;
 
 namespace attnlab {
@@ -63,6 +65,8 @@ ProcessOutcome::Status outcome_status(sandbox_status::RunStatus s) {
         case R::WallTimeout: return S::WallTimeout;
         case R::Cancelled: return S::Cancelled;
         case R::ExecFailed: return S::ExecFailed;
+        case R::IsolationRefused: return S::IsolationRefused;
+        case R::MemoryLimit: return S::MemoryLimit;
     }
     return S::SpawnFailed;
 }
@@ -75,14 +79,24 @@ std::vector<std::string> sandbox_arguments(const ProcessSpec& spec) {
     if (l.cpu_seconds > 0) args.insert(args.end(), {"--cpu", fmt_seconds(l.cpu_seconds)});
     if (l.wall_seconds > 0) args.insert(args.end(), {"--wall", fmt_seconds(l.wall_seconds)});
     if (l.memory_mb > 0 && policy.address_space_limit) args.insert(args.end(), {"--mem", std::to_string(l.memory_mb)});
+    const long total = l.total_memory_mb != 0 ? l.total_memory_mb : l.memory_mb > 0 ? l.memory_mb + (policy.address_space_limit ? 0 : 1024) : 0;
+    if (total > 0) args.insert(args.end(), {"--tree-mem", std::to_string(total)});
     if (l.process_margin > 0) args.insert(args.end(), {"--nproc-margin", std::to_string(l.process_margin)});
     args.insert(args.end(), {"--fsize", std::to_string(l.file_size_mb)});
     if (policy.isolate) {
         args.insert(args.end(), {"--isolate", "--scratch-mb", std::to_string(policy.scratch_mb)});
         if (policy.network) args.push_back("--network");
+        if (!policy.map_inputs) args.push_back("--no-input-map");
+        if (weak_sandbox_opt_in().allowed()) args.push_back("--allow-missing-layers");
         for (const std::string& d : policy.extra_devices) args.insert(args.end(), {"--device", d});
         for (const std::string& p : policy.extra_readonly) args.insert(args.end(), {"--readonly", p});
-        for (const std::string& p : policy.hidden) args.insert(args.end(), {"--hide", p});
+        for (const std::string& p : policy.hidden)
+            if (!p.empty() && p[0] == '/') args.insert(args.end(), {"--hide", p});
+        for (const std::string& p : policy.binds)
+            if (!p.empty() && p[0] == '/') args.insert(args.end(), {"--bind", p});
+        for (const std::string& p : policy.writable_binds)
+            if (!p.empty() && p[0] == '/') args.insert(args.end(), {"--bind-rw", p});
+        for (const std::string& name : policy.pass_env) args.insert(args.end(), {"--env", name});
     }
     args.push_back("--");
     args.insert(args.end(), spec.argv.begin(), spec.argv.end());
@@ -90,6 +104,41 @@ std::vector<std::string> sandbox_arguments(const ProcessSpec& spec) {
 }
 
 }  // namespace
+
+WeakSandboxOptIn weak_sandbox_opt_in() {
+    WeakSandboxOptIn o;
+    const char* v = std::getenv(sandbox_status::kWeakSandboxEnv);
+    o.env = v && *v && std::strcmp(v, "0") != 0;
+    o.setting = Settings::load(Paths::from_environment().settings_file()).allow_weak_sandbox;
+    return o;
+}
+
+std::string inert_text(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    static const char* const hex = "0123456789abcdef";
+    for (size_t i = 0; i < text.size(); ++i) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        if (c == '\t' || c == '\n' || (c >= 0x20 && c != 0x7f && c != 0xc2)) {
+            out += static_cast<char>(c);
+        } else if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                   static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+            const unsigned char code = static_cast<unsigned char>(text[++i]);  // a C1 control (U+0080-U+009F): CSI and friends
+            out += "\\u00";
+            out += hex[code >> 4];
+            out += hex[code & 15];
+        } else if (c == 0xc2) {
+            out += static_cast<char>(c);
+        } else if (c == '\r') {
+            out += "\\r";
+        } else {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
+    }
+    return out;
+}
 
 SandboxPolicy sandbox_policy_for(const std::string& runtime) {
     SandboxPolicy p;
@@ -100,6 +149,16 @@ SandboxPolicy sandbox_policy_for(const std::string& runtime) {
         p.extra_devices = {"/dev/nvidia*", "/dev/nvidia-caps/*"};
         p.extra_readonly = {"/sys"};
     }
+    return p;
+}
+
+SandboxPolicy compiler_policy(std::vector<std::string> readable, const std::string& work, std::vector<std::string> hidden) {
+    SandboxPolicy p;
+    p.map_inputs = false;      // its command line names paths it must find where they are
+    p.scratch_mb = 512;        // TMPDIR: the assembler's and the linker's temporary files
+    p.binds = std::move(readable);
+    p.writable_binds = {work};
+    p.hidden = std::move(hidden);
     return p;
 }
 
@@ -300,6 +359,9 @@ void apply_status(const std::string& status_text, const std::optional<Status>& f
         out.wall_ms = rep.wall_ms;
         out.maxrss_kb = rep.maxrss_kb;
         out.protections = rep.protections;
+        out.program_uid = rep.uid;
+        out.accounting = rep.accounting;
+        out.peak_kb = rep.peak_kb;
     } else if (!forced) {
         if (status.pgid > 0) {
             out.status = Status::SandboxKilled;

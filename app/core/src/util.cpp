@@ -38,6 +38,8 @@ void write_file_atomic(const fs::path& requested, const std::string& contents) {
     const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
     std::error_code ec;
     fs::create_directories(dir, ec);
+    if (ec)  // say why (a read-only or foreign folder), not the "No such file" that follows from it
+        throw std::runtime_error("cannot create the folder " + dir.string() + ": " + ec.message());
     std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
     int fd = mkostemp(tmpl.data(), O_CLOEXEC);  // never inherited by a program started meanwhile
     if (fd < 0) throw std::runtime_error("cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno));

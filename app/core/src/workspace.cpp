@@ -4,12 +4,14 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdlib>
 #include <ctime>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/common/sandbox_status.hpp"
 #include "attnlab/core/util.hpp"
 
 namespace attnlab {
@@ -113,37 +115,121 @@ const char* status_code(ExerciseStatus s) {
 
 namespace {
 
+// Parses JSON that came from a file anyone could have written: bounded in
+// size and nesting before the parser (and later dump(), which recurses)
+// sees it. Throws std::runtime_error.
+json parse_bounded(const std::string& text, size_t max_bytes) {
+    if (text.size() > max_bytes)
+        throw std::runtime_error("larger than " + std::to_string(max_bytes >> 10) + " KB");
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxJsonDepth) throw std::runtime_error("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return json::parse(text);
+}
+
+// A whole number in [0, max], or `fallback` when the key is absent.
+int64_t bounded_integer(const json& object, const char* key, int64_t max, int64_t fallback = 0) {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) return fallback;
+    if (it->is_number_unsigned() && it->get<uint64_t>() <= static_cast<uint64_t>(max)) return static_cast<int64_t>(it->get<uint64_t>());
+    if (it->is_number_integer() && it->get<int64_t>() >= 0 && it->get<int64_t>() <= max) return it->get<int64_t>();
+    throw std::runtime_error(std::string("\"") + key + "\" is not a whole number between 0 and " + std::to_string(max));
+}
+
+std::string string_value(const json& object, const char* key) {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) return "";
+    if (!it->is_string()) throw std::runtime_error(std::string("\"") + key + "\" is not text");
+    return it->get<std::string>();
+}
+
+constexpr int64_t kMaxCount = 1000000000;         // attempts, hints
+constexpr int64_t kMaxTime = int64_t{1} << 53;     // unix seconds
+
+const char* const kExerciseKeys[] = {"status", "attempts", "hints_revealed", "last_verdict", "last_check", "passed_at"};
+const char* const kTopKeys[] = {"version", "exercises", "last_exercise"};
+
+// Everything of `object` but `known`, as JSON text.
+template <size_t N>
+std::string unknown_keys(const json& object, const char* const (&known)[N]) {
+    json rest = json::object();
+    for (const auto& [key, value] : object.items()) {
+        bool is_known = false;
+        for (const char* k : known) is_known |= key == k;
+        if (!is_known) rest[key] = value;
+    }
+    return rest.dump();
+}
+
+struct ProgressFile {
+    std::map<std::string, ExerciseProgress> items;
+    std::string last_exercise;
+    std::string extra_json = "{}";
+};
+
 // Parses progress.json; throws std::runtime_error on anything unexpected.
-void parse_progress(const std::string& text, std::map<std::string, ExerciseProgress>& items, std::string& last_exercise) {
-    json root = json::parse(text);
-    if (!root.is_object() || root.value("version", 0) != 1 || !root.contains("exercises") || !root["exercises"].is_object())
+ProgressFile parse_progress(const std::string& text) {
+    const json root = parse_bounded(text, kMaxProgressBytes);
+    if (!root.is_object() || !root.contains("version") || root["version"] != 1 || !root.contains("exercises") ||
+        !root["exercises"].is_object())
         throw std::runtime_error("unexpected structure");
+    ProgressFile f;
     for (const auto& [id, e] : root["exercises"].items()) {
         if (!e.is_object()) throw std::runtime_error("entry " + id + " is not an object");
         ExerciseProgress p;
-        const std::string status = e.value("status", "not_started");
+        const std::string status = string_value(e, "status");
         p.status = status == "passed" ? ExerciseStatus::Passed : status == "attempted" ? ExerciseStatus::Attempted : ExerciseStatus::NotStarted;
-        p.attempts = e.value("attempts", 0);
-        p.hints_revealed = e.value("hints_revealed", 0);
-        p.last_verdict = e.value("last_verdict", "");
-        p.last_check = e.value("last_check", int64_t{0});
-        p.passed_at = e.value("passed_at", int64_t{0});
-        items[id] = p;
+        p.attempts = static_cast<int>(bounded_integer(e, "attempts", kMaxCount));
+        p.hints_revealed = static_cast<int>(bounded_integer(e, "hints_revealed", kMaxCount));
+        p.last_verdict = string_value(e, "last_verdict");
+        p.last_check = bounded_integer(e, "last_check", kMaxTime);
+        p.passed_at = bounded_integer(e, "passed_at", kMaxTime);
+        p.extra_json = unknown_keys(e, kExerciseKeys);
+        f.items[id] = p;
     }
-    last_exercise = root.value("last_exercise", "");
+    f.last_exercise = string_value(root, "last_exercise");
+    f.extra_json = unknown_keys(root, kTopKeys);
+    return f;
 }
 
 // What two attnlab processes (the window and `attnlab watch`, say) recorded,
-// combined: a pass stays a pass, counts keep their maximum, the latest check wins.
-void merge_into(ExerciseProgress& mine, const ExerciseProgress& theirs) {
-    mine.status = std::max(mine.status, theirs.status);
-    mine.attempts = std::max(mine.attempts, theirs.attempts);
-    mine.hints_revealed = std::max(mine.hints_revealed, theirs.hints_revealed);
-    if (theirs.last_check > mine.last_check) {
-        mine.last_check = theirs.last_check;
-        mine.last_verdict = theirs.last_verdict;
+// combined into `theirs` (the file as it is now): a pass stays a pass, the
+// attempts made here since `synced` are added to theirs, hints keep their
+// maximum, the latest check wins.
+ExerciseProgress merged(const ExerciseProgress& mine, const ExerciseProgress& synced, const ExerciseProgress& theirs) {
+    ExerciseProgress m = theirs;
+    m.status = std::max(mine.status, theirs.status);
+    const int64_t added = std::max(0, mine.attempts - synced.attempts);
+    m.attempts = static_cast<int>(std::min<int64_t>(kMaxCount, theirs.attempts + added));
+    m.hints_revealed = std::max(mine.hints_revealed, theirs.hints_revealed);
+    if (mine.last_check >= theirs.last_check) {  // ours, unless theirs is newer
+        m.last_check = mine.last_check;
+        m.last_verdict = mine.last_verdict;
     }
-    if (theirs.passed_at && (!mine.passed_at || theirs.passed_at < mine.passed_at)) mine.passed_at = theirs.passed_at;
+    if (mine.passed_at && (!m.passed_at || mine.passed_at < m.passed_at)) m.passed_at = mine.passed_at;
+    if (theirs.extra_json == "{}") m.extra_json = mine.extra_json;
+    return m;
+}
+
+// "Permission denied" and friends, worded so the learner sees what it is.
+[[noreturn]] void throw_io(const std::string& what, const fs::path& path, const std::error_code& ec) {
+    throw std::runtime_error("cannot " + what + " " + path.string() + ": " + ec.message() +
+                             (ec == std::errc::permission_denied || ec == std::errc::read_only_file_system ||
+                                      ec == std::errc::operation_not_permitted
+                                  ? " (no permission to write there: check the folder's owner and permissions, or set ATTNLAB_HOME)"
+                                  : ""));
 }
 
 }  // namespace
@@ -152,10 +238,20 @@ std::string ProgressStore::load() {
     items_.clear();
     readonly_ = false;
     last_exercise_.clear();
-    auto text = read_file(file_);
+    synced_.clear();
+    extra_json_ = "{}";
+    std::error_code size_ec;
+    const auto size = fs::file_size(file_, size_ec);
+    std::optional<std::string> text;
+    if (!size_ec && size > kMaxProgressBytes) text = std::string(kMaxProgressBytes + 1, ' ');  // not read: too large
+    else text = read_file(file_);
     if (!text) return "";  // no progress yet
     try {
-        parse_progress(*text, items_, last_exercise_);
+        ProgressFile f = parse_progress(*text);
+        items_ = f.items;
+        synced_ = std::move(f.items);
+        last_exercise_ = std::move(f.last_exercise);
+        extra_json_ = std::move(f.extra_json);
         return "";
     } catch (const std::exception& e) {
         items_.clear();
@@ -181,9 +277,12 @@ void ProgressStore::save() {
     if (readonly_) return;
     std::error_code ec;
     fs::create_directories(file_.parent_path(), ec);
+    if (ec) throw_io("create the folder", file_.parent_path(), ec);
     // One writer at a time; merge what another process wrote since we read.
     const std::string lock_path = file_.string() + ".lock";
     const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock < 0 && (errno == EACCES || errno == EPERM || errno == EROFS))
+        throw_io("write", lock_path, std::error_code(errno, std::generic_category()));
     if (lock >= 0) ::flock(lock, LOCK_EX);
     struct Unlock {
         int fd;
@@ -191,12 +290,13 @@ void ProgressStore::save() {
             if (fd >= 0) ::close(fd);  // closing releases the lock
         }
     } unlock{lock};
-    if (auto text = read_file(file_)) {
-        std::map<std::string, ExerciseProgress> theirs;
-        std::string their_last;
+    // The file as it is now; missing or unreadable: as we last saw it.
+    ProgressFile theirs{synced_, last_exercise_, extra_json_};
+    std::error_code size_ec;
+    const auto size = fs::file_size(file_, size_ec);
+    if (auto text = !size_ec && size > kMaxProgressBytes ? std::nullopt : read_file(file_)) {
         try {
-            parse_progress(*text, theirs, their_last);
-            for (const auto& [id, p] : theirs) merge_into(items_[id], p);
+            theirs = parse_progress(*text);
         } catch (const std::exception&) {
             // Corrupt since we loaded it: keep it aside, then ours replaces it.
             fs::path aside = file_;
@@ -204,15 +304,29 @@ void ProgressStore::save() {
             write_file_atomic(unused_path(aside), *text);
         }
     }
-    json root;
+    static const ExerciseProgress none;
+    std::map<std::string, ExerciseProgress> result = theirs.items;
+    for (const auto& [id, mine] : items_) {
+        const auto s = synced_.find(id);
+        const auto t = theirs.items.find(id);
+        result[id] = merged(mine, s == synced_.end() ? none : s->second, t == theirs.items.end() ? none : t->second);
+    }
+    json root = json::parse(theirs.extra_json, nullptr, false);
+    if (!root.is_object()) root = json::object();
     root["version"] = 1;
-    root["last_exercise"] = last_exercise_;
+    root["last_exercise"] = last_exercise_.empty() ? theirs.last_exercise : last_exercise_;
     root["exercises"] = json::object();
-    for (const auto& [id, p] : items_) {
-        root["exercises"][id] = {{"status", status_code(p.status)}, {"attempts", p.attempts}, {"hints_revealed", p.hints_revealed},
-                                 {"last_verdict", p.last_verdict}, {"last_check", p.last_check}, {"passed_at", p.passed_at}};
+    for (const auto& [id, p] : result) {
+        json e = json::parse(p.extra_json, nullptr, false);
+        if (!e.is_object()) e = json::object();
+        e.update({{"status", status_code(p.status)}, {"attempts", p.attempts}, {"hints_revealed", p.hints_revealed},
+                  {"last_verdict", p.last_verdict}, {"last_check", p.last_check}, {"passed_at", p.passed_at}});
+        root["exercises"][id] = e;
     }
     write_file_atomic(file_, root.dump(2) + "\n");
+    items_ = result;
+    synced_ = std::move(result);
+    extra_json_ = theirs.extra_json;
 }
 
 const ExerciseProgress& ProgressStore::get(const std::string& id) const {
@@ -222,7 +336,7 @@ const ExerciseProgress& ProgressStore::get(const std::string& id) const {
 }
 
 void ProgressStore::record_check(const std::string& id, const CheckResult& result) {
-    if (result.verdict == Verdict::Cancelled) return;
+    if (result.verdict == Verdict::Cancelled || result.verdict == Verdict::InternalError) return;
     ExerciseProgress& p = items_[id];
     p.attempts += 1;
     p.last_verdict = verdict_code(result.verdict);
@@ -239,15 +353,20 @@ void ProgressStore::record_check(const std::string& id, const CheckResult& resul
 
 Settings Settings::load(const fs::path& file, std::string* warning) {
     Settings s;
-    auto text = read_file(file);
+    std::error_code size_ec;
+    const auto size = fs::file_size(file, size_ec);
+    std::optional<std::string> text;
+    if (!size_ec && size > kMaxSettingsBytes) text = std::string(kMaxSettingsBytes + 1, ' ');  // not read: too large
+    else text = read_file(file);
     if (!text) return s;
     try {
-        json root = json::parse(*text);
+        json root = parse_bounded(*text, kMaxSettingsBytes);
         if (!root.is_object()) throw std::runtime_error("not an object");
         if (root.contains("language") && root["language"].is_string()) {
             Lang l;
             if (parse_lang(root["language"].get<std::string>(), l)) s.language = l;
         }
+        s.allow_weak_sandbox = root.contains(sandbox_status::kWeakSandboxSetting) && root[sandbox_status::kWeakSandboxSetting] == true;
         root.erase("language");
         s.extra_json = root.dump();
     } catch (const std::exception& e) {

@@ -4,7 +4,8 @@
 // (app/core/src/process.cpp). This header is the only definition of them.
 //
 //   pgid=1234
-//   status=exited code=0 signal=0 cpu_ms=12 wall_ms=40 maxrss_kb=3120 pidns=on mountns=on netns=off seccomp=refused:22
+//   status=exited code=0 signal=0 cpu_ms=12 wall_ms=40 maxrss_kb=3120 peak_kb=5200 uid=65534 accounting=cgroup
+//     pidns=on mountns=on netns=off seccomp=refused:22 ipcns=on utsns=on identity=on      (one line)
 //
 // The first line comes as soon as the program's process group exists (the
 // parent kills that group if the sandbox dies before reporting); the second
@@ -19,7 +20,11 @@ namespace attnlab::sandbox_status {
 // program's stdio, 3 is its result channel).
 constexpr int kStatusFd = 4;
 
-enum class RunStatus { Exited, Signaled, WallTimeout, Cancelled, ExecFailed };
+// IsolationRefused: a layer the program needs was refused (or turned off)
+// and the caller did not allow running without it, so the program was never
+// started (fail closed); the layers say which. MemoryLimit: the program's
+// processes together went over the memory limit and were killed.
+enum class RunStatus { Exited, Signaled, WallTimeout, Cancelled, ExecFailed, IsolationRefused, MemoryLimit };
 
 // The protections around a learner program, each of which the kernel (or a
 // container) may refuse on its own.
@@ -28,15 +33,25 @@ enum class Layer {
     MountNamespace,    // read-only files, no home or attnlab data, a private scratch dir; not root
     NetworkNamespace,  // no network at all
     Seccomp,           // system calls no exercise needs are refused (EPERM)
+    IpcNamespace,      // its own SysV IPC and POSIX message queues: no other program's shared memory
+    UtsNamespace,      // its own host name
+    Identity,          // it runs as an unprivileged user (never root, no capabilities on the host)
 };
-constexpr int kLayerCount = 4;
-constexpr std::array<Layer, kLayerCount> kLayers = {Layer::PidNamespace, Layer::MountNamespace, Layer::NetworkNamespace,
+constexpr int kLayerCount = 7;
+constexpr std::array<Layer, kLayerCount> kLayers = {Layer::Identity,     Layer::PidNamespace, Layer::MountNamespace,
+                                                    Layer::NetworkNamespace, Layer::IpcNamespace, Layer::UtsNamespace,
                                                     Layer::Seccomp};
+
+// How the memory and processes of one run are counted: as a whole in a
+// cgroup v2 made for the run, or (where none can be made) by the sandbox
+// itself: per-process limits, the tree's resident memory sampled, and
+// oom_score_adj=1000 so the kernel's OOM killer picks the program first.
+enum class Accounting { None, Cgroup, Fallback };
 
 enum class LayerState {
     NotAsked,        // the caller did not want it (the compiler runs without isolation)
     Applied,
-    DisabledByUser,  // an ATTNLAB_NO_* variable turned it off
+    DisabledByUser,  // an ATTNLAB_NO_* variable turned it off (runs only with the weak-sandbox opt-in)
     Refused,         // the kernel said no; `error` says why
 };
 
@@ -59,8 +74,17 @@ struct Protections {
 // "pidns", "mountns", "netns", "seccomp": the keys in the report line, also
 // used in `attnlab doctor --json`.
 const char* layer_code(Layer l);
-// The name of an ATTNLAB_NO_* variable that turns the layer off.
+// The name of an ATTNLAB_NO_* variable that turns the layer off ("" for
+// Identity, which cannot be turned off).
 const char* layer_env_switch(Layer l);
+const char* accounting_code(Accounting a);  // "none", "cgroup", "fallback"
+const char* run_status_code(RunStatus s);   // "exited", ..., "isolation_refused", "memory_limit"
+
+// The explicit opt-in to run learner code without a layer the kernel refuses
+// (or an ATTNLAB_NO_* switch turns off): the environment variable and the
+// settings.json key, both needed (see attnlab/core/process.hpp).
+constexpr const char* kWeakSandboxEnv = "ATTNLAB_ALLOW_WEAK_SANDBOX";
+constexpr const char* kWeakSandboxSetting = "allow_weak_sandbox";
 
 struct Report {
     RunStatus status = RunStatus::Exited;
@@ -69,6 +93,9 @@ struct Report {
     long cpu_ms = 0;
     long wall_ms = 0;
     long maxrss_kb = 0;
+    long peak_kb = 0;  // the largest resident memory of all its processes together (0: unknown)
+    long uid = -1;     // the uid the program ran as, seen from the host (-1: unknown)
+    Accounting accounting = Accounting::None;
     Protections protections;
 };
 

@@ -9,6 +9,7 @@
 #include "attnlab/common/sandbox_status.hpp"
 #include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course.hpp"
+#include "attnlab/core/process.hpp"
 
 namespace attnlab {
 
@@ -30,6 +31,18 @@ struct DoctorReport {
     // What a learner program actually gets here (one real run of /bin/true).
     sandbox_status::Protections protections;
     std::string protections_problem;  // the probe itself could not run
+    // Who that program ran as (uid on the host; -1 unknown), and how a run's
+    // memory and processes were counted (a cgroup per check, or the fallback).
+    long program_uid = -1;
+    std::string program_user;  // "nobody", or the user's name
+    sandbox_status::Accounting accounting = sandbox_status::Accounting::None;
+    // The compiler's own sandbox (one real run of `compiler --version` under
+    // the compiler's policy): the same layers as a learner program's.
+    sandbox_status::Protections compiler_protections;
+    std::string compiler_problem;  // it did not run there
+    // The user's opt-in to run without a missing protection (both halves needed).
+    WeakSandboxOptIn weak_sandbox;
+    std::string settings_file;
     // Limits: the defaults of a check, and whether the process limit binds
     // (RLIMIT_NPROC does not bind root; the sandbox's namespaces still do).
     Limits default_limits;
@@ -44,8 +57,12 @@ struct DoctorReport {
     int driver_gpu_count = -1;      // cuDeviceGetCount through libcuda; -1: not asked
     std::string driver_problem;     // why the driver could not be asked
 
-    // The compiler, the runtime and the sandbox are there: checks can run.
-    bool checks_can_run() const { return compiler.found && runtime_found && sandbox.found; }
+    // The compiler, the runtime and the sandbox are there, and the sandbox is
+    // complete (or the user opted in to running without what is missing):
+    // checks can run.
+    bool checks_can_run() const {
+        return compiler.found && runtime_found && sandbox.found && (protections.complete() || weak_sandbox.allowed());
+    }
 };
 
 DoctorReport run_doctor(const Toolchain& toolchain);
@@ -55,10 +72,15 @@ std::string doctor_json(const DoctorReport& report);  // pretty-printed
 // What learner programs run under here, in one line ("all protections on" or
 // which are off and why).
 std::string protections_summary(const sandbox_status::Protections& p, Lang lang);
-// The notice to show when a check ran with a protection off: "" when all
-// asked-for layers were applied, and "" for a state already announced in this
-// process — so attnlab says it once, not after every check.
+// The notice every verdict carries when its program ran with a protection
+// off (which the user's opt-in allowed): "" when all asked-for layers were applied.
+std::string protections_notice(const sandbox_status::Protections& p, Lang lang);
+// The same notice; the name is older than the rule that every verdict says it.
 std::string protections_notice_once(const sandbox_status::Protections& p, Lang lang);
+// Why a check stopped before running anything (fail closed): which layers
+// are missing and why, how to enable them (sysctl, container options), and
+// the opt-in that runs without them.
+std::string isolation_refusal_text(const sandbox_status::Protections& p, Lang lang);
 // One real run of /bin/true under the learner policy: what the kernel allows.
 sandbox_status::Protections probe_protections(const Toolchain& toolchain, std::string* problem = nullptr);
 

@@ -19,30 +19,67 @@ struct SandboxLimits {
     double wall_seconds = 0;  // 0 = none
     long memory_mb = 0;       // 0 = none
     long file_size_mb = 64;
-    long process_margin = 0;  // > 0: limit the (non-root) user's processes to what runs now + this
+    long process_margin = 0;  // > 0: pids.max of the run's cgroup, else RLIMIT_NPROC = what the user runs now + this (at most 64)
+    // All the run's processes together, in its cgroup (or, without one,
+    // sampled by the sandbox): 0 = memory_mb (+ 1 GiB for a GPU's driver
+    // when the address space is not limited), < 0 = none.
+    long total_memory_mb = 0;
 };
 
 // How a program is fenced in besides its limits. The default is the one for
 // learner programs: whatever runs in the sandbox is isolated unless its caller
-// says it is a trusted tool (the compiler, see trusted_tool_policy()).
+// says it is a trusted tool (a version query, see trusted_tool_policy()). The
+// compiler is isolated too (compiler_policy()): it reads learner code.
+//
+// Isolation fails closed: when the kernel refuses a layer, the program is not
+// started (ProcessOutcome::Status::IsolationRefused) unless the user opted in
+// to a weaker sandbox (weak_sandbox_allowed()).
 struct SandboxPolicy {
     // A private, read-only root (system paths only: no home, no attnlab data),
-    // inputs under /input, a size-limited /scratch as cwd and TMPDIR, not root;
-    // a seccomp filter. argv[0] and every argument naming a file are the inputs.
+    // inputs under /input, a size-limited /scratch as cwd, HOME and TMPDIR, a
+    // minimal environment, new network/IPC/UTS/PID namespaces, never root; a
+    // seccomp filter. argv[0] and every argument naming a file are the inputs.
     bool isolate = true;
     bool network = false;              // with isolate: keep the host's network (no exercise needs it)
-    bool address_space_limit = true;   // RLIMIT_AS = limits.memory_mb (a GPU runtime maps far more than it uses)
+    bool address_space_limit = true;   // RLIMIT_AS and RLIMIT_DATA = limits.memory_mb (a GPU runtime maps far more than it uses)
+    bool map_inputs = true;            // file arguments appear under /input (false: at their own paths, through `binds`)
     long scratch_mb = 16;              // size of /scratch
     std::vector<std::string> extra_devices;   // device nodes besides /dev/null, zero, urandom (globs: "/dev/nvidia*")
     std::vector<std::string> extra_readonly;  // host paths shown read-only besides /usr, /etc, /opt, /bin, /sbin, /lib*
     std::vector<std::string> hidden;          // hidden even inside a shown path (besides $HOME, $ATTNLAB_HOME, $XDG_*_HOME)
+    std::vector<std::string> binds;           // shown read-only at their own paths, even inside a hidden one
+    std::vector<std::string> writable_binds;  // folders shown writable at their own paths (handed to `nobody` for the run as root)
+    std::vector<std::string> pass_env;        // environment variables passed on (isolated programs get PATH, LANG, HOME, TMPDIR only)
 };
 
 // The policy for learner programs of a runtime: "cpp" (the default for any
-// unknown name) or "cuda" (the NVIDIA device nodes and /sys, no RLIMIT_AS).
+// unknown name, and CUDA programs on the CPU emulator) or "cuda" (a CUDA
+// program on a GPU: the NVIDIA device nodes and /sys, no RLIMIT_AS).
 SandboxPolicy sandbox_policy_for(const std::string& runtime);
-// Tools attnlab runs on the learner's behalf: limits and process-tree cleanup only.
+// The compiler (g++, nvcc) on a learner's file: isolated like a learner
+// program, with the toolchain's system paths, `readable` (attnlab's learner
+// headers and libraries, the generated headers) and the one `work` folder
+// (the source, the output) at their own paths; `hidden` (the course, whose
+// solutions must not be #included) never shows. It runs as `nobody` as root.
+SandboxPolicy compiler_policy(std::vector<std::string> readable, const std::string& work, std::vector<std::string> hidden = {});
+// Tools attnlab runs on its own behalf on no learner input (version queries):
+// limits and process-tree cleanup only.
 SandboxPolicy trusted_tool_policy();
+
+// The user's explicit opt-in to run learner code where the kernel refuses a
+// layer: the environment variable ATTNLAB_ALLOW_WEAK_SANDBOX=1 and
+// "allow_weak_sandbox": true in settings.json, both.
+struct WeakSandboxOptIn {
+    bool env = false;
+    bool setting = false;
+    bool allowed() const { return env && setting; }
+};
+WeakSandboxOptIn weak_sandbox_opt_in();
+
+// Learner output made inert for a terminal or a window: control characters
+// (escape sequences, carriage returns, C1 codes, DEL) are shown escaped
+// ("\x1b", "\r", "\u009b"); tab and newline stay. Expects UTF-8.
+std::string inert_text(const std::string& text);
 
 struct ProcessSpec {
     std::string sandbox;            // path of attnlab-sandbox
@@ -57,7 +94,11 @@ struct ProcessSpec {
 
 struct ProcessOutcome {
     // SandboxKilled: the sandbox died without reporting (the program killed it).
-    enum class Status { Exited, Signaled, WallTimeout, Cancelled, OutputLimit, ChannelStop, ExecFailed, SpawnFailed, SandboxKilled };
+    // IsolationRefused: a protection the program needs was missing, so it
+    // never ran (`protections` says which). MemoryLimit: its processes
+    // together went over limits.total_memory_mb.
+    enum class Status { Exited, Signaled, WallTimeout, Cancelled, OutputLimit, ChannelStop, ExecFailed, SpawnFailed, SandboxKilled,
+                        IsolationRefused, MemoryLimit };
     Status status = Status::SpawnFailed;
     int exit_code = 0;
     int signal = 0;
@@ -72,6 +113,9 @@ struct ProcessOutcome {
     // Which protections the program ran under, as the sandbox reported them
     // (all NotAsked when the sandbox gave no report).
     sandbox_status::Protections protections;
+    long program_uid = -1;  // who it ran as, on the host
+    sandbox_status::Accounting accounting = sandbox_status::Accounting::None;
+    long peak_kb = 0;       // all its processes together, at most
 };
 
 // on_channel gets the bytes of fd 3 as they arrive; returning false stops the

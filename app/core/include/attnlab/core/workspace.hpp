@@ -68,7 +68,14 @@ struct ExerciseProgress {
     std::string last_verdict;
     int64_t last_check = 0;   // unix seconds
     int64_t passed_at = 0;
+    std::string extra_json = "{}";  // keys this attnlab does not know (a newer one's), kept as they were
 };
+
+// Files attnlab reads as JSON are bounded before they are parsed: a larger
+// or deeper file is unreadable (moved aside like a corrupt one).
+inline constexpr size_t kMaxProgressBytes = 4u << 20;
+inline constexpr size_t kMaxSettingsBytes = 1u << 20;
+inline constexpr int kMaxJsonDepth = 64;
 
 class ProgressStore {
 public:
@@ -77,13 +84,16 @@ public:
     // and progress starts empty; the returned message says so ("" when fine).
     std::string load();
     // Atomic, under a lock, merged with what another attnlab process (the
-    // window beside `attnlab watch`) recorded meanwhile. Throws
-    // std::runtime_error on I/O failure.
+    // window beside `attnlab watch`) recorded meanwhile: attempts made here
+    // since the last load or save are added to theirs, never lost. Throws
+    // std::runtime_error on I/O failure (saying "permission" when it is one).
     void save();
 
     const ExerciseProgress& get(const std::string& id) const;
     ExerciseProgress& at(const std::string& id) { return items_[id]; }
-    // Records a finished check (not a cancelled one) and saves.
+    // Records a finished check and saves. A cancelled check, and one that
+    // could not judge the learner's code at all (an internal error: a full
+    // disk, a missing toolchain, a sandbox the kernel refuses) are no attempt.
     void record_check(const std::string& id, const CheckResult& result);
     const std::string& last_exercise() const { return last_exercise_; }
     void set_last_exercise(const std::string& id) { last_exercise_ = id; }
@@ -92,7 +102,9 @@ public:
 private:
     fs::path file_;
     std::map<std::string, ExerciseProgress> items_;
+    std::map<std::string, ExerciseProgress> synced_;  // as the file was at the last load or save
     std::string last_exercise_;
+    std::string extra_json_ = "{}";  // unknown top-level keys
     bool readonly_ = false;  // a corrupt file that could not be moved aside is never overwritten
 };
 
@@ -100,6 +112,10 @@ private:
 // keys are kept when saving).
 struct Settings {
     std::optional<Lang> language;
+    // "allow_weak_sandbox": true — half of the opt-in to run learner code
+    // without a protection the kernel refuses (see process.hpp). Read only:
+    // it stays in extra_json, so only the user's own edit sets it.
+    bool allow_weak_sandbox = false;
     std::string extra_json = "{}";  // everything else, round-tripped
     static Settings load(const fs::path& file, std::string* warning = nullptr);
     void save(const fs::path& file) const;
