@@ -31,15 +31,15 @@ const Row rows[] = {
      "::attnlab::detail::launch_site(\"tile<float, 16>\", tile<float, 16>, dim3(2, 3), 64)(o);"},
     {"a comparison inside the config is not the end", "k<<<a > b ? 1 : 2, 32>>>(o);",
      "::attnlab::detail::launch_site(\"k\", k, a > b ? 1 : 2, 32)(o);", "::attnlab::detail::launch_site(\"k\", k, a > b ? 1 : 2, 32)(o);"},
-    {"a static shared array", "__shared__ float tile[64];", "__shared__ ::attnlab::emu::shared<float[64]> tile{\"tile\"};",
+    {"a static shared array", "__shared__ float tile[64];", "float (&tile)[64] = ::attnlab::emu::raw::shared_variable<float[64]>(\"tile\", [] {});",
      "__shared__ float tile[64];"},
-    {"two dimensions, volatile dropped", "__shared__ volatile float t[TILE][HD + 1];",
-     "__shared__ ::attnlab::emu::shared<float[TILE][HD + 1]> t{\"t\"};", "__shared__ volatile float t[TILE][HD + 1];"},
+    {"two dimensions, volatile kept", "__shared__ volatile float t[TILE][HD + 1];",
+     "volatile float (&t)[TILE][HD + 1] = ::attnlab::emu::raw::shared_variable<volatile float[TILE][HD + 1]>(\"t\", [] {});", "__shared__ volatile float t[TILE][HD + 1];"},
     {"dynamic shared memory", "void k() { extern __shared__ float smem[]; }",
-     "void k() { ::attnlab::emu::SharedPtr<float> smem = ::attnlab::emu::dynamic_shared<float>(\"smem\"); }",
+     "void k() { float* const smem = ::attnlab::emu::raw::dynamic_shared_as<float>(); }",
      "void k() { extern __shared__ float smem[]; }"},
-    {"a scalar shared variable stays as written", "__shared__ float total;", "__shared__ float total;", "__shared__ float total;"},
-    {"an aligned array stays as written", "__shared__ __align__(16) float a[8];", "__shared__ __align__(16) float a[8];",
+    {"a scalar shared variable", "__shared__ float total;", "float& total = ::attnlab::emu::raw::shared_variable<float>(\"total\", [] {});", "__shared__ float total;"},
+    {"an aligned array keeps its alignment", "__shared__ __align__(16) float a[8];", "float (&a)[8] = ::attnlab::emu::raw::shared_variable<float[8]>(\"a\", [] {}, 16);",
      "__shared__ __align__(16) float a[8];"},
     {"comments and strings are never rewritten", "// k<<<1, 1>>>(x);\nconst char* s = \"k<<<1,1>>>(x) __shared__ float a[2];\";",
      "// k<<<1, 1>>>(x);\nconst char* s = \"k<<<1,1>>>(x) __shared__ float a[2];\";",
@@ -61,15 +61,15 @@ TEST_CASE("the rewrite for the emulator and for NVRTC, row by row") {
 // checked) the way the learner wrote it.
 const Row tricky_rows[] = {
     {"a shared array sized by a product is checked", "__shared__ float tile[TILE * HD];",
-     "__shared__ ::attnlab::emu::shared<float[TILE * HD]> tile{\"tile\"};", "__shared__ float tile[TILE * HD];"},
+     "float (&tile)[TILE * HD] = ::attnlab::emu::raw::shared_variable<float[TILE * HD]>(\"tile\", [] {});", "__shared__ float tile[TILE * HD];"},
     {"a shared array sized by a parenthesised expression is checked", "__shared__ float s[(N + 31) / 32][sizeof(float)];",
-     "__shared__ ::attnlab::emu::shared<float[(N + 31) / 32][sizeof(float)]> s{\"s\"};",
+     "float (&s)[(N + 31) / 32][sizeof(float)] = ::attnlab::emu::raw::shared_variable<float[(N + 31) / 32][sizeof(float)]>(\"s\", [] {});",
      "__shared__ float s[(N + 31) / 32][sizeof(float)];"},
     {"two shared arrays in one declaration are both checked", "__shared__ float a[32], b[2 * 32];",
-     "__shared__ ::attnlab::emu::shared<float[32]> a{\"a\"}; __shared__ ::attnlab::emu::shared<float[2 * 32]> b{\"b\"};",
+     "float (&a)[32] = ::attnlab::emu::raw::shared_variable<float[32]>(\"a\", [] {}); float (&b)[2 * 32] = ::attnlab::emu::raw::shared_variable<float[2 * 32]>(\"b\", [] {});",
      "__shared__ float a[32], b[2 * 32];"},
-    {"an array and a scalar in one declaration: the array is checked, the scalar stays", "__shared__ float a[32], total;",
-     "__shared__ ::attnlab::emu::shared<float[32]> a{\"a\"}; __shared__ float total;", "__shared__ float a[32], total;"},
+    {"an array and a scalar in one declaration: both checked", "__shared__ float a[32], total;",
+     "float (&a)[32] = ::attnlab::emu::raw::shared_variable<float[32]>(\"a\", [] {}); float& total = ::attnlab::emu::raw::shared_variable<float>(\"total\", [] {});", "__shared__ float a[32], total;"},
     {"an array of pointers stays as written", "__shared__ float *p[4];", "__shared__ float *p[4];", "__shared__ float *p[4];"},
     {"a comment between the kernel and <<< is not part of its name", "k /* the kernel */ <<<1, 32>>>(o);",
      "::attnlab::detail::launch_site(\"k\", k, 1, 32)(o);", "::attnlab::detail::launch_site(\"k\", k, 1, 32)(o);"},
@@ -85,17 +85,17 @@ const Row tricky_rows[] = {
     {"a quote inside a raw string does not open a comment", "const char* s = R\"(\" /* )\"; k<<<1, 1>>>(o); // */",
      "const char* s = R\"(\" /* )\"; ::attnlab::detail::launch_site(\"k\", k, 1, 1)(o); // */",
      "const char* s = R\"(\" /* )\"; ::attnlab::detail::launch_site(\"k\", k, 1, 1)(o); // */"},
-    {"dynamic shared memory at file scope is looked up at each use", "extern __shared__ float smem[];",
-     "::attnlab::detail::FileScopeDynamicShared<float> smem{\"smem\"};", "extern __shared__ float smem[];"},
+    {"dynamic shared memory at file scope: a static pointer (the memory never moves)", "extern __shared__ float smem[];",
+     "static float* const smem = ::attnlab::emu::raw::dynamic_shared_as<float>();", "extern __shared__ float smem[];"},
     {"... also inside a namespace or an extern \"C\" block", "namespace a::b { extern \"C\" { extern __shared__ float smem[]; } }",
-     "namespace a::b { extern \"C\" { ::attnlab::detail::FileScopeDynamicShared<float> smem{\"smem\"}; } }",
+     "namespace a::b { extern \"C\" { static float* const smem = ::attnlab::emu::raw::dynamic_shared_as<float>(); } }",
      "namespace a::b { extern \"C\" { extern __shared__ float smem[]; } }"},
     {"... but not in a kernel inside a namespace", "namespace n { __global__ void k() { if (1) { extern __shared__ float smem[]; } } }",
-     "namespace n { __global__ void k() { if (1) { ::attnlab::emu::SharedPtr<float> smem = ::attnlab::emu::dynamic_shared<float>(\"smem\"); } } }",
+     "namespace n { __global__ void k() { if (1) { float* const smem = ::attnlab::emu::raw::dynamic_shared_as<float>(); } } }",
      "namespace n { __global__ void k() { if (1) { extern __shared__ float smem[]; } } }"},
-    {"static before __shared__ (NVIDIA's blockReduceSum) is dropped: the emulator's __shared__ is static already",
+    {"static before __shared__ (NVIDIA's blockReduceSum) stays: a static reference to the same memory",
      "static __shared__ float partial[32]; static __shared__ float total;",
-     "__shared__ ::attnlab::emu::shared<float[32]> partial{\"partial\"}; __shared__ float total;",
+     "static float (&partial)[32] = ::attnlab::emu::raw::shared_variable<float[32]>(\"partial\", [] {}); static float& total = ::attnlab::emu::raw::shared_variable<float>(\"total\", [] {});",
      "static __shared__ float partial[32]; static __shared__ float total;"},
     {"a digit separator is no character literal", "k<<<1'024, 32>>>(o);", "::attnlab::detail::launch_site(\"k\", k, 1'024, 32)(o);",
      "::attnlab::detail::launch_site(\"k\", k, 1'024, 32)(o);"},
@@ -155,4 +155,22 @@ TEST_CASE("hostile files of the size limit (1 MiB) are rewritten in one pass, li
         CHECK(lines(nvrtc) == lines(in));
         if (what.find(';') == std::string::npos) CHECK(emulator == in);  // nothing in them is a launch or a declaration
     }
+}
+
+TEST_CASE("compiler errors quote the learner's launch line, never attnlab's rewrite of it") {
+    const std::string original = "void f() {\n  k<<<1, 32>>>(out, 3.5);\n}\n";
+    const std::string rewritten = cuda_source::for_emulator(original);
+    REQUIRE(rewritten != original);
+    const std::string output = "mine.cu:2:40: error: cannot convert 'double' to 'float*'\n"
+                               "    2 |   ::attnlab::detail::launch_site(\"k\", k, 1, 32)(out, 3.5);\n"
+                               "      |                                        ^~~\n"
+                               "mine.cu:1:6: note: in f\n"
+                               "    1 | void f() {\n"
+                               "      |      ^\n";
+    const std::string shown = cuda_source::restore_learner_lines(output, original, rewritten);
+    CHECK(shown.find("launch_site") == std::string::npos);
+    CHECK(shown.find("    2 |   k<<<1, 32>>>(out, 3.5);\n") != std::string::npos);
+    CHECK(shown.find("^~~") == std::string::npos);  // the rewrite's columns are gone
+    CHECK(shown.find("    1 | void f() {\n      |      ^") != std::string::npos);  // unchanged lines keep their caret
+    CHECK(shown.find("error: cannot convert 'double' to 'float*'") != std::string::npos);
 }

@@ -14,7 +14,7 @@
 #include <attnlab/cuda.hpp>
 
 // out: (B, H, T, T)   scores: (B, H, T, T)
-__global__ void causal_softmax_kernel(dev_ptr<float> out, dev_ptr<const float> scores, int T) {
+__global__ void causal_softmax_kernel(float* out, const float* scores, int T) {
     // TODO: compute the weights of the row(s) this block is responsible for.
 }
 

@@ -9,7 +9,7 @@ constexpr int kRows = 8;   // warps per block; warp y takes queries y, y + kRows
 
 // out: (B, H, T, T)   q, k: (B, T, H, hd)
 // out[b, h, i, j] = scale * sum_d q[b, i, h, d] * k[b, j, h, d]
-__global__ void scores_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
+__global__ void scores_kernel(float* out, const float* q, const float* k,
                               int H, int T, int hd, float scale) {
     // Launch layout: grid (ceil(T / kTile), B*H), block (kTile, kRows).
     // blockIdx.y is the (b, h) pair, l = b*H + h; blockIdx.x picks keys j0 ... j0 + kTile - 1.
@@ -24,8 +24,8 @@ __global__ void scores_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_pt
 
     // Head h of token t starts at (b*T + t)*D + h*hd: the head's rows are hd
     // floats each, D floats apart, with the other heads' floats between them.
-    dev_ptr<const float> k_head = k + b * T * D + h * hd;  // k[b, 0, h, 0]
-    dev_ptr<const float> q_head = q + b * T * D + h * hd;  // q[b, 0, h, 0]
+    const float* k_head = k + b * T * D + h * hd;  // k[b, 0, h, 0]
+    const float* q_head = q + b * T * D + h * hd;  // q[b, 0, h, 0]
 
     // 1. Stage the tile. Consecutive threads still read consecutive floats
     //    within a row; a warp's 32 floats now span 32 / hd rows, D floats apart.
@@ -40,7 +40,7 @@ __global__ void scores_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_pt
     const int jj = threadIdx.x;
     if (jj >= n_keys) return;  // a partial last tile; no barrier follows
     for (int i = threadIdx.y; i < T; i += kRows) {
-        dev_ptr<const float> q_row = q_head + i * D;
+        const float* q_row = q_head + i * D;
         float acc = 0.0f;
         for (int d = 0; d < hd; ++d) {
             const float qv = q_row[d];

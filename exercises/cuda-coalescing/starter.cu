@@ -12,7 +12,7 @@
 #include <attnlab/cuda.hpp>
 
 // out: (B, H, T, T)   q, k: (B, H, T, hd)
-__global__ void scores_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
+__global__ void scores_kernel(float* out, const float* q, const float* k,
                               int B, int H, int T, int hd, float scale) {
     // One thread per score; consecutive threads take consecutive keys j.
     const int n = B * H * T * T;

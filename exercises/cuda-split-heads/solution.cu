@@ -3,7 +3,7 @@
 
 // out: (B, H, T, hd)   x: (B, T, D), D = H * hd
 // out[b, h, t, j] = x[b, t, h*hd + j]
-__global__ void split_heads_kernel(dev_ptr<float> out, dev_ptr<const float> x, int B, int T, int H, int hd) {
+__global__ void split_heads_kernel(float* out, const float* x, int B, int T, int H, int hd) {
     // Launch layout: a 1-D grid of 1-D blocks, one thread per element of out;
     // global thread i writes out[i]. Consecutive threads write consecutive
     // floats of out and read runs of hd consecutive floats of x.

@@ -10,7 +10,7 @@
 #include <attnlab/cuda.hpp>
 
 // out: (B, H, T, hd)   x: (B, T, D), D = H * hd
-__global__ void split_heads_kernel(dev_ptr<float> out, dev_ptr<const float> x, int B, int T, int H, int hd) {
+__global__ void split_heads_kernel(float* out, const float* x, int B, int T, int H, int hd) {
     // TODO: find the element of out that belongs to this thread and copy
     //       the matching element of x into it.
 }

@@ -85,6 +85,7 @@ void write_fault(wire::Writer& w, const emu::Fault& f) {
     w.i64(f.index);
     w.i64(f.size);
     w.str(f.element_type);
+    write_dim3(w, f.other_block);
     write_dim3(w, f.other_thread);
     w.u8(f.other_is_write);
     w.i64(f.other_line);
@@ -112,9 +113,10 @@ DecodeError read_fault(wire::Reader& r, emu::Fault& f) {
     uint8_t kind = 0, space = 0, is_write = 0, other_write = 0;
     if (!r.u8(kind) || !read_dim3(r, f.block) || !read_dim3(r, f.thread) || !read_small_int(r, f.line) || !r.u8(space) ||
         !r.u8(is_write) || !r.str(f.buffer) || !r.i64(f.index) || !r.i64(f.size) || !r.str(f.element_type) ||
-        !read_dim3(r, f.other_thread) || !r.u8(other_write) || !read_small_int(r, f.other_line))
+        !read_dim3(r, f.other_block) || !read_dim3(r, f.other_thread) || !r.u8(other_write) || !read_small_int(r, f.other_line))
         return DecodeError::Truncated;
-    if (kind > static_cast<uint8_t>(emu::FaultKind::KernelException) || space > 1) return DecodeError::BadValueTag;
+    if (kind > static_cast<uint8_t>(emu::kLastFaultKind) || space > static_cast<uint8_t>(emu::MemorySpace::Local))
+        return DecodeError::BadValueTag;
     f.kind = static_cast<emu::FaultKind>(kind);
     f.space = static_cast<emu::MemorySpace>(space);
     f.is_write = is_write != 0;
@@ -212,6 +214,10 @@ void write_kernel_data(wire::Writer& w, const KernelCaseData& k) {
     }
     w.i64(k.unwritten_count);
     w.i64(k.first_unwritten);
+    w.i64(k.leaked_buffers);
+    w.i64(k.leaked_bytes);
+    w.str(k.first_leak_name);
+    w.i64(k.first_leak_line);
 }
 
 DecodeError read_kernel_data(wire::Reader& r, KernelCaseData& k) {
@@ -222,7 +228,9 @@ DecodeError read_kernel_data(wire::Reader& r, KernelCaseData& k) {
     uint32_t events_left = ProtocolLimits::max_trace_events;
     for (emu::LaunchReport& L : k.launches)
         if (DecodeError e = read_launch(r, L, events_left); e != DecodeError::None) return e;
-    if (!r.i64(k.unwritten_count) || !r.i64(k.first_unwritten)) return DecodeError::Truncated;
+    if (!r.i64(k.unwritten_count) || !r.i64(k.first_unwritten) || !r.i64(k.leaked_buffers) || !r.i64(k.leaked_bytes) ||
+        !r.str(k.first_leak_name) || !read_small_int(r, k.first_leak_line))
+        return DecodeError::Truncated;
     return DecodeError::None;
 }
 

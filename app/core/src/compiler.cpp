@@ -1,9 +1,12 @@
 #include "attnlab/core/compiler.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <regex>
 #include <sstream>
 
@@ -62,6 +65,70 @@ std::string resolve_program(const std::string& name) {
     return (fs::path("/usr/bin") / name).string();
 }
 
+// The compiler reads learner code: it runs in the sandbox like a learner
+// program (no home, no course, no network, never root), seeing the system's
+// toolchain and only these of attnlab's files at their own paths: every
+// absolute path its command line names (the learner headers and libraries,
+// the generated headers, "-I/x", "-B/x/"), and `work` (the source and the
+// output), the one folder it may write.
+SandboxPolicy compile_policy(const std::vector<std::string>& argv, const fs::path& cache, const fs::path& work, const fs::path& course) {
+    std::vector<std::string> readable = {(cache / "entry").string(), (cache / "pch").string()};
+    for (const std::string& arg : argv) {
+        const size_t slash = arg.find('/');
+        if (slash == std::string::npos || (slash > 0 && arg[0] != '-')) continue;
+        readable.push_back(arg.substr(slash));  // "/x", or the path in "-I/x", "-B/x/", "-Wl,-rpath,/x"
+    }
+    std::vector<std::string> shown;
+    std::error_code ec;
+    for (const std::string& path : readable) {
+        fs::path p = fs::path(path).lexically_normal();
+        if (!p.has_filename()) p = p.parent_path();  // "-B/x/" names the folder /x
+        const std::string rel = p.lexically_relative(work).string();
+        const bool in_work = !rel.empty() && rel.rfind("..", 0) != 0;
+        if (!in_work && fs::exists(p, ec)) shown.push_back(p.string());
+    }
+    std::vector<std::string> hidden = {course.string(), InstallLayout::current().course_dir.string()};
+    return compiler_policy(std::move(shown), work.string(), std::move(hidden));
+}
+
+// What says the machine, not the learner's code, stopped a compile: a full
+// disk or quota, or the file-size limit.
+std::string first_line_with(const std::string& text, std::initializer_list<std::string> needles) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        for (const std::string& n : needles)
+            if (line.find(n) != std::string::npos) return line;
+    return "the disk is full";
+}
+
+bool machine_problem(const ProcessOutcome& p) {
+    const std::string text = p.out + p.err;
+    return (p.status == ProcessOutcome::Status::Signaled && p.signal == SIGXFSZ) || text.find(std::strerror(ENOSPC)) != std::string::npos ||
+           text.find(std::strerror(EDQUOT)) != std::string::npos || text.find("File size limit exceeded") != std::string::npos;
+}
+
+// Work folders of attnlab processes that are gone (killed mid-check): named
+// "<anything>-<pid>-<hex>" or "<name>-<pid>", removed when that pid is dead.
+void sweep_dead_work_dirs(const fs::path& tmp) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(tmp, ec)) {
+        const std::string name = e.path().filename().string();
+        std::vector<std::string> parts;
+        for (size_t at = 0, dash; at <= name.size(); at = dash + 1) {
+            dash = name.find('-', at);
+            if (dash == std::string::npos) dash = name.size();
+            parts.push_back(name.substr(at, dash - at));
+        }
+        for (size_t i = 1; i < parts.size(); ++i) {
+            const std::string& part = parts[i];
+            if (part.empty() || part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) continue;
+            const long pid = std::stol(part);
+            if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+            break;  // the first number is the pid
+        }
+    }
+}
+
 // Removes a folder when the scope ends, however it ends (an atomic write that
 // throws must not leave a compile's work folder behind).
 struct RemoveOnExit {
@@ -82,6 +149,18 @@ Toolchain Toolchain::detect() {
     t.sandbox = resolve_sandbox();
     t.learner_cuda_library = InstallLayout::current().learner_cuda_library;
     t.emu_include_dir = InstallLayout::current().emu_include_dir;
+    t.cuda_include_dir = InstallLayout::current().cuda_include_dir;
+    // Plain CUDA on the emulator: -fsanitize=thread makes every load and store
+    // call attnlab's hooks (libtsan is never linked), -fsanitize=bounds checks
+    // arrays of known size and pointers a GPU would fault on (a float4*
+    // that is not 16-byte aligned, a null pointer), -fnon-call-exceptions lets a fault unwind out of
+    // a hook, -g1 gives the lines faults name; no vectorising, so a thread's
+    // loads stay the size it wrote them (as a GPU's do).
+    // The driver then asks for libtsan at link time: link_stubs answers it with nothing.
+    t.link_stubs_dir = t.cuda_include_dir.parent_path() / "link_stubs";
+    t.cuda_flags = {"-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0", "-fsanitize=bounds,alignment,null",
+                    "-fno-sanitize-recover=bounds,alignment,null", "-fnon-call-exceptions", "-g1", "-fno-tree-vectorize", "-O2",
+                    "-B" + t.link_stubs_dir.string() + "/"};  // -B also puts the folder first on the library path
     t.boost_context_library = ATTNLAB_BOOST_CONTEXT_LIBRARY;
     t.nvcc = env_or("ATTNLAB_NVCC", ATTNLAB_NVCC);
     t.learner_gpu_library = InstallLayout::current().learner_gpu_library;
@@ -110,7 +189,10 @@ std::string Toolchain::fingerprint() const {
                     "|" + file_stamp(learner_library) + "|" + file_stamp(include_dir / "attnlab" / "tensor.hpp") + "|" +
                     file_stamp(include_dir / "attnlab" / "entry.hpp") + "|" + file_stamp(learner_cuda_library) + "|" +
                     file_stamp(include_dir / "attnlab" / "cuda.hpp") + "|" + file_stamp(include_dir / "attnlab" / "cuda_entry.hpp") +
-                    "|" + file_stamp(emu_include_dir / "attnlab" / "cuda_emu.hpp");
+                    "|" + file_stamp(emu_include_dir / "attnlab" / "emu_device.hpp") + "|" +
+                    file_stamp(emu_include_dir / "attnlab" / "emu" / "raw_memory.hpp") + "|" +
+                    file_stamp(cuda_include_dir / "attnlab" / "cuda_device.hpp");
+    for (const auto& f : cuda_flags) s += "|" + f;
     for (const auto& f : flags) s += "|" + f;
     for (const auto& f : link_flags) s += "|" + f;
     s += use_pch ? "|pch" : "|nopch";
@@ -136,7 +218,8 @@ std::string Toolchain::problem(Runtime runtime) const {
     if (learner_cuda_library.empty())
         return "this attnlab was built without its CUDA emulator (boost.context was missing: install libboost-context-dev and rebuild)";
     if (!fs::exists(learner_cuda_library)) return "the CUDA runtime " + learner_cuda_library.string() + " is missing (build attnlab first)";
-    if (!fs::exists(emu_include_dir / "attnlab" / "cuda_emu.hpp")) return "the emulator header is missing under " + emu_include_dir.string();
+    if (!fs::exists(emu_include_dir / "attnlab" / "emu_device.hpp")) return "the emulator header is missing under " + emu_include_dir.string();
+    if (!fs::exists(cuda_include_dir / "cuda_runtime.h")) return "the CUDA headers are missing under " + cuda_include_dir.string();
     if (!fs::exists(boost_context_library)) return "boost.context (" + boost_context_library.string() + ") is missing: install libboost-context1.74.0";
     return "";
 }
@@ -147,6 +230,7 @@ Compiler::Compiler(Toolchain toolchain, fs::path cache_dir)
     fs::create_directories(cache_dir_ / "bin", ec);
     fs::create_directories(cache_dir_ / "entry", ec);
     fs::create_directories(cache_dir_ / "tmp", ec);
+    sweep_dead_work_dirs(cache_dir_ / "tmp");
 }
 
 fs::path Compiler::entry_header(const Exercise& exercise) {
@@ -187,12 +271,15 @@ fs::path Compiler::precompiled_header(Runtime runtime, const std::atomic<bool>* 
     const fs::path tmp = dir / ("build-" + std::to_string(::getpid()) + (cuda ? "-cuda" : "") + ".gch");
     ProcessSpec spec;
     spec.sandbox = toolchain_.sandbox.string();
-    spec.policy = trusted_tool_policy();  // it writes into the cache: limits and cleanup only
     spec.argv.push_back(toolchain_.compiler);
     spec.argv.insert(spec.argv.end(), toolchain_.flags.begin(), toolchain_.flags.end());
     spec.argv.insert(spec.argv.end(), {"-I", toolchain_.include_dir.string()});
-    if (cuda) spec.argv.insert(spec.argv.end(), {"-I", toolchain_.emu_include_dir.string()});
+    if (cuda) {
+        spec.argv.insert(spec.argv.end(), toolchain_.cuda_flags.begin(), toolchain_.cuda_flags.end());
+        spec.argv.insert(spec.argv.end(), {"-I", toolchain_.cuda_include_dir.string(), "-I", toolchain_.emu_include_dir.string()});
+    }
     spec.argv.insert(spec.argv.end(), {"-x", "c++-header", header.string(), "-o", tmp.string()});
+    spec.policy = compile_policy(spec.argv, cache_dir_, dir, {});  // it writes its folder in the cache only
     spec.limits.wall_seconds = 120;
     spec.limits.memory_mb = 4096;
     spec.limits.file_size_mb = 512;
@@ -214,12 +301,15 @@ std::vector<std::string> Compiler::compile_command(const Exercise& exercise, con
     std::vector<std::string> argv{toolchain_.compiler};
     argv.insert(argv.end(), toolchain_.flags.begin(), toolchain_.flags.end());
     argv.insert(argv.end(), {"-I", toolchain_.include_dir.string()});
-    if (cuda) argv.insert(argv.end(), {"-I", toolchain_.emu_include_dir.string()});
+    if (cuda) {
+        argv.insert(argv.end(), toolchain_.cuda_flags.begin(), toolchain_.cuda_flags.end());
+        argv.insert(argv.end(), {"-I", toolchain_.cuda_include_dir.string(), "-I", toolchain_.emu_include_dir.string()});
+    }
     if (const fs::path pch = precompiled_header(exercise.runtime, cancel); !pch.empty()) argv.insert(argv.end(), {"-include", pch.string()});
     argv.insert(argv.end(), {"-include", header.string(), src.string()});
     if (cuda) argv.push_back(toolchain_.learner_cuda_library.string());
     argv.push_back(toolchain_.learner_library.string());
-    if (cuda) argv.insert(argv.end(), {toolchain_.boost_context_library.string(), "-pthread"});
+    if (cuda) argv.insert(argv.end(), {toolchain_.boost_context_library.string(), "-lbacktrace", "-pthread"});
     argv.insert(argv.end(), {"-o", bin.string()});
     argv.insert(argv.end(), toolchain_.link_flags.begin(), toolchain_.link_flags.end());
     return argv;
@@ -257,8 +347,8 @@ CompileOutput Compiler::compile(const Exercise& exercise, const std::string& sou
 
     ProcessSpec spec;
     spec.sandbox = toolchain_.sandbox.string();
-    spec.policy = trusted_tool_policy();  // it writes into the cache: limits and cleanup only
     spec.argv = compile_command(exercise, header, src, bin, cancel);
+    spec.policy = compile_policy(spec.argv, cache_dir_, work, exercise.dir.parent_path());
     spec.limits.wall_seconds = 60;
     spec.limits.memory_mb = 4096;
     spec.limits.file_size_mb = 512;
@@ -268,13 +358,22 @@ CompileOutput Compiler::compile(const Exercise& exercise, const std::string& sou
     std::string raw = p.out + p.err;
     replace_all(raw, src.string(), display_name);
     replace_all(raw, header.string(), "<attnlab entry declaration>");
-    out.raw_output = sanitize_utf8(raw);
+    if (exercise.runtime == Runtime::Cuda) raw = cuda_source::restore_learner_lines(raw, source, compiled);
+    out.raw_output = inert_text(sanitize_utf8(raw));  // quotes learner code: no escape sequence gets through
     if (p.err_total + p.out_total > spec.capture_bytes) out.raw_output += "\n[… compiler output truncated …]\n";
     out.diagnostics = parse_diagnostics(out.raw_output);
     out.ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
 
     if (p.status == ProcessOutcome::Status::Cancelled) {
         out.cancelled = true;
+    } else if (p.status == ProcessOutcome::Status::IsolationRefused) {
+        out.isolation_refused = true;
+        out.protections = p.protections;
+        out.internal_error = "the compiler's sandbox is incomplete";
+    } else if (machine_problem(p)) {
+        out.machine_problem = true;
+        out.internal_error = p.status == ProcessOutcome::Status::Signaled ? "the compiler hit the file-size limit (SIGXFSZ)"
+                                                                          : first_line_with(out.raw_output, {std::strerror(ENOSPC), std::strerror(EDQUOT)});
     } else if (p.status == ProcessOutcome::Status::SpawnFailed || p.status == ProcessOutcome::Status::ExecFailed ||
                p.status == ProcessOutcome::Status::SandboxKilled) {
         out.internal_error = "cannot run the compiler " + toolchain_.compiler + ": " + p.error;
@@ -324,10 +423,12 @@ CompileOutput Compiler::compile_gpu(const Exercise& exercise, const std::string&
     write_file_atomic(src, source);
     ProcessSpec spec;
     spec.sandbox = toolchain_.sandbox.string();
-    spec.policy = trusted_tool_policy();  // it writes into the cache and may query the GPU (-arch=native)
     spec.argv = {toolchain_.nvcc, "-std=c++17", "-O2", "-arch=" + arch, "-I", toolchain_.gpu_include_dir.string(),
                  "-I", toolchain_.include_dir.string(), "--pre-include", header.string(), src.string(),
                  toolchain_.learner_gpu_library.string(), toolchain_.learner_library.string(), "-o", bin.string()};
+    spec.policy = compile_policy(spec.argv, cache_dir_, work, exercise.dir.parent_path());
+    spec.policy.extra_devices = sandbox_policy_for("cuda").extra_devices;  // -arch=native asks the GPU
+    spec.policy.extra_readonly = sandbox_policy_for("cuda").extra_readonly;
     spec.limits.wall_seconds = 120;
     spec.limits.memory_mb = 8192;
     spec.limits.file_size_mb = 512;
@@ -336,13 +437,17 @@ CompileOutput Compiler::compile_gpu(const Exercise& exercise, const std::string&
     std::string raw = p.out + p.err;
     replace_all(raw, src.string(), display_name);
     replace_all(raw, header.string(), "<attnlab entry declaration>");
-    out.raw_output = sanitize_utf8(raw);
+    out.raw_output = inert_text(sanitize_utf8(raw));  // quotes learner code: no escape sequence gets through
     if (p.status == ProcessOutcome::Status::Cancelled) {
         out.cancelled = true;
     } else if (p.status == ProcessOutcome::Status::Exited && p.exit_code == 0 && fs::exists(bin)) {
         fs::rename(bin, out.binary, ec);
         if (ec) out.internal_error = "cannot store the compiled program: " + ec.message();
         else out.ok = true;
+    } else if (p.status == ProcessOutcome::Status::IsolationRefused) {
+        out.isolation_refused = true;
+        out.protections = p.protections;
+        out.internal_error = "nvcc's sandbox is incomplete";
     } else if (p.status != ProcessOutcome::Status::Exited) {
         out.internal_error = "cannot run nvcc " + toolchain_.nvcc + ": " + p.error;
     }

@@ -360,7 +360,7 @@ bool is_verdict_code(const std::string& s) {
 
 // An emulator fault code or a kernel rule's cause (CUDA fixtures name these).
 bool is_kernel_cause(const std::string& s) {
-    for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::FaultKind::KernelException); ++k)
+    for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::kLastFaultKind); ++k)
         if (s == emu::fault_code(static_cast<emu::FaultKind>(k))) return true;
     return std::find(std::begin(kKernelRuleCauses), std::end(kKernelRuleCauses), s) != std::end(kKernelRuleCauses);
 }

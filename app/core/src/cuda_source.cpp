@@ -329,9 +329,38 @@ private:
     size_t non_namespace_ = 0;
 };
 
-// `[extern] __shared__ T a[dims], b[dims], c;` -> the emulator's checked
-// arrays (a scalar stays as written). Anything else (a pointer, an
-// initialiser, __align__, a type with commas) is left alone.
+// `__align__(16)`, `alignas(16)` or `__attribute__((aligned(16)))` in a
+// declaration's type: removed from `type`, the number returned (0: none).
+std::string take_alignment(std::string& type) {
+    for (const char* spelling : {"__align__", "alignas", "__attribute__"}) {
+        const size_t at = type.find(spelling);
+        if (at == std::string::npos) continue;
+        size_t open = type.find('(', at);
+        if (open == std::string::npos) continue;
+        int depth = 0;
+        size_t close = open;
+        for (; close < type.size(); ++close) {
+            if (type[close] == '(') ++depth;
+            if (type[close] == ')' && --depth == 0) break;
+        }
+        if (close >= type.size()) continue;
+        std::string inside = type.substr(open + 1, close - open - 1);
+        type.erase(at, close + 1 - at);
+        std::string digits;
+        for (char c : inside)
+            if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
+        return digits.empty() ? std::string() : digits;
+    }
+    return "";
+}
+
+// `[static] [extern] __shared__ T a[dims], b[dims], c;` -> references into the
+// block's shared memory (raw_memory.hpp): the names keep their C++ types
+// (`float (&a)[N][M]`), so indexing, sizeof and decay to a pointer are the
+// learner's own, and every access is checked through the instrumentation.
+// `extern __shared__ T s[];` becomes a pointer to the launch's dynamic shared
+// memory. Anything else (a pointer array, an initialiser) is left alone and
+// stays an unchecked static.
 void find_shared(const std::string& code, std::vector<Edit>& edits) {
     const std::string key = "__shared__";
     NamespaceScope scope(code);
@@ -339,11 +368,6 @@ void find_shared(const std::string& code, std::vector<Edit>& edits) {
     bool searched = false;
     for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + key.size())) {
         if ((at > 0 && is_ident(code[at - 1])) || is_ident(code[at + key.size()])) continue;
-        // `static __shared__` is legal CUDA; the emulator's __shared__ is `static thread_local` already
-        size_t word = at;
-        while (word > 0 && std::isspace(static_cast<unsigned char>(code[word - 1]))) --word;
-        if (word >= 6 && code.compare(word - 6, 6, "static") == 0 && (word == 6 || !is_ident(code[word - 7])))
-            edits.push_back({word - 6, at, ""});
         if (!searched || next_semicolon < at) {
             next_semicolon = code.find(';', at);
             searched = true;
@@ -351,42 +375,40 @@ void find_shared(const std::string& code, std::vector<Edit>& edits) {
         if (next_semicolon == std::string::npos) break;  // no declaration ends after here
         const size_t semi = next_semicolon;
         if (semi - at > kMaxDeclarationChars) continue;
-        const std::string decl = code.substr(at + key.size(), semi - at - key.size());
+        std::string decl = code.substr(at + key.size(), semi - at - key.size());
         if (decl.find_first_of("={}") != std::string::npos) continue;
+        const std::string alignment = take_alignment(decl);
         std::vector<Declarator> declarators;
-        bool understood = true, any_array = false;
+        bool understood = true;
         for (const std::string& part : top_level_parts(decl)) {
             Declarator d;
             understood = understood && parse_declarator(part, d) && (declarators.empty() ? !trim(d.before).empty() : trim(d.before).empty());
-            any_array = any_array || !d.dims.empty();
             declarators.push_back(std::move(d));
         }
-        if (!understood || !any_array) continue;
-        std::string type = " " + declarators[0].before + " ";
-        for (size_t v; (v = type.find(" volatile ")) != std::string::npos;) type.erase(v, 9);
-        type = trim(type);
+        if (!understood) continue;
+        const std::string type = trim(declarators[0].before);
         if (type.empty()) continue;
-        // `extern` before __shared__ makes it the launch's dynamic shared memory
         size_t before = at;
         while (before > 0 && std::isspace(static_cast<unsigned char>(code[before - 1]))) --before;
         const bool is_extern = before >= 6 && code.compare(before - 6, 6, "extern") == 0 && (before == 6 || !is_ident(code[before - 7]));
         if (is_extern) {
             if (declarators.size() != 1 || declarators[0].dims != "[]") continue;
-            const std::string& name = declarators[0].name;
-            // At file scope it is initialised before any launch: looked up at each use instead.
             edits.push_back({before - 6, semi + 1,
-                             scope.at(at)
-                                 ? "::attnlab::detail::FileScopeDynamicShared<" + type + "> " + name + "{\"" + name + "\"};"
-                                 : "::attnlab::emu::SharedPtr<" + type + "> " + name + " = ::attnlab::emu::dynamic_shared<" + type + ">(\"" + name + "\");"});
+                             std::string(scope.at(at) ? "static " : "") + type + "* const " + declarators[0].name +
+                                 " = ::attnlab::emu::raw::dynamic_shared_as<" + type + ">();"});
             continue;
         }
         std::string text;
+        const std::string align_arg = alignment.empty() ? "" : ", " + alignment;
         for (const Declarator& d : declarators) {
+            if (!d.dims.empty() && d.dims.find("[]") != std::string::npos) { text.clear(); break; }
             if (!text.empty()) text += ' ';
-            if (d.dims.empty()) text += "__shared__ " + type + " " + d.name + ";";
-            else text += "__shared__ ::attnlab::emu::shared<" + type + d.dims + "> " + d.name + "{\"" + d.name + "\"};";
+            const std::string dims = one_line(d.dims), t = one_line(type);  // written twice: on one line, so lines stay
+            const std::string reference = dims.empty() ? t + "& " + d.name : t + " (&" + d.name + ")" + dims;
+            text += reference + " = ::attnlab::emu::raw::shared_variable<" + t + dims + ">(\"" + d.name + "\", [] {}" +
+                    align_arg + ");";
         }
-        edits.push_back({at, semi + 1, text});
+        if (!text.empty()) edits.push_back({at, semi + 1, text});
     }
 }
 
@@ -408,6 +430,58 @@ std::string for_emulator(const std::string& source) {
     });
     find_shared(code, edits);
     return apply(source, sorted(std::move(edits)));
+}
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    size_t at = 0;
+    while (at <= text.size()) {
+        const size_t nl = text.find('\n', at);
+        lines.push_back(text.substr(at, nl == std::string::npos ? std::string::npos : nl - at));
+        if (nl == std::string::npos) break;
+        at = nl + 1;
+    }
+    return lines;
+}
+
+// "   12 | text" -> 12 (0: not an excerpt line).
+int excerpt_line(const std::string& line, size_t& bar) {
+    size_t i = 0;
+    while (i < line.size() && line[i] == ' ') ++i;
+    const size_t digits = i;
+    while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+    if (i == digits || line.compare(i, 3, " | ") != 0) return 0;
+    bar = i + 3;
+    return std::atoi(line.c_str() + digits);
+}
+
+bool caret_line(const std::string& line) {
+    size_t i = 0;
+    while (i < line.size() && line[i] == ' ') ++i;
+    return line.compare(i, 2, "| ") == 0 || line.compare(i, 1, "|") == 0;
+}
+
+}  // namespace
+
+std::string restore_learner_lines(const std::string& output, const std::string& original, const std::string& rewritten) {
+    const std::vector<std::string> before = split_lines(original), after = split_lines(rewritten);
+    std::vector<std::string> lines = split_lines(output);
+    std::string out;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        size_t bar = 0;
+        const int n = excerpt_line(lines[i], bar);
+        if (n > 0 && size_t(n) <= before.size() && size_t(n) <= after.size() && before[n - 1] != after[n - 1] &&
+            lines[i].compare(bar, std::string::npos, after[n - 1]) == 0) {
+            out += lines[i].substr(0, bar) + before[n - 1] + "\n";
+            while (i + 1 < lines.size() && caret_line(lines[i + 1])) ++i;  // its columns were the rewrite's
+            continue;
+        }
+        out += lines[i];
+        if (i + 1 < lines.size()) out += "\n";
+    }
+    return out;
 }
 
 std::string for_nvrtc(const std::string& source) {
@@ -497,6 +571,15 @@ inline int ceil_div(long long a, long long b) { return b <= 0 ? 0 : int((a + b -
 #define cudaPeekAtLastError() cudaSuccess
 #define cudaDeviceSynchronize() cudaSuccess
 #define cudaGetErrorString(error) ""
+#define cudaGetErrorName(error) ""
+#define cudaStreamSynchronize(stream) cudaSuccess
+enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8, cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
+template <class T> cudaError_t cudaMalloc(T**, unsigned long long) { return cudaSuccess; }
+inline cudaError_t cudaFree(void*) { return cudaSuccess; }
+inline cudaError_t cudaMemset(void*, int, unsigned long long) { return cudaSuccess; }
+inline cudaError_t cudaMemcpy(void*, const void*, unsigned long long, cudaMemcpyKind) { return cudaSuccess; }
+template <class K> cudaError_t cudaFuncSetAttribute(K, cudaFuncAttribute, int) { return cudaSuccess; }
 namespace attnlab { namespace detail {
 struct LaunchStub { template <class... A> void operator()(A&&...) const {} };
 template <class Kernel> LaunchStub launch_site(const char*, Kernel, dim3, dim3, unsigned long long = 0, int = 0) { return {}; }

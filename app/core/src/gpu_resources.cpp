@@ -456,8 +456,13 @@ std::vector<std::pair<std::string, std::string>> standard_header_stubs() {
         "#pragma once\n#define INT_MAX 2147483647\n#define INT_MIN (-INT_MAX - 1)\n#define UINT_MAX 4294967295u\n"
         "#define LLONG_MAX 9223372036854775807LL\n#define LLONG_MIN (-LLONG_MAX - 1)\n";
     const std::string none = "#pragma once\n";
+    // The CUDA runtime's host side is the prelude's (attnlab/cuda.hpp); assert stops the thread as on a GPU.
+    const std::string runtime = "#pragma once\n#include <attnlab/cuda.hpp>\n";
+    const std::string asserts = "#pragma once\n#ifndef assert\n#define assert(e) ((e) ? (void)0 : __trap())\n#endif\n";
     return {{"cfloat", floats}, {"float.h", floats}, {"cmath", maths},   {"math.h", maths},   {"cstdint", ints},
-            {"stdint.h", ints}, {"climits", limits}, {"limits.h", limits}, {"cstdio", none}, {"stdio.h", none}};
+            {"stdint.h", ints}, {"climits", limits}, {"limits.h", limits}, {"cstdio", none}, {"stdio.h", none},
+            {"cuda_runtime.h", runtime}, {"cuda_runtime_api.h", runtime}, {"cuda.h", runtime}, {"cassert", asserts},
+            {"assert.h", asserts}, {"cstring", none}, {"string.h", none}};
 }
 
 std::vector<std::string> tool_command(const fs::path& tool, const fs::path& dir, const std::string& source,
@@ -557,7 +562,12 @@ void run_tool(const fs::path& tool, const fs::path& sandbox, const std::string& 
         return;
     }
     spec.sandbox = sandbox.string();
-    spec.policy = trusted_tool_policy();  // like the compiler: limits and cleanup, no isolation
+    // NVRTC reads learner code (an #include of any file it can open): it runs
+    // isolated like the compiler, seeing the tool and its one work folder.
+    spec.policy = compiler_policy({tool.string()}, cleanup->dir.string());
+    spec.policy.pass_env = {"ATTNLAB_NVRTC_LIB", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH"};  // where libnvrtc is
+    for (const char* var : {"ATTNLAB_NVRTC_LIB", "CUDA_HOME", "CUDA_PATH"})
+        if (const char* path = std::getenv(var); path && path[0] == '/') spec.policy.binds.push_back(path);
     spec.limits.wall_seconds = 30;
     spec.limits.memory_mb = 4096;
     spec.capture_bytes = 4 * 1024 * 1024;  // a log of many errors, JSON-escaped

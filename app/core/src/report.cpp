@@ -1,5 +1,7 @@
 #include "attnlab/core/report.hpp"
 
+#include "attnlab/core/doctor.hpp"
+
 #include "attnlab/core/learner_view.hpp"
 
 #include <algorithm>
@@ -68,6 +70,8 @@ const char* problem_code(Problem p) {
         case Problem::CaseNeverReported: return "case_never_reported";
         case Problem::KernelDisagrees: return "kernel_disagrees";
         case Problem::KernelFailed: return "kernel_failed";
+        case Problem::IsolationUnavailable: return "isolation_unavailable";
+        case Problem::MachineResources: return "machine_resources";
     }
     return "?";
 }
@@ -90,6 +94,7 @@ std::string problem_text(const CheckResult& r, Lang lang) {
     std::map<std::string, std::string> args = {
         {"detail", r.detail}, {"code", std::to_string(r.exit_code)}, {"case", std::to_string(r.problem_case + 1)}};
     if (r.problem == Problem::KernelFailed) args["fault"] = kernel_fault_text(r, lang);
+    if (r.problem == Problem::IsolationUnavailable) args["detail"] = isolation_refusal_text(r.protections, lang);
     return tr(lang, std::string("problem.") + problem_code(r.problem), args);
 }
 
@@ -209,6 +214,10 @@ std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang l
                    {"name", ex.output.name},
                    {"index", format_index(unravel(c.first_unwritten, c.expected.tensor.shape), ex.returns.dims, lang)}});
     }
+    if (c.kernel_cause == "memory_leak")
+        return tr(lang, "explain.kernel_rule.memory_leak",
+                  {{"case", label}, {"count", std::to_string(c.leaked_buffers)}, {"bytes", std::to_string(c.leaked_bytes)},
+                   {"line", std::to_string(c.first_leak_line)}});
     char value[32];
     std::snprintf(value, sizeof value, "%.2f", c.rule_value);
     return tr(lang, "explain.kernel_rule." + c.kernel_cause, {{"case", label}, {"value", value}, {"limit", format_number(c.rule_limit)}});
@@ -524,8 +533,8 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
     j["compile_cached"] = r.compile_cached;
     if (r.signal) j["signal"] = r.signal_name;
     if (r.limit != LimitKind::None) j["limit"] = {{"kind", limit_code(r.limit)}, {"value", r.limit_value}};
-    if (r.ran()) {
-        // Which protections the program ran under: "applied", "not_asked",
+    if (r.ran() || r.problem == Problem::IsolationUnavailable) {
+        // Which protections the program ran under (or were missing, so it never ran): "applied", "not_asked",
         // "disabled" (an ATTNLAB_NO_* switch) or "refused" (with the errno).
         static const char* const states[] = {"not_asked", "applied", "disabled", "refused"};
         nlohmann::json p = nlohmann::json::object();

@@ -56,8 +56,8 @@ void judge_case(const Exercise& ex, protocol::CaseReport& rec, CaseOutcome& c) {
         case protocol::CaseStatus::OutOfMemory: c.verdict = Verdict::MemoryLimit; return;
         case protocol::CaseStatus::Exception:
             c.verdict = Verdict::RuntimeError;
-            c.exception_type = rec.exception_type;
-            c.exception_what = rec.exception_what;
+            c.exception_type = inert_text(rec.exception_type);
+            c.exception_what = inert_text(rec.exception_what);
             return;
         case protocol::CaseStatus::InputModified:
             c.verdict = Verdict::ModifiedInput;
@@ -85,10 +85,13 @@ void judge_case(const Exercise& ex, protocol::CaseReport& rec, CaseOutcome& c) {
 }
 
 ProcessSpec sandbox_spec(const Toolchain& toolchain, Runtime runtime, const fs::path& binary, const fs::path& run_dir,
-                         const fs::path& cases_file, const RunLimits& limits, bool trace_kernels) {
+                         const fs::path& cases_file, const RunLimits& limits, bool trace_kernels, bool on_gpu = false) {
     ProcessSpec spec;
     spec.sandbox = toolchain.sandbox.string();
-    spec.policy = sandbox_policy_for(runtime_code(runtime));  // what a program of this runtime may touch
+    // What the program may touch: a CUDA program on the CPU emulator is an
+    // ordinary program (address-space limit included); only on a GPU does it
+    // get the device nodes and no RLIMIT_AS.
+    spec.policy = sandbox_policy_for(on_gpu ? "cuda" : "cpp");
     spec.argv = {binary.string(), cases_file.string()};
     if (runtime == Runtime::Cuda && trace_kernels) spec.argv.push_back("--trace-kernels");
     spec.cwd = run_dir.string();
@@ -122,8 +125,13 @@ void judge_kernel_data(const Exercise& ex, protocol::CaseReport& rec, CaseOutcom
     c.launches = std::move(rec.kernel.launches);
     c.unwritten_count = rec.kernel.unwritten_count;
     c.first_unwritten = rec.kernel.first_unwritten;
+    c.leaked_buffers = rec.kernel.leaked_buffers;
+    c.leaked_bytes = rec.kernel.leaked_bytes;
+    c.first_leak_name = rec.kernel.first_leak_name;
+    c.first_leak_line = rec.kernel.first_leak_line;
     const int64_t output_size = static_cast<int64_t>(c.expected.tensor.data.size());
-    const KernelCaseVerdict kv = judge_kernel_case(c.verdict, c.launches, c.unwritten_count, output_size, ex.kernel_rules);
+    const KernelCaseVerdict kv =
+        judge_kernel_case(c.verdict, c.launches, c.unwritten_count, output_size, ex.kernel_rules, c.leaked_buffers);
     c.verdict = kv.verdict;
     c.kernel_cause = kv.cause;
     c.rule_value = kv.value;
@@ -134,8 +142,8 @@ void record_process(const ProcessOutcome& p, CheckResult& res) {
     res.protections = p.protections;
     res.cpu_ms = p.cpu_ms;
     res.maxrss_kb = p.maxrss_kb;
-    res.stdout_text = sanitize_utf8(p.out);
-    res.stderr_text = sanitize_utf8(p.err);
+    res.stdout_text = inert_text(sanitize_utf8(p.out));  // learner output: no escape sequence reaches a terminal
+    res.stderr_text = inert_text(sanitize_utf8(p.err));
     res.output_truncated = p.out_total > p.out.size() || p.err_total > p.err.size();
 }
 
@@ -342,8 +350,9 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
     res.diagnostics = co.diagnostics;
     res.compiler_output = co.raw_output;
     if (co.cancelled || (control.cancel && control.cancel->load())) return Verdict::Cancelled;
+    if (co.isolation_refused) res.protections = co.protections;
     if (!co.internal_error.empty()) {
-        res.problem = Problem::CompilerFailed;
+        res.problem = co.isolation_refused ? Problem::IsolationUnavailable : co.machine_problem ? Problem::MachineResources : Problem::CompilerFailed;
         res.detail = co.internal_error;
         return Verdict::InternalError;
     }
@@ -435,7 +444,7 @@ void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std
     }
     const RunLimits limits = RunLimits::for_exercise(ex.limits);
     ResultChannel channel(ex.cases.size(), [](int) {});
-    const ProcessOutcome p = run_in_sandbox(sandbox_spec(compiler_.toolchain(), ex.runtime, co.binary, run_dir, run_dir / "cases.bin", limits, false),
+    const ProcessOutcome p = run_in_sandbox(sandbox_spec(compiler_.toolchain(), ex.runtime, co.binary, run_dir, run_dir / "cases.bin", limits, false, true),
                                             [&](const char* data, size_t n) { return channel.feed(data, n); }, control.cancel);
     fs::remove_all(run_dir, ec);
     gpu.run_ms = ms_since(t0);

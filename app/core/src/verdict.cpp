@@ -88,6 +88,15 @@ ProcessVerdict classify(const ProcessOutcome& p, const ChannelSummary& channel, 
             v.problem = Problem::SandboxKilled;
             break;
         case S::Cancelled: v.verdict = Verdict::Cancelled; return v;
+        case S::IsolationRefused:  // nothing of the learner's ran: not an attempt
+            v.verdict = Verdict::InternalError;
+            v.problem = Problem::IsolationUnavailable;
+            return v;
+        case S::MemoryLimit:  // its processes together went over the limit
+            v.verdict = Verdict::MemoryLimit;
+            v.limit = LimitKind::Memory;
+            v.limit_value = static_cast<double>(limits.memory_mb);
+            break;
         case S::ExecFailed:
         case S::SpawnFailed:
             v.verdict = Verdict::InternalError;
@@ -128,7 +137,8 @@ OverallVerdict overall_verdict(const std::vector<Verdict>& case_verdicts, Verdic
 }
 
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
-                                    int64_t unwritten_count, int64_t output_size, const KernelRules& rules) {
+                                    int64_t unwritten_count, int64_t output_size, const KernelRules& rules,
+                                    int64_t leaked_buffers) {
     KernelCaseVerdict v;
     for (size_t i = 0; i < launches.size(); ++i) {
         if (launches[i].ok()) continue;
@@ -146,6 +156,12 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
     }
     if (values_verdict != Verdict::Pass) {
         v.verdict = values_verdict;
+        return v;
+    }
+    if (leaked_buffers > 0) {
+        v.verdict = Verdict::KernelRule;
+        v.cause = "memory_leak";
+        v.value = static_cast<double>(leaked_buffers);
         return v;
     }
     // Each launch on its own: an extra, well-coalesced launch must not hide

@@ -1,19 +1,30 @@
 // The CUDA side of a learner program (libattnlab_learner_cuda.a): device
-// tensors, the launch log of the running case, and what the harness reports
-// about it (every launch with its fault, counters and trace; output elements
-// never written).
+// tensors and cudaMalloc'd buffers in the emulator's checked device memory,
+// CUDA's host calls, the launch log of the running case, and what the
+// harness reports about it (every launch with its fault, counters and trace;
+// output elements no kernel wrote; buffers never freed).
+//
+// This file is compiled without instrumentation: only the learner's own .cu
+// is, so attnlab's copies in and out of device memory are not kernel accesses.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "attnlab/cuda.hpp"
+#include "attnlab/cuda_emu.hpp"
+#include "attnlab/emu/raw_runtime.hpp"
 #include "harness_hooks.hpp"
 
 namespace attnlab {
 namespace {
 
 using Limits = protocol::ProtocolLimits;
+namespace raw = emu::raw;
 
 struct CaseLog {
     protocol::KernelCaseData data;
@@ -31,9 +42,34 @@ std::vector<std::string>& param_names() {
     return names;
 }
 
-void begin_case() { case_log() = CaseLog{}; }
+// cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, n), per kernel.
+std::map<const void*, int>& dynamic_shared_opt_in() {
+    static std::map<const void*, int> opt_in;
+    return opt_in;
+}
+
+// What every kernel may take without asking, and the most an architecture
+// gives one block with cudaFuncSetAttribute (sm_90: 227 KiB).
+constexpr uint64_t kDefaultDynamicShared = 48 * 1024;
+constexpr uint64_t kMaxDynamicShared = 227 * 1024;
+
+void begin_case() {
+    case_log() = CaseLog{};
+    dynamic_shared_opt_in().clear();
+}
+
+void note_leaks(protocol::KernelCaseData& data) {
+    for (const raw::Leak& leak : raw::release_learner_allocations()) {
+        if (data.leaked_buffers++ == 0) {
+            data.first_leak_name = leak.name;
+            data.first_leak_line = leak.line;
+        }
+        data.leaked_bytes += static_cast<int64_t>(leak.bytes);
+    }
+}
 
 void finish_case(protocol::CaseReport& report) {
+    note_leaks(case_log().data);
     report.has_kernel = true;
     report.kernel = std::move(case_log().data);
     case_log() = CaseLog{};
@@ -51,14 +87,44 @@ int64_t element_count(const std::vector<int64_t>& shape) {
     return n;
 }
 
+std::shared_ptr<float> device_floats(const std::string& name, int64_t count) {
+    void* p = raw::allocate(static_cast<size_t>(count) * sizeof(float), name, 0, false, sizeof(float), "float");
+    if (!p) throw std::bad_alloc();
+    return std::shared_ptr<float>(static_cast<float*>(p), [](float* q) { raw::release(q); });
+}
+
+cudaError_t fail(cudaError_t e) {
+    if (case_log().last_error == cudaSuccess) case_log().last_error = e;
+    return e;
+}
+
+// A sticky error (a fault in a kernel) is returned by every later call, as on a GPU.
+cudaError_t sticky() { return detail::launches_stopped() ? case_log().last_error : cudaSuccess; }
+
+cudaError_t error_of(const emu::Fault& f) {
+    switch (f.kind) {
+    case emu::FaultKind::OutOfBounds: return cudaErrorIllegalAddress;
+    case emu::FaultKind::MisalignedAddress: return cudaErrorMisalignedAddress;
+    case emu::FaultKind::DeviceAssert: return cudaErrorAssert;
+    case emu::FaultKind::InvalidLaunch:
+        if (f.detail.rfind("shared_", 0) == 0) return cudaErrorInvalidValue;
+        if (f.detail == "too_many_registers") return cudaErrorLaunchOutOfResources;
+        return cudaErrorInvalidConfiguration;
+    default: return cudaErrorLaunchFailure;
+    }
+}
+
 }  // namespace
 
 DeviceTensor::DeviceTensor(std::string name, std::vector<int64_t> shape)
-    : name_(name), shape_(std::move(shape)), buffer_(std::move(name), static_cast<size_t>(element_count(shape_))) {}
+    : name_(std::move(name)), shape_(std::move(shape)), storage_(device_floats(name_, element_count(shape_))) {}
 
 DeviceTensor::DeviceTensor(std::string name, std::vector<int64_t> shape, const std::vector<float>& values)
     : DeviceTensor(std::move(name), std::move(shape)) {
-    buffer_.upload(values);
+    const size_t n = std::min(values.size(), static_cast<size_t>(numel()));
+    if (n == 0) return;
+    std::memcpy(storage_.get(), values.data(), n * sizeof(float));
+    raw::host_wrote(storage_.get(), n * sizeof(float));
 }
 
 int64_t DeviceTensor::size(int axis) const {
@@ -70,23 +136,37 @@ int64_t DeviceTensor::size(int axis) const {
 
 int64_t DeviceTensor::numel() const { return element_count(shape_); }
 
-cudaError_t cudaGetLastError() {
-    const cudaError_t e = case_log().last_error;
-    case_log().last_error = cudaSuccess;
-    return e;
-}
-cudaError_t cudaPeekAtLastError() { return case_log().last_error; }
-cudaError_t cudaDeviceSynchronize() { return case_log().last_error; }
-const char* cudaGetErrorString(cudaError_t error) {
-    return error == cudaSuccess ? "no error" : "unspecified launch failure (see attnlab's verdict for the fault)";
+namespace detail {
+
+cudaError_t cuda_malloc(void** p, size_t bytes) {
+    if (!p) return fail(cudaErrorInvalidValue);
+    const int line = raw::line_of_return_address(__builtin_return_address(0));  // in the learner's function
+    *p = raw::allocate(bytes, "cudaMalloc:" + std::to_string(line), line, true, 4, "float");
+    return *p ? cudaSuccess : fail(cudaErrorMemoryAllocation);
 }
 
-namespace detail {
+cudaError_t cuda_memset(void* p, int value, size_t bytes) {
+    if (bytes == 0) return sticky();
+    if (!raw::is_device_pointer(p) || !raw::is_device_pointer(static_cast<char*>(p) + bytes - 1)) return fail(cudaErrorInvalidValue);
+    std::memset(p, value, bytes);
+    raw::host_wrote(p, bytes);
+    return sticky();
+}
+
+cudaError_t set_function_attribute(const void* kernel, int attribute, int value) {
+    if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+        if (value < 0 || static_cast<uint64_t>(value) > kMaxDynamicShared) return fail(cudaErrorInvalidValue);
+        dynamic_shared_opt_in()[kernel] = value;
+    }
+    return cudaSuccess;
+}
 
 bool launches_stopped() {
     const auto& launches = case_log().data.launches;
     return !launches.empty() && !launches.back().ok();
 }
+
+namespace {
 
 // One OS thread: a case's launches run the same way every time, and the
 // sandbox's process limit never meets the emulator's thread pool. When the
@@ -94,7 +174,7 @@ bool launches_stopped() {
 // case's share of the protocol's trace budget is spent; a plain check records
 // nothing (tracing costs most of a traced run). Loops with memory accesses
 // stop after 2^22 steps per thread (the sandbox's CPU limit is the backstop
-// for the others).
+// for the others). Nothing a learner can name changes these.
 emu::LaunchOptions case_launch_options() {
     emu::LaunchOptions o;
     o.threads = 1;
@@ -103,6 +183,7 @@ emu::LaunchOptions case_launch_options() {
     o.trace_all_blocks = true;
     o.trace_limit = left;
     o.max_steps_per_thread = 1ull << 22;
+    o.max_dynamic_shared = kMaxDynamicShared;
     return o;
 }
 
@@ -110,7 +191,7 @@ emu::LaunchOptions case_launch_options() {
 // one takes the last place (the verdict and the later no-op launches need it).
 void record_launch(emu::LaunchReport report) {
     CaseLog& log = case_log();
-    if (!report.ok()) log.last_error = cudaErrorLaunchFailure;
+    if (!report.ok()) log.last_error = error_of(report.fault);
     if (log.data.launches.size() >= Limits::max_launches) {
         if (report.ok()) return;
         log.trace_events -= log.data.launches.back().trace.size();
@@ -118,6 +199,38 @@ void record_launch(emu::LaunchReport report) {
     }
     log.trace_events += report.trace.size();
     log.data.launches.push_back(std::move(report));
+}
+
+// A GPU refuses more than 48 KiB of dynamic shared memory unless the kernel
+// opted in with cudaFuncSetAttribute.
+bool refused_shared_memory(const void* kernel, size_t smem, emu::Fault& f) {
+    if (smem <= kDefaultDynamicShared || smem > kMaxDynamicShared) return false;  // above the maximum: the emulator says so
+    const auto it = dynamic_shared_opt_in().find(kernel);
+    if (it != dynamic_shared_opt_in().end() && static_cast<uint64_t>(it->second) >= smem) return false;
+    f.kind = emu::FaultKind::InvalidLaunch;
+    f.detail = "shared_needs_opt_in";
+    f.size = static_cast<int64_t>(smem);
+    f.index = static_cast<int64_t>(kDefaultDynamicShared);
+    return true;
+}
+
+}  // namespace
+
+void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, const std::function<void()>& body) {
+    if (launches_stopped()) return;
+    emu::Fault refused;
+    if (refused_shared_memory(kernel, smem, refused)) {
+        emu::LaunchReport report;
+        report.kernel = name;
+        report.grid = grid;
+        report.block = block;
+        report.dynamic_shared_bytes = smem;
+        report.fault = std::move(refused);
+        record_launch(std::move(report));
+        return;
+    }
+    emu::ScopedLaunchOptions options(case_launch_options());
+    record_launch(emu::launch_function(name, grid, block, smem, body));
 }
 
 namespace {
@@ -131,8 +244,10 @@ void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invok
     case_hooks().begin = &begin_case;
     case_hooks().finish = &finish_case;
     case_hooks().output_at_exit = &output_at_exit;
-    emu::detail::refuse_host_access(true);  // as on a GPU: only kernels touch device memory
+    raw::refuse_host_access(true);  // as on a GPU: only kernels touch device memory
 }
+
+void set_learner_file(const char* path) { raw::set_learner_source(path); }
 
 const std::vector<std::string>& cuda_param_names() { return param_names(); }
 
@@ -152,16 +267,102 @@ bool output_at_exit(Slot& output) {
 void set_current_output(const DeviceTensor* out) { current_output = out; }
 
 Slot finish_output(const DeviceTensor& out) {
+    const size_t n = static_cast<size_t>(out.numel());
+    std::vector<float> values(n);
+    if (n) std::memcpy(values.data(), out.data(), n * sizeof(float));
     Slot s;
     s.kind = Kind::Tensor;
-    s.tensor = Tensor::from_data(out.shape(), out.buffer_.download());
+    s.tensor = Tensor::from_data(out.shape(), std::move(values));
     protocol::KernelCaseData& data = case_log().data;
-    for (size_t i = 0; i < out.buffer_.size(); ++i) {
-        if (out.buffer_.written(i)) continue;
-        if (data.unwritten_count++ == 0) data.first_unwritten = static_cast<int64_t>(i);
-    }
+    int64_t first = -1;
+    data.unwritten_count = raw::not_kernel_written(out.data(), n, sizeof(float), first);
+    data.first_unwritten = first;
     return s;
 }
 
 }  // namespace detail
 }  // namespace attnlab
+
+// ------------------------------------------------------ the rest of CUDA's API
+
+cudaError_t cudaGetLastError() {
+    auto& log = attnlab::case_log();
+    const cudaError_t e = log.last_error;
+    if (!attnlab::detail::launches_stopped()) log.last_error = cudaSuccess;  // a sticky error stays
+    return e;
+}
+cudaError_t cudaPeekAtLastError() { return attnlab::case_log().last_error; }
+cudaError_t cudaDeviceSynchronize() { return attnlab::sticky(); }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return attnlab::sticky(); }
+
+const char* cudaGetErrorName(cudaError_t error) {
+    switch (error) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+    case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
+    case cudaErrorAssert: return "cudaErrorAssert";
+    case cudaErrorMisalignedAddress: return "cudaErrorMisalignedAddress";
+    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    }
+    return "cudaErrorUnknown";
+}
+
+const char* cudaGetErrorString(cudaError_t error) {
+    switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorMisalignedAddress: return "misaligned address";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    }
+    return "unknown error";
+}
+
+cudaError_t cudaFree(void* p) {
+    if (!p) return attnlab::sticky();
+    if (!attnlab::raw::allocation_bytes(p) || !attnlab::raw::release(p)) return attnlab::fail(cudaErrorInvalidDevicePointer);
+    return attnlab::sticky();
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+    namespace raw = attnlab::emu::raw;
+    if (bytes == 0) return attnlab::sticky();
+    const bool dst_device = raw::is_device_pointer(dst) && raw::is_device_pointer(static_cast<char*>(dst) + bytes - 1);
+    const bool src_device = raw::is_device_pointer(src) && raw::is_device_pointer(static_cast<const char*>(src) + bytes - 1);
+    if (kind == cudaMemcpyDefault) kind = cudaMemcpyKind((src_device ? 2 : 0) + (dst_device ? 1 : 0) == 3 ? 3 : src_device ? 2 : dst_device ? 1 : 0);
+    const bool want_dst = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    const bool want_src = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    if (kind > cudaMemcpyDefault) return attnlab::fail(cudaErrorInvalidMemcpyDirection);
+    if (want_dst != dst_device || want_src != src_device) return attnlab::fail(cudaErrorInvalidValue);
+    std::memmove(dst, src, bytes);
+    if (kind == cudaMemcpyDeviceToDevice) raw::copy_flags(dst, src, bytes);
+    else if (kind == cudaMemcpyHostToDevice) raw::host_wrote(dst, bytes);
+    return attnlab::sticky();
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t) {
+    return cudaMemcpy(dst, src, bytes, kind);
+}
+
+cudaError_t cudaMemsetAsync(void* p, int value, size_t bytes, cudaStream_t) {
+    return attnlab::detail::cuda_memset(p, value, bytes);
+}
+
+// assert() in a kernel stops the kernel (cudaErrorAssert on a GPU); in host
+// code it is the C library's: a message, then abort.
+extern "C" void __assert_fail(const char* assertion, const char* file, unsigned int line, const char* function) noexcept {
+    if (attnlab::emu::raw::in_kernel()) attnlab::emu::raw::device_assert_failed(assertion, line);
+    std::fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function ? function : "?", assertion);
+    std::abort();
+}

@@ -86,6 +86,8 @@ namespace {
 bool output_at_exit(Slot& output);
 }
 
+void set_learner_file(const char*) {}  // nvcc's own tools name lines on a GPU
+
 void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names) {
     case_data();  // built now, before main() registers its exit handler, so it outlives that handler
     register_entry(name, arity, fn, invoker);

@@ -23,8 +23,8 @@ __device__ float warp_sum(float x) {
 // dynamic shared memory: (2·hd + 1 + WARPS)·T floats: K (rows of hd + 1), V, then one row of T weights per warp
 // Launch: grid = B·H blocks, block bh = (b, h) = (bh / H, bh % H); WARPS warps,
 // warp w takes query rows i = w, w + WARPS, ...
-__global__ void causal_attention_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
-                                        dev_ptr<const float> v, int H, int T, int hd, float scale) {
+__global__ void causal_attention_kernel(float* out, const float* q, const float* k,
+                                        const float* v, int H, int T, int hd, float scale) {
     extern __shared__ float smem[];
     const int b = blockIdx.x / H, h = blockIdx.x % H;
     const int slice = (b * H + h) * T * hd;

@@ -6,8 +6,8 @@
 #define MAX_HD 64
 
 // out: (B, H, T, hd)   q, k, v: (B, H, T, hd)   dynamic shared memory: 2·T·hd floats
-__global__ void causal_attention_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
-                                        dev_ptr<const float> v, int H, int T, int hd, float scale) {
+__global__ void causal_attention_kernel(float* out, const float* q, const float* k,
+                                        const float* v, int H, int T, int hd, float scale) {
     extern __shared__ float kv[];
     const int b = blockIdx.x / H, h = blockIdx.x % H;
     const int slice = (b * H + h) * T * hd;

@@ -10,8 +10,8 @@
 // The block first copies that pair's K and V into shared memory (thread t
 // copies floats t, t + blockDim.x, ...: neighbouring threads, neighbouring
 // floats), then thread t computes query rows i = t, t + blockDim.x, ...
-__global__ void causal_attention_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
-                                        dev_ptr<const float> v, int H, int T, int hd, float scale) {
+__global__ void causal_attention_kernel(float* out, const float* q, const float* k,
+                                        const float* v, int H, int T, int hd, float scale) {
     extern __shared__ float kv[];  // K of this (b, h) at kv[j·hd + d], V at kv[T·hd + j·hd + d]
     const int b = blockIdx.x / H, h = blockIdx.x % H;
     const int slice = (b * H + h) * T * hd;  // the same offset in q, k, v and out

@@ -18,15 +18,15 @@ __device__ float warp_sum(float v) {
 }
 
 // out: (B, H, T, T)   scores: (B, H, T, T)
-__global__ void causal_softmax_warp(dev_ptr<float> out, dev_ptr<const float> scores, int rows, int T) {
+__global__ void causal_softmax_warp(float* out, const float* scores, int rows, int T) {
     // Launch layout: blocks of kWarpsPerBlock warps, one warp per row; lane
     // takes keys lane, lane + 32, ... of that row.
     const int lane = threadIdx.x % 32;
     const int row = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
     if (row >= rows) return;  // the whole warp leaves together: no shuffle is left waiting
     const int i = row % T;
-    dev_ptr<const float> s = scores + row * T;
-    dev_ptr<float> o = out + row * T;
+    const float* s = scores + row * T;
+    float* o = out + row * T;
 
     float m = -INFINITY;
     for (int j = lane; j <= i; j += 32) m = fmaxf(m, s[j]);

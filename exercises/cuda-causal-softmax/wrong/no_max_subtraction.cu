@@ -6,13 +6,13 @@
 constexpr int kThreads = 64;
 
 // out: (B, H, T, T)   scores: (B, H, T, T)
-__global__ void causal_softmax_kernel(dev_ptr<float> out, dev_ptr<const float> scores, int T) {
+__global__ void causal_softmax_kernel(float* out, const float* scores, int T) {
     __shared__ float partial[kThreads];
     const int row = blockIdx.x;
     const int i = row % T;
     const int tid = threadIdx.x;
-    dev_ptr<const float> s = scores + row * T;
-    dev_ptr<float> o = out + row * T;
+    const float* s = scores + row * T;
+    float* o = out + row * T;
 
     float sum = 0.0f;
     for (int j = tid; j <= i; j += kThreads) sum += expf(s[j]);

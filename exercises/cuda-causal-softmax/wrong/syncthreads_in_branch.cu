@@ -9,7 +9,7 @@ constexpr int kThreads = 64;  // threads per block; a power of two, so the tree 
 // out: (B, H, T, T)   scores: (B, H, T, T)
 // out[b, h, i, j] = exp(s_ij - m_i) / sum_{k <= i} exp(s_ik - m_i) for j <= i, else 0,
 // where m_i = max_{k <= i} s_ik. Keys j > i are never read.
-__global__ void causal_softmax_kernel(dev_ptr<float> out, dev_ptr<const float> scores, int T) {
+__global__ void causal_softmax_kernel(float* out, const float* scores, int T) {
     // Launch layout: one block of kThreads threads per row of scores. The
     // B*H*T rows are contiguous runs of T floats, so block r owns floats
     // r*T ... r*T + T - 1, and its query index is i = r % T. Thread tid takes
@@ -18,8 +18,8 @@ __global__ void causal_softmax_kernel(dev_ptr<float> out, dev_ptr<const float> s
     const int row = blockIdx.x;
     const int i = row % T;
     const int tid = threadIdx.x;
-    dev_ptr<const float> s = scores + row * T;
-    dev_ptr<float> o = out + row * T;
+    const float* s = scores + row * T;
+    float* o = out + row * T;
 
     // 1. The row's maximum over the visible keys 0..i.
     float m = -INFINITY;

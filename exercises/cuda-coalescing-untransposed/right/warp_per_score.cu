@@ -7,7 +7,7 @@
 constexpr int kWarpsPerBlock = 4;
 
 // out: (B, H, T, T)   q, k: (B, T, H, hd)
-__global__ void scores_warp(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
+__global__ void scores_warp(float* out, const float* q, const float* k,
                             int n_scores, int H, int T, int hd, float scale) {
     // Launch layout: blocks of kWarpsPerBlock warps; warp w of the grid computes
     // score w of out (flat index over (b, h, i, j)), lane d takes d, d + 32, ...
@@ -16,8 +16,8 @@ __global__ void scores_warp(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<
     if (w >= n_scores) return;  // whole warps leave together
     const int j = w % T, i = (w / T) % T, bh = w / (T * T);
     const int b = bh / H, h = bh % H;
-    dev_ptr<const float> q_row = q + ((b * T + i) * H + h) * hd;  // q[b, i, h, 0]
-    dev_ptr<const float> k_row = k + ((b * T + j) * H + h) * hd;  // k[b, j, h, 0]
+    const float* q_row = q + ((b * T + i) * H + h) * hd;  // q[b, i, h, 0]
+    const float* k_row = k + ((b * T + j) * H + h) * hd;  // k[b, j, h, 0]
     float acc = 0.0f;
     for (int d = lane; d < hd; d += 32) {
         const float qv = q_row[d];

@@ -5,7 +5,7 @@
 #include <attnlab/cuda.hpp>
 
 // out: (B, H, T, T)   q, k: (B, T, H, hd)
-__global__ void scores_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
+__global__ void scores_kernel(float* out, const float* q, const float* k,
                               int H, int T, int hd, float scale) {
     // Launch layout: grid (ceil(T*T / 128), B*H), 128 threads; blockIdx.y = b*H + h.
     const int bh = blockIdx.y, b = bh / H, h = bh % H;

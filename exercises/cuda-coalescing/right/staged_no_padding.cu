@@ -10,7 +10,7 @@ constexpr int kRows = 8;   // warps per block; warp y takes queries y, y + kRows
 
 // out: (B, H, T, T)   q, k: (B, H, T, hd)
 // out[b, h, i, j] = scale * sum_d q[b, h, i, d] * k[b, h, j, d]
-__global__ void scores_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
+__global__ void scores_kernel(float* out, const float* q, const float* k,
                               int T, int hd, float scale) {
     // Launch layout: grid (ceil(T / kTile), B*H), block (kTile, kRows).
     // blockIdx.y is the (b, h) slice; blockIdx.x picks keys j0 ... j0 + kTile - 1.
@@ -24,7 +24,7 @@ __global__ void scores_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_pt
     // 1. Stage the tile. In (B, H, T, hd) its n_keys * hd floats are ONE
     //    contiguous range, so consecutive threads read consecutive floats:
     //    each warp request covers 32 consecutive floats, 4 sectors.
-    dev_ptr<const float> k_src = k + (bh * T + j0) * hd;
+    const float* k_src = k + (bh * T + j0) * hd;
     for (int e = tid; e < n_keys * hd; e += kTile * kRows) {
         const int jj = e / hd, d = e % hd;
         k_tile[jj * hd + d] = k_src[e];
@@ -36,7 +36,7 @@ __global__ void scores_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_pt
     const int jj = threadIdx.x;
     if (jj >= n_keys) return;  // a partial last tile; no barrier follows
     for (int i = threadIdx.y; i < T; i += kRows) {
-        dev_ptr<const float> q_row = q + (bh * T + i) * hd;
+        const float* q_row = q + (bh * T + i) * hd;
         float acc = 0.0f;
         for (int d = 0; d < hd; ++d) {
             const float qv = q_row[d];

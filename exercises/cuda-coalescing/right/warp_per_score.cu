@@ -6,7 +6,7 @@
 constexpr int kWarpsPerBlock = 4;
 
 // out: (B, H, T, T)   q, k: (B, H, T, hd)
-__global__ void scores_warp(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
+__global__ void scores_warp(float* out, const float* q, const float* k,
                             int n_scores, int T, int hd, float scale) {
     // Launch layout: blocks of kWarpsPerBlock warps; warp w of the grid computes
     // score w of out (flat index), lane d takes d, d + 32, ... of the dot product.
@@ -14,8 +14,8 @@ __global__ void scores_warp(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<
     const int w = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
     if (w >= n_scores) return;  // whole warps leave together
     const int j = w % T, i = (w / T) % T, bh = w / (T * T);
-    dev_ptr<const float> q_row = q + (bh * T + i) * hd;
-    dev_ptr<const float> k_row = k + (bh * T + j) * hd;
+    const float* q_row = q + (bh * T + i) * hd;
+    const float* k_row = k + (bh * T + j) * hd;
     float acc = 0.0f;
     for (int d = lane; d < hd; d += 32) {
         const float qv = q_row[d];

@@ -9,8 +9,8 @@
 // out: (B, H, T, hd)   q, k, v: (B, H, T, hd)   dynamic shared memory: 2·TILE·hd floats
 // Launch: grid = B·H blocks, block bh = (b, h) = (bh / H, bh % H); thread t takes
 // query row i0 + t of each round of blockDim.x rows.
-__global__ void tiled_attention_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
-                                       dev_ptr<const float> v, int H, int T, int hd, float scale) {
+__global__ void tiled_attention_kernel(float* out, const float* q, const float* k,
+                                       const float* v, int H, int T, int hd, float scale) {
     extern __shared__ float tiles[];  // K tile at tiles[jj·hd + d], V tile at tiles[TILE·hd + jj·hd + d]
     const int v_at = TILE * hd;
     const int b = blockIdx.x / H, h = blockIdx.x % H;

@@ -14,8 +14,8 @@
 // In each round it walks the keys in tiles of TILE: all threads copy the tile's
 // K and V rows into shared memory, then each thread folds the tile's visible
 // keys into its row's running max m, running sum l and accumulator acc.
-__global__ void tiled_attention_kernel(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
-                                       dev_ptr<const float> v, int H, int T, int hd, float scale) {
+__global__ void tiled_attention_kernel(float* out, const float* q, const float* k,
+                                       const float* v, int H, int T, int hd, float scale) {
     // Key k0 + jj of the current tile at k_tile[jj·hd + d] (rows packed hd
     // floats apart, as in k), its value row at v_tile[jj·hd + d].
     __shared__ float k_tile[TILE * MAX_HD];

@@ -3,7 +3,7 @@
 #include <attnlab/cuda.hpp>
 
 // out: (B, H, T, hd)   x: (B, T, D), D = H * hd
-__global__ void split_heads_kernel(dev_ptr<float> out, dev_ptr<const float> x, int T, int H, int hd) {
+__global__ void split_heads_kernel(float* out, const float* x, int T, int H, int hd) {
     // Launch layout: grid (ceil(T*hd / blockDim.x), H, B); block (b, h) covers
     // the T*hd elements of pair (b, h), which are one contiguous run of out.
     const int b = blockIdx.z, h = blockIdx.y;

@@ -4,7 +4,7 @@
 #include <attnlab/cuda.hpp>
 
 // out: (B, H, T, hd)   x: (B, T, D), D = H * hd
-__global__ void split_heads_scatter(dev_ptr<float> out, dev_ptr<const float> x, int B, int T, int H, int hd) {
+__global__ void split_heads_scatter(float* out, const float* x, int B, int T, int H, int hd) {
     // Launch layout: a 1-D grid over x; thread i reads x[i] (perfectly
     // coalesced loads) and writes wherever that value belongs in out.
     const int D = H * hd;

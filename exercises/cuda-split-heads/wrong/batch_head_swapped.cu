@@ -4,7 +4,7 @@
 #include <attnlab/cuda.hpp>
 
 // out: (B, H, T, hd)   x: (B, T, D), D = H * hd
-__global__ void split_heads_kernel(dev_ptr<float> out, dev_ptr<const float> x, int B, int T, int H, int hd) {
+__global__ void split_heads_kernel(float* out, const float* x, int B, int T, int H, int hd) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= B * H * T * hd) return;
     const int j = i % hd;

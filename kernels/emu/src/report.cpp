@@ -38,7 +38,11 @@ std::string where(const Fault& f, Lang lang) {
     if (f.space == MemorySpace::Global && f.buffer.empty() && f.size == 0)
         return id ? "pointer device null (tidak menunjuk ke buffer mana pun)" : "a null device pointer (no buffer at all)";
     std::string place;
-    if (f.space == MemorySpace::Global)
+    if (f.space == MemorySpace::Local)  // -fsanitize=bounds names the array by its type only
+        place = (id ? "array bertipe '" : "an array of type '") + f.buffer + "'" +
+                (id ? " (array lokal thread atau array __shared__, ukurannya tetap sejak dikompilasi)"
+                    : " (a thread's local array or a __shared__ array, sized when compiled)");
+    else if (f.space == MemorySpace::Global)
         place = (id ? "buffer global '" : "global buffer '") + f.buffer + "'";
     else if (f.buffer == "dynamic shared memory")
         place = id ? "shared memory dinamis" : "dynamic shared memory";
@@ -144,6 +148,76 @@ std::string access_text(const Fault& f, Lang lang) {
                                            : ", but nothing has written it.");
 }
 
+// What to do about a race, from where its two accesses are: the earlier
+// access on a later line is a load of the next loop round overwriting what
+// another thread still reads (a barrier is missing at the end of the loop
+// body); two lanes of one warp need __syncwarp, not a __syncthreads that
+// would sit inside `if (tid < 32)`.
+std::string race_advice(const Fault& f, Lang lang) {
+    const bool id = lang == Lang::Id;
+    if (f.detail == "loop_wraparound") {
+        const int w = f.is_write ? f.line : f.other_line, r = f.is_write ? f.other_line : f.line;
+        return id ? " Penulisan di baris " + std::to_string(w) + " sudah milik putaran berikutnya dari perulangan, "
+                    "sementara thread lain masih membaca data putaran sebelumnya di baris " + std::to_string(r) +
+                    " (__syncthreads di antara keduanya sudah ada, tetapi hanya mengurutkan satu putaran): tambahkan __syncthreads "
+                    "di akhir badan perulangan, setelah pembacaan terakhir."
+                  : " The write on line " + std::to_string(w) + " already belongs to the next round of the loop, while another "
+                    "thread still reads the previous round's data on line " + std::to_string(r) +
+                    " (the __syncthreads between them is there, but it orders one round only): add a __syncthreads at the end "
+                    "of the loop body, after the last read.";
+    }
+    // (One warp = 32 consecutive x when blocks are 1-D or x is a multiple of 32, as is usual.)
+    const bool same_warp = f.other_block == f.block && f.thread.y == f.other_thread.y && f.thread.z == f.other_thread.z &&
+                           f.thread.x / 32 == f.other_thread.x / 32;
+    if (same_warp)
+        return id ? " Kedua thread ada di warp yang sama. Jika hanya thread dari satu warp yang ikut di bagian ini (seperti di "
+                    "dalam if (tid < 32)), __syncwarp() di antara penulisan dan pembacaan sudah cukup; jika tidak, letakkan "
+                    "__syncthreads() yang dicapai semua thread di antara keduanya."
+                  : " Both threads are in the same warp. If only the threads of one warp take part here (as inside "
+                    "if (tid < 32)), a __syncwarp() between the write and the read is enough; otherwise put a __syncthreads() "
+                    "that every thread reaches between them.";
+    return id ? " Hasilnya bergantung pada urutan thread; letakkan __syncthreads di antara penulisan dan pembacaan."
+              : " The result depends on thread timing; put a __syncthreads between the write and the read.";
+}
+
+std::string global_race_text(const Fault& f, Lang lang) {
+    const bool id = lang == Lang::Id;
+    const bool same_block = f.other_block == f.block;
+    const char* first = id ? (f.other_is_write ? "menulisnya" : "membacanya") : (f.other_is_write ? "wrote it" : "read it");
+    const char* second = id ? (f.is_write ? "menulisnya" : "membacanya") : (f.is_write ? "wrote it" : "read it");
+    const std::string head = (id ? "race di memori global, indeks " : "global-memory race on index ") + std::to_string(f.index) +
+                             (id ? " dari " : " of ") + where(f, lang) + ": thread " + dim(f.other_thread) +
+                             (id ? " di blok " : " of block ") + dim(f.other_block) + " " + first + on_line(f.other_line, lang) +
+                             (id ? ", lalu thread " : ", then thread ") + dim(f.thread) + (id ? " di blok " : " of block ") +
+                             dim(f.block) + " " + second + on_line(f.line, lang);
+    if (same_block) return head + (id ? ", tanpa __syncthreads di antaranya." : " with no __syncthreads in between.") + race_advice(f, lang);
+    return head + (id ? ". Blok-blok dari satu peluncuran berjalan dalam urutan apa pun, bahkan bersamaan: dua blok yang "
+                        "menyentuh elemen yang sama memerlukan atomicAdd, atau output terpisah yang digabung oleh kernel kedua."
+                      : ". The blocks of one launch run in any order, even at the same time: two blocks touching one element "
+                        "need atomicAdd, or separate outputs combined by a second kernel.");
+}
+
+// Two sources: the emulator's own check of an access (buffer and index
+// known), or -fsanitize=alignment on a typed pointer (its type, and how many
+// bytes past an aligned address it points, in `index`).
+std::string misaligned_text(const Fault& f, Lang lang) {
+    const bool id = lang == Lang::Id;
+    const std::string bytes = f.detail.empty() ? "?" : f.detail;
+    const std::string who = "thread " + dim(f.thread) + (id ? " di blok " : " of block ") + dim(f.block);
+    const std::string what = f.size == 0
+        ? (id ? "melalui pointer bertipe '" + f.buffer + "' yang menunjuk " + std::to_string(f.index) + " byte setelah alamat kelipatan " + bytes
+              : "through a pointer of type '" + f.buffer + "' that points " + std::to_string(f.index) + " bytes past a multiple of " + bytes)
+        : (id ? bytes + " byte sekaligus mulai dari indeks " + std::to_string(f.index) + " dari " + where(f, lang)
+              : bytes + " bytes at once from index " + std::to_string(f.index) + " of " + where(f, lang));
+    if (id)
+        return "alamat tidak sejajar: " + who + (f.is_write ? " menulis " : " membaca ") + what + on_line(f.line, lang) +
+               ". Akses " + bytes + " byte memerlukan alamat kelipatan " + bytes +
+               " (pointer float4 harus menunjuk ke indeks float kelipatan 4, dari awal buffer yang sejajar).";
+    return "misaligned address: " + who + (f.is_write ? " wrote " : " read ") + what + on_line(f.line, lang) + ". A " + bytes +
+           "-byte access needs an address that is a multiple of " + bytes +
+           " (a float4 pointer must point at a float index that is a multiple of 4, counted from an aligned buffer start).";
+}
+
 std::string race_text(const Fault& f, Lang lang) {
     const bool id = lang == Lang::Id;
     const std::string idx = std::to_string(f.index);
@@ -153,13 +227,10 @@ std::string race_text(const Fault& f, Lang lang) {
         return "race di shared memory, blok " + dim(f.block) + ", indeks " + idx + " dari " + where(f, lang) +
                ": thread " + dim(f.other_thread) + " " + first + on_line(f.other_line, lang) +
                ", lalu thread " + dim(f.thread) + " " + second + on_line(f.line, lang) +
-               ", tanpa __syncthreads di antaranya. Hasilnya bergantung pada urutan thread; "
-               "letakkan __syncthreads di antara penulisan dan pembacaan.";
+               ", tanpa __syncthreads di antaranya." + race_advice(f, lang);
     return "shared-memory race in block " + dim(f.block) + " on index " + idx + " of " + where(f, lang) +
            ": thread " + dim(f.other_thread) + " " + first + on_line(f.other_line, lang) + ", then thread " +
-           dim(f.thread) + " " + second + on_line(f.line, lang) +
-           " with no __syncthreads in between. The result depends on thread timing; put a "
-           "__syncthreads between the write and the read.";
+           dim(f.thread) + " " + second + on_line(f.line, lang) + " with no __syncthreads in between." + race_advice(f, lang);
 }
 
 std::string launch_text(const Fault& f, Lang lang) {
@@ -176,6 +247,23 @@ std::string launch_text(const Fault& f, Lang lang) {
     else if (f.detail == "shared_too_large")
         why = id ? "shared memory dinamis " + n + " byte melebihi batas " + limit + " byte"
                  : "dynamic shared memory of " + n + " bytes exceeds the limit of " + limit + " bytes";
+    else if (f.detail == "shared_needs_opt_in")
+        why = id ? "peluncuran meminta " + n + " byte shared memory dinamis, lebih dari " + limit +
+                       " byte yang didapat setiap kernel tanpa meminta; panggil dulu cudaFuncSetAttribute(kernel, "
+                       "cudaFuncAttributeMaxDynamicSharedMemorySize, " + n + ") (di GPU: cudaErrorInvalidValue)"
+                 : "the launch asks for " + n + " bytes of dynamic shared memory, above the " + limit +
+                       " bytes every kernel gets without asking; call cudaFuncSetAttribute(kernel, "
+                       "cudaFuncAttributeMaxDynamicSharedMemorySize, " + n + ") first (cudaErrorInvalidValue on a GPU)";
+    else if (f.detail == "shared_above_arch")
+        why = id ? "shared memory " + n + " byte per blok melebihi batas arsitektur ini, " + limit +
+                       " byte, bahkan dengan cudaFuncSetAttribute (di GPU: cudaErrorInvalidValue)"
+                 : n + " bytes of shared memory per block exceed this architecture's limit of " + limit +
+                       " bytes, even with cudaFuncSetAttribute (cudaErrorInvalidValue on a GPU)";
+    else if (f.detail == "too_many_registers")
+        why = id ? "registernya tidak cukup: " + n + " register per blok melebihi " + limit +
+                       " register per SM (di GPU: cudaErrorLaunchOutOfResources); kecilkan blok atau kurangi register per thread"
+                 : "too many resources requested: " + n + " registers per block exceed the " + limit +
+                       " registers of an SM (cudaErrorLaunchOutOfResources on a GPU); use smaller blocks or fewer registers per thread";
     else if (f.detail == "nested_launch")
         why = id ? "kernel tidak dapat meluncurkan kernel lain di emulator" : "a kernel cannot launch another kernel in the emulator";
     else
@@ -195,6 +283,14 @@ std::string describe_fault(const Fault& f, Lang lang) {
     case FaultKind::OutOfBounds:
     case FaultKind::UninitializedRead: text = access_text(f, lang); break;
     case FaultKind::SharedRace: text = race_text(f, lang); break;
+    case FaultKind::GlobalRace: text = global_race_text(f, lang); break;
+    case FaultKind::MisalignedAddress: text = misaligned_text(f, lang); break;
+    case FaultKind::DeviceAssert:
+        text = id ? "assert gagal di thread " + dim(f.thread) + " blok " + dim(f.block) + on_line(f.line, lang) + ": " + f.detail +
+                        " (di GPU: cudaErrorAssert)"
+                  : "assertion failed in thread " + dim(f.thread) + " of block " + dim(f.block) + on_line(f.line, lang) + ": " +
+                        f.detail + " (cudaErrorAssert on a GPU)";
+        break;
     case FaultKind::InvalidLaunch: text = launch_text(f, lang); break;
     case FaultKind::StepLimit:
         text = id ? "thread " + dim(f.thread) + " di blok " + dim(f.block) +

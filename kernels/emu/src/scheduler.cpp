@@ -75,6 +75,7 @@ enum class RunState : uint8_t { Runnable, AtBarrier, AtWarpOp, Done };
 // One emulated thread as the scheduler sees it.
 struct FiberThread : ThreadState {
     RunState state = RunState::Runnable;
+    bool abandoned = false;  // stopped where it could not unwind (a failed assert): never resumed
     int wait_line = 0;
     ctx::fiber fiber;       // the thread, while it is suspended
     WarpOp op = WarpOp::Sync;
@@ -167,6 +168,10 @@ struct UnwrittenRead {
 struct Worker {
     std::vector<UnwrittenRead> unwritten_reads;  // this barrier interval's
     uint32_t epoch = 0;
+    // The running launch's blocks in the order they ran: (block serial, linear
+    // block id), so a global-memory race can name the other block.
+    uint32_t launch_first_epoch = 0;
+    std::vector<std::pair<uint32_t, uint64_t>> block_serials;
     StackPool stacks;
     std::vector<std::unique_ptr<FiberThread>> threads;
     std::vector<WarpState> warps;
@@ -175,6 +180,7 @@ struct Worker {
     unsigned at_barrier = 0, at_warp = 0, done = 0;
     int barrier_line = 0;
     bool barrier_lines_differ = false;
+    std::vector<int> released_barrier_lines;  // of the running block, each once
     Launch* launch = nullptr;
     bool block_fault = false;
     LaunchCounters counters;
@@ -255,6 +261,54 @@ void record_fault(Fault f) {
     throw KernelAbort{};
 }
 
+}  // namespace
+
+void raise_fault(Fault f) { abort_thread(std::move(f)); }
+
+// A fault raised where no exception may pass (inside a noexcept function such
+// as the C library's __assert_fail): the thread is left suspended for ever
+// instead of unwound.
+void abandon_thread(Fault f) {
+    FiberThread* ft = current();
+    if (!ft) std::abort();
+    f.thread = to_dim(ft->idx);
+    record_fault(std::move(f));
+    Worker& w = worker;
+    ft->state = RunState::Done;
+    ft->abandoned = true;
+    ++w.done;
+    switch_to(w, ft, nullptr);
+    std::abort();  // never resumed
+}
+
+uint64_t running_dynamic_shared_bytes() { return worker.launch ? worker.launch->smem : 0; }
+
+uint32_t running_launch_first_epoch() { return worker.launch_first_epoch; }
+
+bool block_of_epoch(uint32_t epoch, Dim3& block) {
+    const auto& serials = worker.block_serials;
+    auto it = std::upper_bound(serials.begin(), serials.end(), epoch,
+                               [](uint32_t e, const std::pair<uint32_t, uint64_t>& p) { return e < p.first; });
+    if (it == serials.begin() || !worker.launch) return false;
+    block = unlinear(std::prev(it)->second, worker.launch->grid);
+    return true;
+}
+
+unsigned active_lanes() {
+    FiberThread* ft = current();
+    if (!ft) return 0;
+    Worker& w = worker;
+    const unsigned first = ft->warp * 32;
+    unsigned mask = 0;
+    for (unsigned l = 0; l < 32 && first + l < w.nthreads; ++l)
+        if (w.threads[first + l]->state != RunState::Done) mask |= 1u << l;
+    return mask;
+}
+
+Dim3 thread_of_linear(unsigned linear) { return unlinear(linear, {blockDim.x, blockDim.y, blockDim.z}); }
+
+namespace {
+
 // ---------------------------------------------------------- counters
 
 // Sorts a handful of values (at most 32) in place and returns how many differ.
@@ -334,7 +388,7 @@ void diverged_requests(LaneLogs logs, int nlanes, RequestTally t, Measure measur
             if (n == 0) break;
             ++t.requests;
             if (n < nlanes) ++t.partial;
-            t.units += measure(v, n);
+            t.units += measure(v, n, line);
         }
     }
 }
@@ -356,7 +410,7 @@ void warp_requests(FiberThread* const* lanes, int nlanes, std::vector<uint64_t> 
         for (size_t k = 0; k < logs[0]->size(); ++k) {
             for (int l = 0; l < nlanes; ++l) v[l] = (*logs[l])[k] & kLogAddressMask;
             ++t.requests;
-            t.units += measure(v, nlanes);
+            t.units += measure(v, nlanes, (*logs[0])[k] >> kLogLineShift);
         }
     } else {
         diverged_requests(logs, nlanes, t, measure);
@@ -382,7 +436,7 @@ thread_local PageSet block_pages;
 
 constexpr int kSectorsPerPageShift = 7;  // 4096 / 32
 
-int64_t sectors_of(uint64_t* v, int n) {
+int64_t sectors_of(uint64_t* v, int n, uint64_t /*key*/) {
     bool same = true;
     for (int i = 1; i < n && same; ++i) same = v[i] == v[0];
     const int d = same ? 1 : distinct(v, n);  // v[0..d) are now the distinct sectors
@@ -390,9 +444,9 @@ int64_t sectors_of(uint64_t* v, int n) {
     return d;
 }
 
-// Wavefronts of one shared request: the most distinct 4-byte words that fall
-// in one bank. Same word in one bank = broadcast, one pass.
-int64_t wavefronts_of(uint64_t* v, int n) {
+// Wavefronts of one shared request of 4-byte accesses: the most distinct
+// words that fall in one bank. Same word in one bank = broadcast, one pass.
+int64_t wavefronts_of_words(uint64_t* v, int n) {
     bool one_row = true;  // all words in one 128-byte row: every bank at most once
     for (int i = 1; i < n && one_row; ++i) one_row = (v[i] >> 5) == (v[0] >> 5);
     if (one_row) return 1;
@@ -401,6 +455,24 @@ int64_t wavefronts_of(uint64_t* v, int n) {
     int most = 0;
     for (int i = 0; i < d; ++i) most = std::max(most, ++per_bank[v[i] & 31]);
     return most;
+}
+
+// 8- and 16-byte accesses are served in phases of 16 or 8 lanes, as on a GPU
+// (a warp's 64- or 128-bit request moves 256 or 512 bytes: two or four
+// passes at best); each lane covers 2 or 4 consecutive words.
+int64_t wavefronts_of(uint64_t* v, int n, uint64_t key) {
+    const unsigned words = 1u << log_width_class(key);  // 1, 2 or 4 words per lane
+    if (words == 1) return wavefronts_of_words(v, n);
+    const int lanes_per_phase = int(32 / words);
+    int64_t total = 0;
+    for (int first = 0; first < n; first += lanes_per_phase) {
+        uint64_t phase[32];
+        int m = 0;
+        for (int l = first; l < n && l < first + lanes_per_phase; ++l)
+            for (unsigned k = 0; k < words; ++k) phase[m++] = v[l] + k;
+        total += wavefronts_of_words(phase, m);
+    }
+    return total;
 }
 
 // Turn one warp's logs into requests. Called when every lane of the warp is
@@ -594,6 +666,9 @@ bool release_barrier(Worker& w) {
     }
     for (unsigned warp = 0; warp * 32 < w.nthreads; ++warp)
         if (dirty[warp]) close_warp(w, warp);
+    if (std::find(w.released_barrier_lines.begin(), w.released_barrier_lines.end(), w.barrier_line) ==
+        w.released_barrier_lines.end())
+        w.released_barrier_lines.push_back(w.barrier_line);
     w.at_barrier = 0;
     w.barrier_lines_differ = false;
     clock.interval = ++w.epoch;
@@ -622,6 +697,12 @@ bool after_sweep(Worker& w) {
 void unwind_fibers(Worker& w) noexcept {
     for (unsigned i = 0; i < w.nthreads && i < w.threads.size(); ++i) {
         FiberThread* ft = w.threads[i].get();
+        if (ft->abandoned) {  // its frames cannot be unwound: keep its stack for ever (one per stopped launch)
+            static auto* kept = new std::vector<ctx::fiber>;
+            kept->push_back(std::move(ft->fiber));
+            ft->abandoned = false;
+            continue;
+        }
         current_thread = ft;
         ft->fiber = ctx::fiber();
         current_thread = nullptr;
@@ -651,6 +732,8 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     blockDim = dim3(L.block.x, L.block.y, L.block.z);
     gridDim = dim3(L.grid.x, L.grid.y, L.grid.z);
     clock.block_serial = clock.interval = ++w.epoch;
+    w.block_serials.emplace_back(clock.block_serial, b);
+    w.released_barrier_lines.clear();
     w.block_fault = false;
     w.unwritten_reads.clear();
     block_pages.clear();
@@ -687,6 +770,8 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
 void run_blocks(Launch& L) {
     Worker& w = worker;
     w.launch = &L;
+    w.launch_first_epoch = w.epoch + 1;
+    w.block_serials.clear();
     w.counters = LaunchCounters{};
     w.trace.clear();
     for (;;) {
@@ -974,9 +1059,20 @@ void fault_access(FaultKind kind, MemorySpace space, bool write, const std::stri
     abort_thread(std::move(f));
 }
 
+bool loop_wraparound(bool write, bool other_write, int line, int other_line) {
+    if (write == other_write) return false;
+    const int w_line = write ? line : other_line, r_line = write ? other_line : line;
+    if (w_line <= 0 || w_line >= r_line) return false;
+    for (int b : worker.released_barrier_lines)
+        if (b > w_line && b < r_line) return true;
+    return false;
+}
+
 void fault_race(const SharedRegion& r, int64_t index, bool write, int other_thread, bool other_write,
                 int other_line, int line) {
     Fault f;
+    if (loop_wraparound(write, other_write, line, other_line)) f.detail = "loop_wraparound";
+    f.other_block = to_dim(blockIdx);  // a shared race is always within one block
     f.kind = FaultKind::SharedRace;
     f.space = MemorySpace::Shared;
     f.is_write = write;
@@ -1078,6 +1174,11 @@ LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uin
     report.counters = L.counters;
     report.trace = std::move(L.trace);
     report.trace_truncated = L.trace_truncated;
+    raw::resolve_lines(report);
+    Fault& f = report.fault;  // (the running block's barriers are this thread's when blocks ran here)
+    if ((f.kind == FaultKind::SharedRace || f.kind == FaultKind::GlobalRace) && f.detail.empty() &&
+        detail::loop_wraparound(f.is_write, f.other_is_write, f.line, f.other_line))
+        f.detail = "loop_wraparound";
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;
 }

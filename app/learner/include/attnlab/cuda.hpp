@@ -1,44 +1,46 @@
 #pragma once
-// The CUDA of attnlab's CUDA exercises. A learner's .cu file includes this
-// header and is compiled by the host compiler against attnlab's CPU emulator
-// of the CUDA execution model (attnlab/cuda_emu.hpp), after attnlab rewrote,
-// line for line:
-//   kernel<<<grid, block, smem>>>(args...)   into a checked emulator launch
-//   __shared__ float tile[N][M];             into a checked shared array
+// The CUDA of attnlab's CUDA exercises on the CPU emulator. A learner's .cu
+// file is plain CUDA C++: kernels take `float*`, `const float4*`, `__half*`;
+// the host function uses cudaMalloc, cudaMemset, cudaMemcpy and launches
+// with <<<grid, block, smem>>>. attnlab compiles it with the host compiler,
+// instrumented so that every load and store of a kernel is checked by the
+// emulator (memcheck, racecheck, synccheck, initcheck) and counted (sectors
+// per request, bank conflicts). Before compiling, attnlab rewrites only, line
+// for line:
+//   kernel<<<grid, block, smem>>>(args...)   into a launch on the emulator
+//   __shared__ float tile[N][M];             into the block's shared memory
 //   extern __shared__ float smem[];          into the launch's dynamic shared memory
-// so every launch reports sanitizer-style faults (memcheck, racecheck,
-// synccheck, initcheck) with block, thread and source line, and counters
-// (sectors per request, bank conflicts) that the verdict can judge.
+// The same file compiles unchanged with nvcc (attnlab's gpu_include/attnlab/cuda.hpp).
 //
-// What a learner uses beyond CUDA itself:
-//   dev_ptr<float> / dev_ptr<const float>   a pointer to global memory (float* on a GPU)
-//   DeviceTensor                            a tensor in device memory: size(axis), numel(), data()
-//   ceil_div(a, b)                          blocks needed to cover a elements with b threads each
+// What attnlab adds to CUDA, on both:
+//   DeviceTensor     a tensor in device memory: size(axis), numel(), data() (a float*)
+//   ceil_div(a, b)   blocks needed to cover a elements with b threads each
 // The entry point attnlab calls is a host function `void f(DeviceTensor& out,
 // const DeviceTensor& x, ..., int n_heads)`: the inputs are already on the
 // device and `out` has the expected shape, holding garbage until a kernel
 // writes it (elements no kernel wrote are reported).
+#include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <functional>
+#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "attnlab/cuda_emu.hpp"
+#include "attnlab/cuda_device.hpp"
 #include "attnlab/entry.hpp"
 
 namespace attnlab {
 
-template <class T> using dev_ptr = emu::DevicePtr<T>;
+template <class T> using dev_ptr = T*;  // attnlab's old spelling of a device pointer: plain T* now
 
 class DeviceTensor;
 namespace detail {
-Slot finish_output(const DeviceTensor& out);  // downloads it and notes elements never written
+Slot finish_output(const DeviceTensor& out);  // downloads it and notes elements no kernel wrote
 }
 
 // A tensor in (emulated) device memory, row-major. Like real device memory,
-// host code cannot read or write its elements: only kernels can (an access
-// from the host function throws, as it would crash on a GPU).
+// host code cannot read or write its elements: only kernels can (host code
+// touching it throws, as it would crash on a GPU).
 class DeviceTensor {
 public:
     DeviceTensor() = default;
@@ -52,49 +54,92 @@ public:
     int64_t numel() const;
     const std::vector<int64_t>& shape() const { return shape_; }
     const std::string& name() const { return name_; }
-    dev_ptr<float> data() { return buffer_.ptr(); }
-    dev_ptr<const float> data() const { return buffer_.ptr(); }
+    float* data() { return storage_.get(); }
+    const float* data() const { return storage_.get(); }
 
 private:
-    friend detail::Slot detail::finish_output(const DeviceTensor& out);
     std::string name_;
     std::vector<int64_t> shape_;
-    emu::DeviceBuffer<float> buffer_;
+    std::shared_ptr<float> storage_;
 };
 
 // Blocks of `b` threads needed to cover `a` elements.
 inline int ceil_div(int64_t a, int64_t b) { return b <= 0 ? 0 : static_cast<int>((a + b - 1) / b); }
 
-// The CUDA runtime calls a learner may write after a launch. A faulted launch
-// makes the next ones of the case do nothing, as a sticky CUDA error would.
-enum cudaError_t { cudaSuccess = 0, cudaErrorLaunchFailure = 719 };
+}  // namespace attnlab
+
+// ------------------------------------------------------------ CUDA runtime
+// The host-side calls, with CUDA's names, codes and messages. A launch that
+// faulted makes the case's later launches do nothing, as a sticky error would.
+enum cudaError_t {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInvalidConfiguration = 9,
+    cudaErrorInvalidDevicePointer = 17,
+    cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchOutOfResources = 701,
+    cudaErrorAssert = 710,
+    cudaErrorMisalignedAddress = 716,
+    cudaErrorLaunchFailure = 719,
+};
+typedef cudaError_t cudaError;
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4,
+};
+enum cudaFuncAttribute {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+};
+struct CUstream_st;
+typedef CUstream_st* cudaStream_t;
+
 cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
 cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 const char* cudaGetErrorString(cudaError_t error);
+const char* cudaGetErrorName(cudaError_t error);
+cudaError_t cudaFree(void* p);
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream = nullptr);
+cudaError_t cudaMemsetAsync(void* p, int value, size_t bytes, cudaStream_t stream = nullptr);
 
-namespace detail {
+namespace attnlab::detail {
+// Called from the learner's own line (the wrappers below are inlined into
+// it), so a leak names the learner's cudaMalloc.
+cudaError_t cuda_malloc(void** p, size_t bytes);
+cudaError_t cuda_memset(void* p, int value, size_t bytes);
+cudaError_t set_function_attribute(const void* kernel, int attribute, int value);
+}  // namespace attnlab::detail
 
-// The current case's launches (what attnlab reports back after the case).
-bool launches_stopped();                   // a launch of this case faulted
-emu::LaunchOptions case_launch_options();  // one OS thread, every block traced, a step budget
-void record_launch(emu::LaunchReport report);
+__attribute__((always_inline)) inline cudaError_t cudaMalloc(void** p, size_t bytes) { return attnlab::detail::cuda_malloc(p, bytes); }
+template <class T> __attribute__((always_inline)) inline cudaError_t cudaMalloc(T** p, size_t bytes) {
+    return attnlab::detail::cuda_malloc(reinterpret_cast<void**>(p), bytes);
+}
+__attribute__((always_inline)) inline cudaError_t cudaMemset(void* p, int value, size_t bytes) {
+    return attnlab::detail::cuda_memset(p, value, bytes);
+}
+template <class T> cudaError_t cudaFuncSetAttribute(T* kernel, cudaFuncAttribute attribute, int value) {
+    return attnlab::detail::set_function_attribute(reinterpret_cast<const void*>(kernel), attribute, value);
+}
 
-// kernel<<<grid, block, smem, stream>>>(args...) after attnlab's rewrite.
-template <class Kernel> struct KernelLaunch {
-    const char* name;
-    Kernel kernel;
-    dim3 grid, block;
-    size_t smem;
-    template <class... Args> void operator()(Args&&... args) const {
-        if (launches_stopped()) return;
-        emu::ScopedLaunchOptions options(case_launch_options());
-        record_launch(emu::launch(name, kernel, grid, block, smem, std::forward<Args>(args)...));
-    }
-};
-// A __global__ function: the launch takes exactly its parameters, so a wrong
-// argument count or type is an error on the learner's launch line (as nvcc
-// says it), not deep inside the emulator's std::tuple.
+namespace attnlab::detail {
+
+bool launches_stopped();  // a launch of this case faulted
+// Runs `body` as every thread of a grid on the emulator, and records the launch.
+void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem,
+                   const std::function<void()>& body);
+
+// kernel<<<grid, block, smem, stream>>>(args...) after attnlab's rewrite. The
+// launch takes exactly the kernel's parameters, so a wrong argument count or
+// type is an error on the learner's launch line, as nvcc says it.
+template <class Kernel> struct KernelLaunch;
 template <class... P> struct KernelLaunch<void (*)(P...)> {
     const char* name;
     void (*kernel)(P...);
@@ -102,41 +147,18 @@ template <class... P> struct KernelLaunch<void (*)(P...)> {
     size_t smem;
     void operator()(P... args) const {
         if (launches_stopped()) return;
-        emu::ScopedLaunchOptions options(case_launch_options());
-        record_launch(emu::launch(name, kernel, grid, block, smem, std::forward<P>(args)...));
+        launch_kernel(name, reinterpret_cast<const void*>(kernel), grid, block, smem, [&] { kernel(args...); });
     }
 };
-template <class Kernel>
-KernelLaunch<Kernel> launch_site(const char* name, Kernel kernel, dim3 grid, dim3 block, size_t smem = 0,
-                                 int /*stream*/ = 0) {
+template <class Kernel, class Stream = int>
+KernelLaunch<Kernel> launch_site(const char* name, Kernel kernel, dim3 grid, dim3 block, size_t smem = 0, Stream = 0) {
     return {name, kernel, grid, block, smem};
 }
 
-// `extern __shared__ T name[];` at file scope, after attnlab's rewrite: the
-// running launch's dynamic shared memory, looked up at each use (a file-scope
-// variable is initialised before any launch, when there is none).
-template <class T> struct FileScopeDynamicShared {
-    const char* name;
-    emu::SharedPtr<T> get() const { return emu::dynamic_shared<T>(name); }
-    operator emu::SharedPtr<T>() const { return get(); }
-    operator emu::SharedPtr<const T>() const { return get(); }
-    emu::SharedRef<T> operator[](emu::Index i) const { return get()[i]; }
-    emu::SharedRef<T> operator*() const { return *get(); }
-    emu::SharedPtr<T> operator+(int64_t i) const { return get() + i; }
-    emu::SharedPtr<T> operator-(int64_t i) const { return get() - i; }
-};
-
-}  // namespace detail
-}  // namespace attnlab
+}  // namespace attnlab::detail
 
 #include "attnlab/cuda_entry.hpp"  // the entry point, shared with the GPU's cuda.hpp
 
 using attnlab::ceil_div;
-using attnlab::cudaDeviceSynchronize;
-using attnlab::cudaError_t;
-using attnlab::cudaGetErrorString;
-using attnlab::cudaGetLastError;
-using attnlab::cudaPeekAtLastError;
-using attnlab::cudaSuccess;
 using attnlab::dev_ptr;
 using attnlab::DeviceTensor;

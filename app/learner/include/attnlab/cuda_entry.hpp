@@ -11,9 +11,18 @@
 
 #include "attnlab/entry.hpp"
 
+// The learner's file as the compiler was given it (GCC's __BASE_FILE__): the
+// emulator names lines in it.
+#ifdef __BASE_FILE__
+#define ATTNLAB_LEARNER_FILE __BASE_FILE__
+#else
+#define ATTNLAB_LEARNER_FILE ""
+#endif
+
 namespace attnlab::detail {
 
 void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names);
+void set_learner_file(const char* path);  // the learner's file as compiled: the lines faults name
 const std::vector<std::string>& cuda_param_names();  // out first, then the inputs, as the exercise names them
 bool case_faulted();  // a launch of the running case failed (a fault, a CUDA error)
 // The running case's `out` (null between cases): if the learner's code calls
@@ -67,7 +76,9 @@ template <class... A> Slot invoke_cuda_erased(ErasedFn fn, const std::vector<Slo
 
 struct CudaEntryRegistration {
     template <class... A>
-    CudaEntryRegistration(void (*f)(DeviceTensor&, A...), const char* name, std::vector<std::string> param_names) {
+    CudaEntryRegistration(void (*f)(DeviceTensor&, A...), const char* name, std::vector<std::string> param_names,
+                          const char* file = ATTNLAB_LEARNER_FILE) {
+        set_learner_file(file);
         register_cuda_entry(name, static_cast<int>(1 + sizeof...(A)), reinterpret_cast<ErasedFn>(f), &invoke_cuda_erased<A...>,
                             std::move(param_names));
     }

@@ -45,34 +45,13 @@
 
 #include "attnlab/emu/report.hpp"
 
-// ----------------------------------------------------------- CUDA qualifiers
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-#define __noinline__
-#define __launch_bounds__(...)
+#include "attnlab/emu_device.hpp"
+
 #define __shared__ static thread_local
 
 // Every checked access goes through load()/store(): inlined, they cost a few
 // nanoseconds; fault paths stay out of line.
 #define ATTNLAB_EMU_HOT __attribute__((always_inline)) inline
-
-// CUDA's dim3 and the built-in index variables. They are per OS thread and
-// the scheduler rewrites threadIdx before resuming each fiber, so every
-// emulated thread sees its own values.
-struct dim3 {
-    unsigned x = 1, y = 1, z = 1;
-    constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
-    constexpr dim3(const attnlab::emu::Dim3& d) : x(d.x), y(d.y), z(d.z) {}
-    constexpr operator attnlab::emu::Dim3() const { return {x, y, z}; }
-};
-using uint3 = dim3;
-inline thread_local dim3 threadIdx{0, 0, 0};
-inline thread_local dim3 blockIdx{0, 0, 0};
-inline thread_local dim3 blockDim{1, 1, 1};
-inline thread_local dim3 gridDim{1, 1, 1};
-constexpr int warpSize = 32;
 
 namespace attnlab::emu {
 
@@ -222,11 +201,37 @@ void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* bu
 // or word number. A warp-wide request = the k-th access of each lane at the
 // same source line in one barrier interval (one instruction, as on a GPU,
 // even when lanes ran the loop around it a different number of times).
+// attnlab's own kernels log source lines (4-byte accesses); learners' plain
+// CUDA logs access sites (one per load or store instruction) with the access
+// width's class in the key's top two bits (0: 4 bytes, 1: 8, 2: 16).
 constexpr int kLogLineShift = 46;
 constexpr uint64_t kLogAddressMask = (uint64_t(1) << kLogLineShift) - 1;
 inline uint64_t log_entry(int line, uint64_t unit) {
-    return (uint64_t(line < 0 ? 0 : line > 0x3ffff ? 0x3ffff : line) << kLogLineShift) | (unit & kLogAddressMask);
+    return (uint64_t(line < 0 ? 0 : line > 0xffff ? 0xffff : line) << kLogLineShift) | (unit & kLogAddressMask);
 }
+inline uint64_t log_site_entry(unsigned site, unsigned width_class, uint64_t unit) {
+    return ((uint64_t(width_class & 3) << 16 | (site & 0xffff)) << kLogLineShift) | (unit & kLogAddressMask);
+}
+inline unsigned log_width_class(uint64_t key) { return unsigned(key >> 16) & 3; }
+
+// Between the scheduler and the raw-pointer checks (raw_access.cpp).
+[[noreturn]] void raise_fault(Fault f);          // stop the running thread's launch with f
+[[noreturn]] void abandon_thread(Fault f);       // the same where nothing may unwind (noexcept callers)
+// A race whose write sits on an earlier line than its read with a barrier
+// the block passed between them: the write belongs to the next round of a
+// loop (a barrier is missing at the end of the loop body).
+bool loop_wraparound(bool write, bool other_write, int line, int other_line);
+}  // namespace detail
+namespace raw {
+// Lines of raw-pointer accesses that a kernel could not look up on its own
+// stack (negative in the report until then): looked up after the launch.
+void resolve_lines(LaunchReport& report);
+}  // namespace raw
+namespace detail {
+uint64_t running_dynamic_shared_bytes();          // the running launch's dynamic shared memory
+uint32_t running_launch_first_epoch();            // epochs before it belong to earlier launches
+bool block_of_epoch(uint32_t epoch, Dim3& block); // which block of the running launch an epoch was in
+Dim3 thread_of_linear(unsigned linear);           // a linear thread id of the running block as (x, y, z)
 
 inline void count_step(ThreadState& ts, int line) {
     if (++ts.steps > ts.step_limit) fault_step_limit(line);
@@ -240,11 +245,7 @@ void host_bounds_check(const BufferStorage& s, int64_t e);
 // own tests and tools keep the default (allowed, bounds-checked).
 void refuse_host_access(bool refuse);
 
-// Block-level and warp-level synchronisation (scheduler.cpp).
-void block_barrier(int line);
-int block_barrier_vote(int predicate, int line);  // __syncthreads_count: how many threads voted non-zero
-enum class WarpOp : uint8_t { Shfl, ShflUp, ShflDown, ShflXor, Sync, Ballot, All, Any };
-uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, int line);
+// block_barrier, warp_op: declared in attnlab/emu_device.hpp.
 SharedRegion* dynamic_shared_region(size_t elem_size, const char* type);
 
 template <class T> struct identity { using type = T; };
@@ -626,66 +627,6 @@ unsigned pool_threads();
 
 }  // namespace attnlab::emu
 
-// ------------------------------------------------- CUDA device functions
-
-inline void __syncthreads(int line = __builtin_LINE()) { attnlab::emu::detail::block_barrier(line); }
-// A barrier that also counts the threads whose predicate is non-zero.
-inline int __syncthreads_count(int predicate, int line = __builtin_LINE()) {
-    return attnlab::emu::detail::block_barrier_vote(predicate, line);
-}
-inline int __syncthreads_and(int predicate, int line = __builtin_LINE()) {
-    return attnlab::emu::detail::block_barrier_vote(predicate, line) == int(blockDim.x * blockDim.y * blockDim.z);
-}
-inline int __syncthreads_or(int predicate, int line = __builtin_LINE()) {
-    return attnlab::emu::detail::block_barrier_vote(predicate, line) != 0;
-}
-inline void __syncwarp(unsigned mask = 0xffffffffu, int line = __builtin_LINE()) {
-    attnlab::emu::detail::warp_op(attnlab::emu::detail::WarpOp::Sync, mask, 0, 0, 32, line);
-}
-
-namespace attnlab::emu::detail {
-template <class T> uint64_t to_bits(T v) {
-    static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "shuffles move up to 8 bytes");
-    uint64_t b = 0;
-    std::memcpy(&b, &v, sizeof(T));
-    return b;
-}
-template <class T> T from_bits(uint64_t b) {
-    T v;
-    std::memcpy(&v, &b, sizeof(T));
-    return v;
-}
-template <class T> T shuffle(WarpOp op, unsigned mask, T var, int arg, int width, int line) {
-    return from_bits<T>(warp_op(op, mask, to_bits(var), arg, width, line));
-}
-}  // namespace attnlab::emu::detail
-
-template <class T>
-T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize, int line = __builtin_LINE()) {
-    return attnlab::emu::detail::shuffle(attnlab::emu::detail::WarpOp::Shfl, mask, var, src_lane, width, line);
-}
-template <class T>
-T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize, int line = __builtin_LINE()) {
-    return attnlab::emu::detail::shuffle(attnlab::emu::detail::WarpOp::ShflUp, mask, var, int(delta), width, line);
-}
-template <class T>
-T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize, int line = __builtin_LINE()) {
-    return attnlab::emu::detail::shuffle(attnlab::emu::detail::WarpOp::ShflDown, mask, var, int(delta), width, line);
-}
-template <class T>
-T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize, int line = __builtin_LINE()) {
-    return attnlab::emu::detail::shuffle(attnlab::emu::detail::WarpOp::ShflXor, mask, var, lane_mask, width, line);
-}
-inline unsigned __ballot_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
-    return unsigned(attnlab::emu::detail::warp_op(attnlab::emu::detail::WarpOp::Ballot, mask, pred != 0, 0, 32, line));
-}
-inline int __all_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
-    return int(attnlab::emu::detail::warp_op(attnlab::emu::detail::WarpOp::All, mask, pred != 0, 0, 32, line));
-}
-inline int __any_sync(unsigned mask, int pred, int line = __builtin_LINE()) {
-    return int(attnlab::emu::detail::warp_op(attnlab::emu::detail::WarpOp::Any, mask, pred != 0, 0, 32, line));
-}
-
 // ---------------------------------------------------------------- atomics
 // Atomic read-modify-write on a checked element; real atomics, because blocks
 // run on several OS threads. They are counted apart from loads and stores and
@@ -749,31 +690,9 @@ T atomicCAS(attnlab::emu::SharedPtr<T> p, attnlab::emu::detail::identity_t<T> co
     return attnlab::emu::detail::atomic_at(p, line, [compare, val](T old) { return old == compare ? val : old; });
 }
 
-// ---------------------------------------------------------- math intrinsics
-// ::expf, ::fmaxf, ::sqrtf... come from <cmath>; these are CUDA's extras.
-using std::max;  // CUDA's integer min/max
+// CUDA's integer min/max for attnlab's own kernels (the math intrinsics are in attnlab/emu_device.hpp).
+using std::max;
 using std::min;
-inline float __expf(float x) { return std::exp(x); }
-inline float __logf(float x) { return std::log(x); }
-inline float __fdividef(float a, float b) { return a / b; }
-inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
-inline float __frcp_rn(float x) { return 1.0f / x; }
-inline float __saturatef(float x) { return x < 0.f ? 0.f : (x > 1.f ? 1.f : x); }
-inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
-inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
-inline unsigned __float_as_uint(float f) { unsigned i; std::memcpy(&i, &f, 4); return i; }
-inline float __uint_as_float(unsigned i) { float f; std::memcpy(&f, &i, 4); return f; }
-inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
-inline int __float2int_rn(float x) { return static_cast<int>(std::nearbyint(x)); }
-inline int __float2int_rz(float x) { return static_cast<int>(x); }
-inline float __int2float_rn(int i) { return static_cast<float>(i); }
-inline int __popc(unsigned x) { return __builtin_popcount(x); }
-inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
-inline int __ffs(int x) { return __builtin_ffs(x); }
-// Global memory is coherent on the emulator; the fence orders host threads (blocks).
-inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 // A read-only cached load on a GPU; the same checked load here.
 template <class T> T __ldg(attnlab::emu::DevicePtr<const T> p, int line = __builtin_LINE()) {
     return p[attnlab::emu::Index(0, line)];

@@ -81,6 +81,9 @@ enum class Problem {
                               // problem_case; detail: the numbers (max |Δ|, atol, rtol)
     KernelFailed,             // the CUDA kernel of the reference op faulted or refused the case:
                               // problem_case; detail: the fault code or the input error
+    IsolationUnavailable,     // the sandbox could not apply a protection and the user did not opt in
+                              // to running without it: nothing ran; `protections` says which
+    MachineResources,         // a full disk, a quota or the file-size limit stopped the toolchain; detail: its words
 };
 const char* problem_code(Problem p);  // "source_too_large", ... (stable: used in --json)
 
@@ -171,6 +174,9 @@ struct CaseOutcome {
     std::string kernel_cause;          // KernelFault: the fault code; KernelRule: the rule's cause
     int64_t unwritten_count = 0;       // output elements no kernel wrote
     int64_t first_unwritten = -1;      // row-major index of the first
+    int64_t leaked_buffers = 0, leaked_bytes = 0;  // cudaMalloc'd and never freed
+    std::string first_leak_name;       // "cudaMalloc:40"
+    int first_leak_line = 0;
     double rule_value = 0;             // KernelRule: the measured figure (e.g. sectors per request)
     double rule_limit = 0;             // KernelRule: the exercise's bound
     // Did the learner's function return something that was compared?

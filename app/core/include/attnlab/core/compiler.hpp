@@ -21,7 +21,11 @@ struct Toolchain {
     fs::path sandbox;            // attnlab-sandbox
     // CUDA exercises: the runtime with the emulator, its headers, boost.context
     fs::path learner_cuda_library;   // libattnlab_learner_cuda.a ("" when built without the emulator)
-    fs::path emu_include_dir;        // holds attnlab/cuda_emu.hpp
+    fs::path emu_include_dir;        // holds attnlab/emu_device.hpp and attnlab/emu/raw_memory.hpp
+    fs::path cuda_include_dir;       // CUDA's headers on the emulator: <cuda_runtime.h>, <cuda_fp16.h>...
+    fs::path link_stubs_dir;         // empty stand-ins for libtsan (app/learner/link_stubs)
+    // A learner's .cu: every load and store instrumented (attnlab/emu/raw_memory.hpp)
+    std::vector<std::string> cuda_flags;
     fs::path boost_context_library;  // the shared library the emulator's fibers need
     // CUDA exercises on a real GPU (beside the emulator, where a GPU exists)
     std::string nvcc;                // nvcc ("" when attnlab was built without it; ATTNLAB_NVCC overrides)
@@ -56,6 +60,9 @@ struct CompileOutput {
     bool missing_entry = false;            // the entry point is not defined (link error)
     bool defines_main = false;             // the learner wrote main(): the harness owns it
     std::string internal_error;            // the compiler could not run at all
+    bool machine_problem = false;          // with internal_error: a full disk, a quota or the file-size limit, not the learner's code
+    bool isolation_refused = false;        // with internal_error: the sandbox could not isolate the compiler (see protections)
+    sandbox_status::Protections protections;
     bool cancelled = false;
     double ms = 0;
 };

@@ -62,7 +62,7 @@ struct KernelRules {
 
 // The verdict's named causes for CUDA programs, beside the emulator's fault
 // codes ("shared_race", ...): what a fixture's "expect" may name.
-inline constexpr const char* kKernelRuleCauses[] = {"output_not_written", "uncoalesced_loads", "uncoalesced_stores"};
+inline constexpr const char* kKernelRuleCauses[] = {"output_not_written", "uncoalesced_loads", "uncoalesced_stores", "memory_leak"};
 
 // A catalogued mistake of this exercise (exercise.json "mistakes"), with the
 // learner's words from the course's catalogue (mistakes/<id>.json).

@@ -72,8 +72,12 @@ struct KernelCaseVerdict {
     double value = 0;        // KernelRule: the measured figure
     double limit = 0;        // KernelRule: the bound
 };
+// In order: a faulted launch, output no kernel wrote, wrong values, buffers
+// the host function cudaMalloc'd and never freed (compute-sanitizer's leak
+// check), then the exercise's counter rules.
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
-                                    int64_t unwritten_count, int64_t output_size, const KernelRules& rules);
+                                    int64_t unwritten_count, int64_t output_size, const KernelRules& rules,
+                                    int64_t leaked_buffers = 0);
 
 std::string signal_name(int sig);  // "SIGSEGV", ..., "signal 42 (...)"
 

@@ -36,9 +36,15 @@ enum class FaultKind {
     InvalidLaunch,       // bad grid/block/shared size (cudaErrorInvalidConfiguration)
     StepLimit,           // a thread ran past the launch's step budget (a likely endless loop)
     KernelException,     // a C++ exception escaped the kernel body on the host
+    GlobalRace,          // two threads of one launch touch one global address, one writes, neither atomically
+    MisalignedAddress,   // memcheck: an 8- or 16-byte access at an address not a multiple of its size
+    DeviceAssert,        // assert() failed in a kernel (cudaErrorAssert on a GPU)
 };
+constexpr FaultKind kLastFaultKind = FaultKind::DeviceAssert;
 
-enum class MemorySpace { Global, Shared };
+// Local: a thread's own array (`float acc[32]`), checked where the compiler
+// knows its bounds (indexing the array itself, not a pointer into it).
+enum class MemorySpace { Global, Shared, Local };
 
 // "synccheck", "memcheck", "racecheck", "initcheck" or "launch".
 // (Inline: the core and the learner runtime name faults without the emulator.)
@@ -49,6 +55,8 @@ inline const char* sanitizer_tool(FaultKind kind) {
     case FaultKind::OutOfBounds: return "memcheck";
     case FaultKind::SharedRace: return "racecheck";
     case FaultKind::UninitializedRead: return "initcheck";
+    case FaultKind::GlobalRace: return "racecheck";
+    case FaultKind::MisalignedAddress: return "memcheck";
     case FaultKind::None: return "";
     default: return "launch";
     }
@@ -65,6 +73,9 @@ inline const char* fault_code(FaultKind kind) {  // stable: JSON, message keys, 
     case FaultKind::InvalidLaunch: return "invalid_launch";
     case FaultKind::StepLimit: return "step_limit";
     case FaultKind::KernelException: return "kernel_exception";
+    case FaultKind::GlobalRace: return "global_race";
+    case FaultKind::MisalignedAddress: return "misaligned_address";
+    case FaultKind::DeviceAssert: return "device_assert";
     }
     return "unknown";
 }
@@ -92,7 +103,9 @@ struct Fault {
     int64_t size = 0;            // buffer / array length in elements
     std::string element_type;    // "float", "int", ...
 
-    // racecheck: the earlier access of the pair
+    // racecheck: the earlier access of the pair (other_block differs from
+    // block only in a global-memory race between two blocks)
+    Dim3 other_block{0, 0, 0};
     Dim3 other_thread{0, 0, 0};
     bool other_is_write = false;
     int other_line = 0;

@@ -1,0 +1,70 @@
+#pragma once
+// Plain CUDA on the emulator: device memory reached through raw pointers.
+//
+// A learner's .cu file is compiled with g++'s -fsanitize=thread, linked not
+// against libtsan but against attnlab's own definitions of the hooks it calls
+// (__tsan_read4(addr) before every 4-byte load, __tsan_write16 before a
+// float4 store, __tsan_atomic32_fetch_add...), so every load and store of a
+// kernel, through `float*`, `float4*` or `__half*`, is seen and checked here:
+// which allocation or shared array it falls in, whether it is in bounds,
+// initialised, racing with another thread, and which warp request it belongs
+// to. -fsanitize=bounds adds the bounds of arrays the compiler knows (a
+// thread's `float acc[32]`, a `__shared__ float tile[32][33]`). Lines come
+// from the program's own debug information (libbacktrace), looked up only
+// when a report needs one.
+//
+// This header is what learner code compiles against (the rewrite of
+// `__shared__`, CUDA's atomics); no control in it turns a check off. The
+// runtime's side (allocations, transfers, leaks) is attnlab/emu/raw_runtime.hpp.
+// Learner programs run blocks on one OS thread, which the shadow state relies on.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace attnlab::emu::raw {
+
+// ---------------------------------------------------------------- shared memory
+// One static __shared__ variable (the rewrite of `__shared__ float tile[32][33];`
+// calls it once per declaration, through shared_variable below). Every block
+// sees the same bytes; its shadow tells blocks and barrier intervals apart.
+void* claim_shared(const char* name, size_t bytes, size_t align, size_t elem_size, const char* type);
+// The launch's dynamic shared memory (`extern __shared__ T smem[];`), read
+// with elements of `elem_size` bytes.
+void* dynamic_shared(size_t elem_size);
+
+template <class T> constexpr const char* element_type_name() {
+    using U = std::remove_cv_t<T>;
+    if constexpr (std::is_same_v<U, float>) return "float";
+    else if constexpr (std::is_same_v<U, double>) return "double";
+    else if constexpr (std::is_same_v<U, int>) return "int";
+    else if constexpr (std::is_same_v<U, unsigned>) return "unsigned";
+    else return "element";
+}
+
+// `Site` is a lambda's type, unique to each declaration (and each template
+// instantiation around it), so two arrays of one type never share storage.
+template <class A, class Site> A& shared_variable(const char* name, Site, size_t align = 0) {
+    using Elem = std::remove_cv_t<std::remove_all_extents_t<A>>;
+    static A* const p = static_cast<A*>(claim_shared(name, sizeof(A), align > alignof(A) ? align : alignof(A),
+                                                     sizeof(Elem), element_type_name<Elem>()));
+    return *p;
+}
+template <class T> T* dynamic_shared_as() { return static_cast<T*>(dynamic_shared(sizeof(T))); }
+
+// ---------------------------------------------------------------- atomics
+// CUDA's atomic functions: real atomics, counted once each, never races.
+enum class AtomicOp : uint8_t { Add, Sub, Exch, Min, Max, Inc, Dec, Cas, And, Or, Xor };
+int atomic_i32(int* p, AtomicOp op, int value, int compare);
+unsigned atomic_u32(unsigned* p, AtomicOp op, unsigned value, unsigned compare);
+unsigned long long atomic_u64(unsigned long long* p, AtomicOp op, unsigned long long value, unsigned long long compare);
+float atomic_f32(float* p, AtomicOp op, float value);
+double atomic_f64(double* p, AtomicOp op, double value);
+
+// ---------------------------------------------------------------- asserts
+// A failed device assert(): a fault of the running kernel.
+[[noreturn]] void device_assert_failed(const char* assertion, unsigned line);
+bool in_kernel();
+
+}  // namespace attnlab::emu::raw

@@ -1,0 +1,47 @@
+#pragma once
+// The runtime's side of plain CUDA on the emulator (see raw_memory.hpp):
+// device allocations for cudaMalloc and DeviceTensor, host transfers, leaks,
+// and the switches a learner program's runtime sets once. Not on any learner's
+// include path.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attnlab/emu/raw_memory.hpp"
+
+namespace attnlab::emu::raw {
+
+// ---------------------------------------------------------------- global memory
+// Page-aligned like cudaMalloc's, with inaccessible guard pages around it;
+// filled with 0xff bytes (NaN as floats), every byte "never written".
+// `learner_owned`: a cudaMalloc of the learner's (leaks are reported);
+// `elem_size`/`type` word the indices of messages ("float" element 12).
+void* allocate(size_t bytes, const std::string& name, int line, bool learner_owned, size_t elem_size = 4,
+               const char* type = "float");
+bool release(void* p);                      // false: not the start of a live allocation
+bool is_device_pointer(const void* p);      // inside a live allocation (its guards excluded)
+size_t allocation_bytes(const void* base);  // 0 when base is not an allocation's start
+
+// Host-side transfers (cudaMemcpy, cudaMemset): initialised, not written by a kernel.
+void host_wrote(void* dst, size_t bytes);
+// Device to device: the bytes carry their source's flags.
+void copy_flags(void* dst, const void* src, size_t bytes);
+// How many of `count` elements of `elem_size` bytes from p were not all
+// written by a kernel, and the first one (-1: none).
+int64_t not_kernel_written(const void* p, size_t count, size_t elem_size, int64_t& first);
+
+struct Leak {
+    std::string name;
+    size_t bytes = 0;
+    int line = 0;
+};
+// The learner's live allocations, freed here (at the end of a case).
+std::vector<Leak> release_learner_allocations();
+
+// ---------------------------------------------------------------- reports
+void set_learner_source(const char* path);  // whose lines faults name (the file as compiled)
+int line_of_return_address(const void* pc);  // the learner's line of a call
+void refuse_host_access(bool refuse);        // host code touching device memory throws HostAccessError
+
+}  // namespace attnlab::emu::raw

@@ -1,0 +1,898 @@
+// Plain CUDA on the emulator: the hooks g++'s -fsanitize=thread and
+// -fsanitize=bounds call from a learner's instrumented code, and the device
+// memory they check (see attnlab/emu/raw_memory.hpp).
+//
+// Every load and store of an instrumented kernel arrives as
+// access(address, size, is_write, return address). The address decides what
+// it is: a static or dynamic __shared__ variable (one arena), a device
+// allocation (or its guard pages: out of bounds), or anything else (the
+// thread's own stack, host data: not device memory, unchecked). Checks and
+// counters then work as for attnlab's own checked pointer types
+// (cuda_emu.hpp): the same shadow rules for shared memory, the same warp
+// request logs, plus what raw pointers make possible, races in global memory
+// between any two threads of a launch.
+//
+// An access site is the instruction's return address; sites get small ids
+// (the warp request logs pair lanes by them) and a source line only when a
+// report needs it.
+#include "attnlab/emu/raw_runtime.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <cxxabi.h>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <backtrace.h>
+
+#include "attnlab/cuda_emu.hpp"
+
+namespace attnlab::emu::raw {
+namespace {
+
+using detail::current_thread;
+using detail::ThreadState;
+
+constexpr uint8_t kInitialised = 1;    // the byte was written (by anything)
+constexpr uint8_t kKernelWritten = 2;  // ... by a kernel
+
+// ------------------------------------------------------------------ lines
+
+struct Sites {
+    std::vector<uintptr_t> pcs{0};       // id -> return address (id 0: unknown)
+    std::vector<int> lines{0};           // id -> learner line, -1 until looked up
+    std::vector<uint32_t> table = std::vector<uint32_t>(1u << 16, 0);  // open addressing: pc -> id
+    std::string learner_file;
+    backtrace_state* state = nullptr;
+};
+Sites& sites() {
+    static Sites* s = new Sites;  // never destroyed: hooks may run during exit
+    return *s;
+}
+
+// A small id per access site, stable for the program's life (at most 65535:
+// a learner's file has far fewer loads and stores). A loop's few sites are
+// answered from a direct-mapped cache before the table.
+unsigned site_lookup(uintptr_t pc);
+struct SiteCache {
+    uintptr_t pc[128] = {};
+    uint16_t id[128] = {};
+};
+thread_local SiteCache site_cache;
+inline unsigned site_of(uintptr_t pc) {
+    const unsigned slot = unsigned(pc >> 1) & 127;
+    if (site_cache.pc[slot] == pc) return site_cache.id[slot];
+    const unsigned id = site_lookup(pc);
+    site_cache.pc[slot] = pc;
+    site_cache.id[slot] = uint16_t(id);
+    return id;
+}
+
+unsigned site_lookup(uintptr_t pc) {
+    Sites& s = sites();
+    uint32_t slot = uint32_t((pc * 0x9E3779B97F4A7C15ull) >> 48);
+    for (;;) {
+        const uint32_t id = s.table[slot];
+        if (id == 0) break;
+        if (s.pcs[id] == pc) return id;
+        slot = (slot + 1) & 0xffff;
+    }
+    if (s.pcs.size() >= 0xffff) return 0;
+    const uint32_t id = uint32_t(s.pcs.size());
+    s.pcs.push_back(pc);
+    s.lines.push_back(-1);
+    s.table[slot] = id;
+    return id;
+}
+
+struct LineSearch {
+    const std::string* learner_file;
+    int innermost = 0, learner = 0;
+};
+
+bool ends_with(const char* s, const std::string& tail) {
+    const size_t n = std::strlen(s);
+    return !tail.empty() && n >= tail.size() && std::strcmp(s + n - tail.size(), tail.c_str()) == 0;
+}
+
+// Frames arrive innermost first (an inlined helper, then its caller...): the
+// first one in the learner's file is the line the learner wrote.
+int on_frame(void* data, uintptr_t, const char* file, int line, const char*) {
+    auto* search = static_cast<LineSearch*>(data);
+    if (!file || line <= 0) return 0;
+    if (search->innermost == 0) search->innermost = line;
+    if (ends_with(file, *search->learner_file)) {
+        search->learner = line;
+        return 1;
+    }
+    return 0;
+}
+void on_error(void*, const char*, int) {}
+
+int line_of_pc(uintptr_t pc) {
+    Sites& s = sites();
+    if (pc == 0) return 0;
+    if (!s.state) s.state = backtrace_create_state(nullptr, 0, on_error, nullptr);
+    if (!s.state) return 0;
+    LineSearch search{&s.learner_file};
+    backtrace_pcinfo(s.state, pc - 1, on_frame, on_error, &search);  // pc - 1: the call, not what follows it
+    return search.learner ? search.learner : search.innermost;
+}
+
+// Inside a kernel the answer may have to wait: reading the debug information
+// takes more stack than an emulated thread has, so an unresolved site is
+// returned as -id and resolve_pending_lines() answers it after the launch,
+// on the OS thread's own stack.
+int line_of_site(unsigned id) {
+    Sites& s = sites();
+    if (id == 0 || id >= s.lines.size()) return 0;
+    if (s.lines[id] < 0) {
+        if (current_thread) return -static_cast<int>(id);
+        s.lines[id] = line_of_pc(s.pcs[id]);
+    }
+    return s.lines[id];
+}
+
+// ------------------------------------------------------------ allocations
+
+// Shadow of one granule (4 bytes, or 2 or 1 once smaller accesses were seen)
+// of global memory: the last plain write and read of the running launches,
+// as (barrier-interval epoch, thread, site). Epochs only grow: one from an
+// earlier launch is ordered before everything now.
+struct GlobalShadow {
+    uint32_t write_epoch = 0, read_epoch = 0;
+    uint16_t writer = 0, reader = 0, write_site = 0, read_site = 0;
+};
+
+constexpr size_t kPage = 4096;
+constexpr size_t kGuard = 64 * 1024;  // inaccessible bytes on each side
+
+struct Allocation {
+    uintptr_t base = 0, end = 0;          // the bytes asked for
+    void* mapping = nullptr;
+    size_t mapping_bytes = 0;
+    std::string name;
+    int line = 0;
+    bool learner_owned = false;
+    size_t elem_size = 4;
+    const char* type = "float";
+    std::vector<uint8_t> flags;           // per byte: kInitialised | kKernelWritten
+    std::vector<GlobalShadow> shadow;     // made at the first kernel access
+    unsigned granule = 4;
+};
+
+struct Heap {
+    std::vector<std::unique_ptr<Allocation>> live;  // sorted by base
+    Allocation* last = nullptr;
+    bool host_refused = false;
+    uintptr_t low = ~uintptr_t(0), high = 0;  // every live allocation and its guards are inside
+};
+Heap* the_heap = nullptr;  // made at the first allocation; never destroyed (hooks may run during exit)
+Heap& heap() {
+    if (!the_heap) the_heap = new Heap;
+    return *the_heap;
+}
+
+// The allocation whose bytes or guards contain `a` (nullptr: none).
+inline Allocation* find_allocation(uintptr_t a) {
+    if (!the_heap) return nullptr;
+    Heap& h = *the_heap;
+    if (h.last && a + kGuard >= h.last->base && a < h.last->end + kGuard) return h.last;
+    if (a < h.low || a >= h.high) return nullptr;
+    auto it = std::upper_bound(h.live.begin(), h.live.end(), a,
+                               [](uintptr_t x, const std::unique_ptr<Allocation>& p) { return x + kGuard < p->base; });
+    if (it == h.live.begin()) return nullptr;
+    Allocation* cand = std::prev(it)->get();
+    if (a + kGuard >= cand->base && a < cand->end + kGuard) return h.last = cand;
+    return nullptr;
+}
+
+Allocation* allocation_at(const void* base) {
+    Allocation* a = find_allocation(reinterpret_cast<uintptr_t>(base));
+    return a && a->base == reinterpret_cast<uintptr_t>(base) ? a : nullptr;
+}
+
+// ----------------------------------------------------------- shared arena
+
+constexpr size_t kStaticSharedBytes = 1 << 20;   // every kernel's static __shared__ variables
+constexpr size_t kDynamicSharedBytes = 232448;   // 227 KiB: the largest a GPU gives a block
+
+struct SharedClaim {
+    detail::SharedRegion region;                 // data, shadow, count, element, name
+    std::vector<detail::Shadow> shadow;
+    size_t bytes = 0;
+    std::string name;
+};
+
+struct Arena {
+    unsigned char* base = nullptr;               // [static part | guard | dynamic part]
+    unsigned char* dynamic = nullptr;
+    size_t static_used = 0;
+    std::vector<std::unique_ptr<SharedClaim>> claims;  // by offset
+    SharedClaim* last = nullptr;
+    detail::SharedRegion dynamic_region;
+    std::vector<detail::Shadow> dynamic_shadow;
+    size_t dynamic_granule = 4;
+};
+Arena* the_arena = nullptr;  // made at the first __shared__ variable or dynamic shared memory
+Arena& arena() {
+    static Arena* a = [] {
+        auto* arena = new Arena;
+        const size_t total = kStaticSharedBytes + kGuard + kDynamicSharedBytes + kGuard;
+        void* m = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) throw std::bad_alloc();
+        arena->base = static_cast<unsigned char*>(m);
+        arena->dynamic = arena->base + kStaticSharedBytes + kGuard;
+        arena->dynamic_region.data = arena->dynamic;
+        arena->dynamic_region.name = "dynamic shared memory";
+        return arena;
+    }();
+    the_arena = a;
+    return *a;
+}
+
+inline bool in_static_shared(uintptr_t a) {
+    return the_arena && a >= uintptr_t(the_arena->base) && a < uintptr_t(the_arena->base) + kStaticSharedBytes + kGuard;
+}
+inline bool in_dynamic_shared(uintptr_t a) {
+    return the_arena && a >= uintptr_t(the_arena->dynamic) && a < uintptr_t(the_arena->dynamic) + kDynamicSharedBytes + kGuard;
+}
+inline bool in_shared(uintptr_t a) {  // both parts and the guard between them
+    return the_arena && a >= uintptr_t(the_arena->base) && a < uintptr_t(the_arena->dynamic) + kDynamicSharedBytes + kGuard;
+}
+
+// ------------------------------------------------------------------ faults
+
+[[noreturn]] void fault_out_of_bounds(MemorySpace space, bool write, const std::string& buffer, int64_t index,
+                                      int64_t size, const char* type, int line) {
+    detail::fault_access(FaultKind::OutOfBounds, space, write, buffer, index, size, type, line);
+}
+
+[[noreturn]] void host_access(const std::string& what, uintptr_t pc) {
+    throw HostAccessError(what + " read or written by host code (outside any kernel), line " + std::to_string(line_of_pc(pc)));
+}
+
+inline void step(ThreadState& ts, unsigned site) {
+    if (++ts.steps > ts.step_limit) detail::fault_step_limit(line_of_site(site));
+}
+
+inline unsigned width_class(unsigned size) { return size >= 16 ? 2 : size >= 8 ? 1 : 0; }
+
+// A GPU faults on an access of 2, 4, 8 or 16 bytes at an address that is not
+// a multiple of its size (a float4 pointer one float in); so does the CPU's
+// aligned vector load the compiler emits for it.
+void check_alignment(uintptr_t a, unsigned size, MemorySpace space, bool write, const std::string& buffer, int64_t index,
+                     int64_t count, const char* type, unsigned site) {
+    if (size <= 1 || size > 16 || (a & (size - 1)) == 0) return;
+    Fault f;
+    f.kind = FaultKind::MisalignedAddress;
+    f.space = space;
+    f.is_write = write;
+    f.buffer = buffer;
+    f.index = index;
+    f.size = count;
+    f.element_type = type;
+    f.line = line_of_site(site);
+    f.detail = std::to_string(size);  // the access's bytes
+    detail::raise_fault(std::move(f));
+}
+
+// ------------------------------------------------------------ shared checks
+
+// The same rules as SharedRef's (cuda_emu.hpp), per element of the variable.
+detail::Shadow& fresh(detail::Shadow& sh) {
+    if (sh.interval != detail::clock.interval) {
+        sh.interval = detail::clock.interval;
+        sh.writer = sh.reader = sh.reader2 = sh.other_warp_reader = -1;
+        sh.warps_read = 0;
+    }
+    return sh;
+}
+
+void shared_read(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int line) {
+    detail::Shadow& sh = fresh(r.shadow[e]);
+    if (sh.written_in_block != detail::clock.block_serial) detail::note_unwritten_shared_read(r, e, line);
+    const int me = static_cast<int>(ts.linear);
+    if (detail::unordered(sh.writer, sh.writer_sync, ts)) detail::fault_race(r, e, false, sh.writer, true, sh.writer_line, line);
+    sh.warps_read |= 1u << (ts.warp & 31);
+    if (sh.reader >= 0 && sh.reader != me) {
+        if (static_cast<unsigned>(sh.reader) / 32 == ts.warp) {
+            sh.reader2 = sh.reader, sh.reader2_line = sh.reader_line, sh.reader2_sync = sh.reader_sync;
+        } else {
+            sh.other_warp_reader = sh.reader, sh.other_warp_reader_line = sh.reader_line;
+            sh.reader2 = -1;
+        }
+    }
+    sh.reader = me, sh.reader_line = line, sh.reader_sync = *ts.warp_sync;
+}
+
+void shared_write(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int line) {
+    detail::Shadow& sh = fresh(r.shadow[e]);
+    if (detail::unordered(sh.writer, sh.writer_sync, ts)) detail::fault_race(r, e, true, sh.writer, true, sh.writer_line, line);
+    if (sh.warps_read & ~(1u << (ts.warp & 31))) {
+        const bool latest_is_other = sh.reader >= 0 && static_cast<unsigned>(sh.reader) / 32 != ts.warp;
+        detail::fault_race(r, e, true, latest_is_other ? sh.reader : sh.other_warp_reader, false,
+                           latest_is_other ? sh.reader_line : sh.other_warp_reader_line, line);
+    }
+    const bool latest_is_me = sh.reader == static_cast<int>(ts.linear);
+    if (!latest_is_me && detail::unordered(sh.reader, sh.reader_sync, ts))
+        detail::fault_race(r, e, true, sh.reader, false, sh.reader_line, line);
+    if (latest_is_me && detail::unordered(sh.reader2, sh.reader2_sync, ts))
+        detail::fault_race(r, e, true, sh.reader2, false, sh.reader2_line, line);
+    sh.writer = static_cast<int>(ts.linear), sh.writer_line = line, sh.writer_sync = *ts.warp_sync;
+    sh.written_in_block = detail::clock.block_serial;
+}
+
+// The shared variable an address falls in; past the last one: the one before.
+SharedClaim* claim_of(uintptr_t a) {
+    Arena& s = arena();
+    if (s.last && a >= uintptr_t(s.last->region.data) && a < uintptr_t(s.last->region.data) + s.last->bytes) return s.last;
+    auto it = std::upper_bound(s.claims.begin(), s.claims.end(), a,
+                               [](uintptr_t x, const std::unique_ptr<SharedClaim>& c) { return x < uintptr_t(c->region.data); });
+    if (it == s.claims.begin()) return nullptr;
+    return s.last = std::prev(it)->get();
+}
+
+// A shared region and the element range [first, last] an access covers, or a memcheck fault.
+const detail::SharedRegion& shared_target(uintptr_t a, unsigned size, bool write, unsigned site, int64_t& first, int64_t& last) {
+    Arena& s = arena();
+    const detail::SharedRegion* r = nullptr;
+    uintptr_t limit = 0;
+    if (in_dynamic_shared(a)) {
+        r = &s.dynamic_region;
+        limit = uintptr_t(s.dynamic) + detail::running_dynamic_shared_bytes();
+        s.dynamic_region.count = int64_t(detail::running_dynamic_shared_bytes() / s.dynamic_granule);
+    } else if (SharedClaim* c = claim_of(a)) {
+        r = &c->region;
+        limit = uintptr_t(c->region.data) + c->bytes;
+    }
+    const size_t elem = r ? r->elem_size : 4;
+    const int64_t index = r ? int64_t(a - uintptr_t(r->data)) / int64_t(elem) : 0;
+    if (!r || a + size > limit)
+        fault_out_of_bounds(MemorySpace::Shared, write, r ? r->name : "shared memory", index, r ? r->count : 0,
+                            r ? r->type : "element", line_of_site(site));
+    check_alignment(a, size, MemorySpace::Shared, write, r->name, index, r->count, r->type, site);
+    first = index;
+    last = int64_t(a + size - 1 - uintptr_t(r->data)) / int64_t(elem);
+    return *r;
+}
+
+void shared_access(uintptr_t a, unsigned size, bool write, unsigned site, ThreadState& ts) {
+    int64_t first = 0, last = 0;
+    const detail::SharedRegion& r = shared_target(a, size, write, site, first, last);
+    step(ts, site);
+    if (ts.checks) {
+        const int line = line_of_site(site);
+        for (int64_t e = first; e <= last; ++e) write ? shared_write(r, e, ts, line) : shared_read(r, e, ts, line);
+    }
+    if (ts.counters) (write ? ts.shared_stores : ts.shared_loads).push_back(detail::log_site_entry(site, width_class(size), a >> 2));
+    if (ts.trace) detail::trace_access(ts, MemorySpace::Shared, write, r.name, first, (a >> 2) & 31, line_of_site(site));
+}
+
+// ------------------------------------------------------------ global checks
+
+// Is an earlier access (epoch, thread) unordered with the running thread's?
+// Same block: only within one barrier interval, by another thread (a
+// __syncwarp does not order global accesses here). Another block of the same
+// launch: always (blocks are not ordered within a launch).
+bool unordered_global(uint32_t epoch, uint16_t thread, const ThreadState& ts) {
+    if (epoch == 0 || epoch < detail::running_launch_first_epoch()) return false;
+    if (epoch >= detail::clock.block_serial) return epoch == detail::clock.interval && thread != ts.linear;
+    return true;
+}
+
+[[noreturn]] void global_race(const Allocation& A, int64_t index, bool write, uint32_t other_epoch, uint16_t other_thread,
+                              uint16_t other_site, bool other_write, unsigned site) {
+    Fault f;
+    f.kind = FaultKind::GlobalRace;
+    f.space = MemorySpace::Global;
+    f.is_write = write;
+    f.buffer = A.name;
+    f.index = index;
+    f.size = int64_t((A.end - A.base) / A.elem_size);
+    f.element_type = A.type;
+    f.line = line_of_site(site);
+    f.other_block = {blockIdx.x, blockIdx.y, blockIdx.z};
+    detail::block_of_epoch(other_epoch, f.other_block);
+    f.other_thread = detail::thread_of_linear(other_thread);
+    f.other_is_write = other_write;
+    f.other_line = line_of_site(other_site);
+    if (detail::loop_wraparound(write, other_write, f.line, f.other_line)) f.detail = "loop_wraparound";
+    detail::raise_fault(std::move(f));
+}
+
+void prepare_shadow(Allocation& A, unsigned size) {
+    unsigned g = A.granule;
+    while (g > 1 && g > size) g /= 2;
+    if (!A.shadow.empty() && g == A.granule) return;
+    A.granule = g;  // smaller accesses seen: finer shadow (earlier history is dropped)
+    A.shadow.assign((A.end - A.base + g - 1) / g, GlobalShadow{});
+}
+
+void global_races(Allocation& A, uintptr_t a, unsigned size, bool write, unsigned site, ThreadState& ts) {
+    prepare_shadow(A, size);
+    const size_t first = (a - A.base) / A.granule, last = (a + size - 1 - A.base) / A.granule;
+    const int64_t index = int64_t(a - A.base) / int64_t(A.elem_size);
+    for (size_t g = first; g <= last && g < A.shadow.size(); ++g) {
+        GlobalShadow& sh = A.shadow[g];
+        if (unordered_global(sh.write_epoch, sh.writer, ts))
+            global_race(A, index, write, sh.write_epoch, sh.writer, sh.write_site, true, site);
+        if (write && unordered_global(sh.read_epoch, sh.reader, ts))
+            global_race(A, index, write, sh.read_epoch, sh.reader, sh.read_site, false, site);
+        if (write) sh.write_epoch = detail::clock.interval, sh.writer = uint16_t(ts.linear), sh.write_site = uint16_t(site);
+        else sh.read_epoch = detail::clock.interval, sh.reader = uint16_t(ts.linear), sh.read_site = uint16_t(site);
+    }
+}
+
+bool all_initialised(const Allocation& A, uintptr_t a, unsigned size) {
+    const uint8_t* f = A.flags.data() + (a - A.base);
+    if (size == 4) {
+        uint32_t word;
+        std::memcpy(&word, f, 4);
+        return (word & 0x01010101u) == 0x01010101u;
+    }
+    for (unsigned i = 0; i < size; ++i)
+        if (!(f[i] & kInitialised)) return false;
+    return true;
+}
+
+void global_access(Allocation& A, uintptr_t a, unsigned size, bool write, unsigned site, ThreadState& ts) {
+    const int64_t index = (int64_t(a) - int64_t(A.base)) / int64_t(A.elem_size);
+    const int64_t count = int64_t((A.end - A.base) / A.elem_size);
+    if (a < A.base || a + size > A.end)
+        fault_out_of_bounds(MemorySpace::Global, write, A.name, index, count, A.type, line_of_site(site));
+    check_alignment(a, size, MemorySpace::Global, write, A.name, index, count, A.type, site);
+    step(ts, site);
+    if (!write && ts.checks && !all_initialised(A, a, size))
+        detail::fault_access(FaultKind::UninitializedRead, MemorySpace::Global, false, A.name, index, count, A.type,
+                             line_of_site(site));
+    if (ts.checks) global_races(A, a, size, write, site, ts);
+    if (write) std::memset(A.flags.data() + (a - A.base), kInitialised | kKernelWritten, size);
+    (write ? ts.bytes_written : ts.bytes_read) += size;
+    if (ts.counters) (write ? ts.global_stores : ts.global_loads).push_back(detail::log_site_entry(site, width_class(size), a >> 5));
+    if (ts.trace) detail::trace_access(ts, MemorySpace::Global, write, A.name.c_str(), index, (a - A.base) >> 5, line_of_site(site));
+}
+
+// ---------------------------------------------------------------- dispatch
+
+void access(uintptr_t a, unsigned size, bool write, uintptr_t pc) {
+    ThreadState* ts = current_thread;
+    if (!ts) {  // host code: device memory is off limits, as on a GPU
+        if (!the_heap || !the_heap->host_refused) return;
+        if (Allocation* A = find_allocation(a)) host_access("device buffer '" + A->name + "'", pc);
+        if (in_shared(a)) host_access("shared memory", pc);
+        return;
+    }
+    if (in_shared(a)) return shared_access(a, size, write, site_of(pc), *ts);
+    if (Allocation* A = find_allocation(a)) return global_access(*A, a, size, write, site_of(pc), *ts);
+    // Anything else is the thread's own stack or host data: not device memory.
+}
+
+// A range (a struct copy): pieces of at most 16 bytes, as a GPU moves it.
+void access_range(uintptr_t a, size_t size, bool write, uintptr_t pc) {
+    while (size > 0) {
+        unsigned piece = 16;
+        while (piece > 1 && (piece > size || (a & (piece - 1)))) piece /= 2;
+        access(a, piece, write, pc);
+        a += piece;
+        size -= piece;
+    }
+}
+
+template <class T> T* atomic_target(T* p, uintptr_t pc) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    ThreadState* ts = current_thread;
+    if (!ts) {
+        if (the_heap && the_heap->host_refused && find_allocation(a)) host_access("device memory (an atomic)", pc);
+        return p;
+    }
+    const unsigned site = site_of(pc);
+    if (in_shared(a)) {
+        int64_t first = 0, last = 0;
+        const detail::SharedRegion& r = shared_target(a, sizeof(T), true, site, first, last);
+        step(*ts, site);
+        for (int64_t e = first; e <= last; ++e) {
+            if (ts->checks && r.shadow[e].written_in_block != detail::clock.block_serial)
+                detail::fault_access(FaultKind::UninitializedRead, MemorySpace::Shared, false, r.name, e, r.count, r.type,
+                                     line_of_site(site));
+            r.shadow[e].written_in_block = detail::clock.block_serial;
+        }
+    } else if (Allocation* A = find_allocation(a)) {
+        const int64_t index = (int64_t(a) - int64_t(A->base)) / int64_t(A->elem_size);
+        const int64_t count = int64_t((A->end - A->base) / A->elem_size);
+        if (a < A->base || a + sizeof(T) > A->end)
+            fault_out_of_bounds(MemorySpace::Global, true, A->name, index, count, A->type, line_of_site(site));
+        step(*ts, site);
+        if (ts->checks && !all_initialised(*A, a, sizeof(T)))
+            detail::fault_access(FaultKind::UninitializedRead, MemorySpace::Global, false, A->name, index, count, A->type,
+                                 line_of_site(site));
+        std::memset(A->flags.data() + (a - A->base), kInitialised | kKernelWritten, sizeof(T));
+        ++ts->atomics;
+    }
+    return p;
+}
+
+template <class T, class F> T atomic_rmw(T* p, F f) {
+    T old;
+    __atomic_load(p, &old, __ATOMIC_RELAXED);
+    T desired = f(old);
+    while (!__atomic_compare_exchange(p, &old, &desired, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) desired = f(old);
+    return old;
+}
+
+template <class T> T integer_atomic(T* p, AtomicOp op, T v, T compare) {
+    return atomic_rmw(p, [&](T old) -> T {
+        switch (op) {
+        case AtomicOp::Add: return old + v;
+        case AtomicOp::Sub: return old - v;
+        case AtomicOp::Exch: return v;
+        case AtomicOp::Min: return v < old ? v : old;
+        case AtomicOp::Max: return old < v ? v : old;
+        case AtomicOp::Inc: return old >= v ? 0 : old + 1;   // CUDA's atomicInc wraps at v
+        case AtomicOp::Dec: return (old == 0 || old > v) ? v : old - 1;
+        case AtomicOp::Cas: return old == compare ? v : old;
+        case AtomicOp::And: return old & v;
+        case AtomicOp::Or: return old | v;
+        case AtomicOp::Xor: return old ^ v;
+        }
+        return old;
+    });
+}
+
+template <class T> T float_atomic(T* p, AtomicOp op, T v) {
+    return atomic_rmw(p, [&](T old) -> T {
+        switch (op) {
+        case AtomicOp::Add: return old + v;
+        case AtomicOp::Sub: return old - v;
+        case AtomicOp::Exch: return v;
+        case AtomicOp::Min: return v < old ? v : old;
+        case AtomicOp::Max: return old < v ? v : old;
+        default: return old;
+        }
+    });
+}
+
+}  // namespace
+
+// ------------------------------------------------------------ the runtime side
+
+void* allocate(size_t bytes, const std::string& name, int line, bool learner_owned, size_t elem_size, const char* type) {
+    const size_t body = std::max(kPage, (bytes + kPage - 1) / kPage * kPage);
+    const size_t total = body + 2 * kGuard;
+    void* m = ::mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return nullptr;
+    unsigned char* base = static_cast<unsigned char*>(m) + kGuard;
+    if (::mprotect(base, body, PROT_READ | PROT_WRITE) != 0) {
+        ::munmap(m, total);
+        return nullptr;
+    }
+    std::memset(base, 0xff, body);  // NaN for floats: garbage that shows
+    auto A = std::make_unique<Allocation>();
+    A->base = reinterpret_cast<uintptr_t>(base);
+    A->end = A->base + bytes;
+    A->mapping = m;
+    A->mapping_bytes = total;
+    A->name = name;
+    A->line = line;
+    A->learner_owned = learner_owned;
+    A->elem_size = elem_size ? elem_size : 1;
+    A->type = type;
+    try {
+        A->flags.assign(bytes, 0);
+    } catch (...) {
+        ::munmap(m, total);
+        return nullptr;
+    }
+    Heap& h = heap();
+    h.low = std::min(h.low, A->base - kGuard);
+    h.high = std::max(h.high, A->end + kGuard);
+    auto at = std::upper_bound(h.live.begin(), h.live.end(), A->base,
+                               [](uintptr_t x, const std::unique_ptr<Allocation>& p) { return x < p->base; });
+    h.live.insert(at, std::move(A));
+    return base;
+}
+
+bool release(void* p) {
+    Heap& h = heap();
+    Allocation* A = allocation_at(p);
+    if (!A) return false;
+    ::munmap(A->mapping, A->mapping_bytes);
+    if (h.last == A) h.last = nullptr;
+    h.live.erase(std::find_if(h.live.begin(), h.live.end(), [&](const std::unique_ptr<Allocation>& x) { return x.get() == A; }));
+    return true;
+}
+
+bool is_device_pointer(const void* p) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const Allocation* A = find_allocation(a);
+    return A && a >= A->base && a < std::max(A->end, A->base + 1);
+}
+
+size_t allocation_bytes(const void* base) {
+    const Allocation* A = allocation_at(base);
+    return A ? A->end - A->base : 0;
+}
+
+void host_wrote(void* dst, size_t bytes) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
+    Allocation* A = find_allocation(a);
+    if (!A || a < A->base || a + bytes > A->end) return;
+    uint8_t* f = A->flags.data() + (a - A->base);
+    for (size_t i = 0; i < bytes; ++i) f[i] = uint8_t((f[i] & ~kKernelWritten) | kInitialised);
+}
+
+void copy_flags(void* dst, const void* src, size_t bytes) {
+    const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
+    Allocation* D = find_allocation(d);
+    Allocation* S = find_allocation(s);
+    if (!D || d < D->base || d + bytes > D->end) return;
+    if (!S || s < S->base || s + bytes > S->end) return host_wrote(dst, bytes);
+    std::memmove(D->flags.data() + (d - D->base), S->flags.data() + (s - S->base), bytes);
+}
+
+int64_t not_kernel_written(const void* p, size_t count, size_t elem_size, int64_t& first) {
+    first = -1;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const Allocation* A = find_allocation(a);
+    if (!A || a < A->base || a + count * elem_size > A->end) {
+        if (count) first = 0;
+        return int64_t(count);
+    }
+    const uint8_t* f = A->flags.data() + (a - A->base);
+    int64_t missing = 0;
+    for (size_t i = 0; i < count; ++i) {
+        bool all = true;
+        for (size_t b = 0; b < elem_size && all; ++b) all = (f[i * elem_size + b] & kKernelWritten) != 0;
+        if (all) continue;
+        if (missing++ == 0) first = int64_t(i);
+    }
+    return missing;
+}
+
+std::vector<Leak> release_learner_allocations() {
+    std::vector<Leak> leaks;
+    std::vector<void*> bases;
+    for (const auto& A : heap().live)
+        if (A->learner_owned) {
+            leaks.push_back({A->name, A->end - A->base, A->line});
+            bases.push_back(reinterpret_cast<void*>(A->base));
+        }
+    for (void* b : bases) release(b);
+    return leaks;
+}
+
+void* claim_shared(const char* name, size_t bytes, size_t align, size_t elem_size, const char* type) {
+    Arena& s = arena();
+    align = std::max<size_t>(align, 16);
+    const size_t offset = (s.static_used + align - 1) / align * align;
+    if (offset + std::max<size_t>(bytes, 1) > kStaticSharedBytes) throw std::bad_alloc();
+    s.static_used = offset + std::max<size_t>(bytes, 1);
+    auto c = std::make_unique<SharedClaim>();
+    c->name = name ? name : "shared array";
+    c->bytes = bytes;
+    c->region.data = s.base + offset;
+    c->region.elem_size = elem_size ? elem_size : 1;
+    c->region.count = int64_t(bytes / c->region.elem_size);
+    c->shadow.resize(size_t(std::max<int64_t>(1, c->region.count)));
+    c->region.shadow = c->shadow.data();
+    c->region.type = type;
+    c->region.name = c->name.c_str();
+    void* p = c->region.data;
+    s.claims.push_back(std::move(c));  // offsets only grow: still sorted
+    return p;
+}
+
+void* dynamic_shared(size_t elem_size) {
+    Arena& s = arena();
+    size_t g = s.dynamic_granule;
+    while (g > 1 && g > elem_size) g /= 2;  // a `__half smem[]` view: finer shadow
+    if (g != s.dynamic_granule || s.dynamic_shadow.empty()) {
+        s.dynamic_granule = g;
+        s.dynamic_shadow.assign(kDynamicSharedBytes / g, detail::Shadow{});
+        s.dynamic_region.shadow = s.dynamic_shadow.data();
+        s.dynamic_region.elem_size = g;
+        s.dynamic_region.type = g == 4 ? "float" : "element";
+    }
+    return s.dynamic;
+}
+
+int atomic_i32(int* p, AtomicOp op, int v, int compare) {
+    return integer_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v, compare);
+}
+unsigned atomic_u32(unsigned* p, AtomicOp op, unsigned v, unsigned compare) {
+    return integer_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v, compare);
+}
+unsigned long long atomic_u64(unsigned long long* p, AtomicOp op, unsigned long long v, unsigned long long compare) {
+    return integer_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v, compare);
+}
+float atomic_f32(float* p, AtomicOp op, float v) { return float_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v); }
+double atomic_f64(double* p, AtomicOp op, double v) { return float_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v); }
+
+void resolve_lines(LaunchReport& report) {
+    auto fix = [](int& line) {
+        if (line < 0) line = line_of_site(static_cast<unsigned>(-line));
+    };
+    fix(report.fault.line);
+    fix(report.fault.other_line);
+    for (AccessEvent& e : report.trace) fix(e.line);
+}
+
+void set_learner_source(const char* path) {
+    std::string file = path ? path : "";
+    const size_t slash = file.find_last_of('/');
+    sites().learner_file = slash == std::string::npos ? "/" + file : file.substr(slash);
+}
+
+int line_of_return_address(const void* pc) { return line_of_pc(reinterpret_cast<uintptr_t>(pc)); }
+
+void refuse_host_access(bool refuse) { heap().host_refused = refuse; }
+
+bool in_kernel() { return current_thread != nullptr; }
+
+void device_assert_failed(const char* assertion, unsigned line) {
+    Fault f;
+    f.kind = FaultKind::DeviceAssert;
+    f.line = int(line);
+    f.detail = assertion ? assertion : "";
+    detail::abandon_thread(std::move(f));  // called from noexcept code (__assert_fail)
+}
+
+}  // namespace attnlab::emu::raw
+
+// ------------------------------------------------------------------ the hooks
+// What g++ -fsanitize=thread calls (no libtsan is linked: these are the only
+// definitions), and -fsanitize=bounds's handler. Learner code is compiled
+// with -fnon-call-exceptions, so a fault may unwind out of a hook.
+namespace {
+using attnlab::emu::raw::access;
+using attnlab::emu::raw::access_range;
+inline uintptr_t caller(void* ra) { return reinterpret_cast<uintptr_t>(ra); }
+}  // namespace
+
+#define ATTNLAB_TSAN_ACCESS(N)                                                                                      \
+    extern "C" void __tsan_read##N(void* p) { access(uintptr_t(p), N, false, caller(__builtin_return_address(0))); } \
+    extern "C" void __tsan_write##N(void* p) { access(uintptr_t(p), N, true, caller(__builtin_return_address(0))); } \
+    extern "C" void __tsan_unaligned_read##N(void* p) { access(uintptr_t(p), N, false, caller(__builtin_return_address(0))); } \
+    extern "C" void __tsan_unaligned_write##N(void* p) { access(uintptr_t(p), N, true, caller(__builtin_return_address(0))); } \
+    extern "C" void __tsan_volatile_read##N(void* p) { access(uintptr_t(p), N, false, caller(__builtin_return_address(0))); } \
+    extern "C" void __tsan_volatile_write##N(void* p) { access(uintptr_t(p), N, true, caller(__builtin_return_address(0))); }
+ATTNLAB_TSAN_ACCESS(1)
+ATTNLAB_TSAN_ACCESS(2)
+ATTNLAB_TSAN_ACCESS(4)
+ATTNLAB_TSAN_ACCESS(8)
+ATTNLAB_TSAN_ACCESS(16)
+#undef ATTNLAB_TSAN_ACCESS
+
+extern "C" void __tsan_read_range(void* p, unsigned long size) { access_range(uintptr_t(p), size, false, caller(__builtin_return_address(0))); }
+extern "C" void __tsan_write_range(void* p, unsigned long size) { access_range(uintptr_t(p), size, true, caller(__builtin_return_address(0))); }
+extern "C" void __tsan_init() {}
+extern "C" void __tsan_func_entry(void*) {}
+extern "C" void __tsan_func_exit() {}
+extern "C" void __tsan_vptr_update(void**, void*) {}
+extern "C" void __tsan_vptr_read(void**) {}
+extern "C" void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+extern "C" void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+// Atomics in learner code (std::atomic, __atomic builtins, the guards of
+// function-local statics) reach these in place of the instruction: they do
+// it, unchecked (CUDA's atomicAdd and friends are checked: raw_memory.hpp).
+#define ATTNLAB_TSAN_ATOMIC(BITS, T)                                                                                     \
+    extern "C" T __tsan_atomic##BITS##_load(const volatile T* a, int) { return __atomic_load_n(a, __ATOMIC_SEQ_CST); }   \
+    extern "C" void __tsan_atomic##BITS##_store(volatile T* a, T v, int) { __atomic_store_n(a, v, __ATOMIC_SEQ_CST); }   \
+    extern "C" T __tsan_atomic##BITS##_exchange(volatile T* a, T v, int) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##BITS##_fetch_add(volatile T* a, T v, int) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##BITS##_fetch_sub(volatile T* a, T v, int) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##BITS##_fetch_and(volatile T* a, T v, int) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##BITS##_fetch_or(volatile T* a, T v, int) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }   \
+    extern "C" T __tsan_atomic##BITS##_fetch_xor(volatile T* a, T v, int) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##BITS##_fetch_nand(volatile T* a, T v, int) { return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" int __tsan_atomic##BITS##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {                     \
+        return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                         \
+    }                                                                                                                    \
+    extern "C" int __tsan_atomic##BITS##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {                       \
+        return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                          \
+    }                                                                                                                    \
+    extern "C" T __tsan_atomic##BITS##_compare_exchange_val(volatile T* a, T c, T v, int, int) {                           \
+        __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                               \
+        return c;                                                                                                        \
+    }
+ATTNLAB_TSAN_ATOMIC(8, unsigned char)
+ATTNLAB_TSAN_ATOMIC(16, unsigned short)
+ATTNLAB_TSAN_ATOMIC(32, unsigned)
+ATTNLAB_TSAN_ATOMIC(64, unsigned long long)
+#undef ATTNLAB_TSAN_ATOMIC
+
+// -fsanitize=bounds: an index past an array whose size the compiler knows.
+namespace {
+struct UbsanLocation {
+    const char* file;
+    uint32_t line, column;
+};
+struct UbsanType {
+    uint16_t kind, info;
+    char name[1];
+};
+struct UbsanOutOfBounds {
+    UbsanLocation location;
+    const UbsanType* array_type;
+    const UbsanType* index_type;
+};
+
+int64_t ubsan_index(const UbsanType* t, uintptr_t value) {
+    const bool is_signed = t->kind == 0 && (t->info & 1);
+    const unsigned bits = 1u << (t->info >> 1);
+    if (!is_signed || bits >= 64) return int64_t(value);
+    const uint64_t sign = uint64_t(1) << (bits - 1);
+    const uint64_t v = value & ((sign << 1) - 1);
+    return int64_t((v ^ sign) - sign);
+}
+
+// 'float [32]' -> 32 (the outermost extent of the type indexed).
+int64_t extent_of(const char* type) {
+    const char* open = std::strchr(type, '[');
+    return open ? std::atoll(open + 1) : 0;
+}
+
+[[noreturn]] void out_of_bounds(const UbsanOutOfBounds* d, uintptr_t index) {
+    const int64_t i = ubsan_index(d->index_type, index);
+    std::string type = d->array_type->name;
+    if (type.size() >= 2 && type.front() == '\'' && type.back() == '\'') type = type.substr(1, type.size() - 2);
+    if (!attnlab::emu::raw::in_kernel())
+        throw std::out_of_range("index " + std::to_string(i) + " outside an array of type '" + type + "' on line " +
+                                std::to_string(d->location.line));
+    attnlab::emu::detail::fault_access(attnlab::emu::FaultKind::OutOfBounds, attnlab::emu::MemorySpace::Local, false,
+                                       type, i, extent_of(type.c_str()), "element", int(d->location.line));
+}
+}  // namespace
+
+// -fsanitize=alignment,null: a typed pointer dereferenced where a GPU would
+// fault (misaligned for its type, e.g. a float4* one float in; or null).
+namespace {
+struct UbsanTypeMismatch {
+    UbsanLocation location;
+    const UbsanType* type;
+    unsigned char log_alignment;
+    unsigned char check_kind;  // load, store, member access...
+};
+
+void type_mismatch(const UbsanTypeMismatch* d, uintptr_t pointer) {
+    using namespace attnlab::emu;
+    const int line = int(d->location.line);
+    std::string type = d->type->name;
+    if (type.size() >= 2 && type.front() == '\'' && type.back() == '\'') type = type.substr(1, type.size() - 2);
+    const bool write = d->check_kind == 1;  // TCK_Store
+    if (!raw::in_kernel()) {
+        if (pointer == 0) throw std::invalid_argument("null pointer of type '" + type + "' dereferenced on line " + std::to_string(line));
+        return;  // misaligned host data: no GPU involved
+    }
+    if (pointer == 0) detail::fault_access(FaultKind::OutOfBounds, MemorySpace::Global, write, "", 0, 0, "element", line);
+    Fault f;
+    f.kind = FaultKind::MisalignedAddress;
+    f.space = MemorySpace::Global;
+    f.is_write = write;
+    f.buffer = type;
+    f.line = line;
+    f.detail = std::to_string(1u << d->log_alignment);
+    f.index = int64_t(pointer % (uintptr_t(1) << d->log_alignment));  // bytes past the last aligned address
+    detail::raise_fault(std::move(f));
+}
+}  // namespace
+
+extern "C" void __ubsan_handle_type_mismatch_v1(void* data, uintptr_t pointer) {
+    type_mismatch(static_cast<const UbsanTypeMismatch*>(data), pointer);
+}
+extern "C" void __ubsan_handle_type_mismatch_v1_abort(void* data, uintptr_t pointer) {
+    type_mismatch(static_cast<const UbsanTypeMismatch*>(data), pointer);
+}
+
+extern "C" void __ubsan_handle_out_of_bounds(void* data, uintptr_t index) {
+    out_of_bounds(static_cast<const UbsanOutOfBounds*>(data), index);
+}
+extern "C" void __ubsan_handle_out_of_bounds_abort(void* data, uintptr_t index) {
+    out_of_bounds(static_cast<const UbsanOutOfBounds*>(data), index);
+}
