@@ -45,6 +45,7 @@ TEST_CASE("glossary_problems: one problem per rule broken, code left alone") {
 }
 
 TEST_CASE("the course keeps the Indonesian glossary and states the decimal convention once") {
+    for (const std::string& p : course().problems) MESSAGE(p);
     REQUIRE(course().problems.empty());
     int statements = 0;
     for (const Exercise& e : course().exercises) {
