@@ -1,0 +1,155 @@
+// Learners' plain CUDA end to end (tests/fixtures/cuda-course/fx-cuda-attention):
+// kernels written the way tutorials write them (raw pointers, float4, __half,
+// __device__ helpers, cooperative groups, templates, cudaMalloc/cudaMemset,
+// 2-D grids) pass unchanged, and one bugged kernel per check class is named,
+// with the learner's own line, in both languages.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "attnlab/core/compiler.hpp"
+#include "attnlab/core/course.hpp"
+#include "attnlab/core/course_check.hpp"
+#include "attnlab/core/report.hpp"
+#include "attnlab/core/runner.hpp"
+#include "test_support.hpp"
+
+using namespace attnlab;
+using attnlab::testing::contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Env {
+    attnlab::testing::TempDir cache{"plain-cuda"};
+    Course course = load_course(fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course");
+    Compiler compiler{Toolchain::detect(), cache.path()};
+    Runner runner{compiler};
+    const Exercise& ex() const { return *course.find("fx-cuda-attention"); }
+    CheckResult check(const std::string& file) { return runner.check(ex(), ex().dir / file); }
+};
+
+Env& env() {
+    static Env e;
+    return e;
+}
+
+bool emulator_built() { return env().compiler.toolchain().problem(Runtime::Cuda).empty(); }
+
+const emu::Fault& first_fault(const CheckResult& r) {
+    static const emu::Fault none;
+    if (r.failed_case < 0) return none;
+    for (const emu::LaunchReport& L : r.cases[static_cast<size_t>(r.failed_case)].launches)
+        if (!L.ok()) return L.fault;
+    return none;
+}
+
+}  // namespace
+
+TEST_CASE("tutorial-style kernels pass unchanged and every bugged one gets its named cause (dev check)") {
+    if (!emulator_built()) {
+        MESSAGE("skipped: no CUDA emulator in this build");
+        return;
+    }
+    REQUIRE(env().course.problems.empty());
+    const ExerciseCheck ec = check_exercise(env().runner, env().ex());
+    for (const std::string& p : ec.problems) FAIL_CHECK(p);
+    CHECK(ec.solution_verdict == "pass");
+    REQUIRE(ec.fixtures.size() >= 14);
+    for (const FixtureCheck& f : ec.fixtures) {
+        CAPTURE(f.file);
+        CAPTURE(f.verdict);
+        CAPTURE(f.cause);
+        CHECK(f.ok);
+    }
+}
+
+TEST_CASE("two blocks adding into one element: a global-memory race naming both blocks and the line") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("wrong/blocks_accumulate.cu");
+    REQUIRE(r.verdict == Verdict::KernelFault);
+    CHECK(r.cause == "global_race");
+    const emu::Fault& f = first_fault(r);
+    CHECK(f.line == 29);  // `out[...] += part;`
+    CHECK(f.buffer == "out");
+    CHECK_FALSE(f.other_block == f.block);
+    const std::string en = explain(r, env().ex(), Lang::En), id = explain(r, env().ex(), Lang::Id);
+    CHECK(contains(en, "global-memory race"));
+    CHECK(contains(en, "atomicAdd"));
+    CHECK(contains(en, "line 29"));
+    CHECK(contains(id, "race di memori global"));
+    CHECK(contains(id, "baris 29"));
+}
+
+TEST_CASE("a per-thread float acc[32] indexed at hd = 64: memcheck names the array and the line") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("wrong/local_array_overflow.cu");
+    REQUIRE(r.verdict == Verdict::KernelFault);
+    CHECK(r.cause == "out_of_bounds");
+    CHECK(r.failed_case == 1);  // hd = 2 fits; the hd = 64 case overflows
+    const emu::Fault& f = first_fault(r);
+    CHECK(f.space == emu::MemorySpace::Local);
+    CHECK(f.index == 32);
+    CHECK(f.size == 32);
+    CHECK(f.line == 11);
+    CHECK(contains(explain(r, env().ex(), Lang::En), "float [32]"));
+    CHECK(contains(explain(r, env().ex(), Lang::Id), "array lokal"));
+}
+
+TEST_CASE("the next tile's load overwriting a tile still read: the barrier missing at the end of the loop body") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("wrong/loop_overwrites_tile.cu");
+    REQUIRE(r.verdict == Verdict::KernelFault);
+    CHECK(r.cause == "shared_race");
+    const emu::Fault& f = first_fault(r);
+    CHECK(f.detail == "loop_wraparound");
+    CHECK(f.buffer == "kt");
+    const std::string en = explain(r, env().ex(), Lang::En), id = explain(r, env().ex(), Lang::Id);
+    CHECK(contains(en, "end of the loop body"));
+    CHECK(contains(id, "akhir badan perulangan"));
+}
+
+TEST_CASE("a race inside the last warp suggests __syncwarp, not a __syncthreads inside if (tid < 32)") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("wrong/last_warp_unsynced.cu");
+    REQUIRE(r.verdict == Verdict::KernelFault);
+    CHECK(r.cause == "shared_race");
+    CHECK(contains(explain(r, env().ex(), Lang::En), "__syncwarp()"));
+    CHECK(contains(explain(r, env().ex(), Lang::Id), "__syncwarp()"));
+}
+
+TEST_CASE("misaligned float4, a leak, a refused launch and a device assert are named with CUDA's words") {
+    if (!emulator_built()) return;
+    const CheckResult misaligned = env().check("wrong/misaligned_float4.cu");
+    CHECK(misaligned.cause == "misaligned_address");
+    CHECK(contains(explain(misaligned, env().ex(), Lang::En), "misaligned address"));
+    CHECK(contains(explain(misaligned, env().ex(), Lang::Id), "alamat tidak sejajar"));
+
+    const CheckResult leak = env().check("wrong/leaks_scratch.cu");
+    REQUIRE(leak.verdict == Verdict::KernelRule);
+    CHECK(leak.cause == "memory_leak");
+    CHECK(contains(explain(leak, env().ex(), Lang::En), "line 30"));  // the learner's cudaMalloc
+    CHECK(contains(explain(leak, env().ex(), Lang::Id), "cudaFree"));
+
+    const CheckResult refused = env().check("wrong/no_shared_opt_in.cu");
+    CHECK(refused.cause == "invalid_launch");
+    CHECK(first_fault(refused).detail == "shared_needs_opt_in");
+    CHECK(contains(explain(refused, env().ex(), Lang::En), "cudaFuncSetAttribute"));
+    CHECK(contains(explain(refused, env().ex(), Lang::Id), "cudaFuncSetAttribute"));
+
+    const CheckResult asserted = env().check("wrong/assert_head_dim.cu");
+    CHECK(asserted.cause == "device_assert");
+    CHECK(first_fault(asserted).line == 6);
+    CHECK(contains(explain(asserted, env().ex(), Lang::En), "hd >= 32"));
+    CHECK(contains(explain(asserted, env().ex(), Lang::Id), "assert gagal"));
+}
+
+TEST_CASE("a cudaMalloc'd buffer read where no kernel wrote it: initcheck names the allocation's line") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("wrong/uninitialised_scratch.cu");
+    CHECK(r.cause == "uninitialized_read");
+    const emu::Fault& f = first_fault(r);
+    CHECK(f.buffer == "cudaMalloc:25");
+    CHECK(f.line == 18);
+}
