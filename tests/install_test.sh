@@ -34,6 +34,7 @@ run_attnlab() {  # run_attnlab HOME [RUNNER... --attnlab] ARGS...
   fi
   local rc=0
   (cd "$work" && env -i HOME="$work/home" PATH=/usr/bin:/bin LANG=C.UTF-8 ATTNLAB_HOME="$home" ATTNLAB_LANG=en \
+      ${ATTNLAB_ALLOW_WEAK_SANDBOX:+ATTNLAB_ALLOW_WEAK_SANDBOX=$ATTNLAB_ALLOW_WEAK_SANDBOX} \
     "${runner[@]}" "$prefix/bin/attnlab" "$@") >"$work/out" 2>&1 || rc=$?
   [ "$rc" -eq 0 ] || { cat "$work/out" >&2; fail "attnlab $* exited $rc"; }
 }
@@ -115,6 +116,11 @@ shift
 exec "$@"
 EOF
 chmod +x "$work/hide.sh"
-# The build folder first: it may lie inside the source tree.
-check_passes "$work/home3" unshare --user --map-root-user --mount "$work/hide.sh" "$build_dir" "$source_dir" -- --attnlab
+# The build folder first: it may lie inside the source tree. Inside this
+# user namespace the sandbox cannot build its own private root (a nested
+# namespace may not mount /proc), and attnlab fails closed: this run is about
+# the hidden trees, so it takes the explicit two-part opt-in.
+mkdir -p "$work/home3/config"
+printf '{"allow_weak_sandbox": true}\n' >"$work/home3/config/settings.json"
+ATTNLAB_ALLOW_WEAK_SANDBOX=1 check_passes "$work/home3" unshare --user --map-root-user --mount "$work/hide.sh" "$build_dir" "$source_dir" -- --attnlab
 echo "install_test: attnlab check passes with $source_dir and $build_dir hidden"

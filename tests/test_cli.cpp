@@ -105,7 +105,7 @@ public:
             setenv("LANG", "C", 1);
             setenv("ATTNLAB_HOME", home().c_str(), 1);
             for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-            alarm(240);  // survives exec: a hung CLI is killed, never the test run
+            alarm(1200);  // survives exec: a hung CLI is killed, never the test run (dev check of the whole course is the longest)
             execv(argv[0], argv.data());
             _exit(127);
         }

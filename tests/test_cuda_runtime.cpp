@@ -246,9 +246,10 @@ TEST_CASE("a shared array sized by an expression, or declared beside another, is
 TEST_CASE("a fault after many launches is still reported, never dropped with the launch log's overflow") {
     if (!emulator_built()) return;
     // Threads past the end read x before the bounds check (every element is
-    // still written, so only the fault can reject it).
+    // still written, so only the fault can reject it; volatile keeps the load
+    // where it is written, which an optimiser would otherwise sink into the if).
     const CheckResult r = env().check_text(program("",
-                                                   "    const float v = x[src];\n"
+                                                   "    volatile float v = x[src];\n"
                                                    "    if (i < n) out[i] = v;\n",
                                                    "    for (int k = 0; k < 300; ++k) nothing<<<1, 1>>>(out.data());\n" + kLaunch64));
     CHECK(r.verdict == Verdict::KernelFault);
@@ -435,7 +436,7 @@ TEST_CASE("a host function that checks cudaGetLastError and throws after a fault
     if (!emulator_built()) return;
     // The usual CUDA_CHECK idiom: the fault is the cause, the exception only its echo.
     const CheckResult r = env().check_text(program("",
-                                                   "    const float v = x[src];\n"
+                                                   "    volatile float v = x[src];\n"
                                                    "    if (i < n) out[i] = v;\n",
                                                    kLaunch64 +
                                                        "    const cudaError_t err = cudaGetLastError();\n"

@@ -156,11 +156,12 @@ void apply_limits(const Run& r) {
 // A failure here must not run it as root.
 void leave_root(Run& r) {
     if (getuid() != 0 || r.program.uid == 0) return;
+    // Where root cannot change identity (a user namespace that maps root
+    // alone), the identity layer is refused: may_run() then stops the program
+    // unless the user opted in, as for any other missing layer.
     if (setgroups(0, nullptr) != 0 || setresgid(r.program.gid, r.program.gid, r.program.gid) != 0 ||
-        setresuid(r.program.uid, r.program.uid, r.program.uid) != 0) {
-        std::perror("attnlab-sandbox: cannot give up root");
-        _exit(126);
-    }
+        setresuid(r.program.uid, r.program.uid, r.program.uid) != 0)
+        return;
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // a change of identity clears it
 }
 
@@ -217,11 +218,14 @@ std::string prepare_working_folder(Run& r) {
     if (!r.o.isolation.writable.empty()) return r.o.isolation.writable.front();
     const bool foreign = r.o.isolation.enabled && getuid() == 0 && r.program.uid != 0;
     if (foreign && r.o.isolation.allow_missing && r.o.isolation.map_inputs) {
-        if (stage_inputs_on_host(r.staged_dir, r.program, r.o.argv) != 0) {
+        // In a user namespace that maps root alone the other user does not
+        // exist here: the identity layer is refused too (leave_root), and the
+        // program keeps root's view of its inputs, as the opt-in allowed.
+        if (stage_inputs_on_host(r.staged_dir, r.program, r.o.argv) == 0) return r.staged_dir + "/scratch";
+        if (errno != EINVAL) {
             std::perror("attnlab-sandbox: cannot copy the program's inputs");
             _exit(126);
         }
-        return r.staged_dir + "/scratch";
     }
     char cwd[4096];
     return getcwd(cwd, sizeof cwd) ? cwd : "/";

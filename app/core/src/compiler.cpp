@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -87,7 +88,19 @@ SandboxPolicy compile_policy(const std::vector<std::string>& argv, const fs::pat
         const bool in_work = !rel.empty() && rel.rfind("..", 0) != 0;
         if (!in_work && fs::exists(p, ec)) shown.push_back(p.string());
     }
-    std::vector<std::string> hidden = {course.string(), InstallLayout::current().course_dir.string()};
+    std::vector<std::string> hidden;
+    for (const fs::path& p : {course, InstallLayout::current().course_dir}) {
+        std::error_code canon_ec;
+        const fs::path abs = p.empty() ? p : fs::weakly_canonical(fs::absolute(p), canon_ec);
+        if (!abs.empty()) hidden.push_back(abs.string());
+    }
+    // A folder named twice (the learner headers are also the emulator's in an
+    // installed prefix; the course is the exercise's parent) is placed once:
+    // the sandbox cannot mount one path twice.
+    for (std::vector<std::string>* list : {&shown, &hidden}) {
+        std::sort(list->begin(), list->end());
+        list->erase(std::unique(list->begin(), list->end()), list->end());
+    }
     return compiler_policy(std::move(shown), work.string(), std::move(hidden));
 }
 

@@ -11,8 +11,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <math.h>
+#include <stdexcept>  // std::runtime_error for CUDA_CHECK-style macros, as nvcc users find it
 
 #include "attnlab/emu/raw_memory.hpp"
 #include "attnlab/emu_device.hpp"  // dim3, threadIdx..., __syncthreads, shuffles, votes, __expf...
