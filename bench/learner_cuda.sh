@@ -15,5 +15,5 @@ cp "$here/learner-cuda/bench-attention/solution.cu" "$src"
 for i in $(seq 0 "$runs"); do
     echo "// run $i" >> "$src"  # a new source each time: compile + run, never the cache
     ATTNLAB_HOME=$home "$build/app/cli/attnlab" --course "$here/learner-cuda" check --json bench-attention "$src" |
-        python3 -c "import json,sys; r=json.load(sys.stdin); t=r.get('timing', r.get('times', {})); print('run', $i, '(cold)' if $i == 0 else '', 'verdict', r.get('verdict'), 'timing', t)"
+        python3 -c "import json,sys; r=json.load(sys.stdin); t=r.get('timing_ms', {}); print('run', $i, '(cold)' if $i == 0 else '', 'verdict', r.get('verdict'), 'timing', t)"
 done
