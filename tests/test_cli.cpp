@@ -179,14 +179,14 @@ const std::string kStarter = (kCourse / "split-heads" / "starter.cpp").string();
 
 TEST_CASE("list shows the course in order, in English and in Indonesian") {
     const auto exercises = course_exercises();
-    // The course order of issue 11: projections, heads, scores, mask, softmax,
-    // weighted sum, merge, the full layer, then batches and the figures; then
-    // issue 12's CUDA kernels.
+    // The course order of issue 19: projections, split heads before the fused
+    // projection, scores, mask, softmax, weighted sum, merge, the full layer and
+    // why several heads, batches, online softmax, the figures; then the CUDA kernels.
     const std::vector<std::string> order = {
-        "qkv-projections", "fused-qkv",     "split-heads",  "scaled-scores",  "causal-mask",
-        "stable-softmax",  "weighted-sum",  "concat-project", "causal-mhsa",  "batched-layout",
-        "batched-mhsa",    "param-count",   "head-dim-tiles", "why-many-heads", "cuda-split-heads",
-        "cuda-causal-softmax", "cuda-attention", "cuda-online-softmax", "cuda-coalescing",
+        "qkv-projections", "split-heads",    "fused-qkv",        "scaled-scores",  "causal-mask",
+        "stable-softmax",  "weighted-sum",   "concat-project",   "causal-mhsa",    "why-many-heads",
+        "batched-layout",  "batched-mhsa",   "online-softmax",   "param-count",    "head-dim-tiles",
+        "cuda-split-heads", "cuda-coalescing", "cuda-causal-softmax", "cuda-attention", "cuda-online-softmax",
         "cuda-coalescing-untransposed"};
     REQUIRE(exercises.size() == order.size());
     for (size_t i = 0; i < order.size(); ++i) CHECK(exercises[i].id == order[i]);

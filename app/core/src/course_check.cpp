@@ -1,6 +1,7 @@
 #include "attnlab/core/course_check.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 
 #include "attnlab/core/report.hpp"
@@ -130,7 +131,20 @@ CourseCheck check_course(Runner& runner, const Course& course) {
         return e.statement.get(Lang::Id).find(kDecimalConventionMarker) != std::string::npos;
     };
     const auto statements = std::count_if(course.exercises.begin(), course.exercises.end(), states_convention);
-    if (!course.exercises.empty() && statements != 1)
+    // A course with decimal numbers in its Indonesian texts states the
+    // convention once; one without any (a small fixture course) need not.
+    const auto has_decimals = [](const Exercise& e) {
+        for (const auto& entry : indonesian_texts(e)) {
+            const std::string& text = entry.second;
+            for (size_t i = 1; i + 1 < text.size(); ++i)
+                if (text[i] == '.' && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+                    std::isdigit(static_cast<unsigned char>(text[i + 1])))
+                    return true;
+        }
+        return false;
+    };
+    const bool needed = std::any_of(course.exercises.begin(), course.exercises.end(), has_decimals);
+    if (statements > 1 || (needed && statements != 1))
         cc.problems.push_back("the Indonesian decimal convention ('" + std::string(kDecimalConventionMarker) +
                               "') must be stated in exactly one statement, found " + std::to_string(statements));
     for (const Exercise& e : course.exercises) {
