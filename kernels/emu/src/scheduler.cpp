@@ -817,6 +817,10 @@ public:
     // Runs L's blocks on `helpers` pool threads plus the calling thread.
     void run(Launch& L, unsigned helpers) {
         std::lock_guard<std::mutex> one_launch(launch_m_);
+        if (helpers == 0) {  // this thread alone: no pool thread woken, no condition variable touched
+            run_blocks(L);   // (a forked child, whose copy of it names the parent's waiters, could hang in it)
+            return;
+        }
         {
             std::unique_lock<std::mutex> lock(m_);
             try {
