@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "mistakes_support.hpp"
 #include "registry_support.hpp"
 
 namespace attnlab::reference::support {
@@ -106,13 +107,17 @@ void expect_defined_rows(const Slices& s) {
 // The reference's stable softmax for the right mask; for a mistake, the
 // unchecked one, which gives NaN for a row with no key left (0/0) as float
 // learner code does.
-Result causal_softmax_as(KeyMask mask, const Args& a) {
+// With a `softmax` other than Stable, the right mask and that softmax in
+// float (softmax_without_max: named from the stability case, NaN where the
+// learner's float kernel gives NaN).
+Result causal_softmax_as(KeyMask mask, const Args& a, SoftmaxKind softmax = SoftmaxKind::Stable) {
     const Slices s = read_scores(a);
     if (mask == KeyMask::Causal) expect_defined_rows(s);
     std::vector<Matrix> masked, weights;
     for (const Matrix& m : s.m) {
         masked.push_back(mask_keys(mask, m));
-        weights.push_back(mask == KeyMask::Causal ? softmax_rows(masked.back()) : softmax_rows_unchecked(masked.back()));
+        if (softmax != SoftmaxKind::Stable) weights.push_back(softmax_in_float(masked.back(), softmax));
+        else weights.push_back(mask == KeyMask::Causal ? softmax_rows(masked.back()) : softmax_rows_unchecked(masked.back()));
     }
     TensorData out = write_slices(weights, s.b, s.h);
     return tensor_result(out, {{"masked_scores", write_slices(masked, s.b, s.h)}});
@@ -133,6 +138,72 @@ void add_causal_softmax_op(std::vector<Op>& ops) {
     for (const auto& [id, mask] : variants)
         op.mistakes.push_back(make_mistake(
             id, "masked_scores", [mask = mask](const Args& a) { return causal_softmax_as(mask, a); }, op.params));
+    for (SoftmaxKind kind : {SoftmaxKind::NoMaxSubtraction, SoftmaxKind::MaxFromZero})
+        op.mistakes.push_back(make_mistake(
+            "softmax_without_max", "", [kind](const Args& a) { return causal_softmax_as(KeyMask::Causal, a, kind); },
+            op.params));
+}
+
+// ------------------------------------------------------- causal mask, batched
+
+// What a mask kernel writes at key j of query row i: the score, or its fill.
+enum class MaskRule { Causal, IncludesDiagonal, WithZero, WithLargeNegative, BelowDiagonal };
+
+Result batched_mask_as(MaskRule rule, const Args& a) {
+    const Slices s = read_scores(a);
+    const double fill = rule == MaskRule::WithZero ? 0.0 : rule == MaskRule::WithLargeNegative ? -1e9 : -kInf;
+    std::vector<Matrix> masked;
+    for (const Matrix& m : s.m) {
+        Matrix out = m;
+        for (Index i = 0; i < out.rows(); ++i)
+            for (Index j = 0; j < out.cols(); ++j) {
+                const bool hidden = rule == MaskRule::IncludesDiagonal ? j >= i : rule == MaskRule::BelowDiagonal ? j < i : j > i;
+                if (hidden) out(i, j) = fill;
+            }
+        masked.push_back(std::move(out));
+    }
+    return tensor_result(write_slices(masked, s.b, s.h));
+}
+
+void add_batched_mask_op(std::vector<Op>& ops) {
+    ops.push_back(make_op(
+        "batched_causal_mask",
+        "Per (b, h) score slice: keys after the query (j > i) become -inf, every other score is copied.",
+        {tensor_param("scores", "(B, H, T, T)")}, "(B, H, T, T)",
+        [](const Args& a) { return batched_mask_as(MaskRule::Causal, a); }));
+    Op& op = ops.back();
+    const std::pair<const char*, MaskRule> variants[] = {
+        {"mask_includes_diagonal", MaskRule::IncludesDiagonal},
+        {"mask_with_zero", MaskRule::WithZero},
+        {"mask_with_large_negative", MaskRule::WithLargeNegative},
+        {"mask_below_diagonal", MaskRule::BelowDiagonal},
+    };
+    // The op records no stages: the output is where the variant departs ("").
+    for (const auto& [id, rule] : variants)
+        op.mistakes.push_back(make_mistake(
+            id, "", [rule = rule](const Args& a) { return batched_mask_as(rule, a); }, op.params));
+}
+
+// ------------------------------------------------------------- row sums
+
+// out[b, h, r] = the sum of row r of slice (b, h): the sum a softmax divides by.
+Result batched_row_sum(const Args& a) {
+    const Slices s = read_slices(a, "x");
+    const TensorData& x = a.tensor("x");
+    if (x.shape[3] < 1) fail("x: expected rows of at least one number (N >= 1), got shape " + shape_to_string(x.shape));
+    for (float v : x.data)
+        if (!std::isfinite(v)) fail("x: the reference needs finite inputs");
+    TensorData out;
+    out.shape = {x.shape[0], x.shape[1], x.shape[2]};
+    for (const Matrix& m : s.m)
+        for (Index r = 0; r < m.rows(); ++r) out.data.push_back(static_cast<float>(m.row(r).sum()));
+    return tensor_result(std::move(out));
+}
+
+void add_row_sum_op(std::vector<Op>& ops) {
+    ops.push_back(make_op("batched_row_sum",
+                          "Per (b, h) slice: the sum of each row, (B, H, R, N) -> (B, H, R) (a softmax's denominator is one).",
+                          {tensor_param("x", "(B, H, R, N)")}, "(B, H, R)", batched_row_sum));
 }
 
 // ------------------------------------------------------------ attention
@@ -182,7 +253,8 @@ struct AttentionWay {
     bool causal = true;           // false: every key is read (reads_future_keys)
     bool scaled = true;           // false: no 1/sqrt(hd) (no_scale)
     bool blocks_swapped = false;  // block_mapping_swapped
-    bool right() const { return causal && scaled && !blocks_swapped; }
+    SoftmaxKind softmax = SoftmaxKind::Stable;  // else softmax_without_max, in float
+    bool right() const { return causal && scaled && !blocks_swapped && softmax == SoftmaxKind::Stable; }
 };
 
 // The slice whose attention lands in output slice l = b·H + h. With the
@@ -205,7 +277,8 @@ Result batched_attention_as(const AttentionWay& way, const Args& a) {
         const size_t src = source_slice(way, l, in.q);
         const Matrix raw = (in.q.m[src] * in.k.m[src].transpose()) * scale;
         scores.push_back(way.causal ? causal_mask(raw) : raw);
-        weights.push_back(way.right() ? softmax_rows(scores.back()) : softmax_rows_unchecked(scores.back()));
+        if (way.softmax != SoftmaxKind::Stable) weights.push_back(softmax_in_float(scores.back(), way.softmax));
+        else weights.push_back(way.right() ? softmax_rows(scores.back()) : softmax_rows_unchecked(scores.back()));
         out.push_back(attend(weights.back(), in.v.m[src]));
     }
     const int64_t b = in.q.b, h = in.q.h;
@@ -229,6 +302,8 @@ void add_batched_attention_op(std::vector<Op>& ops) {
     mistake("reads_future_keys", [](AttentionWay& w) { w.causal = false; });
     mistake("no_scale", [](AttentionWay& w) { w.scaled = false; });
     mistake("block_mapping_swapped", [](AttentionWay& w) { w.blocks_swapped = true; });
+    mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::NoMaxSubtraction; });
+    mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::MaxFromZero; });
 }
 
 // --------------------------------------------------------------- scores
@@ -309,6 +384,8 @@ void add_untransposed_scores_op(std::vector<Op>& ops) {
 
 void add_cuda_ops(std::vector<Op>& ops) {
     add_causal_softmax_op(ops);
+    add_batched_mask_op(ops);
+    add_row_sum_op(ops);
     add_batched_attention_op(ops);
     add_batched_scores_op(ops);
     add_untransposed_scores_op(ops);
