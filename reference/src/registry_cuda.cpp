@@ -116,8 +116,15 @@ Result causal_softmax_as(KeyMask mask, const Args& a, SoftmaxKind softmax = Soft
     std::vector<Matrix> masked, weights;
     for (const Matrix& m : s.m) {
         masked.push_back(mask_keys(mask, m));
-        if (softmax != SoftmaxKind::Stable) weights.push_back(softmax_in_float(masked.back(), softmax));
-        else weights.push_back(mask == KeyMask::Causal ? softmax_rows(masked.back()) : softmax_rows_unchecked(masked.back()));
+        if (softmax != SoftmaxKind::Stable) {
+            // A kernel writes 0 for a future key whatever its row's sum: even where 0/0 makes the visible ones NaN.
+            Matrix w = softmax_in_float(masked.back(), softmax);
+            for (Index i = 0; i < w.rows(); ++i)
+                for (Index j = i + 1; j < w.cols(); ++j) w(i, j) = 0.0;
+            weights.push_back(std::move(w));
+        } else {
+            weights.push_back(mask == KeyMask::Causal ? softmax_rows(masked.back()) : softmax_rows_unchecked(masked.back()));
+        }
     }
     TensorData out = write_slices(weights, s.b, s.h);
     return tensor_result(out, {{"masked_scores", write_slices(masked, s.b, s.h)}});
