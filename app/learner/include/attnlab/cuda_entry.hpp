@@ -74,14 +74,20 @@ template <class... A> Slot invoke_cuda_erased(ErasedFn fn, const std::vector<Slo
     return invoke_cuda(reinterpret_cast<void (*)(DeviceTensor&, A...)>(fn), args, std::index_sequence_for<A...>{});
 }
 
+// The registration is compiled once per exercise into its own object (see
+// Compiler::entry_object): the learner's file, compiled on every check, then
+// holds the learner's code alone.
 struct CudaEntryRegistration {
     template <class... A>
-    CudaEntryRegistration(void (*f)(DeviceTensor&, A...), const char* name, std::vector<std::string> param_names,
-                          const char* file = ATTNLAB_LEARNER_FILE) {
-        set_learner_file(file);
+    CudaEntryRegistration(void (*f)(DeviceTensor&, A...), const char* name, std::vector<std::string> param_names) {
         register_cuda_entry(name, static_cast<int>(1 + sizeof...(A)), reinterpret_cast<ErasedFn>(f), &invoke_cuda_erased<A...>,
                             std::move(param_names));
     }
+};
+
+// In the learner's translation unit: the file whose lines faults name.
+struct LearnerFileRegistration {
+    explicit LearnerFileRegistration(const char* file = ATTNLAB_LEARNER_FILE) { set_learner_file(file); }
 };
 
 }  // namespace attnlab::detail

@@ -85,18 +85,26 @@ public:
     const fs::path& cache_dir() const { return cache_dir_; }
 
 private:
-    fs::path entry_header(const Exercise& exercise);
+    enum class EntryFile { Declaration, Registration, Complete };
+    fs::path entry_file(const Exercise& exercise, EntryFile kind);
+    fs::path entry_object(const Exercise& exercise, const fs::path& registration, const std::atomic<bool>* cancel);
     // The learner headers of a runtime precompiled once per toolchain
     // fingerprint; "" when unavailable (clang, or the build failed), in which
     // case we compile without.
     fs::path precompiled_header(Runtime runtime, const std::atomic<bool>* cancel);
-    std::vector<std::string> compile_command(const Exercise& exercise, const fs::path& header, const fs::path& src,
-                                             const fs::path& bin, const std::atomic<bool>* cancel);
+    std::vector<std::string> compiler_prefix(Runtime runtime) const;
+    bool build_beside(std::vector<std::string> argv, const fs::path& dir, const fs::path& tmp, const fs::path& target,
+                      const std::atomic<bool>* cancel, bool& refused);
+    void remove_stale(const fs::path& parent) const;
+    std::vector<std::string> compile_command(const Exercise& exercise, const fs::path& src, const fs::path& bin,
+                                             const std::atomic<bool>* cancel);
     Toolchain toolchain_;
     fs::path cache_dir_;
     std::string fingerprint_;
     std::mutex pch_mu_;  // checks of different exercises may compile at once
     bool pch_failed_[2] = {false, false};  // per runtime
+    std::mutex entry_mu_;
+    bool entry_object_failed_ = false;
 };
 
 // Parses gcc/clang output ("file:line:col: error: message" plus context lines)
