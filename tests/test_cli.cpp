@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -454,6 +455,41 @@ TEST_CASE("check --json: every case has the CUDA column when attnlab has kernels
 #else
     for (const json& c : j["cases"]) CHECK_FALSE(c.contains("cuda"));
 #endif
+}
+
+TEST_CASE("--lang id: a wrong answer and a CUDA fault in words, numbers the Indonesian way; --json keeps plain numbers") {
+    Cli cli;
+    // A thousands separator is '.', followed by exactly three digits; a decimal '.' (4.00) is English.
+    // Version numbers (NVRTC 13.0) are names, not quantities.
+    const std::regex english_decimal(R"(\d\.(\d{1,2}|\d{4,})(?!\d))"), version(R"(NVRTC \d+\.\d+)");
+    auto english_numbers = [&](const std::string& out) { return std::regex_search(std::regex_replace(out, version, "NVRTC"), english_decimal); };
+    auto no_raw_ids = [](const std::string& out) {
+        for (const char* id : {"shared_race", "out_of_bounds", "wrong_answer", "kernel_fault", "barrier_divergence", "output_not_written"})
+            CHECK_MESSAGE(out.find(id) == std::string::npos, id);
+    };
+    const std::string wrong = (kCourse / "causal-mask" / "starter.cpp").string();
+    const Result w = cli.run({"check", "causal-mask", wrong, "--lang", "id"});
+    INFO(w);
+    CHECK(w.code == 1);
+    CHECK(contains(w.out, "Jawaban salah"));
+    CHECK(contains(w.out, "0,0001"));  // the tolerance's rtol, with a decimal comma
+    CHECK_FALSE(english_numbers(w.out));
+    no_raw_ids(w.out);
+
+    const std::string race = (kCourse / "cuda-causal-softmax" / "wrong" / "missing_syncthreads.cu").string();
+    const Result f = cli.run({"check", "cuda-causal-softmax", race, "--lang", "id"});
+    INFO(f);
+    CHECK(f.code == 1);
+    CHECK(contains(f.out, "racecheck"));
+    CHECK_FALSE(english_numbers(f.out));
+    no_raw_ids(f.out);
+
+    // The JSON beside it: numbers are numbers, codes stay codes.
+    const json j = cli.run_json({"check", "causal-mask", wrong, "--json", "--lang", "id"}, 1);
+    CHECK(j["verdict"] == "wrong_answer");
+    for (const json& c : j["cases"])
+        if (c.contains("max_abs_error")) CHECK(c["max_abs_error"].is_number());
+    CHECK(j["timing_ms"]["total"].is_number());
 }
 
 TEST_CASE("usage errors exit 2") {

@@ -357,11 +357,11 @@ TEST_CASE("describe_resources: every status, in English and Indonesian") {
     const std::string en = describe_resources(ok, Lang::En);
     CHECK(contains(en, "sm_90"));
     CHECK(contains(en, "NVRTC 13.0"));
-    CHECK(contains(en, "split_heads_kernel: 12 registers per thread, 1088 bytes of static shared memory. No spills."));
-    CHECK(contains(en, "Spills: 1212 bytes stored to local memory and 3872 bytes loaded back."));
+    CHECK(contains(en, "split_heads_kernel: 12 registers per thread, 1,088 bytes of static shared memory. No spills."));
+    CHECK(contains(en, "Spills: 1,212 bytes stored to local memory and 3,872 bytes loaded back."));
     const std::string id = describe_resources(ok, Lang::Id);
-    CHECK(contains(id, "split_heads_kernel: 12 register per thread, shared memory statis 1088 byte. Tidak ada spill."));
-    CHECK(contains(id, "Ada spill: 1212 byte disimpan ke local memory"));
+    CHECK(contains(id, "split_heads_kernel: 12 register per thread, shared memory statis 1.088 byte. Tidak ada spill."));
+    CHECK(contains(id, "Ada spill: 1.212 byte disimpan ke local memory"));
 
     ResourceReport missing;
     missing.log = "libnvrtc was not found\nlibnvrtc.so: cannot open shared object file";
@@ -389,10 +389,10 @@ TEST_CASE("describe_occupancy: the figures and what limits them, in both languag
           "Occupancy 100%: 64 of the 64 warps an SM can hold (blocks resident at once: 8); the limit is the number of threads an SM can hold.");
     const Occupancy partial = occupancy(limits_of("sm_80"), 16, 10000, 64);
     CHECK(contains(describe_occupancy(partial, Lang::En), "Occupancy 46.9%"));
-    CHECK(contains(describe_occupancy(partial, Lang::Id), "Okupansi 46.9%: 30 dari 64 warp"));
+    CHECK(contains(describe_occupancy(partial, Lang::Id), "Okupansi 46,9%: 30 dari 64 warp"));
     const Occupancy none = occupancy(limits_of("sm_90"), 32, 0, 2048);
     CHECK(contains(describe_occupancy(none, Lang::En), "not even one block fits"));
-    CHECK(contains(describe_occupancy(none, Lang::Id), "paling banyak berisi 1024 thread"));
+    CHECK(contains(describe_occupancy(none, Lang::Id), "paling banyak berisi 1.024 thread"));
     for (const char* limit : {"threads", "blocks", "registers", "shared_memory", "block_too_large"}) {
         CHECK(has_message(Lang::En, std::string("gpu.limit.") + limit));
         CHECK(has_message(Lang::Id, std::string("gpu.limit.") + limit));

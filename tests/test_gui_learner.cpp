@@ -385,6 +385,13 @@ TEST_CASE("numbers: grouped and separated the language's way") {
     CHECK(format_fixed(12345.678, 1, Lang::Id) == "12.345,7");
     CHECK(format_number(0.5, Lang::Id) == "0,5");
     CHECK(format_number(0.5, Lang::En) == "0.5");
+    CHECK(format_number(12345.5, Lang::Id) == "12.345,5");
+    CHECK(format_number(-4096, Lang::En) == "-4,096");
+    CHECK(format_number(1e-5, Lang::Id) == "1,000e-05");
+    CHECK(format_short(0.0001, Lang::Id) == "0,0001");
+    CHECK(format_short(1e-5, Lang::Id) == "1e-05");
+    CHECK(format_percent(0.125, Lang::Id) == "12,5");
+    CHECK(format_percent(1.0, Lang::Id) == "100");
 }
 
 TEST_CASE("Indonesian: a kernel fault or rule shown to a person is in words, never its raw id") {

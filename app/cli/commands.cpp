@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/core/number_format.hpp"
 #include "attnlab/core/gpu_resources.hpp"
 
 #include "attnlab/core/check_job.hpp"
@@ -311,10 +312,10 @@ void print_result(Context& ctx, const Exercise& e, const CheckResult& r) {
     std::cout << inert_text(explain(r, e, ctx.lang)) << "\n";
     if (const std::string resources = explain_resources(r, ctx.lang); !resources.empty()) std::cout << inert_text(resources) << "\n";
     std::cout << "\n"
-              << ctx.t("cli.check.timing", {{"compile", std::to_string(static_cast<long>(r.compile_ms))},
+              << ctx.t("cli.check.timing", {{"compile", format_count(static_cast<int64_t>(r.compile_ms), ctx.lang)},
                                             {"cached", r.compile_cached ? ctx.t("cli.check.cached") : ""},
-                                            {"run", std::to_string(static_cast<long>(r.run_ms))},
-                                            {"total", std::to_string(static_cast<long>(r.total_ms))}})
+                                            {"run", format_count(static_cast<int64_t>(r.run_ms), ctx.lang)},
+                                            {"total", format_count(static_cast<int64_t>(r.total_ms), ctx.lang)}})
               << "\n";
     if (r.passed()) std::cout << ctx.t("cli.check.next", {{"id", e.id}}) << "\n";
     else if (r.verdict != Verdict::Cancelled && r.verdict != Verdict::InternalError) std::cout << ctx.t("cli.check.stuck", {{"id", e.id}}) << "\n";

@@ -12,6 +12,7 @@
 
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/util.hpp"
+#include "attnlab/core/number_format.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -111,9 +112,9 @@ std::string token_suffix(const std::vector<std::string>& tokens, int i) {
     return i < static_cast<int>(tokens.size()) ? " \"" + tokens[static_cast<size_t>(i)] + "\"" : "";
 }
 
-std::string value_text(float v) {
+std::string value_text(float v, Lang lang) {
     if (std::isinf(v) && v < 0) return "-inf";
-    return format_number(v);
+    return format_number(v, lang);
 }
 
 void hover_tooltip(Ui& ui, const HeatmapSet& set, int head, int rows, int cols) {
@@ -128,16 +129,16 @@ void hover_tooltip(Ui& ui, const HeatmapSet& set, int head, int rows, int cols) 
     const float ref = set.reference[static_cast<size_t>(head)].at(i, j);
     if (!set.learner.empty()) {
         const float mine = set.learner[static_cast<size_t>(head)].at(i, j);
-        ImGui::Text("%s: %s", ui.t("gui.heatmap.yours").c_str(), value_text(mine).c_str());
-        ImGui::Text("%s: %s", ui.t("gui.heatmap.reference").c_str(), value_text(ref).c_str());
+        ImGui::Text("%s: %s", ui.t("gui.heatmap.yours").c_str(), value_text(mine, ui.session.lang()).c_str());
+        ImGui::Text("%s: %s", ui.t("gui.heatmap.reference").c_str(), value_text(ref, ui.session.lang()).c_str());
         const float d = set.difference[static_cast<size_t>(head)].at(i, j);
         if (std::isinf(d) && d < 0) ImGui::TextDisabled("%s", ui.t("gui.heatmap.masked").c_str());
-        else ImGui::Text("|%s| = %s", ui.t("gui.heatmap.difference").c_str(), std::isnan(d) ? "∞" : format_number(std::fabs(d)).c_str());
+        else ImGui::Text("|%s| = %s", ui.t("gui.heatmap.difference").c_str(), std::isnan(d) ? "∞" : format_number(std::fabs(d), ui.session.lang()).c_str());
     } else {
-        ImGui::Text("%s: %s", ui.t("gui.heatmap.reference").c_str(), value_text(ref).c_str());
+        ImGui::Text("%s: %s", ui.t("gui.heatmap.reference").c_str(), value_text(ref, ui.session.lang()).c_str());
     }
     if (head < static_cast<int>(set.cuda.size()))
-        ImGui::Text("%s: %s", ui.t("gui.heatmap.cuda").c_str(), value_text(set.cuda[static_cast<size_t>(head)].at(i, j)).c_str());
+        ImGui::Text("%s: %s", ui.t("gui.heatmap.cuda").c_str(), value_text(set.cuda[static_cast<size_t>(head)].at(i, j), ui.session.lang()).c_str());
     if (set.reference[static_cast<size_t>(head)].masked(i, j)) ImGui::TextDisabled("%s", ui.t("gui.heatmap.masked").c_str());
     ImGui::EndTooltip();
 }
@@ -205,7 +206,7 @@ void legend(Ui& ui, const ColorScale& scale, const char* id, bool show_masked) {
     }
     ImGui::Dummy(ImVec2(w, h));
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", ui.t("gui.heatmap.range", {{"lo", format_number(scale.lo)}, {"hi", format_number(scale.hi)}}).c_str());
+    ImGui::TextDisabled("%s", ui.t("gui.heatmap.range", {{"lo", format_number(scale.lo, ui.session.lang())}, {"hi", format_number(scale.hi, ui.session.lang())}}).c_str());
     if (show_masked) {
         ImGui::SameLine();
         const ImVec2 q = ImGui::GetCursorScreenPos();
@@ -266,7 +267,7 @@ void draw_heatmap_header(Ui& ui, const CaseOutcome& c, const HeatmapSet& set) {
             legend(ui, set.difference_scale, "diff", false);
             ImGui::SameLine();
         }
-        ImGui::TextDisabled("%s", ui.t("gui.heatmap.max_diff", {{"value", format_number(set.max_abs_difference)}}).c_str());
+        ImGui::TextDisabled("%s", ui.t("gui.heatmap.max_diff", {{"value", format_number(set.max_abs_difference, ui.session.lang())}}).c_str());
         if (set.non_finite_differences > 0) {
             // Magenta cells: one side is -inf (masked) or NaN and the other is not.
             const ImVec2 q = ImGui::GetCursorScreenPos();
@@ -287,7 +288,7 @@ void draw_heatmap_header(Ui& ui, const CaseOutcome& c, const HeatmapSet& set) {
     if (!set.cuda.empty()) {
         const std::string backend = c.cuda ? cuda_backend_text(*c.cuda, ui.session.lang()) : set.cuda_backend;
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", ui.t("gui.heatmap.cuda_note", {{"backend", backend}, {"value", format_number(set.cuda_max_abs_difference)}}).c_str());
+        ImGui::TextWrapped("%s", ui.t("gui.heatmap.cuda_note", {{"backend", backend}, {"value", format_number(set.cuda_max_abs_difference, ui.session.lang())}}).c_str());
         ImGui::PopStyleColor();
         ui.note_item("heatmap_cuda_note");
     } else if (c.cuda && c.cuda->ok) {

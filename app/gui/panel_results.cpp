@@ -7,6 +7,7 @@
 
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/util.hpp"
+#include "attnlab/core/number_format.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -46,7 +47,7 @@ namespace {
 // Cells that differ from `other` are marked with the exercise's own tolerance:
 // the comparison's rule (within()), never a second opinion of the panel's.
 void draw_matrix(const char* id, const TensorData& t, const std::vector<int64_t>& lead, const std::vector<Mismatch>& bad,
-                 const TensorData* other, const Tolerance& tolerance) {
+                 const TensorData* other, const Tolerance& tolerance, Lang lang) {
     if (t.shape.empty()) return;
     const int64_t rows = t.shape.size() >= 2 ? t.shape[t.shape.size() - 2] : 1;
     const int64_t cols = t.shape.back();
@@ -72,8 +73,8 @@ void draw_matrix(const char* id, const TensorData& t, const std::vector<int64_t>
                 wrong = !(v == o || within(v, o, tolerance));
             }
             for (const auto& m : bad) wrong |= m.index == index;
-            if (wrong) ImGui::TextColored(verdict_color(Verdict::WrongAnswer), "%s", format_number(v).c_str());
-            else ImGui::TextUnformatted(format_number(v).c_str());
+            if (wrong) ImGui::TextColored(verdict_color(Verdict::WrongAnswer), "%s", format_number(v, lang).c_str());
+            else ImGui::TextUnformatted(format_number(v, lang).c_str());
         }
     }
     ImGui::EndTable();
@@ -224,7 +225,7 @@ void draw_case_table(Ui& ui, const CheckResult& r, Lang lang) {
         if (c.verdict == Verdict::Pass || c.verdict == Verdict::WrongAnswer) {
             // Positions where only one side is ±inf or NaN have no finite
             // error: say how many, as the heatmap legend does.
-            std::string cell = format_number(c.max_abs_error);
+            std::string cell = format_number(c.max_abs_error, ui.session.lang());
             if (c.one_sided_count > 0) cell += "  " + ui.t("gui.results.one_sided", {{"count", std::to_string(c.one_sided_count)}});
             ImGui::TextUnformatted(cell.c_str());
         }
@@ -245,9 +246,9 @@ void draw_mismatch_table(Ui& ui, const CaseOutcome& c, const Exercise& e, Lang l
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(format_index(m.index, e.returns.dims, lang).c_str());
         ImGui::TableNextColumn();
-        ImGui::TextColored(verdict_color(Verdict::WrongAnswer), "%s", format_number(m.actual).c_str());
+        ImGui::TextColored(verdict_color(Verdict::WrongAnswer), "%s", format_number(m.actual, ui.session.lang()).c_str());
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(format_number(m.expected).c_str());
+        ImGui::TextUnformatted(format_number(m.expected, ui.session.lang()).c_str());
     }
     ImGui::EndTable();
 }
@@ -269,12 +270,12 @@ void draw_failing_slice(Ui& ui, const CaseOutcome& c, const Exercise& e, Lang la
     }
     ImGui::BeginGroup();
     ImGui::TextUnformatted(ui.t("gui.results.reference").c_str());
-    draw_matrix("expected", c.expected.tensor, lead, {}, nullptr, e.tolerance);
+    draw_matrix("expected", c.expected.tensor, lead, {}, nullptr, e.tolerance, ui.session.lang());
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::TextUnformatted(ui.t("gui.results.yours").c_str());
-    draw_matrix("actual", c.actual.tensor, lead, c.mismatches, &c.expected.tensor, e.tolerance);
+    draw_matrix("actual", c.actual.tensor, lead, c.mismatches, &c.expected.tensor, e.tolerance, ui.session.lang());
     ImGui::EndGroup();
 }
 

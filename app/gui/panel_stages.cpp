@@ -4,6 +4,7 @@
 // reference op has a CUDA kernel, its stages stand in two more columns.
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/util.hpp"
+#include "attnlab/core/number_format.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -34,7 +35,7 @@ void draw_kernel_cells(Ui& ui, const std::vector<StageComparison>& kernel, const
         return;
     }
     const ImVec4 color = k->status == StageStatus::Match ? verdict_color(Verdict::Pass) : verdict_color(Verdict::InternalError);
-    ImGui::TextColored(color, "%s", format_number(k->max_abs_error).c_str());
+    ImGui::TextColored(color, "%s", format_number(k->max_abs_error, ui.session.lang()).c_str());
 }
 
 }  // namespace
@@ -125,7 +126,7 @@ void draw_stages_panel(Ui& ui) {
             ui.note_item("stage_return_value:" + s.name);
         }
         ImGui::TableNextColumn();
-        if (s.status == StageStatus::Match || s.status == StageStatus::Mismatch) ImGui::TextUnformatted(format_number(s.max_abs_error).c_str());
+        if (s.status == StageStatus::Match || s.status == StageStatus::Mismatch) ImGui::TextUnformatted(format_number(s.max_abs_error, ui.session.lang()).c_str());
         ImGui::TableNextColumn();
         const ImVec4 color = s.status == StageStatus::Match ? verdict_color(Verdict::Pass)
                              : s.status == StageStatus::NotProbed ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled)

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/messages.hpp"
+#include "attnlab/core/number_format.hpp"
 #include "attnlab/core/process.hpp"
 #include "attnlab/core/workspace.hpp"
 #include "attnlab/nvrtc/library.hpp"
@@ -203,12 +204,10 @@ void add_line(std::ostringstream& out, const std::string& label, const std::stri
 
 std::string limits_text(const DoctorReport& r, Lang lang) {
     const Limits& l = r.default_limits;
-    std::ostringstream cpu, wall;
-    cpu << l.cpu_seconds;
-    wall << l.wall_seconds;
     return tr(lang, "doctor.limits.value",
-              {{"cpu", cpu.str()}, {"wall", wall.str()}, {"memory", std::to_string(l.memory_mb)}, {"output", std::to_string(l.output_kb)},
-               {"scratch", std::to_string(r.scratch_mb)},
+              {{"cpu", format_number(l.cpu_seconds, lang)}, {"wall", format_number(l.wall_seconds, lang)},
+               {"memory", format_count(l.memory_mb, lang)}, {"output", format_count(l.output_kb, lang)},
+               {"scratch", format_count(r.scratch_mb, lang)},
                {"processes", tr(lang, r.process_limit ? "doctor.limits.processes_on" : "doctor.limits.processes_root")}});
 }
 

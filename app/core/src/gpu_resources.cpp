@@ -1,4 +1,5 @@
 #include "attnlab/core/gpu_resources.hpp"
+#include "attnlab/core/number_format.hpp"
 
 #include <cxxabi.h>
 #include <unistd.h>
@@ -301,20 +302,13 @@ std::optional<Occupancy> kernel_occupancy(const std::string& arch, const KernelR
 
 namespace {
 
-std::string percent_text(double fraction) {
-    char buf[32];
-    const double percent = fraction * 100;
-    std::snprintf(buf, sizeof buf, percent == static_cast<int>(percent) ? "%.0f" : "%.1f", percent);
-    return buf;
-}
-
 std::string kernel_text(const KernelResources& k, Lang lang) {
     std::string s = tr(lang, "gpu.kernel", {{"kernel", k.kernel}, {"registers", std::to_string(k.registers)},
-                                            {"shared", std::to_string(k.shared_bytes)}});
+                                            {"shared", format_count(k.shared_bytes, lang)}});
     if (k.spill_bytes() > 0)
-        s += " " + tr(lang, "gpu.spill", {{"stores", std::to_string(k.spill_store_bytes)}, {"loads", std::to_string(k.spill_load_bytes)}});
+        s += " " + tr(lang, "gpu.spill", {{"stores", format_count(k.spill_store_bytes, lang)}, {"loads", format_count(k.spill_load_bytes, lang)}});
     else s += " " + tr(lang, "gpu.no_spill");
-    if (k.spill_bytes() == 0 && k.stack_frame_bytes > 0) s += " " + tr(lang, "gpu.stack", {{"bytes", std::to_string(k.stack_frame_bytes)}});
+    if (k.spill_bytes() == 0 && k.stack_frame_bytes > 0) s += " " + tr(lang, "gpu.stack", {{"bytes", format_count(k.stack_frame_bytes, lang)}});
     return s;
 }
 
@@ -350,7 +344,7 @@ std::string describe_occupancy(const Occupancy& o, Lang lang) {
     const std::string limit = tr(lang, "gpu.limit." + o.limited_by);
     if (o.active_blocks_per_sm == 0) return tr(lang, "gpu.occupancy.none", {{"limit", limit}});
     return tr(lang, "gpu.occupancy",
-              {{"percent", percent_text(o.fraction)}, {"warps", std::to_string(o.active_warps_per_sm)},
+              {{"percent", format_percent(o.fraction, lang)}, {"warps", std::to_string(o.active_warps_per_sm)},
                {"max_warps", std::to_string(o.max_warps_per_sm)}, {"blocks", std::to_string(o.active_blocks_per_sm)}, {"limit", limit}});
 }
 

@@ -77,8 +77,8 @@ const Entry kMessages[] = {
      "Programmu menulis berkas yang lebih besar dari {limit} MB sehingga dihentikan. Program latihan tidak perlu menulis berkas."},
     {"explain.mistake", "Likely mistake: {title}. {message}", "Kemungkinan kesalahan: {title}. {message}"},
     {"explain.mistake_stage", "It starts at the \"{stage}\" stage.", "Kesalahan ini bermula di tahap \"{stage}\"."},
-    {"explain.probes_dropped", "{count} probe() calls were ignored: one case keeps at most 4096 probes and 64 MB of them.",
-     "{count} panggilan probe() diabaikan: satu kasus menyimpan paling banyak 4096 probe dan total 64 MB."},
+    {"explain.probes_dropped", "{count} probe() calls were ignored: one case keeps at most 4,096 probes and 64 MB of them.",
+     "{count} panggilan probe() diabaikan: satu kasus menyimpan paling banyak 4.096 probe dan total 64 MB."},
 
     // problems: what went wrong when it is not the learner's values ({detail} is technical data)
     {"problem.source_too_large", "the source file is larger than 1 MB", "berkas sumber lebih besar dari 1 MB"},
@@ -546,8 +546,8 @@ const Entry kMessages[] = {
      "register (register per thread yang lebih sedikit memberi ruang untuk lebih banyak warp)"},
     {"gpu.limit.shared_memory", "shared memory (less shared memory per block would leave room for more blocks)",
      "shared memory (shared memory per blok yang lebih kecil memberi ruang untuk lebih banyak blok)"},
-    {"gpu.limit.block_too_large", "the block size: a block may have at most 1024 threads",
-     "ukuran blok: satu blok paling banyak berisi 1024 thread"},
+    {"gpu.limit.block_too_large", "the block size: a block may have at most 1,024 threads",
+     "ukuran blok: satu blok paling banyak berisi 1.024 thread"},
     // ---- end of the GPU resource panel
     // ---- the Kernel view of CUDA exercises (kernel_views.cpp, panel_cuda_kernel.cpp)
     {"kview.axis.batch", "batch", "batch"},

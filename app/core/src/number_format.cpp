@@ -46,6 +46,29 @@ std::string format_fixed(double v, int decimals, Lang lang) {
 
 std::string format_number(double v, Lang lang) {
     std::string s = format_number(v);
+    if (s.find_first_of("en") != std::string::npos || s.find_first_not_of("-0123456789.") != std::string::npos)
+        return with_decimal_separator(s, lang);  // 1.234e-04, NaN, -inf: no thousands to group
+    // Fixed notation: group the whole part (12345.5 → 12,345.5 / 12.345,5).
+    const bool negative = !s.empty() && s[0] == '-';
+    const std::string body = negative ? s.substr(1) : s;
+    const size_t dot = body.find('.');
+    std::string out = (negative ? "-" : "") + grouped(body.substr(0, dot), group_separator(lang));
+    if (dot != std::string::npos) out += decimal_separator(lang) + body.substr(dot + 1);
+    return out;
+}
+
+std::string format_short(double v, Lang lang) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return with_decimal_separator(buf, lang);
+}
+
+std::string format_percent(double fraction, Lang lang) {
+    const double percent = fraction * 100.0;
+    return format_fixed(percent, percent == std::floor(percent) ? 0 : 1, lang);
+}
+
+std::string with_decimal_separator(std::string s, Lang lang) {
     if (lang == Lang::Id)
         for (char& c : s)
             if (c == '.') c = ',';

@@ -12,6 +12,7 @@
 #include "attnlab/core/gpu_resources.hpp"
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/mistakes.hpp"
+#include "attnlab/core/number_format.hpp"
 #include "attnlab/core/util.hpp"
 
 namespace attnlab {
@@ -121,7 +122,7 @@ std::string explain_cuda(const CheckResult& r, Lang lang) {
     if (faulted) return tr(lang, "explain.cuda_faulted", {{"backend", backend}});
     if (!all_ok) return tr(lang, "explain.cuda_failed", {{"backend", backend}});
     return tr(lang, count == 1 ? "explain.cuda_agrees_one" : "explain.cuda_agrees",
-              {{"backend", backend}, {"count", std::to_string(count)}, {"max_error", format_number(worst)}});
+              {{"backend", backend}, {"count", format_count(count, lang)}, {"max_error", format_number(worst, lang)}});
 }
 
 std::string verdict_title(Verdict v, Lang lang) { return tr(lang, std::string("verdict.") + verdict_code(v)); }
@@ -154,23 +155,13 @@ std::string case_label(const CaseOutcome& c, Lang lang) {
     return std::to_string(c.index + 1) + " (" + c.name.get(lang) + ")";
 }
 
-std::string scalar_text(const Value& v) {
-    if (v.kind == ValueKind::Int) return std::to_string(v.int_value);
-    if (v.kind == ValueKind::Float) return format_number(v.float_value);
+std::string scalar_text(const Value& v, Lang lang) {
+    if (v.kind == ValueKind::Int) return format_count(v.int_value, lang);
+    if (v.kind == ValueKind::Float) return format_number(v.float_value, lang);
     return shape_to_string(v.tensor.shape);
 }
 
-std::string format_tolerance(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
-
-std::string size_text(double bytes) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f MB", bytes / (1024.0 * 1024.0));
-    return buf;
-}
+std::string size_text(double bytes, Lang lang) { return format_fixed(bytes / (1024.0 * 1024.0), 1, lang) + " MB"; }
 
 std::string dim3_text(const emu::Dim3& d) {
     if (d.z > 1) return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
@@ -210,17 +201,16 @@ std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang l
     if (c.kernel_cause == "output_not_written") {
         if (c.launches.empty()) return tr(lang, "explain.kernel_rule.no_launch", {{"case", label}, {"name", ex.output.name}});
         return tr(lang, "explain.kernel_rule.output_not_written",
-                  {{"case", label}, {"count", std::to_string(c.unwritten_count)}, {"total", format_number(c.rule_limit)},
+                  {{"case", label}, {"count", format_count(c.unwritten_count, lang)}, {"total", format_number(c.rule_limit, lang)},
                    {"name", ex.output.name},
                    {"index", format_index(unravel(c.first_unwritten, c.expected.tensor.shape), ex.returns.dims, lang)}});
     }
     if (c.kernel_cause == "memory_leak")
         return tr(lang, "explain.kernel_rule.memory_leak",
-                  {{"case", label}, {"count", std::to_string(c.leaked_buffers)}, {"bytes", std::to_string(c.leaked_bytes)},
+                  {{"case", label}, {"count", format_count(c.leaked_buffers, lang)}, {"bytes", format_count(static_cast<int64_t>(c.leaked_bytes), lang)},
                    {"line", std::to_string(c.first_leak_line)}});
-    char value[32];
-    std::snprintf(value, sizeof value, "%.2f", c.rule_value);
-    return tr(lang, "explain.kernel_rule." + c.kernel_cause, {{"case", label}, {"value", value}, {"limit", format_number(c.rule_limit)}});
+    return tr(lang, "explain.kernel_rule." + c.kernel_cause,
+              {{"case", label}, {"value", format_fixed(c.rule_value, 2, lang)}, {"limit", format_number(c.rule_limit, lang)}});
 }
 
 std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exercise& ex, Lang lang) {
@@ -238,35 +228,35 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
                       {{"case", label}, {"expected", shape_to_string(c.expected.tensor.shape)}, {"actual", shape_to_string(c.actual.tensor.shape)}});
         case Verdict::WrongAnswer: {
             if (c.expected.kind != ValueKind::Tensor)
-                return tr(lang, "explain.scalar_mismatch", {{"case", label}, {"actual", scalar_text(c.actual)}, {"expected", scalar_text(c.expected)}});
+                return tr(lang, "explain.scalar_mismatch", {{"case", label}, {"actual", scalar_text(c.actual, lang)}, {"expected", scalar_text(c.expected, lang)}});
             std::string s = tr(lang, "explain.wrong_answer",
                                {{"case", label},
-                                {"count", std::to_string(c.mismatch_count)},
-                                {"total", std::to_string(c.expected.tensor.numel())},
-                                {"max_error", format_number(c.max_abs_error)},
-                                {"atol", format_tolerance(ex.tolerance.atol)},
-                                {"rtol", format_tolerance(ex.tolerance.rtol)}});
+                                {"count", format_count(c.mismatch_count, lang)},
+                                {"total", format_count(c.expected.tensor.numel(), lang)},
+                                {"max_error", format_number(c.max_abs_error, lang)},
+                                {"atol", format_short(ex.tolerance.atol, lang)},
+                                {"rtol", format_short(ex.tolerance.rtol, lang)}});
             for (const Mismatch& m : c.mismatches) {
                 s += "\n  - " + tr(lang, m.masked ? "explain.mismatch_masked" : "explain.mismatch",
                                    {{"index", format_index(m.index, ex.returns.dims, lang)},
-                                    {"actual", format_number(m.actual)},
-                                    {"expected", format_number(m.expected)}});
+                                    {"actual", format_number(m.actual, lang)},
+                                    {"expected", format_number(m.expected, lang)}});
             }
-            if (c.one_sided_count > 0) s += "\n" + tr(lang, "explain.one_sided", {{"count", std::to_string(c.one_sided_count)}});
+            if (c.one_sided_count > 0) s += "\n" + tr(lang, "explain.one_sided", {{"count", format_count(c.one_sided_count, lang)}});
             return s;
         }
         case Verdict::NonFinite:
             return tr(lang, "explain.non_finite",
                       {{"case", label},
-                       {"value", format_number(c.nonfinite_value)},
+                       {"value", format_number(c.nonfinite_value, lang)},
                        {"index", format_index(c.nonfinite_index, ex.returns.dims, lang)},
-                       {"expected", format_number(c.nonfinite_expected)}});
+                       {"expected", format_number(c.nonfinite_expected, lang)}});
         case Verdict::RuntimeError:
             if (c.exception_type == "attnlab::emu::HostAccessError")  // a CUDA host function touched device memory
                 return tr(lang, "explain.host_device_access", {{"case", label}, {"what", c.exception_what}});
             return tr(lang, "explain.runtime_error", {{"case", label}, {"type", c.exception_type}, {"what", c.exception_what}});
         case Verdict::MemoryLimit:
-            return tr(lang, "explain.memory_limit", {{"case", label}, {"limit", std::to_string(ex.limits.memory_mb)}});
+            return tr(lang, "explain.memory_limit", {{"case", label}, {"limit", format_count(ex.limits.memory_mb, lang)}});
         case Verdict::Crash: {
             std::string s = r.crashed_before_entry ? tr(lang, "explain.crash_static", {{"signal", r.signal_name}})
                                                    : tr(lang, "explain.crash", {{"case", label}, {"signal", r.signal_name}});
@@ -277,13 +267,13 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
             return s;
         }
         case Verdict::Timeout: {
-            const std::string secs = format_number(r.limit_value);
+            const std::string secs = format_number(r.limit_value, lang);
             if (r.crashed_before_entry) return tr(lang, "explain.timeout_static", {{"seconds", secs}});
             return tr(lang, r.limit == LimitKind::CpuTime ? "explain.timeout_cpu" : "explain.timeout_wall", {{"case", label}, {"seconds", secs}});
         }
         case Verdict::OutputLimit:
             return tr(lang, r.limit == LimitKind::FileSize ? "explain.file_size_limit" : "explain.output_limit",
-                      {{"limit", format_number(r.limit_value)}});
+                      {{"limit", format_number(r.limit_value, lang)}});
         case Verdict::ProtocolError: return tr(lang, "explain.protocol_error", {{"detail", problem_text(r, lang)}});
         case Verdict::ModifiedInput: return tr(lang, "explain.modified_input", {{"case", label}, {"name", c.modified_input}});
         case Verdict::KernelFault: return explain_learner_kernel_fault(c, lang, label);
@@ -297,7 +287,7 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
 // A failure no case is to blame for: before the harness started, or after
 // every case had reported (a destructor, an atexit handler, a stray thread).
 std::string explain_without_case(const CheckResult& r, Lang lang) {
-    const std::string secs = format_number(r.limit_value);
+    const std::string secs = format_number(r.limit_value, lang);
     switch (r.verdict) {
         case Verdict::Crash:
             return tr(lang, r.crashed_before_entry ? "explain.crash_static" : "explain.after.crash", {{"signal", r.signal_name}});
@@ -329,12 +319,12 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
         case Verdict::Pass: {
             double worst = 0;
             for (const auto& c : r.cases) worst = std::max(worst, c.max_abs_error);
-            add(tr(lang, "explain.pass", {{"count", std::to_string(r.cases.size())}, {"max_error", format_number(worst)}}));
+            add(tr(lang, "explain.pass", {{"count", format_count(static_cast<int64_t>(r.cases.size()), lang)}, {"max_error", format_number(worst, lang)}}));
             break;
         }
         case Verdict::CompileError:
             if (r.problem == Problem::SourceTooLarge) {
-                add(tr(lang, "explain.source_too_large", {{"size", size_text(r.limit_value)}}));
+                add(tr(lang, "explain.source_too_large", {{"size", size_text(r.limit_value, lang)}}));
                 break;
             }
             if (r.problem == Problem::DefinesMain) add(tr(lang, "explain.defines_main"));
@@ -377,7 +367,7 @@ std::string explain_gpu(const CheckResult& r, Lang lang) {
                                                {"detail", g.detail.empty() ? "" : " (" + g.detail + ")"}});
     }
     if (g.status == "run_failed") return tr(lang, "gpu_run.run_failed", {{"device", g.device}, {"detail", g.detail}});
-    return tr(lang, "gpu_run.agrees", {{"device", g.device}, {"count", std::to_string(g.agreeing)}, {"max_error", format_number(g.max_abs_error)}});
+    return tr(lang, "gpu_run.agrees", {{"device", g.device}, {"count", format_count(g.agreeing, lang)}, {"max_error", format_number(g.max_abs_error, lang)}});
 }
 
 std::string explain_backends(const CheckResult& r, const Exercise& ex, Lang lang) {
