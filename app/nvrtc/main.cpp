@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -113,7 +114,19 @@ void print(const nlohmann::json& reply) {
 }
 
 // Compiles and fills reply's status, result, cubin_bytes and log.
-void compile(const NvrtcApi& api, const Arguments& args, nlohmann::json& reply) {
+// The toolkit's own include directory beside the loaded libnvrtc (lib64/ or
+// targets/<arch>/lib/ next to include/), when it holds the device headers a
+// plain CUDA file may include and NVRTC does not build in: <cuda_fp16.h>,
+// <cuda_bf16.h>, <mma.h>, <cooperative_groups.h>. Empty when there is none.
+std::string toolkit_include_dir(const std::string& library_path) {
+    std::error_code ec;
+    const std::filesystem::path lib = std::filesystem::canonical(library_path, ec);
+    if (ec) return "";
+    const std::filesystem::path dir = lib.parent_path().parent_path() / "include";
+    return std::filesystem::is_regular_file(dir / "cuda_fp16.h", ec) ? dir.string() : "";
+}
+
+void compile(const NvrtcApi& api, const Arguments& args, const std::string& include_dir, nlohmann::json& reply) {
     const std::string source = read_file_or_exit(args.source_path);
     std::vector<std::string> header_texts, header_names;
     for (const auto& [include, path] : args.header_paths) {
@@ -139,8 +152,10 @@ void compile(const NvrtcApi& api, const Arguments& args, nlohmann::json& reply) 
     // functions, so the learner's host launcher compiles (launches are
     // rewritten into no-op stubs before this).
     const std::string arch_option = "--gpu-architecture=" + args.arch;
-    const char* options[] = {arch_option.c_str(), "--ptxas-options=-v", "-default-device", "-std=c++17"};
-    rc = api.compile(program, static_cast<int>(std::size(options)), options);
+    std::vector<const char*> options = {arch_option.c_str(), "--ptxas-options=-v", "-default-device", "-std=c++17"};
+    const std::string include_option = "--include-path=" + include_dir;  // the named headers above still come first
+    if (!include_dir.empty()) options.push_back(include_option.c_str());
+    rc = api.compile(program, static_cast<int>(options.size()), options.data());
     size_t log_bytes = 0, cubin_bytes = 0;
     std::string log;
     if (api.log_size(program, &log_bytes) == kNvrtcSuccess && log_bytes > 1) {
@@ -175,7 +190,7 @@ int main(int argc, char** argv) {
         print(reply);
         return 0;
     }
-    compile(api, args, reply);
+    compile(api, args, toolkit_include_dir(lib.path()), reply);
     print(reply);
     return 0;
 }

@@ -98,6 +98,31 @@ std::string warp_text(const Fault& f, Lang lang) {
     if (f.detail == "lane_not_in_mask")
         return head + (id ? "thread " + dim(f.thread) + " memanggilnya, padahal lane-nya tidak ada di mask."
                           : "thread " + dim(f.thread) + " calls it although its lane is not in the mask.");
+    if (f.detail == "wmma_partial_warp" || f.detail == "wmma_diverged") {
+        // A wmma function (f.buffer) called by part of a warp: f.index holds the lanes that called it.
+        const std::string wmma = f.buffer + (id ? " di blok " : " in block ") + dim(f.block) + on_line(f.line, lang) + ": ";
+        if (f.detail == "wmma_diverged")
+            return wmma + (id ? "lane-lane dari satu warp memanggilnya dari tempat yang berbeda (cabang yang berbeda). Fungsi wmma "
+                                "dijalankan warp sebagai satu instruksi: ke-32 lane harus memanggil panggilan yang sama, bersama-sama."
+                              : "lanes of one warp call it from different places (different branches). A wmma function runs as one "
+                                "instruction of the warp: all 32 lanes must make the same call, together.");
+        const unsigned present = unsigned(f.index);
+        const int n = __builtin_popcount(present);
+        std::string lanes;
+        for (int l = 0; l < 32; ++l) {
+            if (!(present >> l & 1)) continue;
+            int e = l;
+            while (e + 1 < 32 && (present >> (e + 1) & 1)) ++e;
+            lanes += (lanes.empty() ? "" : ", ") + std::to_string(l) + (e > l ? "-" + std::to_string(e) : "");
+            l = e;
+        }
+        return wmma + (id ? "hanya " + std::to_string(n) + " lane dari warp thread " + dim(f.thread) + " yang memanggilnya (lane " +
+                                lanes + "); sisanya sudah keluar dari kernel, tidak ada (blok yang ukurannya bukan kelipatan 32), "
+                                        "atau tidak ikut. Fungsi wmma harus dipanggil oleh ke-32 lane warp itu."
+                          : "only " + std::to_string(n) + " lanes of thread " + dim(f.thread) + "'s warp call it (lanes " + lanes +
+                                "); the others have left the kernel, do not exist (a block whose size is not a multiple of 32) "
+                                "or stay away. A wmma function must be called by all 32 lanes of the warp.");
+    }
     if (f.detail == "mismatched_ops")
         return head + (id ? "lane-lane dari satu warp tiba di operasi warp yang berbeda (atau dengan mask berbeda)."
                           : "lanes of one warp arrived at different warp operations (or with different masks).");
@@ -202,6 +227,26 @@ std::string global_race_text(const Fault& f, Lang lang) {
 // bytes past an aligned address it points, in `index`).
 std::string misaligned_text(const Fault& f, Lang lang) {
     const bool id = lang == Lang::Id;
+    if (f.buffer.rfind("wmma::", 0) == 0) {  // a wmma load or store: its pointer, or its ldm
+        const std::string who = "thread " + dim(f.thread) + (id ? " di blok " : " of block ") + dim(f.block);
+        if (f.detail == "ldm") {
+            const std::string multiple = f.element_type == "float" ? "4" : "8";
+            return id ? "ldm tidak sah: " + who + " memanggil " + f.buffer + " dengan ldm = " + std::to_string(f.index) +
+                            on_line(f.line, lang) + ". Untuk elemen " + f.element_type + ", ldm (jarak antarbaris, dalam elemen) harus kelipatan " +
+                            multiple + " (16 byte), agar setiap baris tile dimulai di alamat yang sejajar."
+                      : "invalid ldm: " + who + " called " + f.buffer + " with ldm = " + std::to_string(f.index) + on_line(f.line, lang) +
+                            ". For " + f.element_type + " elements, ldm (the distance between rows, in elements) must be a multiple of " +
+                            multiple + " (16 bytes), so that every row of the tile starts at an aligned address.";
+        }
+        return id ? "alamat tidak sejajar: " + who + " memberi " + f.buffer + " pointer " + f.element_type + " yang menunjuk " +
+                        std::to_string(f.index) + " byte setelah alamat kelipatan 32" + on_line(f.line, lang) +
+                        ". Load dan store wmma memerlukan pointer yang sejajar 256 bit (32 byte): pojok tile di baris r, kolom c "
+                        "harus memenuhi (r·ldm + c)·sizeof(elemen) kelipatan 32, dihitung dari awal buffer yang sejajar."
+                  : "misaligned address: " + who + " passed " + f.buffer + " a " + f.element_type + " pointer " +
+                        std::to_string(f.index) + " bytes past a multiple of 32" + on_line(f.line, lang) +
+                        ". A wmma load or store needs a 256-bit (32-byte) aligned pointer: a tile's corner at row r, column c "
+                        "needs (r·ldm + c)·sizeof(element) to be a multiple of 32, counted from an aligned buffer start.";
+    }
     const std::string bytes = f.detail.empty() ? "?" : f.detail;
     const std::string who = "thread " + dim(f.thread) + (id ? " di blok " : " of block ") + dim(f.block);
     const std::string what = f.size == 0
