@@ -264,6 +264,12 @@ TEST_CASE("arch_limits: the five architectures and nothing made up") {
     }
     for (const char* unknown : {"sm_70", "sm_100", "compute_90", "", "90"}) CHECK_FALSE(arch_limits(unknown).has_value());
     for (const std::string& arch : known_gpu_archs()) CHECK(arch_limits(arch).has_value());
+    // The selector's labels name the GPUs, from the same table.
+    CHECK(gpu_arch_label("sm_80") == "sm_80 \xE2\x80\x94 A100");
+    CHECK(gpu_arch_label("sm_89") == "sm_89 \xE2\x80\x94 RTX 4090 / L4");
+    CHECK(gpu_arch_label("sm_90") == "sm_90 \xE2\x80\x94 H100 / H200");
+    CHECK(gpu_arch_label("sm_70") == "sm_70");
+    for (const std::string& arch : known_gpu_archs()) CHECK(gpu_arch_label(arch).size() > arch.size() + 4);
 }
 
 TEST_CASE("occupancy: the calculator's figures, worked by hand") {

@@ -314,8 +314,24 @@ TEST_CASE("gui views: the memory tab starts from the first case; experiments mea
     CHECK(timing.fused_matmuls == 1);
     CHECK(timing.per_head_ms >= 0);
     CHECK(timing.fused_ms >= 0);
+    CHECK(timing.tokens == 32);
+    CHECK(timing.d_model == 64);
     h.frames(2);
     CHECK(h.has("exp_measure"));
+    CHECK(h.has("exp_why"));  // the figure comes with the reason the lesson's gain does (not) show
+}
+
+TEST_CASE("experiments: why the fused projection is (not) faster, from the sizes and the figures") {
+    ProjectionTiming small{1.0, 1.0, 12, 1, 32, 64, 4};
+    CHECK(timing_explanation_key(small) == "gui.exp.why.small");
+    ProjectionTiming large{50.0, 48.0, 36, 1, 512, 768, 12};
+    CHECK(timing_explanation_key(large) == "gui.exp.why.cpu");
+    ProjectionTiming gain{30.0, 10.0, 36, 1, 512, 768, 12};
+    CHECK(timing_explanation_key(gain) == "gui.exp.why.gain");
+    for (const char* key : {"gui.exp.why.small", "gui.exp.why.cpu", "gui.exp.why.gain"}) {
+        CHECK(has_message(Lang::En, key));
+        CHECK(has_message(Lang::Id, key));
+    }
 }
 
 TEST_CASE("gui views: the Kernel tab of a CUDA exercise shows the learner's own launches, threads, warp requests and resources") {

@@ -440,11 +440,11 @@ std::optional<LaunchShape> launch_shape(const std::map<std::string, LaunchShape>
 void draw_arch_selector(Ui& ui) {
     ImGui::TextUnformatted(ui.t("gui.kview.arch").c_str());
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
     const std::string current = ui.session.gpu_arch();
-    if (ImGui::BeginCombo("##kview_arch", current.c_str())) {
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize(gpu_arch_label("sm_86").c_str()).x + ImGui::GetFrameHeight() * 2);
+    if (ImGui::BeginCombo("##kview_arch", gpu_arch_label(current).c_str())) {
         for (const std::string& arch : known_gpu_archs())
-            if (ImGui::Selectable(arch.c_str(), arch == current)) ui.session.set_gpu_arch(arch);
+            if (ImGui::Selectable(gpu_arch_label(arch).c_str(), arch == current)) ui.session.set_gpu_arch(arch);
         ImGui::EndCombo();
     }
     ui.note_item("kview_arch");

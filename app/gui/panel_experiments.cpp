@@ -109,6 +109,16 @@ void draw_experiments_panel(Ui& ui) {
         bar(ui.t("gui.exp.fused"), tm.fused_ms, IM_COL32(86, 180, 233, 255));
         const std::string ratio = format_fixed(tm.per_head_ms / std::max(tm.fused_ms, 1e-9), 1, ui.session.lang());
         ImGui::TextUnformatted(ui.t("gui.exp.ratio", {{"ratio", ratio}}).c_str());
+        // Why the figure is what it is (the lesson promises a gain a small CPU run does not show).
+        const Lang lang = ui.session.lang();
+        const std::string why = ui.t(timing_explanation_key(tm), {{"t", format_count(tm.tokens, lang)}, {"d", format_count(tm.d_model, lang)},
+                                                                  {"h", format_count(tm.heads, lang)},
+                                                                  {"hd", format_count(tm.heads > 0 ? tm.d_model / tm.heads : 0, lang)},
+                                                                  {"n", format_count(tm.per_head_matmuls, lang)}});
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextDisabled("%s", why.c_str());
+        ImGui::PopTextWrapPos();
+        ui.note_item("exp_why");
     }
 }
 

@@ -2,6 +2,7 @@
 // autosave, language; and a line on the sandbox's protections here. Every change is saved at once (settings.json in the
 // XDG config dir, together with the window layout).
 #include "attnlab/core/doctor.hpp"
+#include "attnlab/core/gpu_resources.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -49,6 +50,15 @@ void draw_settings_window(Ui& ui) {
     ui.note_item("auto_run");
     changed |= ImGui::Checkbox(ui.t("gui.settings.autosave").c_str(), &p.autosave);
     if (changed) s.set_preferences(p);
+    // The GPU the Kernel view's resource panel plans for (same setting as its own selector).
+    const std::string arch = s.gpu_arch();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    if (ImGui::BeginCombo(ui.t("gui.kview.arch").c_str(), gpu_arch_label(arch).c_str())) {
+        for (const std::string& a : known_gpu_archs())
+            if (ImGui::Selectable(gpu_arch_label(a).c_str(), a == arch)) s.set_gpu_arch(a);
+        ImGui::EndCombo();
+    }
+    ui.note_item("settings_arch");
     ImGui::Separator();
     if (const sandbox_status::Protections* protections = s.sandbox_protections()) {
         ImGui::PushTextWrapPos(ImGui::GetFontSize() * 26);

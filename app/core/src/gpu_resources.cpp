@@ -197,6 +197,25 @@ std::vector<Diagnostic> parse_nvrtc_diagnostics(const std::string& log, const st
 
 // ---- architectures and occupancy ---------------------------------------------
 
+namespace {
+
+// One row per architecture: its limits and the GPUs a learner knows it by.
+struct ArchRow {
+    const char* arch;
+    const char* gpus;
+    int major, minor, threads_per_sm, blocks_per_sm;
+    int64_t shared_per_sm_kb, optin_per_block_kb;
+};
+constexpr ArchRow kArchRows[] = {
+    {"sm_75", "T4 / RTX 20xx", 7, 5, 1024, 16, 64, 64},  // Turing
+    {"sm_80", "A100", 8, 0, 2048, 32, 164, 163},         // Ampere GA100
+    {"sm_86", "RTX 30xx / A40", 8, 6, 1536, 16, 100, 99},  // Ampere GA10x
+    {"sm_89", "RTX 4090 / L4", 8, 9, 1536, 24, 100, 99},   // Ada (RTX 40xx, L4, L40)
+    {"sm_90", "H100 / H200", 9, 0, 2048, 32, 228, 227},    // Hopper
+};
+
+}  // namespace
+
 std::optional<ArchLimits> arch_limits(const std::string& arch) {
     // Per-SM figures: CUDA C++ Programming Guide, "Technical Specifications
     // per Compute Capability" (docs.nvidia.com/cuda/cuda-programming-guide/
@@ -207,26 +226,15 @@ std::optional<ArchLimits> arch_limits(const std::string& arch) {
     // 256 per warp over 4 sub-partitions; shared memory in units of 256 B on
     // 7.x and 128 B from 8.x; 1 KB reserved per block from 8.x on (that is
     // also why the opt-in maximum is the SM's memory minus 1 KB).
-    struct Row {
-        const char* arch;
-        int major, minor, threads_per_sm, blocks_per_sm;
-        int64_t shared_per_sm_kb, optin_per_block_kb;
-    };
-    static const Row rows[] = {
-        {"sm_75", 7, 5, 1024, 16, 64, 64},    // Turing
-        {"sm_80", 8, 0, 2048, 32, 164, 163},  // A100
-        {"sm_86", 8, 6, 1536, 16, 100, 99},   // GA10x (RTX 30xx)
-        {"sm_89", 8, 9, 1536, 24, 100, 99},   // Ada (RTX 40xx, L4, L40)
-        {"sm_90", 9, 0, 2048, 32, 228, 227},  // Hopper (H100, H200)
-    };
     // sm_90a is sm_90 plus architecture-specific instructions: same SM.
     const std::string base = arch == "sm_90a" ? "sm_90" : arch;
-    for (const Row& r : rows) {
+    for (const ArchRow& r : kArchRows) {
         if (base != r.arch) continue;
         ArchLimits l;
         l.arch = arch;
         l.compute_major = r.major;
         l.compute_minor = r.minor;
+        l.gpus = r.gpus;
         l.max_threads_per_sm = r.threads_per_sm;
         l.max_blocks_per_sm = r.blocks_per_sm;
         l.shared_memory_per_sm = r.shared_per_sm_kb * 1024;
@@ -238,7 +246,16 @@ std::optional<ArchLimits> arch_limits(const std::string& arch) {
     return std::nullopt;
 }
 
-std::vector<std::string> known_gpu_archs() { return {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}; }
+std::vector<std::string> known_gpu_archs() {
+    std::vector<std::string> out;
+    for (const ArchRow& r : kArchRows) out.push_back(r.arch);
+    return out;
+}
+
+std::string gpu_arch_label(const std::string& arch) {
+    const std::optional<ArchLimits> l = arch_limits(arch);
+    return l && !l->gpus.empty() ? arch + " \xE2\x80\x94 " + l->gpus : arch;
+}
 
 namespace {
 

@@ -421,6 +421,32 @@ const Entry kMessages[] = {
     {"gui.exp.per_head", "per head: {n} matmuls", "per head: {n} matmul"},
     {"gui.exp.fused", "fused: 1 matmul", "terpadu: 1 matmul"},
     {"gui.exp.ratio", "fused is {ratio}× faster here", "versi terpadu {ratio}× lebih cepat di sini"},
+    {"gui.exp.why.small",
+     "Why the lesson's gain hardly shows here: at T = {t}, D = {d} the matrices are small. Each of the {n} per-head matmuls "
+     "(T × D times D × {hd}) finishes in microseconds on this CPU, and x stays in the cache for all of them, so one fused matmul "
+     "saves almost nothing. The gain comes with size and on a GPU: there every matmul is a kernel launch of its own, and one "
+     "large matmul keeps the tensor cores busy. Try a larger T or model.",
+     "Mengapa keuntungan dari pelajaran hampir tidak terlihat di sini: pada T = {t}, D = {d} matriksnya kecil. Setiap matmul "
+     "per head (ada {n}, masing-masing T × D kali D × {hd}) selesai dalam hitungan mikrodetik di CPU ini, dan x tetap ada di "
+     "cache untuk semuanya, jadi satu matmul terpadu hampir tidak menghemat apa pun. Keuntungannya muncul pada ukuran besar "
+     "dan di GPU: di sana setiap matmul adalah satu peluncuran kernel, dan satu matmul besar membuat tensor core tetap sibuk. "
+     "Coba T atau model yang lebih besar."},
+    {"gui.exp.why.cpu",
+     "Why the lesson's gain hardly shows here: this is the CPU backend. Eigen runs each of the {n} per-head matmuls with the "
+     "same blocked loops as the fused one, and the time goes into the same arithmetic (2·T·D·3D multiply-adds) and the same "
+     "memory traffic (the weights are read once either way). What fusing saves — {n} kernel launches instead of one, and "
+     "small matmuls that leave a GPU's tensor cores idle — is a GPU's cost, not a CPU's.",
+     "Mengapa keuntungan dari pelajaran hampir tidak terlihat di sini: ini backend CPU. Eigen menjalankan setiap matmul per "
+     "head (ada {n}) dengan loop berblok yang sama seperti matmul terpadu, dan waktunya habis untuk hitungan yang sama "
+     "(2·T·D·3D perkalian-tambah) dan lalu lintas memori yang sama (bobot dibaca sekali di kedua cara). Yang dihemat oleh "
+     "penggabungan — {n} peluncuran kernel menjadi satu, dan matmul kecil yang membuat tensor core GPU menganggur — adalah "
+     "biaya di GPU, bukan di CPU."},
+    {"gui.exp.why.gain",
+     "Fusing pays off even on this CPU: one matmul of T × D times D × 3D reads x once instead of {n} times and gives Eigen "
+     "wider matrices to block. On a GPU the gain is larger still: one kernel launch instead of {n}.",
+     "Penggabungan sudah menguntungkan di CPU ini: satu matmul T × D kali D × 3D membaca x sekali, bukan {n} kali, dan "
+     "memberi Eigen matriks yang lebih lebar untuk diproses per blok. Di GPU keuntungannya lebih besar lagi: satu "
+     "peluncuran kernel, bukan {n}."},
     {"gui.exp.d_model", "d_model (D)", "d_model (D)"},
     {"gui.exp.heads", "heads (H)", "head (H)"},
     {"gui.exp.layers", "layers", "lapisan"},

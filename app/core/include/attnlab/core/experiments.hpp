@@ -1,4 +1,5 @@
 #pragma once
+#include <string>
 // A live measurement for the experiments page: the Q/K/V projections done
 // per head (3·H small matmuls, X · W_Q^h with W_Q^h of (D, hd)) versus fused
 // (one X · W_QKV with W_QKV of (D, 3D)). Same arithmetic, different shapes:
@@ -17,7 +18,15 @@ struct ProjectionTiming {
     double fused_ms = 0;     // median over repeats, the single fused matmul
     int per_head_matmuls = 0;
     int fused_matmuls = 1;
+    int tokens = 0, d_model = 0, heads = 0;  // the sizes measured
 };
+
+// Why the measurement shows the gain it shows, as a message key
+// (gui.exp.why.*, both languages): "small" when the matrices are too small for
+// fusing to matter on a CPU, "cpu" when they are large but the CPU backend
+// does the same arithmetic and memory traffic either way, "gain" when fusing
+// pays off here. Placeholders: {t}, {d}, {h}, {hd}, {n} (3·H).
+std::string timing_explanation_key(const ProjectionTiming& t);
 
 // Sizes a measurement accepts: all positive, d_model divisible by heads.
 bool valid_projection_sizes(int tokens, int d_model, int heads);

@@ -82,6 +82,7 @@ std::vector<Diagnostic> parse_nvrtc_diagnostics(const std::string& log, const st
 // calculator (cuda_occupancy.h of the CUDA 13.0 toolkit).
 struct ArchLimits {
     std::string arch;             // "sm_90"
+    std::string gpus;             // the GPUs of this architecture a learner knows: "H100 / H200"
     int compute_major = 0, compute_minor = 0;
     int warp_size = 32;
     int max_threads_per_block = 1024;
@@ -102,6 +103,9 @@ struct ArchLimits {
 std::optional<ArchLimits> arch_limits(const std::string& arch);
 // The architectures arch_limits() knows, oldest first: what the panel offers.
 std::vector<std::string> known_gpu_archs();
+// "sm_90 — H100 / H200" (the arch alone when the table does not know it),
+// from the same table as arch_limits().
+std::string gpu_arch_label(const std::string& arch);
 
 struct Occupancy {
     int active_blocks_per_sm = 0;
