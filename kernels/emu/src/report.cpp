@@ -90,8 +90,8 @@ std::string barrier_text(const Fault& f, Lang lang) {
 
 std::string warp_text(const Fault& f, Lang lang) {
     const bool id = lang == Lang::Id;
-    const std::string head = (id ? "operasi warp (__shfl_*_sync, __syncwarp, vote) di blok "
-                                 : "warp operation (__shfl_*_sync, __syncwarp, vote) in block ") +
+    const std::string head = (id ? "operasi warp (__shfl_*_sync, __syncwarp, vote, wmma::*) di blok "
+                                 : "warp operation (__shfl_*_sync, __syncwarp, vote, wmma::*) in block ") +
                              dim(f.block) + on_line(f.line, lang) + ": ";
     if (f.detail == "bad_width")
         return head + (id ? "width harus pangkat dua dari 1 sampai 32." : "width must be a power of two from 1 to 32.");
