@@ -59,19 +59,26 @@ Sites& sites() {
 // a learner's file has far fewer loads and stores). A loop's few sites are
 // answered from a direct-mapped cache before the table.
 unsigned site_lookup(uintptr_t pc);
+struct Allocation;
 struct SiteCache {
     uintptr_t pc[128] = {};
     uint16_t id[128] = {};
+    // The allocation the site touched last, valid while the heap's generation
+    // is unchanged: a loop's loads from q, k and v each find theirs at once.
+    Allocation* allocation[128] = {};
+    uint64_t generation[128] = {};
 };
 thread_local SiteCache site_cache;
-inline unsigned site_of(uintptr_t pc) {
+inline unsigned site_slot(uintptr_t pc) {
     const unsigned slot = unsigned(pc >> 1) & 127;
-    if (site_cache.pc[slot] == pc) return site_cache.id[slot];
-    const unsigned id = site_lookup(pc);
-    site_cache.pc[slot] = pc;
-    site_cache.id[slot] = uint16_t(id);
-    return id;
+    if (site_cache.pc[slot] != pc) {
+        site_cache.pc[slot] = pc;
+        site_cache.id[slot] = uint16_t(site_lookup(pc));
+        site_cache.allocation[slot] = nullptr;
+    }
+    return slot;
 }
+inline unsigned site_of(uintptr_t pc) { return site_cache.id[site_slot(pc)]; }
 
 unsigned site_lookup(uintptr_t pc) {
     Sites& s = sites();
@@ -163,7 +170,10 @@ struct Allocation {
     const char* type = "float";
     std::vector<uint8_t> flags;           // per byte: kInitialised | kKernelWritten
     std::vector<GlobalShadow> shadow;     // made at the first kernel access
-    unsigned granule = 4;
+    unsigned granule = 4;                 // bytes per shadow entry: 4, 2 or 1
+    unsigned granule_shift = 2;
+    int64_t index_of(uintptr_t a) const { return (int64_t(a) - int64_t(base)) / int64_t(elem_size); }
+    int64_t count() const { return int64_t((end - base) / elem_size); }
 };
 
 struct Heap {
@@ -171,6 +181,7 @@ struct Heap {
     Allocation* last = nullptr;
     bool host_refused = false;
     uintptr_t low = ~uintptr_t(0), high = 0;  // every live allocation and its guards are inside
+    uint64_t generation = 1;                  // changes with every allocation and release
 };
 Heap* the_heap = nullptr;  // made at the first allocation; never destroyed (hooks may run during exit)
 Heap& heap() {
@@ -411,19 +422,19 @@ void prepare_shadow(Allocation& A, unsigned size) {
     while (g > 1 && g > size) g /= 2;
     if (!A.shadow.empty() && g == A.granule) return;
     A.granule = g;  // smaller accesses seen: finer shadow (earlier history is dropped)
+    A.granule_shift = g == 4 ? 2 : g == 2 ? 1 : 0;
     A.shadow.assign((A.end - A.base + g - 1) / g, GlobalShadow{});
 }
 
 void global_races(Allocation& A, uintptr_t a, unsigned size, bool write, unsigned site, ThreadState& ts) {
     prepare_shadow(A, size);
-    const size_t first = (a - A.base) / A.granule, last = (a + size - 1 - A.base) / A.granule;
-    const int64_t index = int64_t(a - A.base) / int64_t(A.elem_size);
+    const size_t first = (a - A.base) >> A.granule_shift, last = (a + size - 1 - A.base) >> A.granule_shift;
     for (size_t g = first; g <= last && g < A.shadow.size(); ++g) {
         GlobalShadow& sh = A.shadow[g];
         if (unordered_global(sh.write_epoch, sh.writer, ts))
-            global_race(A, index, write, sh.write_epoch, sh.writer, sh.write_site, true, site);
+            global_race(A, A.index_of(a), write, sh.write_epoch, sh.writer, sh.write_site, true, site);
         if (write && unordered_global(sh.read_epoch, sh.reader, ts))
-            global_race(A, index, write, sh.read_epoch, sh.reader, sh.read_site, false, site);
+            global_race(A, A.index_of(a), write, sh.read_epoch, sh.reader, sh.read_site, false, site);
         if (write) sh.write_epoch = detail::clock.interval, sh.writer = uint16_t(ts.linear), sh.write_site = uint16_t(site);
         else sh.read_epoch = detail::clock.interval, sh.reader = uint16_t(ts.linear), sh.read_site = uint16_t(site);
     }
@@ -442,20 +453,19 @@ bool all_initialised(const Allocation& A, uintptr_t a, unsigned size) {
 }
 
 void global_access(Allocation& A, uintptr_t a, unsigned size, bool write, unsigned site, ThreadState& ts) {
-    const int64_t index = (int64_t(a) - int64_t(A.base)) / int64_t(A.elem_size);
-    const int64_t count = int64_t((A.end - A.base) / A.elem_size);
     if (a < A.base || a + size > A.end)
-        fault_out_of_bounds(MemorySpace::Global, write, A.name, index, count, A.type, line_of_site(site));
-    check_alignment(a, size, MemorySpace::Global, write, A.name, index, count, A.type, site);
+        fault_out_of_bounds(MemorySpace::Global, write, A.name, A.index_of(a), A.count(), A.type, line_of_site(site));
+    if (size > 1 && (a & (size - 1)) != 0)
+        check_alignment(a, size, MemorySpace::Global, write, A.name, A.index_of(a), A.count(), A.type, site);
     step(ts, site);
     if (!write && ts.checks && !all_initialised(A, a, size))
-        detail::fault_access(FaultKind::UninitializedRead, MemorySpace::Global, false, A.name, index, count, A.type,
+        detail::fault_access(FaultKind::UninitializedRead, MemorySpace::Global, false, A.name, A.index_of(a), A.count(), A.type,
                              line_of_site(site));
     if (ts.checks) global_races(A, a, size, write, site, ts);
     if (write) std::memset(A.flags.data() + (a - A.base), kInitialised | kKernelWritten, size);
     (write ? ts.bytes_written : ts.bytes_read) += size;
     if (ts.counters) (write ? ts.global_stores : ts.global_loads).push_back(detail::log_site_entry(site, width_class(size), a >> 5));
-    if (ts.trace) detail::trace_access(ts, MemorySpace::Global, write, A.name.c_str(), index, (a - A.base) >> 5, line_of_site(site));
+    if (ts.trace) detail::trace_access(ts, MemorySpace::Global, write, A.name.c_str(), A.index_of(a), (a - A.base) >> 5, line_of_site(site));
 }
 
 // ---------------------------------------------------------------- dispatch
@@ -469,7 +479,14 @@ void access(uintptr_t a, unsigned size, bool write, uintptr_t pc) {
         return;
     }
     if (in_shared(a)) return shared_access(a, size, write, site_of(pc), *ts);
-    if (Allocation* A = find_allocation(a)) return global_access(*A, a, size, write, site_of(pc), *ts);
+    const unsigned slot = site_slot(pc);
+    Allocation* A = site_cache.allocation[slot];
+    if (!A || site_cache.generation[slot] != the_heap->generation || a + kGuard < A->base || a >= A->end + kGuard) {
+        A = find_allocation(a);
+        site_cache.allocation[slot] = A;
+        site_cache.generation[slot] = the_heap ? the_heap->generation : 0;
+    }
+    if (A) return global_access(*A, a, size, write, site_cache.id[slot], *ts);
     // Anything else is the thread's own stack or host data: not device memory.
 }
 
@@ -594,6 +611,7 @@ void* allocate(size_t bytes, const std::string& name, int line, bool learner_own
     auto at = std::upper_bound(h.live.begin(), h.live.end(), A->base,
                                [](uintptr_t x, const std::unique_ptr<Allocation>& p) { return x < p->base; });
     h.live.insert(at, std::move(A));
+    ++h.generation;
     return base;
 }
 
@@ -603,6 +621,7 @@ bool release(void* p) {
     if (!A) return false;
     ::munmap(A->mapping, A->mapping_bytes);
     if (h.last == A) h.last = nullptr;
+    ++h.generation;
     h.live.erase(std::find_if(h.live.begin(), h.live.end(), [&](const std::unique_ptr<Allocation>& x) { return x.get() == A; }));
     return true;
 }

@@ -317,12 +317,6 @@ int distinct(uint64_t* v, int n) {
     return int(std::unique(v, v + n) - v);
 }
 
-// A run of consecutive log entries from one source line.
-struct LineRun {
-    uint64_t line;
-    uint32_t start, length;
-};
-
 // Where the logged accesses of one warp go: request, unit and partial counts.
 struct RequestTally {
     int64_t& requests;
@@ -345,50 +339,55 @@ bool same_lines(LaneLogs logs, int nlanes) {
     return true;
 }
 
-// Lanes diverged: cut each lane's log into runs of one line, then walk the
-// runs of each line across the lanes in step (k-th access per line).
+// Lanes diverged (a causal loop runs a different number of rounds per lane):
+// the k-th access of each lane at one site forms the k-th request of that
+// site. Each lane's log is bucketed by site in one counting pass, so the cost
+// is linear in the accesses whatever the interleaving of sites.
 template <class Measure>
 void diverged_requests(LaneLogs logs, int nlanes, RequestTally t, Measure measure) {
-    thread_local std::vector<LineRun> runs[32];
-    thread_local std::vector<uint64_t> lines;
+    thread_local std::vector<uint64_t> lines;       // distinct sites, in first-seen order
+    thread_local std::vector<uint32_t> slot;        // per entry (all lanes in turn): its site's index
+    thread_local std::vector<uint32_t> count, at;   // [site * 32 + lane]: entries, fill position
+    thread_local std::vector<uint64_t> bucketed;    // addresses grouped by site, then lane, in order
     lines.clear();
-    for (int l = 0; l < nlanes; ++l) {
-        runs[l].clear();
-        for (uint32_t i = 0; i < logs[l]->size(); ++i) {
-            const uint64_t line = (*logs[l])[i] >> kLogLineShift;
-            if (runs[l].empty() || runs[l].back().line != line) {
-                runs[l].push_back({line, i, 0});
-                if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+    slot.clear();
+    uint64_t last_line = ~uint64_t(0);
+    uint32_t last_slot = 0;
+    for (int l = 0; l < nlanes; ++l)
+        for (const uint64_t e : *logs[l]) {
+            const uint64_t line = e >> kLogLineShift;
+            if (line != last_line) {
+                last_line = line;
+                last_slot = uint32_t(std::find(lines.begin(), lines.end(), line) - lines.begin());
+                if (last_slot == lines.size()) lines.push_back(line);
             }
-            ++runs[l].back().length;
+            slot.push_back(last_slot);
         }
+    count.assign(lines.size() * 32, 0);
+    for (size_t i = 0, l = 0, k = 0; i < slot.size(); ++i, ++k) {
+        while (k == logs[l]->size()) ++l, k = 0;
+        ++count[slot[i] * 32 + l];
+    }
+    at.resize(count.size());
+    uint32_t sum = 0;
+    for (size_t i = 0; i < count.size(); ++i) at[i] = sum, sum += count[i];
+    bucketed.resize(sum);
+    for (size_t i = 0, l = 0, k = 0; i < slot.size(); ++i, ++k) {
+        while (k == logs[l]->size()) ++l, k = 0;
+        bucketed[at[slot[i] * 32 + l]++] = (*logs[l])[k] & kLogAddressMask;
     }
     uint64_t v[32];
-    for (uint64_t line : lines) {
-        size_t run_at[32], offset[32];
-        auto next_run_of_line = [&](int l) {
-            while (run_at[l] < runs[l].size() && runs[l][run_at[l]].line != line) ++run_at[l];
-        };
-        for (int l = 0; l < nlanes; ++l) {
-            run_at[l] = offset[l] = 0;
-            next_run_of_line(l);
-        }
-        for (;;) {
+    for (size_t s = 0; s < lines.size(); ++s) {
+        const uint32_t* c = &count[s * 32];
+        const uint32_t* end = &at[s * 32];  // after the fill: each lane's bucket end
+        const uint32_t rounds = *std::max_element(c, c + nlanes);
+        for (uint32_t k = 0; k < rounds; ++k) {
             int n = 0;
-            for (int l = 0; l < nlanes; ++l) {
-                if (run_at[l] >= runs[l].size()) continue;
-                const LineRun& r = runs[l][run_at[l]];
-                v[n++] = (*logs[l])[r.start + offset[l]] & kLogAddressMask;
-                if (++offset[l] == r.length) {
-                    offset[l] = 0;
-                    ++run_at[l];
-                    next_run_of_line(l);
-                }
-            }
-            if (n == 0) break;
+            for (int l = 0; l < nlanes; ++l)
+                if (k < c[l]) v[n++] = bucketed[end[l] - c[l] + k];
             ++t.requests;
             if (n < nlanes) ++t.partial;
-            t.units += measure(v, n, line);
+            t.units += measure(v, n, lines[s]);
         }
     }
 }
