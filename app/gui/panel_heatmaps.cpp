@@ -408,9 +408,11 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
     ui.note_item("heatmap_stage");
 
     // Rebuild and upload only when what is shown changed.
-    if (v.built_generation != generation || v.built_case != c.index || v.built_stage != v.stage) {
+    if (v.built_generation != generation || v.built_case != c.index || v.built_stage != v.stage || v.built_from != &c) {
         release_all(ui);
+        v.set.reset();  // before the build: two sets' differences never live at once
         v.set = build_heatmaps(c, v.stage);
+        v.built_from = &c;
         v.built_generation = generation;
         v.built_case = c.index;
         v.built_stage = v.stage;

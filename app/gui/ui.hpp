@@ -53,6 +53,7 @@ struct HeatmapView {
     int built_generation = -1;
     int built_case = -1;
     std::string built_stage;
+    const CaseOutcome* built_from = nullptr;  // the set reads this case's tensors in place
     std::optional<HeatmapSet> set;
     std::vector<ImTextureID> learner, reference, difference, cuda;  // one slot per head, made when first shown
     int enlarged = -1;         // head shown large, -1 none

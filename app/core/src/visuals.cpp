@@ -54,7 +54,7 @@ std::vector<HeadMatrix> split_heads_of(const TensorData& t) {
         HeadMatrix m;
         m.rows = m.cols = static_cast<int>(n);
         const size_t start = static_cast<size_t>(h * n * n);
-        m.values.assign(t.data.begin() + static_cast<ptrdiff_t>(start), t.data.begin() + static_cast<ptrdiff_t>(start + static_cast<size_t>(n * n)));
+        m.values = FloatSpan(t.data.data() + start, static_cast<size_t>(n * n));  // in place, never copied
         out.push_back(std::move(m));
     }
     return out;
@@ -213,7 +213,6 @@ void mark_masked_cells(const CaseOutcome& c, const std::string& stage, const Ten
             any |= mask[k] != 0;
         }
         if (!any) continue;
-        set.reference[h].mask = mask;
         if (h < set.learner.size()) {
             // The learner's cell is masked where it is -inf itself, or where the
             // reference is masked and it holds the same value (0 after softmax):
@@ -226,6 +225,7 @@ void mark_masked_cells(const CaseOutcome& c, const std::string& stage, const Ten
             }
             mine.mask = std::move(own);
         }
+        set.reference[h].mask = std::move(mask);
     }
 
 }
@@ -233,6 +233,9 @@ void mark_masked_cells(const CaseOutcome& c, const std::string& stage, const Ten
 // Yours − reference, per head; cells where only one side is -inf or NaN are
 // counted (and drawn apart), not given a finite error.
 void add_differences(HeatmapSet& set) {
+    // Every head's differences in one buffer (one allocation, not one per head).
+    const size_t cells = static_cast<size_t>(set.rows) * static_cast<size_t>(set.cols);
+    auto all = std::make_shared<std::vector<float>>(cells * set.learner.size());
     for (size_t h = 0; h < set.learner.size(); ++h) {
         HeadMatrix d;
         d.rows = set.rows;
@@ -243,19 +246,24 @@ void add_differences(HeatmapSet& set) {
             d.mask.resize(set.reference[h].mask.size());
             for (size_t k = 0; k < d.mask.size(); ++k) d.mask[k] = set.reference[h].mask[k] && set.learner[h].mask[k];
         }
-        d.values.resize(set.reference[h].values.size());
-        for (size_t k = 0; k < d.values.size(); ++k) {
-            const float a = set.learner[h].values[k], r = set.reference[h].values[k];
-            if (std::isinf(r) && a == r) d.values[k] = r;  // both masked: stays masked
+        float* out = all->data() + h * cells;
+        const float* mine = set.learner[h].values.data();
+        const float* ref = set.reference[h].values.data();
+        float worst = 0;
+        for (size_t k = 0; k < cells; ++k) {
+            const float a = mine[k], r = ref[k];
+            if (std::isinf(r) && a == r) out[k] = r;  // both masked: stays masked
             else if (!std::isfinite(a) || !std::isfinite(r)) {
-                d.values[k] = std::numeric_limits<float>::quiet_NaN();
+                out[k] = std::numeric_limits<float>::quiet_NaN();
                 ++set.non_finite_differences;
             }
             else {
-                d.values[k] = a - r;
-                set.max_abs_difference = std::max(set.max_abs_difference, static_cast<double>(std::fabs(a - r)));
+                out[k] = a - r;
+                worst = std::max(worst, std::fabs(a - r));
             }
         }
+        set.max_abs_difference = std::max(set.max_abs_difference, static_cast<double>(worst));
+        d.values = FloatSpan(out, cells, all);
         set.difference.push_back(std::move(d));
     }
 }

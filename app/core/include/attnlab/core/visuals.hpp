@@ -4,8 +4,10 @@
 // ranges and masked cells, stage-by-stage probe comparison, the memory
 // layout of split heads, and the model-size arithmetic of the experiments
 // page. The GUI only turns these into pixels; tests assert on them.
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,10 +45,35 @@ struct ColorScale {
 
 // ---- heatmaps -------------------------------------------------------------------
 
-// One head's (T, T) matrix of one source.
+// A read-only run of floats: a head's cells read in place from the case's
+// tensor (no copy: 12 heads × 512² floats are 12 MB a source), or values the
+// set computed itself, which `owner` keeps alive.
+class FloatSpan {
+public:
+    FloatSpan() = default;
+    FloatSpan(const float* data, size_t size, std::shared_ptr<const std::vector<float>> owner = {})
+        : data_(data), size_(size), owner_(std::move(owner)) {}
+    const float* data() const { return data_; }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const float* begin() const { return data_; }
+    const float* end() const { return data_ + size_; }
+    float operator[](size_t k) const { return data_[k]; }
+    friend bool operator==(const FloatSpan& a, const std::vector<float>& b) {
+        return a.size_ == b.size() && std::equal(a.begin(), a.end(), b.begin());
+    }
+
+private:
+    const float* data_ = nullptr;
+    size_t size_ = 0;
+    std::shared_ptr<const std::vector<float>> owner_;
+};
+
+// One head's (T, T) matrix of one source. Its values point into the
+// CaseOutcome the set was built from: a HeatmapSet must not outlive it.
 struct HeadMatrix {
     int rows = 0, cols = 0;
-    std::vector<float> values;  // row-major
+    FloatSpan values;  // row-major
     // 1 where the position is masked (a future key). Filled from -inf entries
     // of this matrix or of the case's "masked" stage, so softmax weights —
     // exactly 0 there — are still drawn as masked, not as a zero value.
@@ -99,7 +126,8 @@ std::vector<LearnerStage> learner_stages(const CaseOutcome& c);
 // batch), plus the output itself when it has that shape and no reference
 // stage stands for it.
 std::vector<std::string> heatmap_stages(const CaseOutcome& c);
-// Builds the set for `stage` ("output" for the entry point's result).
+// Builds the set for `stage` ("output" for the entry point's result). The
+// set reads the case's tensors in place: keep `c` alive while it is used.
 // Softmax weights get Viridis on [0, 1]; anything else a symmetric PuOr range
 // over the finite values of both sources.
 std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string& stage);
