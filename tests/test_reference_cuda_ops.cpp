@@ -1,5 +1,6 @@
 // The CUDA exercises' reference ops (reference/src/registry_cuda.cpp):
-// causal_softmax, batched_causal_attention, batched_attention_scores and
+// causal_softmax, batched_causal_mask, batched_row_sum,
+// batched_causal_attention, batched_attention_scores and
 // attention_scores_untransposed, each against values worked out by hand, and
 // each catalogued mistake against what its name says, computed here
 // independently of the reference's code.
@@ -563,8 +564,20 @@ TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
     };
     const std::vector<Expected> expected = {
         {"causal_softmax",
-         {{"reads_future_keys", "masked_scores"}, {"mask_includes_diagonal", "masked_scores"}, {"mask_with_zero", "masked_scores"}}},
-        {"batched_causal_attention", {{"reads_future_keys", "scores"}, {"no_scale", "scores"}, {"block_mapping_swapped", "scores"}}},
+         {{"reads_future_keys", "masked_scores"},
+          {"mask_includes_diagonal", "masked_scores"},
+          {"mask_with_zero", "masked_scores"},
+          {"softmax_without_max", ""},
+          {"softmax_without_max", ""}}},
+        {"batched_causal_mask",
+         {{"mask_includes_diagonal", ""}, {"mask_with_zero", ""}, {"mask_with_large_negative", ""}, {"mask_below_diagonal", ""}}},
+        {"batched_row_sum", {}},
+        {"batched_causal_attention",
+         {{"reads_future_keys", "scores"},
+          {"no_scale", "scores"},
+          {"block_mapping_swapped", "scores"},
+          {"softmax_without_max", "weights"},
+          {"softmax_without_max", "weights"}}},
         {"batched_attention_scores", {{"no_scale", ""}}},
         {"attention_scores_untransposed", {{"no_scale", ""}}},
     };
@@ -589,7 +602,8 @@ TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
         }
     }
     // Every id these ops use has learner words in both languages.
-    for (const char* id : {"reads_future_keys", "block_mapping_swapped", "mask_includes_diagonal", "mask_with_zero", "no_scale"}) {
+    for (const char* id : {"reads_future_keys", "block_mapping_swapped", "mask_includes_diagonal", "mask_with_zero", "no_scale",
+                           "softmax_without_max", "mask_with_large_negative", "mask_below_diagonal"}) {
         CAPTURE(id);
         std::ifstream file(std::string(ATTNLAB_TEST_FIXTURES) + "/../../exercises/mistakes/" + id + ".json");
         REQUIRE(file.good());
@@ -603,4 +617,73 @@ TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
             }
         CHECK(words["message"]["en"] != words["message"]["id"]);
     }
+}
+
+// ------------------------------------------------------ batched_causal_mask
+
+TEST_CASE("batched_causal_mask: 0..8 by hand, every slice alike, and its mistakes") {
+    const Inputs in = scores_in(tensor({1, 2, 3, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8}));
+    const TensorData out = run("batched_causal_mask", in).output.tensor;
+    for (int64_t h = 0; h < 2; ++h) {
+        CHECK(row_of(out, 0, h, 0) == std::vector<double>{0, -kInf, -kInf});
+        CHECK(row_of(out, 0, h, 1) == std::vector<double>{3, 4, -kInf});
+        CHECK(row_of(out, 0, h, 2) == std::vector<double>{6, 7, 8});
+    }
+    const TensorData diagonal = run_mistake("batched_causal_mask", "mask_includes_diagonal", in).output.tensor;
+    CHECK(row_of(diagonal, 0, 1, 1) == std::vector<double>{3, -kInf, -kInf});
+    const TensorData zero = run_mistake("batched_causal_mask", "mask_with_zero", in).output.tensor;
+    CHECK(row_of(zero, 0, 0, 0) == std::vector<double>{0, 0, 0});
+    const TensorData large = run_mistake("batched_causal_mask", "mask_with_large_negative", in).output.tensor;
+    CHECK(row_of(large, 0, 0, 1) == std::vector<double>{3, 4, -1e9});
+    const TensorData below = run_mistake("batched_causal_mask", "mask_below_diagonal", in).output.tensor;
+    CHECK(row_of(below, 0, 1, 2) == std::vector<double>{-kInf, -kInf, 8});
+    CHECK(row_of(below, 0, 1, 0) == std::vector<double>{0, 1, 2});
+    CHECK(contains(error_of("batched_causal_mask", scores_in(tensor({1, 1, 2, 3}, {0, 0, 0, 0, 0, 0}))), "scores"));
+}
+
+// ---------------------------------------------------------- batched_row_sum
+
+TEST_CASE("batched_row_sum: (B, H, R, N) -> (B, H, R), by hand and at random") {
+    const TensorData out = run("batched_row_sum", {{"x", tensor({1, 1, 2, 4}, {0, 1, 2, 3, 4, 5, 6, 7})}}).output.tensor;
+    CHECK(out.shape == Shape{1, 1, 2});
+    CHECK(out.data == std::vector<float>{6, 22});
+    const Value x = random_tensor({2, 3, 5, 37}, 7);
+    const TensorData sums = run("batched_row_sum", {{"x", x}}).output.tensor;
+    REQUIRE(sums.shape == Shape{2, 3, 5});
+    for (int64_t b = 0; b < 2; ++b)
+        for (int64_t h = 0; h < 3; ++h)
+            for (int64_t r = 0; r < 5; ++r) {
+                double s = 0;
+                for (double v : row_of(x.tensor, b, h, r)) s += v;
+                CHECK(at(sums, {b, h, r}) == doctest::Approx(s).epsilon(1e-6));
+            }
+    CHECK(contains(error_of("batched_row_sum", {{"x", tensor({2, 3}, {1, 2, 3, 4, 5, 6})}}), "x"));
+}
+
+// ------------------------------------- softmax without its max, in a kernel
+
+TEST_CASE("softmax_without_max in the CUDA ops: NaN where a float kernel overflows, 0 for the future keys") {
+    // Row 0 of slice 0 is 3000 (exp overflows), row 1 ordinary; slice 1 row 0 is -7000 (exp underflows).
+    const Inputs in = scores_in(tensor({1, 2, 2, 2}, {3000, 9, 1, 2, -7000, 5, 0.5, 1}));
+    const TensorData right = run("causal_softmax", in).output.tensor;
+    CHECK(row_of(right, 0, 0, 0) == std::vector<double>{1, 0});
+    bool matched_overflow = false, matched_underflow = false;
+    for (const Mistake& m : op_of("causal_softmax").mistakes) {
+        if (m.id != "softmax_without_max") continue;
+        const TensorData w = m.run(in).output.tensor;
+        CHECK(at(w, {0, 0, 0, 1}) == 0.0);  // a future key is 0, even in a NaN row
+        CHECK(at(w, {0, 1, 0, 1}) == 0.0);
+        check_row(w, 0, 0, 1, softmax({1, 2}));
+        matched_overflow |= std::isnan(at(w, {0, 0, 0, 0}));
+        matched_underflow |= std::isnan(at(w, {0, 1, 0, 0}));
+    }
+    CHECK(matched_overflow);   // exp(x) with nothing subtracted
+    CHECK(matched_underflow);  // a max that starts at 0
+    // Attention: q·k of 2000 (scale 1/2) overflows without the max; the small case agrees with the op.
+    const Inputs big = qkv_in(tensor({1, 1, 1, 4}, {100, 0, 0, 0}), tensor({1, 1, 1, 4}, {40, 0, 0, 0}),
+                              tensor({1, 1, 1, 4}, {1, 2, 3, 4}));
+    const Mistake* unstable = find_mistake("batched_causal_attention", "softmax_without_max");
+    REQUIRE(unstable != nullptr);
+    CHECK(std::isnan(unstable->run(big).output.tensor.data[0]));
+    CHECK(near(unstable->run(worked_attention()).output.tensor, run("batched_causal_attention", worked_attention()).output.tensor, 1e-5));
 }

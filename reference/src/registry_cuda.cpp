@@ -300,17 +300,17 @@ void add_batched_attention_op(std::vector<Op>& ops) {
         {tensor_param("q", "(B, H, T, hd)"), tensor_param("k", "(B, H, T, hd)"), tensor_param("v", "(B, H, T, hd)")},
         "(B, H, T, hd)", [](const Args& a) { return batched_attention_as(AttentionWay{}, a); }));
     Op& op = ops.back();
-    auto mistake = [&op](const char* id, auto change) {
+    auto mistake = [&op](const char* id, auto change, const char* stage = "scores") {
         AttentionWay way;
         change(way);
         op.mistakes.push_back(make_mistake(
-            id, "scores", [way](const Args& a) { return batched_attention_as(way, a); }, op.params));
+            id, stage, [way](const Args& a) { return batched_attention_as(way, a); }, op.params));
     };
     mistake("reads_future_keys", [](AttentionWay& w) { w.causal = false; });
     mistake("no_scale", [](AttentionWay& w) { w.scaled = false; });
     mistake("block_mapping_swapped", [](AttentionWay& w) { w.blocks_swapped = true; });
-    mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::NoMaxSubtraction; });
-    mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::MaxFromZero; });
+    mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::NoMaxSubtraction; }, "weights");
+    mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::MaxFromZero; }, "weights");
 }
 
 // --------------------------------------------------------------- scores
