@@ -150,6 +150,38 @@ __global__ void shared_pattern(DevicePtr<float> out, int stride) {
     out[threadIdx.x] = buf[threadIdx.x * stride];  // stride 0: broadcast
 }
 
+// The cuda-attention solution's pattern in one warp: rows i = lane and
+// lane + 32 (T = 40); pass 1 reads K row j for j <= i, pass 2 K and V rows.
+// In every round each active lane reads the same word: a GPU counts no
+// conflict, although lanes run their loops a different number of times.
+__global__ void causal_rows(DevicePtr<float> out, int T, int hd) {
+    __shared__ shared<float[2 * 40 * 8]> kv;
+    for (int e = threadIdx.x; e < 2 * T * hd; e += blockDim.x) kv[e] = 1.0f;
+    __syncthreads();
+    for (int i = threadIdx.x; i < T; i += blockDim.x) {
+        float m = 0.0f, acc = 0.0f;
+        for (int j = 0; j <= i; ++j)
+            for (int d = 0; d < hd; ++d) m += kv[j * hd + d];
+        for (int j = 0; j <= i; ++j)
+            for (int d = 0; d < hd; ++d) {
+                const float s = kv[j * hd + d];
+                acc += s * kv[T * hd + j * hd + d];
+            }
+        out[i] = m + acc;
+    }
+}
+
+// Lane l reads word 2l + 64j for j <= l: in round j lanes j..31 are active,
+// and lanes l, l + 16 share a bank (2-way) while both are: rounds 0..15.
+__global__ void diverged_two_way(DevicePtr<float> out) {
+    __shared__ shared<float[2048]> buf;
+    for (int i = threadIdx.x; i < 2048; i += blockDim.x) buf[i] = 1.0f;
+    __syncthreads();
+    float x = 0.0f;
+    for (int j = 0; j <= int(threadIdx.x); ++j) x += buf[threadIdx.x * 2 + j * 64];
+    out[threadIdx.x] = x;
+}
+
 // One block per head reads that head's (T, hd) slice, rows `row_stride` apart:
 // hd for the (B, H, T, hd) layout, D = H·hd for (B, T, H, hd).
 __global__ void read_head_slice(DevicePtr<float> out, DevicePtr<const float> in, int T, int hd, int head_offset,
@@ -516,6 +548,20 @@ TEST_CASE("counters: 2-way bank conflict = 1 extra wavefront, broadcast = none")
     // Stride 0: everyone reads one word: a broadcast.
     r = launch("shared_pattern", shared_pattern, dim3(1), dim3(32), 0, out.ptr(), 0);
     CHECK(r.counters.shared_bank_conflicts == 0);
+}
+
+TEST_CASE("counters: diverged lanes pair as a warp runs them (the cuda-attention solution has no conflict)") {
+    DeviceBuffer<float> out("out", 40);
+    LaunchReport r = launch("causal_rows", causal_rows, dim3(1), dim3(32), 0, out.ptr(), 40, 8);
+    REQUIRE(r.ok());
+    // Rows 0..31: 32·8 rounds per pass-1 and pass-2 line (3 lines); rows 32..39: 40·8 each.
+    CHECK(r.counters.shared_load_requests == 3 * 32 * 8 + 3 * 40 * 8);
+    CHECK(r.counters.shared_bank_conflicts == 0);
+    DeviceBuffer<float> out2("out", 32);
+    r = launch("diverged_two_way", diverged_two_way, dim3(1), dim3(32), 0, out2.ptr());
+    REQUIRE(r.ok());
+    CHECK(r.counters.shared_load_requests == 32);
+    CHECK(r.counters.shared_bank_conflicts == 16);
 }
 
 TEST_CASE("counters: the transposed layout keeps sectors/request but touches far fewer pages") {

@@ -732,6 +732,17 @@ unsigned long long atomic_u64(unsigned long long* p, AtomicOp op, unsigned long 
 float atomic_f32(float* p, AtomicOp op, float v) { return float_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v); }
 double atomic_f64(double* p, AtomicOp op, double v) { return float_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v); }
 
+}  // namespace attnlab::emu::raw
+
+namespace attnlab::emu::detail {
+uint64_t site_code_address(unsigned site) {
+    const raw::Sites& s = raw::sites();
+    return site < s.pcs.size() ? s.pcs[site] : site;
+}
+}  // namespace attnlab::emu::detail
+
+namespace attnlab::emu::raw {
+
 void resolve_lines(LaunchReport& report) {
     auto fix = [](int& line) {
         if (line < 0) line = line_of_site(static_cast<unsigned>(-line));

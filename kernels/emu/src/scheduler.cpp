@@ -339,56 +339,62 @@ bool same_lines(LaneLogs logs, int nlanes) {
     return true;
 }
 
-// Lanes diverged (a causal loop runs a different number of rounds per lane):
-// the k-th access of each lane at one site forms the k-th request of that
-// site. Each lane's log is bucketed by site in one counting pass, so the cost
-// is linear in the accesses whatever the interleaving of sites.
+// Lanes diverged (a causal loop runs a different number of rounds per lane,
+// a strided loop a different number of rows): replay the warp as a GPU runs
+// it. Each round issues one instruction (site) for the lanes waiting at it:
+// the one earliest in the program among the lanes that may go, where a lane
+// that jumps back (a loop's next iteration) waits for the lanes still between
+// its target and where it was (the rest of the current iteration), as lanes
+// that left a loop early wait at its end for the others. Structured loops and
+// branches then pair exactly as on a GPU; at worst (nothing may go) the
+// earliest lanes go.
 template <class Measure>
 void diverged_requests(LaneLogs logs, int nlanes, RequestTally t, Measure measure) {
-    thread_local std::vector<uint64_t> lines;       // distinct sites, in first-seen order
-    thread_local std::vector<uint32_t> slot;        // per entry (all lanes in turn): its site's index
-    thread_local std::vector<uint32_t> count, at;   // [site * 32 + lane]: entries, fill position
-    thread_local std::vector<uint64_t> bucketed;    // addresses grouped by site, then lane, in order
-    lines.clear();
-    slot.clear();
-    uint64_t last_line = ~uint64_t(0);
-    uint32_t last_slot = 0;
-    for (int l = 0; l < nlanes; ++l)
-        for (const uint64_t e : *logs[l]) {
-            const uint64_t line = e >> kLogLineShift;
-            if (line != last_line) {
-                last_line = line;
-                last_slot = uint32_t(std::find(lines.begin(), lines.end(), line) - lines.begin());
-                if (last_slot == lines.size()) lines.push_back(line);
-            }
-            slot.push_back(last_slot);
-        }
-    count.assign(lines.size() * 32, 0);
-    for (size_t i = 0, l = 0, k = 0; i < slot.size(); ++i, ++k) {
-        while (k == logs[l]->size()) ++l, k = 0;
-        ++count[slot[i] * 32 + l];
-    }
-    at.resize(count.size());
-    uint32_t sum = 0;
-    for (size_t i = 0; i < count.size(); ++i) at[i] = sum, sum += count[i];
-    bucketed.resize(sum);
-    for (size_t i = 0, l = 0, k = 0; i < slot.size(); ++i, ++k) {
-        while (k == logs[l]->size()) ++l, k = 0;
-        bucketed[at[slot[i] * 32 + l]++] = (*logs[l])[k] & kLogAddressMask;
-    }
+    size_t at[32] = {};
+    uint64_t last[32], next[32], key[32];
+    bool started[32] = {};
+    uint64_t cached_key = ~uint64_t(0), cached_position = 0;
+    auto position = [&](uint64_t k) {
+        if (k != cached_key) cached_key = k, cached_position = log_program_position(k);
+        return cached_position;
+    };
     uint64_t v[32];
-    for (size_t s = 0; s < lines.size(); ++s) {
-        const uint32_t* c = &count[s * 32];
-        const uint32_t* end = &at[s * 32];  // after the fill: each lane's bucket end
-        const uint32_t rounds = *std::max_element(c, c + nlanes);
-        for (uint32_t k = 0; k < rounds; ++k) {
-            int n = 0;
-            for (int l = 0; l < nlanes; ++l)
-                if (k < c[l]) v[n++] = bucketed[end[l] - c[l] + k];
-            ++t.requests;
-            if (n < nlanes) ++t.partial;
-            t.units += measure(v, n, lines[s]);
+    for (;;) {
+        int active = 0;
+        for (int l = 0; l < nlanes; ++l) {
+            if (at[l] == logs[l]->size()) continue;
+            ++active;
+            key[l] = (*logs[l])[at[l]] >> kLogLineShift;
+            next[l] = position(key[l]);
         }
+        if (active == 0) break;
+        uint64_t waiting_at[32];  // the distinct sites lanes wait at (usually one to three)
+        int sites = 0;
+        for (int l = 0; l < nlanes; ++l)
+            if (at[l] < logs[l]->size() && std::find(waiting_at, waiting_at + sites, next[l]) == waiting_at + sites)
+                waiting_at[sites++] = next[l];
+        auto may_go = [&](int l) {
+            if (!started[l] || next[l] > last[l]) return true;  // forward
+            for (int i = 0; i < sites; ++i)
+                if (waiting_at[i] > next[l] && waiting_at[i] <= last[l]) return false;  // a lane still in this iteration
+            return true;
+        };
+        int chosen = -1;
+        for (int pass = 0; pass < 2 && chosen < 0; ++pass)
+            for (int l = 0; l < nlanes; ++l)
+                if (at[l] < logs[l]->size() && (chosen < 0 || next[l] < next[chosen]) && (pass == 1 || may_go(l))) chosen = l;
+        const uint64_t k = key[chosen];
+        const bool forced = !may_go(chosen);
+        int n = 0;
+        for (int l = 0; l < nlanes; ++l) {
+            if (at[l] == logs[l]->size() || key[l] != k || (!forced && !may_go(l))) continue;
+            v[n++] = (*logs[l])[at[l]++] & kLogAddressMask;
+            last[l] = next[l];
+            started[l] = true;
+        }
+        ++t.requests;
+        if (n < nlanes) ++t.partial;
+        t.units += measure(v, n, k);
     }
 }
 
