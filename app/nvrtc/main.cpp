@@ -153,8 +153,12 @@ void compile(const NvrtcApi& api, const Arguments& args, const std::string& incl
     // rewritten into no-op stubs before this).
     const std::string arch_option = "--gpu-architecture=" + args.arch;
     std::vector<const char*> options = {arch_option.c_str(), "--ptxas-options=-v", "-default-device", "-std=c++17"};
-    const std::string include_option = "--include-path=" + include_dir;  // the named headers above still come first
+    // The named headers above still come first. CUDA 13 keeps libcu++ (cuda/std/..., which
+    // <cooperative_groups.h> includes) in include/cccl.
+    const std::string include_option = "--include-path=" + include_dir, cccl_option = "--include-path=" + include_dir + "/cccl";
     if (!include_dir.empty()) options.push_back(include_option.c_str());
+    std::error_code ec;
+    if (!include_dir.empty() && std::filesystem::is_directory(include_dir + "/cccl", ec)) options.push_back(cccl_option.c_str());
     rc = api.compile(program, static_cast<int>(options.size()), options.data());
     size_t log_bytes = 0, cubin_bytes = 0;
     std::string log;
