@@ -519,6 +519,40 @@ TEST_CASE("compile_resources: a real NVRTC compile where libnvrtc is installed, 
     CHECK(turing.kernels.size() == 2);
 }
 
+TEST_CASE("compile_resources: <mma.h>, <cuda_fp16.h> and <cooperative_groups.h> come from the toolkit beside libnvrtc") {
+    const nvrtc::Library lib = nvrtc::Library::open();
+    std::error_code ec;
+    const fs::path include = fs::canonical(lib.loaded() ? lib.path() : "/", ec).parent_path().parent_path() / "include";
+    if (!lib.loaded() || !fs::is_regular_file(include / "mma.h", ec)) {
+        MESSAGE("no libnvrtc with the toolkit's headers beside it: WMMA under NVRTC is not tested");
+        return;
+    }
+    TempDir work("gpu-resources");
+    const std::string source =
+        "#include <attnlab/cuda.hpp>\n"
+        "#include <cuda_fp16.h>\n"
+        "#include <mma.h>\n"
+        "#include <cooperative_groups.h>\n"
+        "using namespace nvcuda;\n"
+        "__global__ void tile_kernel(float* c, const __half* a, const __half* b) {\n"
+        "    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;\n"
+        "    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb;\n"
+        "    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;\n"
+        "    wmma::fill_fragment(acc, 0.0f);\n"
+        "    wmma::load_matrix_sync(fa, a, 16);\n"
+        "    wmma::load_matrix_sync(fb, b, 16);\n"
+        "    wmma::mma_sync(acc, fa, fb, acc);\n"
+        "    wmma::store_matrix_sync(c, acc, 16, wmma::mem_row_major);\n"
+        "    cooperative_groups::this_thread_block().sync();\n"
+        "}\n";
+    const ResourceReport r = compile(source, "sm_90", work.path());
+    INFO(r.log);
+    REQUIRE(r.status == ResourceReport::Status::Ok);
+    REQUIRE(r.kernels.size() == 1);
+    CHECK(r.kernels[0].kernel == "tile_kernel");
+    CHECK(r.kernels[0].registers > 0);
+}
+
 TEST_CASE("compile_resources: a compile error lands on the learner's file and line") {
     if (!nvrtc::Library::open().loaded()) {
         MESSAGE("no libnvrtc here: compile errors are not tested");
