@@ -66,12 +66,11 @@ TEST_CASE("the course keeps the Indonesian glossary and states the decimal conve
     CHECK(statements == 1);
 }
 
-TEST_CASE("starters: every C++ exercise has one in Indonesian, which an Indonesian learner gets") {
+TEST_CASE("starters: every exercise, C++ and CUDA, has one in Indonesian, which an Indonesian learner gets") {
     for (const Exercise& e : course().exercises) {
-        if (e.runtime != Runtime::Cpp) continue;
         CAPTURE(e.id);
         const fs::path id = Workspace::starter_for(e, Lang::Id);
-        CHECK(id.filename() == "starter.id.cpp");
+        CHECK(id.filename() == (e.runtime == Runtime::Cuda ? "starter.id.cu" : "starter.id.cpp"));
         CHECK(Workspace::starter_for(e, Lang::En) == e.starter_path());
     }
 }
