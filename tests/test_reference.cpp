@@ -394,6 +394,8 @@ TEST_CASE("registry: every op is found by name with the agreed parameters") {
         {"online_causal_attention", {{"q", T}, {"k", T}, {"v", T}, {"chunk", I}}, T},
         // registry_cuda.cpp
         {"causal_softmax", {{"scores", T}}, T},
+        {"batched_causal_mask", {{"scores", T}}, T},
+        {"batched_row_sum", {{"x", T}}, T},
         {"batched_causal_attention", {{"q", T}, {"k", T}, {"v", T}}, T},
         {"batched_attention_scores", {{"q", T}, {"k", T}}, T},
         {"attention_scores_untransposed", {{"q", T}, {"k", T}}, T},
