@@ -187,16 +187,57 @@ TEST_CASE("judge_kernel_case: faults, coverage, values, then the rules, row by r
     };
     for (const Row& row : rows) {
         CAPTURE(row.what);
-        const KernelCaseVerdict v = judge_kernel_case(row.values, row.launches, row.unwritten, 24, rules);
+        const KernelCaseVerdict v = judge_kernel_case(row.values, row.launches, row.unwritten, 24, 0, rules);
         CHECK(v.verdict == row.verdict);
         CHECK(v.cause == row.cause);
     }
-    const KernelCaseVerdict worst = judge_kernel_case(Verdict::Pass, {ok, scattered, ok}, 0, 24, rules);
+    const KernelCaseVerdict worst = judge_kernel_case(Verdict::Pass, {ok, scattered, ok}, 0, 24, 0, rules);
     CHECK(worst.value == doctest::Approx(32.0));  // the scattered launch's own figure, not an average
     CHECK(worst.limit == 8.0);
-    const KernelCaseVerdict gap = judge_kernel_case(Verdict::NonFinite, {ok}, 5, 24, rules);
+    const KernelCaseVerdict gap = judge_kernel_case(Verdict::NonFinite, {ok}, 5, 24, 0, rules);
     CHECK(gap.value == 5.0);
     CHECK(gap.limit == 24.0);
-    CHECK(judge_kernel_case(Verdict::Pass, {scattered}, 0, 24, KernelRules{}).verdict == Verdict::Pass);  // no rule set
-    CHECK(judge_kernel_case(Verdict::Pass, {ok, launch_with(F::StepLimit, 1, 4)}, 0, 24, rules).launch == 1);
+    CHECK(judge_kernel_case(Verdict::Pass, {scattered}, 0, 24, 0, KernelRules{}).verdict == Verdict::Pass);  // no rule set
+    CHECK(judge_kernel_case(Verdict::Pass, {ok, launch_with(F::StepLimit, 1, 4)}, 0, 24, 0, rules).launch == 1);
+}
+
+TEST_CASE("judge_kernel_case: wasted sectors against the least traffic cannot be diluted") {
+    using F = emu::FaultKind;
+    KernelRules rules;
+    rules.max_wasted_sector_ratio = 2;
+    auto wasting = [](int64_t loads, int64_t stores) {
+        emu::LaunchReport L = launch_with(F::None, 10, 40);
+        L.counters.global_load_wasted_sectors = loads;
+        L.counters.global_store_wasted_sectors = stores;
+        return L;
+    };
+    const int64_t minimum = 100;  // sectors: every input and output byte once
+    struct Row {
+        const char* what;
+        std::vector<emu::LaunchReport> launches;
+        Verdict verdict;
+        const char* cause;
+        double ratio;
+    };
+    const Row rows[] = {
+        {"coalesced: nothing wasted", {wasting(0, 0)}, Verdict::Pass, "", 0},
+        {"at the bound", {wasting(150, 50)}, Verdict::Pass, "", 0},
+        {"scattered loads", {wasting(2800, 0)}, Verdict::KernelRule, "uncoalesced_loads", 28},
+        {"scattered stores", {wasting(10, 300)}, Verdict::KernelRule, "uncoalesced_stores", 3.1},
+        // Extra cheap launches add requests but no waste: the ratio stays.
+        {"a diluted scattered kernel", {wasting(2800, 0), wasting(0, 0), wasting(0, 0)}, Verdict::KernelRule, "uncoalesced_loads", 28},
+        {"waste spread over launches adds up", {wasting(120, 0), wasting(120, 0)}, Verdict::KernelRule, "uncoalesced_loads", 2.4},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.what);
+        const KernelCaseVerdict v = judge_kernel_case(Verdict::Pass, row.launches, 0, 24, minimum, rules);
+        CHECK(v.verdict == row.verdict);
+        CHECK(v.cause == row.cause);
+        if (row.verdict == Verdict::KernelRule) {
+            CHECK(v.value == doctest::Approx(row.ratio));
+            CHECK(v.limit == 2.0);
+        }
+    }
+    CHECK(judge_kernel_case(Verdict::Pass, {wasting(2800, 0)}, 0, 24, minimum, KernelRules{}).verdict == Verdict::Pass);
+    CHECK(judge_kernel_case(Verdict::WrongAnswer, {wasting(2800, 0)}, 0, 24, minimum, rules).verdict == Verdict::WrongAnswer);
 }

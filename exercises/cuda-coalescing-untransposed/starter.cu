@@ -8,8 +8,8 @@
 // until a kernel writes it. attnlab calls attention_scores_untransposed once
 // per case; the grid, the block and any shared memory are yours to choose.
 //
-// The rule: averaged over all global load requests of a case, at most 8
-// sectors per request (`attnlab check` prints your figure when it is over).
+// The rule: the sectors your loads waste, summed over a case, at most 1x the
+// least traffic the scores need (`attnlab check` prints your figure when it is over).
 #include <attnlab/cuda.hpp>
 
 // TODO: the kernel. Give it a shape comment, e.g.

@@ -9,8 +9,8 @@
 // attention_scores_untransposed sekali untuk setiap kasus; grid, blok, dan
 // shared memory apa pun kamu yang memilih.
 //
-// Aturannya: dirata-ratakan atas semua request pembacaan global dalam satu kasus,
-// paling banyak 8 sektor per request (`attnlab check` mencetak angkamu jika lebih).
+// Aturannya: sektor yang dibuang pembacaanmu, dijumlahkan atas satu kasus, paling
+// banyak 1x lalu lintas minimum skor ini (`attnlab check` mencetak angkamu jika lebih).
 #include <attnlab/cuda.hpp>
 
 // TODO: kernelnya. Beri komentar bentuk, misalnya

@@ -7,8 +7,9 @@
 // per case.
 //
 // The kernel below computes the right numbers, but its global loads are not
-// coalesced: `attnlab check` shows how many 32-byte sectors one warp's load
-// request touches on average. This exercise allows at most 8.
+// coalesced: each warp's load request moves 32-byte sectors mostly for bytes
+// nobody asked for. `attnlab check` prints how many sectors your kernels waste
+// against the least traffic the scores need; this exercise allows at most 1x.
 #include <attnlab/cuda.hpp>
 
 // out: (B, H, T, T)   q, k: (B, H, T, hd)
@@ -34,8 +35,8 @@ void attention_scores(DeviceTensor& out, const DeviceTensor& q, const DeviceTens
     const int B = q.size(0), H = q.size(1), T = q.size(2), hd = q.size(3);
     const float scale = 1.0f / sqrtf(static_cast<float>(hd));
 
-    // TODO: compute the same scores with global loads of at most 8 sectors per
-    //       request on average (the check prints your figure). You may change
+    // TODO: compute the same scores with coalesced global loads (waste at most
+    //       1x the least traffic; the check prints your figure). You may change
     //       the kernel, the grid, the block and add shared memory.
     const int threads = 128;
     scores_kernel<<<ceil_div(out.numel(), threads), threads>>>(out.data(), q.data(), k.data(), B, H, T, hd, scale);

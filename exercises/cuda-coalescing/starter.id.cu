@@ -7,8 +7,9 @@
 // memanggil attention_scores sekali untuk setiap kasus.
 //
 // Kernel di bawah menghitung angka yang benar, tetapi pembacaan globalnya tidak
-// coalesced: `attnlab check` menunjukkan rata-rata berapa sektor 32 byte yang
-// disentuh satu request pembacaan sebuah warp. Latihan ini mengizinkan paling banyak 8.
+// coalesced: setiap request pembacaan sebuah warp memindahkan sektor 32 byte yang
+// sebagian besar isinya tidak diminta. `attnlab check` mencetak berapa sektor yang
+// dibuang kernelmu dibanding lalu lintas minimum skor ini; batasnya 1x.
 #include <attnlab/cuda.hpp>
 
 // out: (B, H, T, T)   q, k: (B, H, T, hd)
@@ -34,8 +35,8 @@ void attention_scores(DeviceTensor& out, const DeviceTensor& q, const DeviceTens
     const int B = q.size(0), H = q.size(1), T = q.size(2), hd = q.size(3);
     const float scale = 1.0f / sqrtf(static_cast<float>(hd));
 
-    // TODO: hitung skor yang sama dengan pembacaan global rata-rata paling banyak
-    //       8 sektor per request (pemeriksaan mencetak angkamu). Kamu boleh
+    // TODO: hitung skor yang sama dengan pembacaan global yang coalesced (membuang
+    //       paling banyak 1x lalu lintas minimum; pemeriksaan mencetak angkamu). Kamu boleh
     //       mengubah kernel, grid, dan blok, serta menambahkan shared memory.
     const int threads = 128;
     scores_kernel<<<ceil_div(out.numel(), threads), threads>>>(out.data(), q.data(), k.data(), B, H, T, hd, scale);

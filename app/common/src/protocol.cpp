@@ -141,7 +141,8 @@ template <class Counters, class F> void each_counter(Counters& c, F f) {
     for (auto* p : {&c.blocks, &c.threads, &c.warps, &c.barriers, &c.global_load_requests, &c.global_load_sectors,
                     &c.global_store_requests, &c.global_store_sectors, &c.global_bytes_read, &c.global_bytes_written,
                     &c.global_atomics, &c.global_pages, &c.shared_load_requests, &c.shared_store_requests,
-                    &c.shared_wavefronts, &c.shared_bank_conflicts, &c.partial_requests, &c.warp_syncs})
+                    &c.shared_wavefronts, &c.shared_bank_conflicts, &c.partial_requests, &c.warp_syncs,
+                    &c.global_load_wasted_sectors, &c.global_store_wasted_sectors})
         f(*p);
 }
 

@@ -300,10 +300,12 @@ void load_runtime(JsonFile& f, const json& root, Exercise& ex) {
         const json& rules = root["kernel_rules"];
         if (!rules.is_object()) f.fail("kernel_rules", "expected an object");
         for (const auto& [key, value] : rules.items())
-            if (key != "max_sectors_per_load_request" && key != "max_sectors_per_store_request")
-                f.fail("kernel_rules." + key, "unknown rule (max_sectors_per_load_request, max_sectors_per_store_request)");
+            if (key != "max_sectors_per_load_request" && key != "max_sectors_per_store_request" && key != "max_wasted_sector_ratio")
+                f.fail("kernel_rules." + key,
+                       "unknown rule (max_sectors_per_load_request, max_sectors_per_store_request, max_wasted_sector_ratio)");
         ex.kernel_rules.max_sectors_per_load_request = f.positive(rules, "max_sectors_per_load_request", "kernel_rules", 0);
         ex.kernel_rules.max_sectors_per_store_request = f.positive(rules, "max_sectors_per_store_request", "kernel_rules", 0);
+        ex.kernel_rules.max_wasted_sector_ratio = f.positive(rules, "max_wasted_sector_ratio", "kernel_rules", 0);
     }
 }
 

@@ -209,7 +209,8 @@ std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang l
         return tr(lang, "explain.kernel_rule.memory_leak",
                   {{"case", label}, {"count", format_count(c.leaked_buffers, lang)}, {"bytes", format_count(static_cast<int64_t>(c.leaked_bytes), lang)},
                    {"line", std::to_string(c.first_leak_line)}});
-    return tr(lang, "explain.kernel_rule." + c.kernel_cause,
+    const std::string variant = c.rule_name == "max_wasted_sector_ratio" ? ".wasted" : "";
+    return tr(lang, "explain.kernel_rule." + c.kernel_cause + variant,
               {{"case", label}, {"value", format_fixed(c.rule_value, 2, lang)}, {"limit", format_number(c.rule_limit, lang)}});
 }
 
@@ -446,12 +447,14 @@ nlohmann::json learner_kernel_json(const CaseOutcome& c) {
                                            {"global_load_requests", k.global_load_requests},
                                            {"shared_bank_conflicts", k.shared_bank_conflicts},
                                            {"barriers", k.barriers},
-                                           {"global_pages", k.global_pages}}}};
+                                           {"global_pages", k.global_pages},
+                                           {"global_load_wasted_sectors", k.global_load_wasted_sectors},
+                                           {"global_store_wasted_sectors", k.global_store_wasted_sectors}}}};
         launches.push_back(std::move(lj));
     }
     nlohmann::json j = {{"launches", launches}, {"unwritten", c.unwritten_count}};
     if (!c.kernel_cause.empty()) j["cause"] = c.kernel_cause;
-    if (c.verdict == Verdict::KernelRule && c.kernel_cause != "output_not_written") j["rule"] = {{"value", c.rule_value}, {"limit", c.rule_limit}};
+    if (c.verdict == Verdict::KernelRule && c.kernel_cause != "output_not_written") j["rule"] = {{"name", c.rule_name}, {"value", c.rule_value}, {"limit", c.rule_limit}};
     return j;
 }
 

@@ -46,11 +46,11 @@ void report(const CheckControl& control, Phase phase, int index, int count) {
     if (control.on_progress) control.on_progress(CheckProgress{phase, index, count});
 }
 
-void judge_kernel_data(const Exercise& ex, protocol::CaseReport& rec, CaseOutcome& c);
+void judge_kernel_data(const Exercise& ex, const Case& spec, protocol::CaseReport& rec, CaseOutcome& c);
 
 // What one case reported becomes its outcome: compared with the reference
 // when it returned a value.
-void judge_case(const Exercise& ex, protocol::CaseReport& rec, CaseOutcome& c) {
+void judge_case(const Exercise& ex, const Case& spec, protocol::CaseReport& rec, CaseOutcome& c) {
     c.elapsed_ms = rec.ms;
     switch (rec.status) {
         case protocol::CaseStatus::OutOfMemory: c.verdict = Verdict::MemoryLimit; return;
@@ -81,7 +81,7 @@ void judge_case(const Exercise& ex, protocol::CaseReport& rec, CaseOutcome& c) {
     c.nonfinite_index = std::move(cmp.nonfinite_index);
     c.nonfinite_value = cmp.nonfinite_value;
     c.nonfinite_expected = cmp.nonfinite_expected;
-    judge_kernel_data(ex, rec, c);
+    judge_kernel_data(ex, spec, rec, c);
 }
 
 ProcessSpec sandbox_spec(const Toolchain& toolchain, Runtime runtime, const fs::path& binary, const fs::path& run_dir,
@@ -120,7 +120,16 @@ protocol::CaseArgs program_args(const Exercise& ex, const Case& c, const CaseOut
 }
 
 // A CUDA program's case: its launches, and the verdict they and the output give.
-void judge_kernel_data(const Exercise& ex, protocol::CaseReport& rec, CaseOutcome& c) {
+// The least global traffic a case's operation needs: every input and output
+// byte once (floats), each tensor rounded up to 32-byte sectors.
+int64_t minimum_sectors(const Case& spec, int64_t output_size) {
+    int64_t sectors = (output_size * 4 + 31) / 32;
+    for (const Value& a : spec.args)
+        if (a.kind == ValueKind::Tensor) sectors += (int64_t(a.tensor.data.size()) * 4 + 31) / 32;
+    return sectors;
+}
+
+void judge_kernel_data(const Exercise& ex, const Case& spec, protocol::CaseReport& rec, CaseOutcome& c) {
     if (ex.runtime != Runtime::Cuda || !rec.has_kernel) return;
     c.launches = std::move(rec.kernel.launches);
     c.unwritten_count = rec.kernel.unwritten_count;
@@ -131,11 +140,13 @@ void judge_kernel_data(const Exercise& ex, protocol::CaseReport& rec, CaseOutcom
     c.first_leak_line = rec.kernel.first_leak_line;
     const int64_t output_size = static_cast<int64_t>(c.expected.tensor.data.size());
     const KernelCaseVerdict kv =
-        judge_kernel_case(c.verdict, c.launches, c.unwritten_count, output_size, ex.kernel_rules, c.leaked_buffers);
+        judge_kernel_case(c.verdict, c.launches, c.unwritten_count, output_size, minimum_sectors(spec, output_size), ex.kernel_rules,
+                          c.leaked_buffers);
     c.verdict = kv.verdict;
     c.kernel_cause = kv.cause;
     c.rule_value = kv.value;
     c.rule_limit = kv.limit;
+    c.rule_name = kv.rule;
 }
 
 void record_process(const ProcessOutcome& p, CheckResult& res) {
@@ -394,7 +405,7 @@ void add_gpu_case(const Exercise& ex, protocol::CaseReport& rec, const CaseOutco
         const Comparison cmp = compare_values(rec.output, reference_side.expected, ex.tolerance);
         gpu.max_abs_error = std::max(gpu.max_abs_error, cmp.max_abs_error);
         const int64_t size = static_cast<int64_t>(reference_side.expected.tensor.data.size());
-        const KernelCaseVerdict kv = judge_kernel_case(cmp.verdict, rec.kernel.launches, rec.kernel.unwritten_count, size, KernelRules{});
+        const KernelCaseVerdict kv = judge_kernel_case(cmp.verdict, rec.kernel.launches, rec.kernel.unwritten_count, size, 0, KernelRules{});
         verdict = kv.verdict;
         cause = kv.cause;
         if (kv.launch >= 0) gpu.detail = rec.kernel.launches[static_cast<size_t>(kv.launch)].fault.detail;
@@ -489,7 +500,7 @@ Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const Chec
     report(control, Phase::Comparing, 0, count);
     std::vector<Verdict> case_verdicts;
     for (size_t k = 0; k < res.cases.size(); ++k) {
-        if (auto& rec = channel.report(k)) judge_case(ex, *rec, res.cases[k]);
+        if (auto& rec = channel.report(k)) judge_case(ex, ex.cases[k], *rec, res.cases[k]);
     }
     const ProcessVerdict pv = classify(p, channel.summary(), limits);
     if (pv.verdict == Verdict::Cancelled || pv.verdict == Verdict::InternalError) {

@@ -136,8 +136,29 @@ OverallVerdict overall_verdict(const std::vector<Verdict>& case_verdicts, Verdic
     return o;
 }
 
+namespace {
+// The case's wasted global sectors, summed over its launches, against the
+// least traffic the operation needs: named after the side that wastes more.
+bool wasteful(const std::vector<emu::LaunchReport>& launches, int64_t minimum_sectors, double limit, KernelCaseVerdict& v) {
+    if (limit <= 0 || minimum_sectors <= 0) return false;
+    int64_t loads = 0, stores = 0;
+    for (const emu::LaunchReport& L : launches) {
+        loads += L.counters.global_load_wasted_sectors;
+        stores += L.counters.global_store_wasted_sectors;
+    }
+    const double ratio = double(loads + stores) / double(minimum_sectors);
+    if (ratio <= limit) return false;
+    v.verdict = Verdict::KernelRule;
+    v.cause = loads >= stores ? "uncoalesced_loads" : "uncoalesced_stores";
+    v.value = ratio;
+    v.limit = limit;
+    v.rule = "max_wasted_sector_ratio";
+    return true;
+}
+}  // namespace
+
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
-                                    int64_t unwritten_count, int64_t output_size, const KernelRules& rules,
+                                    int64_t unwritten_count, int64_t output_size, int64_t minimum_sectors, const KernelRules& rules,
                                     int64_t leaked_buffers) {
     KernelCaseVerdict v;
     for (size_t i = 0; i < launches.size(); ++i) {
@@ -178,6 +199,7 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
         }
         return v.verdict == Verdict::KernelRule;
     };
+    if (wasteful(launches, minimum_sectors, rules.max_wasted_sector_ratio, v)) return v;
     if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, "uncoalesced_loads")) return v;
     if (over(rules.max_sectors_per_store_request, &emu::LaunchCounters::sectors_per_store_request, "uncoalesced_stores")) return v;
     return v;

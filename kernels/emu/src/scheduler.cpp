@@ -322,6 +322,14 @@ struct RequestTally {
     int64_t& requests;
     int64_t& units;     // sectors or wavefronts
     int64_t& partial;   // requests with some lanes absent
+    int64_t* wasted = nullptr;  // global requests: sectors beyond what the lanes' bytes fill
+    void add(int64_t n_units, int lanes, uint64_t key) {
+        ++requests;
+        units += n_units;
+        if (!wasted) return;
+        const int64_t packed = (int64_t(lanes) * (4 << log_width_class(key)) + 31) / 32;
+        if (n_units > packed) *wasted += n_units - packed;
+    }
 };
 
 using LaneLogs = const std::vector<uint64_t>* const*;
@@ -392,9 +400,8 @@ void diverged_requests(LaneLogs logs, int nlanes, RequestTally t, Measure measur
             last[l] = next[l];
             started[l] = true;
         }
-        ++t.requests;
         if (n < nlanes) ++t.partial;
-        t.units += measure(v, n, k);
+        t.add(measure(v, n, k), n, k);
     }
 }
 
@@ -414,8 +421,8 @@ void warp_requests(FiberThread* const* lanes, int nlanes, std::vector<uint64_t> 
         uint64_t v[32];
         for (size_t k = 0; k < logs[0]->size(); ++k) {
             for (int l = 0; l < nlanes; ++l) v[l] = (*logs[l])[k] & kLogAddressMask;
-            ++t.requests;
-            t.units += measure(v, nlanes, (*logs[0])[k] >> kLogLineShift);
+            const uint64_t key = (*logs[0])[k] >> kLogLineShift;
+            t.add(measure(v, nlanes, key), nlanes, key);
         }
     } else {
         diverged_requests(logs, nlanes, t, measure);
@@ -490,9 +497,9 @@ void close_warp(Worker& w, unsigned warp) {
     for (int l = 0; l < n; ++l) lanes[l] = w.threads[first + l].get();
     int64_t shared_loads = 0, shared_stores = 0, wavefronts = 0;
     warp_requests(lanes, n, &ThreadState::global_loads,
-                  {c.global_load_requests, c.global_load_sectors, c.partial_requests}, sectors_of);
+                  {c.global_load_requests, c.global_load_sectors, c.partial_requests, &c.global_load_wasted_sectors}, sectors_of);
     warp_requests(lanes, n, &ThreadState::global_stores,
-                  {c.global_store_requests, c.global_store_sectors, c.partial_requests}, sectors_of);
+                  {c.global_store_requests, c.global_store_sectors, c.partial_requests, &c.global_store_wasted_sectors}, sectors_of);
     warp_requests(lanes, n, &ThreadState::shared_loads, {shared_loads, wavefronts, c.partial_requests},
                   wavefronts_of);
     warp_requests(lanes, n, &ThreadState::shared_stores, {shared_stores, wavefronts, c.partial_requests},

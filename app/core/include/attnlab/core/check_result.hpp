@@ -179,6 +179,7 @@ struct CaseOutcome {
     int first_leak_line = 0;
     double rule_value = 0;             // KernelRule: the measured figure (e.g. sectors per request)
     double rule_limit = 0;             // KernelRule: the exercise's bound
+    std::string rule_name;             // KernelRule: the exercise.json rule that fired, "" for built-in causes
     // Did the learner's function return something that was compared?
     bool has_output() const {
         return verdict == Verdict::Pass || verdict == Verdict::WrongAnswer || verdict == Verdict::WrongShape ||

@@ -58,6 +58,10 @@ const char* runtime_code(Runtime r);  // "cpp", "cuda"
 struct KernelRules {
     double max_sectors_per_load_request = 0;   // 0: no rule (a coalesced float load is 4)
     double max_sectors_per_store_request = 0;  // 0: no rule
+    // Global sectors wasted by the case's launches (beyond what each request's
+    // lanes' bytes fill) against the least traffic the operation needs (every
+    // input and output byte once, in sectors). Extra loads only add waste.
+    double max_wasted_sector_ratio = 0;        // 0: no rule
 };
 
 // The verdict's named causes for CUDA programs, beside the emulator's fault

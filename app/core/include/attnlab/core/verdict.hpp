@@ -71,12 +71,13 @@ struct KernelCaseVerdict {
     int launch = -1;         // KernelFault: the launch that faulted
     double value = 0;        // KernelRule: the measured figure
     double limit = 0;        // KernelRule: the bound
+    std::string rule;        // KernelRule: the exercise.json rule that fired ("" for built-in causes)
 };
 // In order: a faulted launch, output no kernel wrote, wrong values, buffers
 // the host function cudaMalloc'd and never freed (compute-sanitizer's leak
 // check), then the exercise's counter rules.
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
-                                    int64_t unwritten_count, int64_t output_size, const KernelRules& rules,
+                                    int64_t unwritten_count, int64_t output_size, int64_t minimum_sectors, const KernelRules& rules,
                                     int64_t leaked_buffers = 0);
 
 std::string signal_name(int sig);  // "SIGSEGV", ..., "signal 42 (...)"

@@ -137,6 +137,11 @@ struct LaunchCounters {
     int64_t shared_bank_conflicts = 0;     // wavefronts beyond one per request
     int64_t partial_requests = 0;          // warp requests with some lanes absent (divergence sign)
     int64_t warp_syncs = 0;                // shuffles / __syncwarp / votes completed per warp
+    // Sectors a request moves beyond what its lanes' bytes would fill if
+    // packed: max(0, sectors - ceil(lanes * bytes / 32)) per request. A
+    // coalesced or broadcast request wastes none, so extra cheap loads can
+    // never lower the total (unlike the average sectors per request).
+    int64_t global_load_wasted_sectors = 0, global_store_wasted_sectors = 0;
 
     double sectors_per_load_request() const {
         return global_load_requests ? double(global_load_sectors) / global_load_requests : 0;
@@ -166,6 +171,8 @@ inline void LaunchCounters::add(const LaunchCounters& o) {
     shared_bank_conflicts += o.shared_bank_conflicts;
     partial_requests += o.partial_requests;
     warp_syncs += o.warp_syncs;
+    global_load_wasted_sectors += o.global_load_wasted_sectors;
+    global_store_wasted_sectors += o.global_store_wasted_sectors;
 }
 
 
