@@ -205,6 +205,14 @@ std::string Toolchain::fingerprint() const {
                     "|" + file_stamp(emu_include_dir / "attnlab" / "emu_device.hpp") + "|" +
                     file_stamp(emu_include_dir / "attnlab" / "emu" / "raw_memory.hpp") + "|" +
                     file_stamp(cuda_include_dir / "attnlab" / "cuda_device.hpp");
+    // Every CUDA header a learner's file may include (<mma.h>, <cuda_fp16.h>,
+    // ...): a change to any of them rebuilds the cached programs.
+    std::error_code ec;
+    std::vector<fs::path> cuda_headers;
+    for (fs::recursive_directory_iterator it(cuda_include_dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file(ec)) cuda_headers.push_back(it->path());
+    std::sort(cuda_headers.begin(), cuda_headers.end());
+    for (const fs::path& h : cuda_headers) s += "|" + file_stamp(h);
     for (const auto& f : cuda_flags) s += "|" + f;
     for (const auto& f : flags) s += "|" + f;
     for (const auto& f : link_flags) s += "|" + f;
