@@ -80,7 +80,7 @@ for lang in en id; do
   shot "$lang-cuda-kernel-attention" "$lang" cuda-attention "$ex/cuda-attention/solution.cu" --run --view kernel
   shot "$lang-cuda-uncoalesced" "$lang" cuda-coalescing "$ex/cuda-coalescing/wrong/naive_rows.cu" --run
   # The Kernel view at the two sizes it must work at.
-  shot "$lang-cuda-kernel-race-1280" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel --size 1280x800
+  shot "$lang-cuda-kernel-race-1280" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel --size 1280x800 --quit-after 20  # frames: the narrow tab bar scrolls to the Kernel tab
   shot "$lang-cuda-kernel-race-1920" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel --size 1920x1080
   # Without NVRTC (its library forced to a missing path): the resource panel says so, the rest works.
   (export ATTNLAB_NVRTC_LIB=/nonexistent

@@ -334,6 +334,33 @@ TEST_CASE("experiments: why the fused projection is (not) faster, from the sizes
     }
 }
 
+TEST_CASE("gui views: the Kernel view at 1280x800 stacks its panes, its sections collapse, and the tabs keep their names") {
+    const fs::path course = kFixtures / "cuda-course";
+    testing::Harness h(testing::HarnessConfig{course, "fx-cuda-split", ImVec2(1280, 800), nullptr});
+    h.set_buffer(slurp(course / "fx-cuda-split" / "wrong" / "no_bounds_check.cu"));
+    h.click("run");
+    REQUIRE(h.wait_result(240.0));
+    REQUIRE(h.session.last_result()->verdict == Verdict::KernelFault);
+    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
+    h.frames(3);
+    REQUIRE(h.has("kview_stacked"));  // one scrolling pane: neither half squeezed to a column of words
+    for (const char* name : {"kview_section:blocks", "kview_section:threads", "kview_section:thread", "kview_section:requests",
+                             "kview_section:resources", "kview_legend:blocks", "kview_swatches", "kview_block", "kview_fault"})
+        CHECK_MESSAGE(h.has(name), name);
+    // A section folds away and opens again.
+    h.click("kview_section:blocks");
+    h.frames(2);
+    CHECK_FALSE(h.has("kview_block"));
+    h.click("kview_section:blocks");
+    h.frames(2);
+    CHECK(h.has("kview_block"));
+    // The verdict badge sits above the tab bar, leaving the tabs their whole width.
+    REQUIRE(h.has("verdict_badge"));
+    const ImRect badge = h.ui.items.at("verdict_badge"), kernel_tab = h.ui.items.at("tab:gui.tab.kernel");
+    CHECK(badge.Max.y <= kernel_tab.Min.y);
+    CHECK(kernel_tab.Max.x <= 1280.0f);
+}
+
 TEST_CASE("gui views: the Kernel tab of a CUDA exercise shows the learner's own launches, threads, warp requests and resources") {
     const fs::path course = kFixtures / "cuda-course";
     testing::Harness h(testing::HarnessConfig{course, "fx-cuda-split", ImVec2(1800, 1400), [](gui::Ui& u) { u.results_height = 900.0f; }});
@@ -357,6 +384,7 @@ TEST_CASE("gui views: the Kernel tab of a CUDA exercise shows the learner's own 
                              "kview_request", "kview_lanes", "kview_buffer:out", "kview_buffer:x", "kview_arch"})
         CHECK_MESSAGE(h.has(name), name);
     CHECK_FALSE(h.has("kernel_grid"));  // not the view of attnlab's own reference kernels
+    CHECK_FALSE(h.has("kview_stacked"));  // wide enough for the two panes side by side
     const gui::CudaKernelView& v = h.ui.cuda_kernel;
     CHECK(v.launch == 0);
     // One footprint per block of the launch; together they wrote every element once.

@@ -32,6 +32,18 @@ void open_relative(Session& s, int delta);
 
 void open_next_exercise(Ui& ui) { open_relative(ui.session, +1); }
 
+float tooltip_wrap_width() {
+    return std::min(ImGui::GetFontSize() * 32.0f, ImGui::GetMainViewport()->Size.x * 0.45f);
+}
+
+void wrapped_tooltip(const std::string& text) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(tooltip_wrap_width());
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
 void draw_no_result(Ui& ui) {
     ImGui::TextDisabled("%s", ui.t(ui.session.checking() ? "gui.views.checking" : "gui.views.no_result").c_str());
 }
@@ -167,8 +179,9 @@ void draw_notices(Ui& ui) {
 }
 
 // The latest verdict (or "Checking…") at the right of the tab bar, on every
-// tab; a click shows the Results.
-void draw_verdict_badge(Ui& ui) {
+// tab, or above the bar where the pane is too narrow for both; a click shows
+// the Results.
+void draw_verdict_badge(Ui& ui, bool in_tab_bar) {
     Session& s = ui.session;
     if (!s.current()) return;
     const CheckResult* r = s.last_result();
@@ -184,28 +197,39 @@ void draw_verdict_badge(Ui& ui) {
         label = ui.t("gui.badge.none");
     }
     ImGui::PushStyleColor(ImGuiCol_Text, color);
-    if (ImGui::TabItemButton((label + "###verdict_badge").c_str(), ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip))
-        ui.select_bottom_tab = static_cast<int>(BottomTab::Results);
+    const bool clicked = in_tab_bar ? ImGui::TabItemButton((label + "###verdict_badge").c_str(), ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)
+                                    : ImGui::SmallButton((label + "###verdict_badge").c_str());
+    if (clicked) ui.select_bottom_tab = static_cast<int>(BottomTab::Results);
     ImGui::PopStyleColor();
     ui.note_item("verdict_badge");
 }
 
 // Results and the views below the editor, one tab per panel.
 void draw_bottom_tabs(Ui& ui) {
-    if (ImGui::BeginTabBar("bottom_tabs")) {
-        struct Tab {
-            BottomTab id;
-            const char* key;
-            void (*draw)(Ui&);
-        };
-        static const Tab tabs[] = {
-            {BottomTab::Results, "gui.tab.results", draw_results_panel},
-            {BottomTab::Heatmaps, "gui.tab.heatmaps", draw_heatmaps_panel},
-            {BottomTab::Stages, "gui.tab.stages", draw_stages_panel},
-            {BottomTab::Memory, "gui.tab.memory", draw_layout_panel},
-            {BottomTab::Experiments, "gui.tab.experiments", draw_experiments_panel},
-            {BottomTab::Kernel, "gui.tab.kernel", draw_kernel_panel},
-        };
+    struct Tab {
+        BottomTab id;
+        const char* key;
+        void (*draw)(Ui&);
+    };
+    static const Tab tabs[] = {
+        {BottomTab::Results, "gui.tab.results", draw_results_panel},
+        {BottomTab::Heatmaps, "gui.tab.heatmaps", draw_heatmaps_panel},
+        {BottomTab::Stages, "gui.tab.stages", draw_stages_panel},
+        {BottomTab::Memory, "gui.tab.memory", draw_layout_panel},
+        {BottomTab::Experiments, "gui.tab.experiments", draw_experiments_panel},
+        {BottomTab::Kernel, "gui.tab.kernel", draw_kernel_panel},
+    };
+    // Tabs keep their whole names: where they do not all fit beside the
+    // verdict badge, the bar scrolls (arrows at its end) instead of cutting
+    // "Experiments" to "Experi…".
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float needed = ImGui::CalcTextSize(ui.t("gui.badge.none").c_str()).x + ImGui::GetFontSize() * 8;  // the badge, roughly
+    for (const Tab& t : tabs) needed += ImGui::CalcTextSize(ui.t(t.key).c_str()).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x;
+    // Narrow: the badge goes above the bar (a trailing tab would cover the
+    // tab the bar scrolls to).
+    const bool narrow = needed > ImGui::GetContentRegionAvail().x;
+    if (narrow) draw_verdict_badge(ui, false);
+    if (ImGui::BeginTabBar("bottom_tabs", narrow ? ImGuiTabBarFlags_FittingPolicyScroll : ImGuiTabBarFlags_FittingPolicyResizeDown)) {
         // A panel drawn below may ask for another tab (Stages → Heatmaps): that
         // request is kept for the next frame, not cleared with this one.
         const int requested = ui.select_bottom_tab;
@@ -221,7 +245,7 @@ void draw_bottom_tabs(Ui& ui) {
             }
         }
         if (ui.select_bottom_tab == requested) ui.select_bottom_tab = -1;
-        draw_verdict_badge(ui);
+        if (!narrow) draw_verdict_badge(ui, true);
         ImGui::EndTabBar();
     }
 }

@@ -50,7 +50,7 @@ void draw_course_panel(Ui& ui) {
         if (ImGui::IsItemHovered()) {
             std::string topics;
             for (const auto& t : e.topics) topics += (topics.empty() ? "" : ", ") + course.topic_label(t, lang);
-            ImGui::SetTooltip("%s\n%s\n%s", e.id.c_str(), ui.t(std::string("cli.status.") + status_code(st)).c_str(), topics.c_str());
+            wrapped_tooltip(e.id + "\n" + ui.t(std::string("cli.status.") + status_code(st)) + "\n" + topics);
         }
         std::string topics;
         for (const auto& t : e.topics) topics += (topics.empty() ? "" : " · ") + course.topic_label(t, lang);

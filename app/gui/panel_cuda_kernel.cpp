@@ -26,15 +26,39 @@ namespace {
 using emu::MemorySpace;
 
 void wrapped(const std::string& text);
+void disabled_wrapped(const std::string& text);
+bool pointer_moved();
 void mark_cross(ImDrawList* dl, ImVec2 lo, ImVec2 hi);
 
-// A titled separator (ImGui 1.86 has no SeparatorText).
-void section(Ui& ui, const std::string& title) {
+// A section that collapses: the header names it (the part of the title
+// before ": "), the rest of the title (what to do there) is its first line.
+// A header too wide for the pane shows its whole title on hover. Returns
+// whether the section is open.
+bool section(Ui& ui, const std::string& title, const char* id, bool open_by_default = true) {
     ImGui::Spacing();
-    ImGui::Separator();
-    if (ui.fonts.bold) ImGui::PushFont(ui.fonts.bold);
-    wrapped(title);
-    if (ui.fonts.bold) ImGui::PopFont();
+    const size_t colon = title.find(": ");
+    const std::string head = colon == std::string::npos ? title : title.substr(0, colon);
+    const std::string rest = colon == std::string::npos ? "" : title.substr(colon + 2);
+    const bool open = ImGui::CollapsingHeader((head + "###" + id).c_str(), open_by_default ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+    ui.note_item(std::string("kview_section:") + id);
+    if (ImGui::IsItemHovered() && pointer_moved() && ImGui::CalcTextSize(head.c_str()).x + ImGui::GetFontSize() * 2 > ImGui::GetItemRectSize().x)
+        wrapped_tooltip(title);
+    if (open && !rest.empty()) {
+        std::string sentence = rest;
+        sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
+        wrapped(sentence + (sentence.back() == '.' ? "" : "."));
+    }
+    return open;
+}
+
+// An explanation a learner reads once: folded under "How to read this", so
+// the figures keep the room.
+void legend(Ui& ui, const std::string& text, const char* id) {
+    if (ImGui::TreeNodeEx((ui.t("gui.kview.how_to_read") + "##" + id).c_str(), ImGuiTreeNodeFlags_SpanAvailWidth)) {
+        disabled_wrapped(text);
+        ImGui::TreePop();
+    }
+    ui.note_item(std::string("kview_legend:") + id);
 }
 
 // Tooltips wait until the pointer has moved once: a scripted screenshot's
@@ -214,8 +238,11 @@ std::string launch_line(Ui& ui, const emu::LaunchReport& l) {
 
 void draw_launch_selector(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     CudaKernelView& v = ui.cuda_kernel;
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
     const std::string current = std::to_string(c.index + 1) + ". " + c.name.get(ui.session.lang());
+    // As wide as the case's name, within the pane (its label beside it).
+    const float label_w = ImGui::CalcTextSize(ui.t("gui.views.case").c_str()).x + ImGui::GetStyle().ItemInnerSpacing.x;
+    ImGui::SetNextItemWidth(std::min(ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() * 2,
+                                     std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x - label_w)));
     if (ImGui::BeginCombo((ui.t("gui.views.case") + "##kview_case").c_str(), current.c_str())) {
         for (const auto& k : r.cases) {
             const std::string label = std::to_string(k.index + 1) + ". " + k.name.get(ui.session.lang()) + "  (" + verdict_title(k.verdict, ui.session.lang()) + ")";
@@ -234,6 +261,7 @@ void draw_launch_selector(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
                 v.launch = static_cast<int>(i);
         ImGui::EndCombo();
     }
+    if (ImGui::IsItemHovered() && pointer_moved()) wrapped_tooltip(std::to_string(v.launch + 1) + ". " + launch_line(ui, launch));
     ui.note_item("kview_launch");
     const emu::LaunchCounters& k = launch.counters;
     const Lang lang = ui.session.lang();
@@ -333,7 +361,7 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
         dl->AddText(ImVec2(a.x + (cell_w - 2 - ts.x) / 2, a.y + (cell_h - 2 - ts.y) / 2), f.wrote_output() || f.faulted ? kDarkText : IM_COL32(200, 200, 200, 255),
                     label.c_str());
     }
-    if (under >= 0 && under < shown && pointer_moved()) ImGui::SetTooltip("%s", block_text(ui, v.blocks[static_cast<size_t>(under)], out).c_str());
+    if (under >= 0 && under < shown && pointer_moved()) wrapped_tooltip(block_text(ui, v.blocks[static_cast<size_t>(under)], out));
     if (shown < count) ImGui::TextDisabled("%s", ui.t("gui.kview.grid_too_large", {{"n", std::to_string(count)}}).c_str());
 }
 
@@ -386,6 +414,7 @@ void draw_threads(Ui& ui, const emu::LaunchReport& launch) {
 }
 
 void draw_resources(Ui& ui, const CheckResult* r);  // below: the resource panel
+void draw_blocks(Ui& ui, const emu::LaunchReport& launch, const KernelBuffer& out, int64_t numel);
 
 void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     CudaKernelView& v = ui.cuda_kernel;
@@ -394,9 +423,16 @@ void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     int64_t numel = 1;
     for (int64_t d : out.shape) numel *= d;
     draw_launch_selector(ui, r, c);
-    draw_resources(ui, &r);
-    section(ui, ui.t("gui.kview.grid_title", {{"kernel", launch.kernel}, {"out", out.name}}));
-    wrapped(ui.t("gui.kview.grid_legend", {{"out", out.name}}));
+    if (section(ui, ui.t("gui.kview.grid_title", {{"kernel", launch.kernel}, {"out", out.name}}), "blocks")) draw_blocks(ui, launch, out, numel);
+    if (section(ui, ui.t("gui.kview.threads_title", {{"block", std::to_string(v.block)}}), "threads")) {
+        legend(ui, ui.t("gui.kview.threads_legend"), "threads");
+        draw_threads(ui, launch);
+    }
+}
+
+void draw_blocks(Ui& ui, const emu::LaunchReport& launch, const KernelBuffer& out, int64_t numel) {
+    CudaKernelView& v = ui.cuda_kernel;
+    std::string how = ui.t("gui.kview.grid_legend", {{"out", out.name}});
     if (!out.axes.empty()) {
         std::string axes;
         for (size_t a = 0; a < out.axes.size(); ++a) {
@@ -404,8 +440,9 @@ void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
             const std::string word = describe_slice({named}, ui.session.lang());  // "batch 0"
             axes += (a ? ", " : "") + word.substr(0, word.rfind(' '));
         }
-        disabled_wrapped(ui.t("gui.kview.grid_axes", {{"axes", axes}}));
+        how += " " + ui.t("gui.kview.grid_axes", {{"axes", axes}});
     }
+    legend(ui, how, "blocks");
     if (launch.trace_truncated) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
         wrapped(ui.t("gui.kview.trace_truncated"));
@@ -419,9 +456,6 @@ void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
         ui.note_item("kview_block");
         if (f.faulted) ImGui::TextColored(ImVec4(1.0f, 0.47f, 0.43f, 1.0f), "%s", ui.t("gui.kview.block_faulted").c_str());
     }
-    section(ui, ui.t("gui.kview.threads_title", {{"block", std::to_string(v.block)}}));
-    disabled_wrapped(ui.t("gui.kview.threads_legend"));
-    draw_threads(ui, launch);
 }
 
 // ---- resources -----------------------------------------------------------------
@@ -514,7 +548,7 @@ void draw_resource_table(Ui& ui, const ResourceReport& report, const CheckResult
 
 void draw_resources(Ui& ui, const CheckResult* r) {
     const std::shared_ptr<const ResourceReport> report = ui.session.resources();
-    section(ui, ui.t("gui.kview.resources_title", {{"arch", report ? report->arch : ui.session.gpu_arch()}}));
+    if (!section(ui, ui.t("gui.kview.resources_title", {{"arch", report ? report->arch : ui.session.gpu_arch()}}), "resources")) return;
     draw_arch_selector(ui);
     if (!report) {
         disabled_wrapped(ui.t("gui.kview.resources_none"));
@@ -749,7 +783,7 @@ void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, cons
     if (m & 1) tip += "\n" + ui.t("gui.kview.cell_read");
     if (m & 2) tip += "\n" + ui.t("gui.kview.cell_written");
     if ((m & 12) && !(m & 3)) tip += "\n" + ui.t("gui.kview.cell_block");
-    ImGui::SetTooltip("%s", tip.c_str());
+    wrapped_tooltip(tip);
 }
 
 // The thread's accesses as words, in the order it made them (the first few).
@@ -774,19 +808,47 @@ void draw_access_order(Ui& ui, const std::vector<BufferTouches>& touches) {
     ui.note_item("kview_order");
 }
 
+// The colours of the tensor layouts, as chips: read at a glance, the legend's
+// sentences stay folded.
+void draw_tensor_swatches(Ui& ui) {
+    const float h = ImGui::GetFontSize();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const std::pair<ImU32, const char*> chips[] = {{kWritten, "gui.kview.swatch.written"}, {kRead, "gui.kview.swatch.read"},
+                                                   {kBoth, "gui.kview.swatch.both"},      {kBlockRead, "gui.kview.swatch.block"}};
+    bool first = true;
+    for (const auto& [color, key] : chips) {
+        const std::string word = ui.t(key);
+        const float w = h + 4 + ImGui::CalcTextSize(word.c_str()).x;
+        if (!first) {
+            ImGui::SameLine(0, h);
+            if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+        }
+        first = false;
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + h - 2, p.y + h), color, 2.0f);
+        ImGui::Dummy(ImVec2(h + 2, h));
+        ImGui::SameLine(0, 2);
+        ImGui::TextUnformatted(word.c_str());
+    }
+    ui.note_item("kview_swatches");
+}
+
 void draw_thread(Ui& ui, const emu::LaunchReport& launch) {
     CudaKernelView& v = ui.cuda_kernel;
     const unsigned t = static_cast<unsigned>(v.thread);
     const unsigned bx = std::max(launch.block.x, 1u), by = std::max(launch.block.y, 1u);
-    section(ui, ui.t("gui.kview.thread_title", {{"thread", std::to_string(t)},
-                                                {"block", std::to_string(v.block)},
-                                                {"x", std::to_string(t % bx)},
-                                                {"y", std::to_string((t / bx) % by)},
-                                                {"z", std::to_string(t / bx / by)},
-                                                {"warp", std::to_string(t / 32)},
-                                                {"lane", std::to_string(t % 32)}}));
+    const bool open = section(ui, ui.t("gui.kview.thread_title", {{"thread", std::to_string(t)},
+                                                                  {"block", std::to_string(v.block)},
+                                                                  {"x", std::to_string(t % bx)},
+                                                                  {"y", std::to_string((t / bx) % by)},
+                                                                  {"z", std::to_string(t / bx / by)},
+                                                                  {"warp", std::to_string(t / 32)},
+                                                                  {"lane", std::to_string(t % 32)}}),
+                              "thread");
     ui.note_item("kview_thread");
-    disabled_wrapped(ui.t("gui.kview.tensors_legend"));
+    if (!open) return;
+    draw_tensor_swatches(ui);
+    legend(ui, ui.t("gui.kview.tensors_legend"), "tensors");
     if (v.thread_touches.empty()) wrapped(ui.t("gui.kview.thread_none"));
     else draw_access_order(ui, v.thread_touches);
     // The access that stopped the launch was refused, so the trace lacks it: say it.
@@ -838,18 +900,18 @@ std::string request_cost(const WarpRequest& r) {
     return r.space == MemorySpace::Global ? std::to_string(r.sectors.size()) : std::to_string(r.wavefronts);
 }
 
-void draw_request_list(Ui& ui) {
+bool draw_request_list(Ui& ui) {
     CudaKernelView& v = ui.cuda_kernel;
-    section(ui, ui.t("gui.kview.requests_title", {{"block", std::to_string(v.block)}, {"n", std::to_string(v.requests.size())}}));
-    disabled_wrapped(ui.t("gui.kview.requests_legend"));
+    if (!section(ui, ui.t("gui.kview.requests_title", {{"block", std::to_string(v.block)}, {"n", std::to_string(v.requests.size())}}), "requests")) return false;
+    legend(ui, ui.t("gui.kview.requests_legend"), "requests");
     if (v.requests.empty()) {
         wrapped(ui.t("gui.kview.requests_none"));
-        return;
+        return false;
     }
     const float row_h = ImGui::GetTextLineHeightWithSpacing();
-    const float h = row_h * static_cast<float>(std::min<size_t>(v.requests.size(), 6) + 1) + 6;
+    const float h = row_h * static_cast<float>(std::min<size_t>(v.requests.size(), 12) + 1) + 6;
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
-    if (!ImGui::BeginTable("kview_requests", 6, flags, ImVec2(0, h))) return;
+    if (!ImGui::BeginTable("kview_requests", 6, flags, ImVec2(0, h))) return false;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthStretch, 0.4f);
     for (const char* k : {"gui.kview.col_warp", "gui.kview.col_access", "gui.kview.col_line", "gui.kview.col_lanes", "gui.kview.col_cost"})
@@ -878,6 +940,7 @@ void draw_request_list(Ui& ui) {
         }
     ImGui::EndTable();
     ui.note_item("kview_requests");
+    return true;
 }
 
 // Lanes as boxes coloured by the sector (or bank) they touched, then the
@@ -947,7 +1010,7 @@ void draw_request_detail(Ui& ui) {
         wrapped(ui.t("gui.kview.request_partial", {{"lanes", lanes}, {"warp_lanes", std::to_string(r.warp_lanes)}}));
     draw_lane_strip(ui, r);
     const KernelBuffer* b = global ? find_buffer(v.buffers, r.buffer()) : nullptr;
-    const float h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(r.lanes.size(), 8) + 1) + 6;
+    const float h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(r.lanes.size(), 12) + 1) + 6;
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("kview_lane_table", 4, flags, ImVec2(0, h))) return;
     ImGui::TableSetupScrollFreeze(0, 1);
@@ -992,6 +1055,18 @@ void draw_cuda_kernel_panel(Ui& ui) {
     }
     refresh(ui, *e, *c);
     const emu::LaunchReport& launch = c->launches[static_cast<size_t>(ui.cuda_kernel.launch)];
+    // Side by side where both panes get room; stacked in one scrolling pane
+    // where they would not (a 1280-pixel window gives the results ~550).
+    if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 56) {
+        ImGui::BeginChild("kview_stacked", ImVec2(0, ImGui::GetContentRegionAvail().y), false);
+        ui.note_item("kview_stacked");
+        draw_left(ui, *r, *c);
+        draw_thread(ui, launch);
+        if (draw_request_list(ui)) draw_request_detail(ui);
+        draw_resources(ui, r);
+        ImGui::EndChild();
+        return;
+    }
     if (!ImGui::BeginTable("kview_split", 2, ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV)) return;
     ImGui::TableSetupColumn("blocks", ImGuiTableColumnFlags_WidthStretch, 0.45f);
     ImGui::TableSetupColumn("thread", ImGuiTableColumnFlags_WidthStretch, 0.55f);
@@ -999,12 +1074,12 @@ void draw_cuda_kernel_panel(Ui& ui) {
     ImGui::TableNextColumn();
     ImGui::BeginChild("kview_left", ImVec2(0, ImGui::GetContentRegionAvail().y), false);
     draw_left(ui, *r, *c);
+    draw_resources(ui, r);
     ImGui::EndChild();
     ImGui::TableNextColumn();
     ImGui::BeginChild("kview_right", ImVec2(0, ImGui::GetContentRegionAvail().y), false);
     draw_thread(ui, launch);
-    draw_request_list(ui);
-    draw_request_detail(ui);
+    if (draw_request_list(ui)) draw_request_detail(ui);
     ImGui::EndChild();
     ImGui::EndTable();
 }

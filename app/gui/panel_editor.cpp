@@ -182,7 +182,7 @@ float draw_gutter(Ui& ui, const ImVec2& origin, int lines, int digits, float lin
         ui.items["gutter_mark:" + std::to_string(l + 1)] = row;
         if (!row.Contains(mouse) || !ImGui::IsWindowHovered()) continue;
         ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+        ImGui::PushTextWrapPos(tooltip_wrap_width());
         for (const LineMark* m : here) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(mark_color(m->kind, dark)), "%s", m->message.c_str());
         ImGui::PopTextWrapPos();
         ImGui::EndTooltip();

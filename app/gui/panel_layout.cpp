@@ -73,7 +73,7 @@ void memory_strip(Ui& ui, const char* id, const std::vector<MemoryCell>& cells, 
         const std::map<std::string, std::string> args = {{"offset", std::to_string(c.offset)}, {"b", std::to_string(c.batch)},
                                                          {"t", std::to_string(c.token)},   {"h", std::to_string(c.head)},
                                                          {"j", std::to_string(c.j)}};
-        ImGui::SetTooltip("%s", ui.t(batched ? "gui.layout.cell_batch" : "gui.layout.cell", args).c_str());
+        wrapped_tooltip(ui.t(batched ? "gui.layout.cell_batch" : "gui.layout.cell", args));
     }
     if (cells.size() > max_cells)
         ImGui::TextDisabled("%s", ui.t("gui.layout.truncated", {{"n", std::to_string(max_cells)}, {"total", std::to_string(cells.size())}}).c_str());

@@ -90,7 +90,7 @@ void draw_fault_lines(Ui& ui) {
         ui.note_item("fault_line:" + std::to_string(i++));
         if (ImGui::IsItemHovered()) {
             ImGui::BeginTooltip();
-            ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
+            ImGui::PushTextWrapPos(tooltip_wrap_width());
             ImGui::TextUnformatted(m.message.c_str());
             ImGui::PopTextWrapPos();
             ImGui::EndTooltip();
@@ -312,7 +312,7 @@ void draw_probe_offer(Ui& ui, const CaseOutcome& c, const std::string& stage) {
     const std::string label = ui.t("gui.probe.insert", {{"stage", stage}, {"variable", cache.at->variable}, {"line", std::to_string(line)}});
     if (ImGui::Button(label.c_str()) && !s.checking() && s.insert_probe(stage)) ui.jump_to_line = line;
     ui.note_item("insert_probe");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", ui.t("gui.probe.insert_tip", {{"stage", stage}}).c_str());
+    if (ImGui::IsItemHovered()) wrapped_tooltip(ui.t("gui.probe.insert_tip", {{"stage", stage}}));
 }
 
 void draw_results_panel(Ui& ui) {

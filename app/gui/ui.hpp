@@ -185,6 +185,11 @@ void draw_no_result(Ui& ui);
 void draw_probe_offer(Ui& ui, const CaseOutcome& c, const std::string& stage);
 // Go to the next exercise in course order (Alt+Down).
 void open_next_exercise(Ui& ui);
+// Tooltips wrap at a width that fits the window on either side of the pointer
+// (ImGui flips a tooltip to the pointer's other side; one wider than that side
+// would be clipped at the screen edge).
+float tooltip_wrap_width();
+void wrapped_tooltip(const std::string& text);
 
 // Colours shared by panels.
 ImVec4 verdict_color(Verdict v);
