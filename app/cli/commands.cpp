@@ -25,6 +25,7 @@
 #include "attnlab/core/course.hpp"
 #include "attnlab/core/install_layout.hpp"
 #include "attnlab/core/lab.hpp"
+#include "attnlab/core/performance.hpp"
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/runner.hpp"
@@ -311,6 +312,7 @@ void print_result(Context& ctx, const Exercise& e, const CheckResult& r) {
     // by the core; the whole text once more, so nothing in it can drive the terminal.
     std::cout << inert_text(explain(r, e, ctx.lang)) << "\n";
     if (const std::string resources = explain_resources(r, ctx.lang); !resources.empty()) std::cout << inert_text(resources) << "\n";
+    if (const std::optional<Performance> perf = check_performance(r, e)) std::cout << "\n" << describe_performance(*perf, ctx.lang) << "\n";
     std::cout << "\n"
               << ctx.t("cli.check.timing", {{"compile", format_count(static_cast<int64_t>(r.compile_ms), ctx.lang)},
                                             {"cached", r.compile_cached ? ctx.t("cli.check.cached") : ""},
@@ -488,6 +490,7 @@ int cmd_dev(Context& ctx) {
                           << (op.params[i].shape.empty() ? "" : " " + op.params[i].shape);
             std::cout << ") -> " << value_kind_name(op.returns) << (op.returns_shape.empty() ? "" : " " + op.returns_shape) << "\n    "
                       << op.summary << "\n";
+            if (!op.flops_formula.empty()) std::cout << "    FLOPs: " << op.flops_formula << "\n";
         }
         return kExitOk;
     }

@@ -186,6 +186,7 @@ std::vector<Op> build_ops() {
     support::add_softmax_mistakes(ops);
     support::add_online_softmax_op(ops);
     support::add_cuda_ops(ops);
+    support::add_flop_counts(ops);
     return ops;
 }
 
@@ -200,6 +201,15 @@ const Op* find_op(const std::string& name) {
     for (const Op& op : all_ops())
         if (op.name == name) return &op;
     return nullptr;
+}
+
+std::optional<double> op_flops(const Op& op, const Inputs& inputs) {
+    if (!op.flops) return std::nullopt;
+    try {
+        return op.flops(inputs);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
 }
 
 const Mistake* find_mistake(const std::string& op_name, const std::string& id) {

@@ -138,5 +138,6 @@ void add_core_mistakes(std::vector<Op>& ops);    // mistakes_core.cpp: split, ma
 void add_softmax_mistakes(std::vector<Op>& ops); // mistakes_softmax.cpp: a softmax without its max, fused W transposed
 void add_online_softmax_op(std::vector<Op>& ops); // mistakes_online.cpp: online softmax over chunks of keys
 void add_cuda_ops(std::vector<Op>& ops);         // registry_cuda.cpp: the CUDA exercises' (B, H, ...) ops
+void add_flop_counts(std::vector<Op>& ops);      // registry_flops.cpp: FLOPs per op (runs last)
 
 }  // namespace attnlab::reference::support

@@ -581,6 +581,48 @@ const Entry kMessages[] = {
     {"gpu.limit.block_too_large", "the block size: a block may have at most 1,024 threads",
      "ukuran blok: satu blok paling banyak berisi 1.024 thread"},
     // ---- end of the GPU resource panel
+    // ---- the performance report of a CUDA check (performance.cpp, panel_roofline.cpp)
+    {"perf.header", "Speed (an estimate from the emulator's exact counters, case {case}):",
+     "Kecepatan (perkiraan dari penghitung emulator yang tepat, kasus {case}):"},
+    {"perf.traffic", "DRAM traffic {bytes}; the operation needs at least {min_bytes}: {ratio}x the minimum.",
+     "Lalu lintas DRAM {bytes}; operasinya butuh paling sedikit {min_bytes}: {ratio}x minimum."},
+    {"perf.flops", "The operation needs {flops}; arithmetic intensity {intensity} FLOP per byte moved.",
+     "Operasinya butuh {flops}; intensitas aritmetika {intensity} FLOP per byte yang dipindahkan."},
+    {"perf.flops_unknown", "FLOPs: unknown (this operation has no FLOP count).",
+     "FLOP: tidak diketahui (operasi ini tidak punya hitungan FLOP)."},
+    {"perf.estimate_header", "Estimated kernel time (roofline):", "Perkiraan waktu kernel (roofline):"},
+    {"perf.estimate", "{gpu}: {time}, {bound}", "{gpu}: {time}, {bound}"},
+    {"perf.bound.memory", "limited by memory bandwidth", "dibatasi bandwidth memori"},
+    {"perf.bound.compute", "limited by arithmetic (FP32)", "dibatasi aritmetika (FP32)"},
+    {"perf.bound.too_few_blocks", "too few blocks to fill the GPU", "blok terlalu sedikit untuk mengisi GPU"},
+    {"perf.fill", "(the grid fills {percent}% of its resident block slots)",
+     "(grid-nya mengisi {percent}% slot blok yang bisa berjalan bersamaan)"},
+    {"perf.measured", "Measured on {device}: {time}.", "Terukur di {device}: {time}."},
+    {"perf.assumptions",
+     "Assumptions: an estimate, not a measurement. time = max(bytes / bandwidth, FLOPs / FP32 peak) / fill, with bytes = "
+     "DRAM sectors x 32 as the emulator counts them (no cache reuse beyond a sector), FLOPs the operation's (shared among "
+     "launches by thread count), no tensor cores, and fill = blocks / (SMs x resident blocks per SM, from the occupancy "
+     "rules) up to 1; launch overhead and latency are ignored. GPUs: {gpus}.",
+     "Asumsi: ini perkiraan, bukan pengukuran. waktu = max(byte / bandwidth, FLOP / puncak FP32) / isi, dengan byte = "
+     "sektor DRAM x 32 seperti yang dihitung emulator (tanpa pemakaian ulang cache di luar satu sektor), FLOP milik "
+     "operasinya (dibagi antar-peluncuran menurut jumlah thread), tanpa tensor core, dan isi = blok / (SM x blok yang "
+     "berjalan bersamaan per SM, dari aturan okupansi) paling besar 1; overhead peluncuran dan latensi diabaikan. GPU: {gpus}."},
+    {"gui.roofline.title", "Roofline (estimate)", "Roofline (perkiraan)"},
+    {"gui.roofline.gpu", "GPU", "GPU"},
+    {"gui.roofline.axis_x", "arithmetic intensity (FLOP/byte)", "intensitas aritmetika (FLOP/byte)"},
+    {"gui.roofline.axis_y", "FLOP/s", "FLOP/s"},
+    {"gui.roofline.yours", "your kernel", "kernelmu"},
+    {"gui.roofline.computing", "attnlab's attention v1 and v2 at B = {B}, H = {H}, T = {T}, hd = {hd}: running on the emulator...",
+     "attention v1 dan v2 milik attnlab di B = {B}, H = {H}, T = {T}, hd = {hd}: sedang dijalankan di emulator..."},
+    {"gui.roofline.reference_shape", "attnlab's attention v1 and v2 at B = {B}, H = {H}, T = {T}, hd = {hd}.",
+     "attention v1 dan v2 milik attnlab di B = {B}, H = {H}, T = {T}, hd = {hd}."},
+    {"gui.roofline.no_report", "No performance figures yet: they come from a check whose kernels all completed.",
+     "Belum ada angka kinerja: angka ini berasal dari pengecekan yang semua kernelnya selesai."},
+    {"gui.roofline.no_flops", "This operation has no FLOP count, so your kernel has no point on the plot.",
+     "Operasi ini tidak punya hitungan FLOP, jadi kernelmu tidak punya titik di grafik."},
+    {"gui.roofline.assumptions", "Assumptions", "Asumsi"},
+    {"gui.roofline.point", "{label}: {intensity} FLOP/byte, {flops_per_s} (estimated {time}, {bound})",
+     "{label}: {intensity} FLOP/byte, {flops_per_s} (perkiraan {time}, {bound})"},
     // ---- the Kernel view of CUDA exercises (kernel_views.cpp, panel_cuda_kernel.cpp)
     {"kview.axis.batch", "batch", "batch"},
     {"kview.axes.batch", "batches", "batch"},

@@ -13,6 +13,7 @@
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/mistakes.hpp"
 #include "attnlab/core/number_format.hpp"
+#include "attnlab/core/performance.hpp"
 #include "attnlab/core/util.hpp"
 
 namespace attnlab {
@@ -539,6 +540,7 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
     }
     if (!r.cause.empty()) j["cause"] = r.cause;
     if (r.resources) j["resources"] = resources_to_json(*r.resources, learner_launch_shapes(r));
+    if (const std::optional<Performance> perf = check_performance(r, ex)) j["performance"] = performance_to_json(*perf, lang);
     if (r.gpu)
         j["gpu"] = {{"device", r.gpu->device}, {"status", r.gpu->status}, {"cases", r.gpu->cases}, {"agreeing", r.gpu->agreeing},
                     {"first_disagreeing_case", r.gpu->first_disagreeing}, {"verdict", verdict_code(r.gpu->verdict)}, {"cause", r.gpu->cause},

@@ -12,6 +12,7 @@
 #include "attnlab/core/gpu_resources.hpp"
 #include "attnlab/core/kernel_check.hpp"
 #include "attnlab/core/mistakes.hpp"
+#include "attnlab/core/performance.hpp"
 #include "attnlab/core/process.hpp"
 #include "attnlab/core/util.hpp"
 #include "attnlab/core/verdict.hpp"
@@ -119,15 +120,8 @@ protocol::CaseArgs program_args(const Exercise& ex, const Case& c, const CaseOut
     return args;
 }
 
-// A CUDA program's case: its launches, and the verdict they and the output give.
-// The least global traffic a case's operation needs: every input and output
-// byte once (floats), each tensor rounded up to 32-byte sectors.
-int64_t minimum_sectors(const Case& spec, int64_t output_size) {
-    int64_t sectors = (output_size * 4 + 31) / 32;
-    for (const Value& a : spec.args)
-        if (a.kind == ValueKind::Tensor) sectors += (int64_t(a.tensor.data.size()) * 4 + 31) / 32;
-    return sectors;
-}
+// A CUDA program's case: its launches, and the verdict they and the output give
+// (the least traffic its operation needs: minimum_sectors, performance.cpp).
 
 void judge_kernel_data(const Exercise& ex, const Case& spec, protocol::CaseReport& rec, CaseOutcome& c) {
     if (ex.runtime != Runtime::Cuda || !rec.has_kernel) return;

@@ -8,6 +8,7 @@
 // kind. The runner knows only this schema, never an exercise by name.
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -51,6 +52,13 @@ struct Op {
     std::string returns_shape;     // documentation only, e.g. "(H, T, hd)"
     std::function<Result(const Inputs&)> run;
     std::vector<Mistake> mistakes;  // catalogued variants (may be empty)
+    // The floating-point operations the op needs on these inputs (a multiply
+    // and an add count 2; exp, max and a division 1 each), for the performance
+    // report's arithmetic intensity: the emulator counts accesses, never
+    // arithmetic. Empty: not known (the report says so). Throws
+    // ReferenceError for inputs that do not fit, like `run`.
+    std::function<double(const Inputs&)> flops;
+    std::string flops_formula;     // the same in words, for `attnlab dev ops` ("2·B·H·T·T·hd")
 };
 
 // Thrown when inputs do not fit the op (wrong rank, D not divisible by H, a
@@ -62,6 +70,8 @@ public:
 
 const std::vector<Op>& all_ops();
 const Op* find_op(const std::string& name);  // nullptr when unknown
+// op.flops(inputs), or nullopt when the op has no count or the inputs do not fit.
+std::optional<double> op_flops(const Op& op, const Inputs& inputs);
 // The mistake `id` of op `op_name`; nullptr when either is unknown.
 const Mistake* find_mistake(const std::string& op_name, const std::string& id);
 

@@ -1,0 +1,377 @@
+#include "attnlab/core/performance.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "attnlab/core/messages.hpp"
+#include "attnlab/core/number_format.hpp"
+#include "attnlab/core/runner.hpp"
+#include "attnlab/reference/registry.hpp"
+#ifdef ATTNLAB_HAVE_KERNELS
+#include "attnlab/kernels/kernels.hpp"
+#endif
+
+namespace attnlab {
+
+// ---- the GPU table ------------------------------------------------------------
+
+const std::vector<GpuModel>& gpu_models() {
+    // Published figures (vendor datasheets and whitepapers), FP32 without
+    // tensor cores, boost clock:
+    //   RTX 4090: AD102, 128 SMs, 1008 GB/s GDDR6X, 82.6 TFLOP/s (Ada whitepaper)
+    //   A100 80GB SXM: 108 SMs, 2039 GB/s HBM2e, 19.5 TFLOP/s (A100 datasheet)
+    //   H100 SXM: 132 SMs, 3.35 TB/s HBM3, 67 TFLOP/s (H100 datasheet)
+    //   H200 (SXM): the H100's GH100 with 141 GB HBM3e at 4.8 TB/s, 67 TFLOP/s
+    // The SM's limits (resident threads, blocks, registers, shared memory) are
+    // gpu_resources.cpp's ArchLimits of the GPU's architecture.
+    static const std::vector<GpuModel> models = {
+        {"RTX 4090", "sm_89", 128, 1008e9, 82.6e12},
+        {"A100 80GB SXM", "sm_80", 108, 2039e9, 19.5e12},
+        {"H100 SXM", "sm_90", 132, 3350e9, 67e12},
+        {"H200", "sm_90", 132, 4800e9, 67e12},
+    };
+    return models;
+}
+
+const GpuModel* gpu_model_for_device(const std::string& device_name) {
+    std::string d;
+    for (char c : device_name) d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto has = [&](const char* s) { return d.find(s) != std::string::npos; };
+    const char* name = has("4090") ? "RTX 4090" : has("a100") ? "A100 80GB SXM" : has("h200") ? "H200" : has("h100") ? "H100 SXM" : nullptr;
+    if (!name) return nullptr;
+    for (const GpuModel& g : gpu_models())
+        if (g.name == name) return &g;
+    return nullptr;
+}
+
+const char* perf_bound_code(PerfBound bound) {
+    switch (bound) {
+        case PerfBound::Memory: return "memory";
+        case PerfBound::Compute: return "compute";
+        case PerfBound::TooFewBlocks: return "too_few_blocks";
+    }
+    return "memory";
+}
+
+// ---- the model ----------------------------------------------------------------
+
+TimeEstimate roofline_time(const GpuModel& gpu, double bytes, double flops, int64_t blocks, int blocks_per_sm) {
+    TimeEstimate e;
+    e.gpu = gpu.name;
+    e.blocks_per_sm = std::max(blocks_per_sm, 1);
+    e.memory_seconds = gpu.bandwidth > 0 ? std::max(bytes, 0.0) / gpu.bandwidth : 0;
+    e.compute_seconds = gpu.fp32_flops > 0 ? std::max(flops, 0.0) / gpu.fp32_flops : 0;
+    const double slots = double(gpu.sms) * e.blocks_per_sm;
+    e.fill = slots > 0 ? std::min(1.0, double(std::max<int64_t>(blocks, 1)) / slots) : 1.0;
+    const double busy = std::max(e.memory_seconds, e.compute_seconds);
+    e.seconds = busy / e.fill;
+    e.bound = e.fill < 1.0 ? PerfBound::TooFewBlocks : e.compute_seconds > e.memory_seconds ? PerfBound::Compute : PerfBound::Memory;
+    return e;
+}
+
+int resident_blocks(const GpuModel& gpu, const LaunchDemand& demand) {
+    const std::optional<ArchLimits> limits = arch_limits(gpu.arch);
+    if (!limits || demand.threads_per_block <= 0) return 1;
+    return occupancy(*limits, demand.registers_per_thread, demand.shared_bytes_per_block, demand.threads_per_block).active_blocks_per_sm;
+}
+
+int64_t minimum_sectors(const Case& spec, int64_t output_size) {
+    int64_t sectors = (output_size * 4 + 31) / 32;
+    for (const Value& a : spec.args)
+        if (a.kind == ValueKind::Tensor) sectors += (int64_t(a.tensor.data.size()) * 4 + 31) / 32;
+    return sectors;
+}
+
+namespace {
+
+// A kernel's name without namespaces, template arguments and spaces: how a
+// launch (`tile<TILE>`) and NVRTC (`tile<16>`) both start.
+std::string base_name(const std::string& name) {
+    std::string base = name.substr(0, name.find('<'));
+    if (const size_t colon = base.rfind("::"); colon != std::string::npos) base = base.substr(colon + 2);
+    base.erase(std::remove(base.begin(), base.end(), ' '), base.end());
+    return base;
+}
+
+const KernelResources* resources_of(const ResourceReport* r, const std::string& kernel) {
+    if (!r || r->status != ResourceReport::Status::Ok) return nullptr;
+    for (const KernelResources& k : r->kernels)
+        if (k.kernel == kernel) return &k;
+    for (const KernelResources& k : r->kernels)
+        if (base_name(k.kernel) == base_name(kernel)) return &k;
+    return nullptr;
+}
+
+std::vector<TimeEstimate> estimates_for(double bytes, double flops, const LaunchDemand& demand) {
+    std::vector<TimeEstimate> out;
+    for (const GpuModel& g : gpu_models()) out.push_back(roofline_time(g, bytes, flops, demand.blocks, resident_blocks(g, demand)));
+    return out;
+}
+
+// Per GPU, the sum of the launches' times; the bound of the slowest launch.
+std::vector<TimeEstimate> sum_estimates(const std::vector<LaunchPerformance>& launches) {
+    std::vector<TimeEstimate> out;
+    for (size_t g = 0; g < gpu_models().size(); ++g) {
+        TimeEstimate total;
+        total.gpu = gpu_models()[g].name;
+        double slowest = -1;
+        for (const LaunchPerformance& L : launches) {
+            const TimeEstimate& e = L.estimates[g];
+            total.seconds += e.seconds;
+            total.memory_seconds += e.memory_seconds;
+            total.compute_seconds += e.compute_seconds;
+            if (e.seconds > slowest) {
+                slowest = e.seconds;
+                total.bound = e.bound;
+                total.fill = e.fill;
+                total.blocks_per_sm = e.blocks_per_sm;
+            }
+        }
+        out.push_back(total);
+    }
+    return out;
+}
+
+}  // namespace
+
+Performance launches_performance(const std::vector<emu::LaunchReport>& launches, int64_t min_bytes, std::optional<double> flops,
+                                 const ResourceReport* resources) {
+    Performance p;
+    p.min_bytes = min_bytes;
+    p.flops = flops;
+    int64_t threads = 0;
+    for (const emu::LaunchReport& L : launches) threads += int64_t(L.grid.count() * L.block.count());
+    for (const emu::LaunchReport& L : launches) {
+        LaunchPerformance lp;
+        lp.kernel = L.kernel;
+        lp.demand.blocks = static_cast<int64_t>(L.grid.count());
+        lp.demand.threads_per_block = static_cast<int>(L.block.count());
+        lp.demand.shared_bytes_per_block = static_cast<int64_t>(L.dynamic_shared_bytes);
+        if (const KernelResources* k = resources_of(resources, L.kernel)) {
+            lp.resources_known = true;
+            lp.demand.registers_per_thread = k->registers;
+            lp.demand.shared_bytes_per_block += k->shared_bytes;
+        }
+        lp.bytes = (L.counters.global_load_sectors + L.counters.global_store_sectors) * 32;
+        if (flops)
+            lp.flops = threads > 0 ? *flops * double(L.grid.count() * L.block.count()) / double(threads) : 0.0;
+        lp.estimates = estimates_for(double(lp.bytes), lp.flops.value_or(0.0), lp.demand);
+        p.bytes += lp.bytes;
+        p.launches.push_back(std::move(lp));
+    }
+    p.traffic_ratio = p.min_bytes > 0 ? double(p.bytes) / double(p.min_bytes) : 0;
+    if (p.flops && p.bytes > 0) p.intensity = *p.flops / double(p.bytes);
+    p.estimates = sum_estimates(p.launches);
+    return p;
+}
+
+std::optional<Performance> check_performance(const CheckResult& r, const Exercise& ex) {
+    if (ex.runtime != Runtime::Cuda) return std::nullopt;
+    int best = -1;
+    int64_t best_min = -1;
+    for (size_t k = 0; k < r.cases.size() && k < ex.cases.size(); ++k) {
+        const CaseOutcome& c = r.cases[k];
+        if (c.launches.empty()) continue;
+        if (!std::all_of(c.launches.begin(), c.launches.end(), [](const emu::LaunchReport& L) { return L.ok(); })) continue;
+        const int64_t output = c.expected.kind == ValueKind::Tensor ? static_cast<int64_t>(c.expected.tensor.data.size()) : 0;
+        const int64_t m = minimum_sectors(ex.cases[k], output);
+        if (m > best_min) {
+            best_min = m;
+            best = static_cast<int>(k);
+        }
+    }
+    if (best < 0) return std::nullopt;
+    std::optional<double> flops;
+    if (const reference::Op* op = reference::find_op(ex.reference)) flops = reference::op_flops(*op, case_inputs(ex, ex.cases[best]));
+    Performance p = launches_performance(r.cases[best].launches, best_min * 32, flops, r.resources.get());
+    p.case_index = best;
+    return p;
+}
+
+// ---- words --------------------------------------------------------------------
+
+std::string format_seconds(double s, Lang lang) {
+    auto three = [&](double v) { return format_fixed(v, v >= 100 ? 0 : v >= 10 ? 1 : 2, lang); };
+    if (!(s > 0) || !std::isfinite(s)) return "0 s";
+    if (s < 1e-6) return three(s * 1e9) + " ns";
+    if (s < 1e-3) return three(s * 1e6) + " \xC2\xB5s";
+    if (s < 1) return three(s * 1e3) + " ms";
+    return three(s) + " s";
+}
+
+namespace {
+
+// 1,536 B / 12.3 KB / 4.5 MB / 1.2 GB (decimal units, like bandwidths).
+std::string format_bytes(double b, Lang lang) {
+    if (b < 1e3) return format_count(static_cast<int64_t>(b), lang) + " B";
+    if (b < 1e6) return format_fixed(b / 1e3, 1, lang) + " KB";
+    if (b < 1e9) return format_fixed(b / 1e6, 1, lang) + " MB";
+    return format_fixed(b / 1e9, 2, lang) + " GB";
+}
+
+std::string format_flops(double f, Lang lang) {
+    if (f < 1e3) return format_count(static_cast<int64_t>(f), lang) + " FLOP";
+    if (f < 1e6) return format_fixed(f / 1e3, 1, lang) + " KFLOP";
+    if (f < 1e9) return format_fixed(f / 1e6, 1, lang) + " MFLOP";
+    return format_fixed(f / 1e9, 2, lang) + " GFLOP";
+}
+
+}  // namespace
+
+std::string performance_assumptions(Lang lang) {
+    std::string gpus;
+    for (const GpuModel& g : gpu_models())
+        gpus += (gpus.empty() ? "" : "; ") + g.name + " (" + g.arch + ", " + std::to_string(g.sms) + " SMs, " +
+                format_number(g.bandwidth / 1e9, lang) + " GB/s, " + format_number(g.fp32_flops / 1e12, lang) + " TFLOP/s)";
+    return tr(lang, "perf.assumptions", {{"gpus", gpus}});
+}
+
+std::string describe_performance(const Performance& p, Lang lang) {
+    std::string s = tr(lang, "perf.header", {{"case", std::to_string(p.case_index + 1)}});
+    s += "\n  " + tr(lang, "perf.traffic", {{"bytes", format_bytes(double(p.bytes), lang)},
+                                            {"min_bytes", format_bytes(double(p.min_bytes), lang)},
+                                            {"ratio", format_fixed(p.traffic_ratio, 2, lang)}});
+    if (p.flops)
+        s += "\n  " + tr(lang, "perf.flops", {{"flops", format_flops(*p.flops, lang)},
+                                              {"intensity", format_fixed(p.intensity.value_or(0), 2, lang)}});
+    else s += "\n  " + tr(lang, "perf.flops_unknown");
+    s += "\n  " + tr(lang, "perf.estimate_header");
+    for (const TimeEstimate& e : p.estimates) {
+        s += "\n    " + tr(lang, "perf.estimate", {{"gpu", e.gpu}, {"time", format_seconds(e.seconds, lang)},
+                                                  {"bound", tr(lang, std::string("perf.bound.") + perf_bound_code(e.bound))}});
+        if (e.bound == PerfBound::TooFewBlocks)
+            s += " " + tr(lang, "perf.fill", {{"percent", format_percent(e.fill, lang)}});
+    }
+    if (p.measured_seconds)
+        s += "\n  " + tr(lang, "perf.measured", {{"device", p.measured_device}, {"time", format_seconds(*p.measured_seconds, lang)}});
+    s += "\n  " + performance_assumptions(lang);
+    return s;
+}
+
+namespace {
+
+nlohmann::json estimates_json(const std::vector<TimeEstimate>& estimates) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const TimeEstimate& e : estimates)
+        a.push_back({{"gpu", e.gpu}, {"seconds", e.seconds}, {"bound", perf_bound_code(e.bound)}, {"memory_seconds", e.memory_seconds},
+                     {"compute_seconds", e.compute_seconds}, {"fill", e.fill}, {"blocks_per_sm", e.blocks_per_sm}});
+    return a;
+}
+
+nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+}  // namespace
+
+nlohmann::json performance_to_json(const Performance& p, Lang lang) {
+    nlohmann::json launches = nlohmann::json::array();
+    for (const LaunchPerformance& L : p.launches)
+        launches.push_back({{"kernel", L.kernel}, {"blocks", L.demand.blocks}, {"threads_per_block", L.demand.threads_per_block},
+                            {"registers_known", L.resources_known}, {"bytes", L.bytes}, {"flops", optional_number(L.flops)},
+                            {"estimates", estimates_json(L.estimates)}});
+    nlohmann::json j = {{"case", p.case_index},
+                        {"bytes", p.bytes},
+                        {"min_bytes", p.min_bytes},
+                        {"traffic_ratio", p.traffic_ratio},
+                        {"flops", optional_number(p.flops)},
+                        {"intensity", optional_number(p.intensity)},
+                        {"estimates", estimates_json(p.estimates)},
+                        {"launches", launches},
+                        {"assumptions", performance_assumptions(lang)}};
+    if (p.measured_seconds) j["measured"] = {{"device", p.measured_device}, {"seconds", *p.measured_seconds}};
+    return j;
+}
+
+// ---- attnlab's own attention kernels as reference points ------------------------
+
+std::array<int, 4> reference_shape(const Exercise& ex, int case_index) {
+    if (case_index >= 0 && static_cast<size_t>(case_index) < ex.cases.size()) {
+        const std::map<std::string, Value> in = case_inputs(ex, ex.cases[case_index]);
+        const auto q = in.find("q");
+        if (q != in.end() && q->second.kind == ValueKind::Tensor && q->second.tensor.shape.size() == 4 && ex.reference != "attention_scores_untransposed") {
+            const Shape& s = q->second.tensor.shape;
+            return {static_cast<int>(s[0]), static_cast<int>(s[1]), static_cast<int>(s[2]), static_cast<int>(s[3])};
+        }
+    }
+    return {1, 12, 128, 64};
+}
+
+#ifdef ATTNLAB_HAVE_KERNELS
+
+namespace {
+
+ReferencePoint run_reference(int version, int B, int H, int T, int hd) {
+    std::mt19937 rng(1234);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    auto tensor = [&] {
+        TensorData t;
+        t.shape = {B, H, T, hd};
+        t.data.resize(size_t(B) * H * T * hd);
+        for (float& x : t.data) x = u(rng);
+        return Value::of_tensor(std::move(t));
+    };
+    const std::map<std::string, Value> inputs = {{"q", tensor()}, {"k", tensor()}, {"v", tensor()}};
+    kernels::KernelOptions o;
+    o.backend = kernels::Backend::Emulator;
+    o.attention_version = version;
+    o.stages = false;
+    o.emulator_checks = false;
+    ReferencePoint p;
+    p.label = "attnlab v" + std::to_string(version);
+    const std::optional<kernels::KernelRun> run = kernels::run_kernel_op("batched_causal_attention", inputs, o);
+    const reference::Op* op = reference::find_op("batched_causal_attention");
+    const std::optional<double> flops = op ? reference::op_flops(*op, inputs) : std::nullopt;
+    if (!run || !run->ok()) return p;
+    const Performance perf = launches_performance(run->launches, 0, flops, nullptr);
+    p.bytes = perf.bytes;
+    p.flops = flops.value_or(0);
+    p.estimates = perf.estimates;
+    return p;
+}
+
+}  // namespace
+
+ReferencePoints attention_reference_points(int B, int H, int T, int hd) {
+    // Never destroyed: a run still going at exit must not find them gone.
+    static std::mutex& mutex = *new std::mutex;
+    static auto& cache = *new std::map<std::array<int, 4>, ReferencePoints>;
+    const std::array<int, 4> key{B, H, T, hd};
+    std::lock_guard<std::mutex> lock(mutex);
+    auto [it, fresh] = cache.try_emplace(key);
+    if (fresh) {
+        it->second.B = B;
+        it->second.H = H;
+        it->second.T = T;
+        it->second.hd = hd;
+        std::thread([key, &mutex_ref = mutex, &cache_ref = cache] {
+            ReferencePoints done;
+            done.B = key[0], done.H = key[1], done.T = key[2], done.hd = key[3];
+            try {
+                for (int version : {1, 2}) done.points.push_back(run_reference(version, key[0], key[1], key[2], key[3]));
+            } catch (const std::exception&) {
+                done.points.clear();
+            }
+            done.ready = true;
+            std::lock_guard<std::mutex> lock(mutex_ref);
+            cache_ref[key] = std::move(done);
+        }).detach();
+    }
+    return it->second;
+}
+
+#else
+
+ReferencePoints attention_reference_points(int B, int H, int T, int hd) {
+    ReferencePoints none;
+    none.B = B, none.H = H, none.T = T, none.hd = hd;
+    none.ready = true;
+    return none;
+}
+
+#endif
+
+}  // namespace attnlab
