@@ -457,6 +457,59 @@ TEST_CASE("check --json: every case has the CUDA column when attnlab has kernels
 #endif
 }
 
+TEST_CASE("check: a CUDA check reports its speed: traffic against the minimum, FLOPs, a roofline estimate per GPU; text in both languages") {
+    Cli cli;
+    const std::string solution = (kCourse / "cuda-attention" / "solution.cu").string();
+    const json j = cli.run_json({"check", "cuda-attention", solution, "--json"}, 0);
+    REQUIRE(j.contains("performance"));
+    const json& p = j["performance"];
+    INFO(p.dump());
+    // The case reported is the one that needs the most traffic; its least traffic is q, k, v and
+    // the output once, each (B, H, T, hd) tensor in whole 32-byte sectors.
+    const json& c = j["cases"][p["case"].get<size_t>()];
+    const auto shape = c["expected_shape"].get<std::vector<int64_t>>();
+    REQUIRE(shape.size() == 4);
+    const int64_t B = shape[0], H = shape[1], T = shape[2], hd = shape[3];
+    for (const json& other : j["cases"]) {
+        int64_t n = 1;
+        for (int64_t d : other["expected_shape"].get<std::vector<int64_t>>()) n *= d;
+        CHECK(n <= B * H * T * hd);
+    }
+    CHECK(p["min_bytes"].get<int64_t>() == 4 * ((B * H * T * hd * 4 + 31) / 32) * 32);
+    CHECK(p["bytes"].get<int64_t>() >= p["min_bytes"].get<int64_t>());
+    CHECK(p["bytes"].get<int64_t>() % 32 == 0);
+    CHECK(p["traffic_ratio"].get<double>() == doctest::Approx(p["bytes"].get<double>() / p["min_bytes"].get<double>()));
+    // QKᵀ and PV over the causal half, 5 per softmax element.
+    CHECK(p["flops"].get<double>() == doctest::Approx(double(B * H) * T * (T + 1) / 2.0 * (4.0 * hd + 5)));
+    CHECK(p["intensity"].get<double>() == doctest::Approx(p["flops"].get<double>() / p["bytes"].get<double>()));
+    REQUIRE(p["estimates"].size() == 4);
+    std::vector<std::string> gpus;
+    for (const json& e : p["estimates"]) {
+        gpus.push_back(e["gpu"]);
+        CHECK(e["seconds"].get<double>() > 0);
+        const std::string bound = e["bound"];
+        CHECK((bound == "memory" || bound == "compute" || bound == "too_few_blocks"));
+    }
+    CHECK(gpus == std::vector<std::string>{"RTX 4090", "A100 80GB SXM", "H100 SXM", "H200"});
+    REQUIRE_FALSE(p["launches"].empty());
+    int64_t bytes = 0;
+    for (const json& L : p["launches"]) bytes += L["bytes"].get<int64_t>();
+    CHECK(bytes == p["bytes"].get<int64_t>());
+    CHECK(contains(p["assumptions"].get<std::string>(), "estimate"));
+
+    for (const char* lang : {"en", "id"}) {
+        const Result r = cli.run({"check", "cuda-attention", solution, "--lang", lang});
+        INFO(r);
+        CHECK(r.code == 0);
+        CHECK(contains(r.out, std::string(lang) == "en" ? "Estimated kernel time (roofline):" : "Perkiraan waktu kernel (roofline):"));
+        CHECK(contains(r.out, std::string(lang) == "en" ? "an estimate, not a measurement" : "perkiraan, bukan pengukuran"));
+        CHECK(contains(r.out, "H200: "));
+        for (const char* raw : {"perf.", "too_few_blocks", "{gpu}", "{time}"}) CHECK_MESSAGE(r.out.find(raw) == std::string::npos, raw);
+    }
+    // A C++ exercise has no performance report.
+    CHECK_FALSE(cli.run_json({"check", "split-heads", kSolution, "--json"}, 0).contains("performance"));
+}
+
 TEST_CASE("--lang id: a wrong answer and a CUDA fault in words, numbers the Indonesian way; --json keeps plain numbers") {
     Cli cli;
     // A thousands separator is '.', followed by exactly three digits; a decimal '.' (4.00) is English.
