@@ -9,6 +9,8 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <stb_image_write.h>
 
+#include <malloc.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -293,6 +295,17 @@ struct IdleWatch {
 // Waits until there is something to draw: input, a window event, or a change
 // in what the session shows (it is polled a few times a second meanwhile, for
 // autosave and the file on disk). False: nothing to draw this time round.
+// After a new result has replaced the last one (and the views have swapped
+// their data for it), hands the freed pages back to the system: a check frees
+// tens of MB of tensors, stage copies and access logs, spread over the heaps
+// of the threads that made them, which glibc would otherwise keep (the
+// window's resident set crept up by a few MB per check; bench/rss_over_checks.sh).
+void return_freed_memory(const Session& session, int& trimmed_generation) {
+    if (session.result_generation() == trimmed_generation || session.checking()) return;
+    trimmed_generation = session.result_generation();
+    malloc_trim(0);
+}
+
 bool wait_for_work(Session& session, const GuiOptions& opt, IdleWatch& idle) {
     const int wakeups = g_wakeups;
     if (!opt.screenshot.empty() || idle.frames_to_draw > 0 || !g_input.empty()) glfwPollEvents();
@@ -326,7 +339,7 @@ int run_gui(const GuiOptions& opt) {
     ui.editor_fraction = applied.editor_fraction;
     apply_options(ui, session, opt);
 
-    int frame = 0, frames_after_ready = 0, exit_code = 0;
+    int frame = 0, frames_after_ready = 0, exit_code = 0, trimmed_generation = session.result_generation();
     std::string dumped_items;
     IdleWatch idle;
     while (!glfwWindowShouldClose(window) && !ui.quit_requested) {
@@ -337,6 +350,7 @@ int run_gui(const GuiOptions& opt) {
         dump_items(ui, dumped_items);
         if (!scripted_step(ui, window, opt, frames_after_ready)) exit_code = 2;
         glfwSwapBuffers(window);
+        return_freed_memory(session, trimmed_generation);
         if (frame++ == 0 && opt.timing)
             std::fprintf(stderr, "first frame after %.0f ms\n",
                          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - launched).count());
