@@ -97,6 +97,25 @@ TEST_CASE("a per-thread float acc[32] indexed at hd = 64: memcheck names the arr
     CHECK(contains(explain(r, env().ex(), Lang::Id), "array lokal"));
 }
 
+TEST_CASE("counters by hand: global bytes a block loads again, and the static shared memory it uses") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("probes/reload_counts.cu");
+    REQUIRE(!r.cases.empty());
+    REQUIRE(r.cases[0].launches.size() == 1);
+    const emu::LaunchCounters& c = r.cases[0].launches[0].counters;
+    CHECK(c.global_reloaded_bytes == 3 * 2 * 4);  // the second pass over q; k once, out written
+    CHECK(c.static_shared_bytes == 128 * 8 * 4);
+    CHECK(r.cases[0].launches[0].dynamic_shared_bytes == 0);
+    // Dynamic shared memory only: no static bytes, and K and V copied once per block.
+    const CheckResult tiles = env().check("right/float4_shared_tiles.cu");
+    REQUIRE(tiles.verdict == Verdict::Pass);
+    for (const CaseOutcome& k : tiles.cases)
+        for (const emu::LaunchReport& L : k.launches) {
+            CHECK(L.counters.static_shared_bytes == 0);
+            CHECK(L.dynamic_shared_bytes > 0);
+        }
+}
+
 TEST_CASE("the next tile's load overwriting a tile still read: the barrier missing at the end of the loop body") {
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/loop_overwrites_tile.cu");

@@ -241,3 +241,47 @@ TEST_CASE("judge_kernel_case: wasted sectors against the least traffic cannot be
     CHECK(judge_kernel_case(Verdict::Pass, {wasting(2800, 0)}, 0, 24, minimum, KernelRules{}).verdict == Verdict::Pass);
     CHECK(judge_kernel_case(Verdict::WrongAnswer, {wasting(2800, 0)}, 0, 24, minimum, rules).verdict == Verdict::WrongAnswer);
 }
+
+TEST_CASE("judge_kernel_case: a tiled kernel's promises (shared memory that does not grow with T, each element loaded once)") {
+    using F = emu::FaultKind;
+    KernelRules rules;
+    rules.max_shared_bytes_per_block = 16384;
+    rules.inputs_loaded_once_per_block = true;
+    auto launch = [](uint64_t dynamic, int64_t static_bytes, int64_t reloaded) {
+        emu::LaunchReport L = launch_with(F::None, 10, 40);
+        L.dynamic_shared_bytes = dynamic;
+        L.counters.static_shared_bytes = static_bytes;
+        L.counters.global_reloaded_bytes = reloaded;
+        return L;
+    };
+    struct Row {
+        const char* what;
+        std::vector<emu::LaunchReport> launches;
+        Verdict values;
+        Verdict verdict;
+        const char* cause;
+        double value;
+    };
+    const Row rows[] = {
+        {"a tile of 16 keys at hd = 64", {launch(0, 8192, 0)}, Verdict::Pass, Verdict::Pass, "", 0},
+        {"static and dynamic add up to the bound", {launch(8192, 8192, 0)}, Verdict::Pass, Verdict::Pass, "", 0},
+        {"the whole of K and V in dynamic shared memory", {launch(33280, 0, 0)}, Verdict::Pass, Verdict::KernelRule,
+         "shared_memory_over_budget", 33280},
+        {"static and dynamic together over the bound", {launch(8192, 8200, 0)}, Verdict::Pass, Verdict::KernelRule,
+         "shared_memory_over_budget", 16392},
+        {"the largest launch is the figure", {launch(20000, 0, 0), launch(30000, 0, 0)}, Verdict::Pass, Verdict::KernelRule,
+         "shared_memory_over_budget", 30000},
+        {"tiles reloaded every round", {launch(0, 8192, 4096)}, Verdict::Pass, Verdict::KernelRule, "inputs_reloaded", 4096},
+        {"shared memory is judged before reloads", {launch(40000, 0, 4096)}, Verdict::Pass, Verdict::KernelRule,
+         "shared_memory_over_budget", 40000},
+        {"wrong values keep their verdict", {launch(40000, 0, 4096)}, Verdict::WrongAnswer, Verdict::WrongAnswer, "", 0},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.what);
+        const KernelCaseVerdict v = judge_kernel_case(row.values, row.launches, 0, 24, 0, rules);
+        CHECK(v.verdict == row.verdict);
+        CHECK(v.cause == row.cause);
+        if (row.verdict == Verdict::KernelRule) CHECK(v.value == doctest::Approx(row.value));
+    }
+    CHECK(judge_kernel_case(Verdict::Pass, {launch(40000, 0, 4096)}, 0, 24, 0, KernelRules{}).verdict == Verdict::Pass);
+}

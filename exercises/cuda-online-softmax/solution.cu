@@ -5,26 +5,30 @@
 #define MAX_HD 64  // the widest head the tiles and per-thread arrays hold (ANDREA-120M: hd = 64)
 
 // out: (B, H, T, hd)   q, k, v: (B, H, T, hd)   shared memory: 2·TILE·MAX_HD floats (8 KiB), for any T
-// Launch: grid = B·H blocks; block bh handles the pair (b, h) = (bh / H, bh % H),
-// whose q, k, v and out are (T, hd) matrices starting at float (b·H + h)·T·hd.
-// The block takes its query rows in rounds of blockDim.x (thread t: row i0 + t).
-// In each round it walks the keys in tiles of TILE: all threads copy the tile's
-// K and V rows into shared memory, then each thread folds the tile's visible
-// keys into its row's running max m, running sum l and accumulator acc.
+// Launch: grid = (ceil(T / blockDim.x), B·H). Block (x, bh) handles query rows
+// i0 = x·blockDim.x ... i0 + blockDim.x - 1 (thread t: row i0 + t) of the pair
+// (b, h) = (bh / H, bh % H), whose q, k, v and out are (T, hd) matrices
+// starting at float (b·H + h)·T·hd. The block walks the keys its rows can see
+// once, in tiles of TILE: all threads copy the tile's K and V rows into shared
+// memory, then each thread folds the tile's visible keys into its row's running
+// max m, running sum l and accumulator acc. Each K and V element is loaded by
+// a block at most once.
 __global__ void tiled_attention_kernel(float* out, const float* q, const float* k,
                                        const float* v, int H, int T, int hd, float scale) {
     // Key k0 + jj of the current tile at k_tile[jj·hd + d] (rows packed hd
     // floats apart, as in k), its value row at v_tile[jj·hd + d].
     __shared__ float k_tile[TILE * MAX_HD];
     __shared__ float v_tile[TILE * MAX_HD];
-    const int b = blockIdx.x / H, h = blockIdx.x % H;
+    const int b = blockIdx.y / H, h = blockIdx.y % H;
     const int slice = (b * H + h) * T * hd;  // the same offset in q, k, v and out
     const int rows = blockDim.x;
+    const int i0 = blockIdx.x * rows;  // the block's first query row
 
-    // Every thread runs the same rounds and the same tiles, with or without a
-    // row of its own: the barriers inside must be reached by the whole block.
-    for (int i0 = 0; i0 < T; i0 += rows) {
-        const int i = i0 + threadIdx.x;  // this thread's query row in this round
+    // Every thread runs the same tiles, with or without a row of its own (the
+    // last block's rows may pass T): the barriers inside must be reached by
+    // the whole block.
+    {
+        const int i = i0 + threadIdx.x;  // this thread's query row
         const bool has_row = i < T;
         float q_row[MAX_HD], acc[MAX_HD];
         for (int d = 0; d < hd; ++d) {
@@ -79,7 +83,7 @@ __global__ void tiled_attention_kernel(float* out, const float* q, const float* 
 // q, k, v: (B, H, T, hd) in device memory; out: (B, H, T, hd), written by the kernel.
 void tiled_attention(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v) {
     const int B = q.size(0), H = q.size(1), T = q.size(2), hd = q.size(3);
-    const int threads = 32;  // one warp of query rows per round
-    tiled_attention_kernel<<<B * H, threads>>>(out.data(), q.data(), k.data(), v.data(), H, T, hd,
-                                               1.0f / sqrtf(float(hd)));
+    const int rows = 32;  // one warp of query rows per block
+    const dim3 grid((T + rows - 1) / rows, B * H);
+    tiled_attention_kernel<<<grid, rows>>>(out.data(), q.data(), k.data(), v.data(), H, T, hd, 1.0f / sqrtf(float(hd)));
 }

@@ -5,7 +5,8 @@
 //   w(i, ·) is the softmax over j = 0..i of q[b, h, i, :] · k[b, h, j, :] / sqrt(hd).
 //   The same result as the cuda-attention exercise, under two new constraints:
 //   - a block holds K and V in shared memory one tile of at most 16 keys at a
-//     time, so its shared memory does not grow with T;
+//     time, so its shared memory does not grow with T (checked: 16 KiB at most);
+//   - a block loads each element of q, K and V from global memory once (checked);
 //   - each row's softmax is computed in one pass over the tiles: a row
 //     visits each of its keys once (no second pass for the maximum).
 //   T need not be a multiple of the tile: the last tile may be partial.
@@ -13,8 +14,9 @@
 //
 // attnlab calls tiled_attention() once per case. q, k and v are already in
 // device memory; out has its shape and holds garbage until a kernel writes it.
-// Every block handles one (sequence, head) pair; the block size, the tile size
-// (up to 16 keys) and the work of each thread are yours to choose.
+// Every block handles one tile of query rows of one (sequence, head) pair; the
+// block size, the tile size (up to 16 keys) and the work of each thread are
+// yours to choose.
 #include <attnlab/cuda.hpp>
 
 // TODO: the kernel. Give it a shape comment, e.g.
@@ -24,7 +26,7 @@
 void tiled_attention(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v) {
     const int B = q.size(0), H = q.size(1), T = q.size(2), hd = q.size(3);
 
-    // TODO: launch your kernel with B·H blocks, so that every element of out is written.
+    // TODO: launch your kernel on a grid of (ceil(T / rows), B·H) blocks, so that every element of out is written.
 
     (void)out; (void)k; (void)v; (void)B; (void)H; (void)T; (void)hd;  // TODO: remove once used
 }

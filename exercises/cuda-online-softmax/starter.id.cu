@@ -5,7 +5,9 @@
 //   w(i, ·) adalah softmax atas j = 0..i dari q[b, h, i, :] · k[b, h, j, :] / sqrt(hd).
 //   Hasilnya sama dengan latihan cuda-attention, dengan dua batasan baru:
 //   - sebuah blok menyimpan K dan V di shared memory satu tile berisi paling
-//     banyak 16 key sekali waktu, jadi shared memory-nya tidak tumbuh bersama T;
+//     banyak 16 key sekali waktu, jadi shared memory-nya tidak tumbuh bersama T
+//     (diperiksa: paling banyak 16 KiB);
+//   - sebuah blok memuat setiap elemen q, K, dan V dari memori global sekali (diperiksa);
 //   - softmax setiap baris dihitung dalam satu lintasan atas tile-tile: sebuah
 //     baris mengunjungi setiap key-nya sekali (tanpa lintasan kedua untuk maksimum).
 //   T belum tentu kelipatan ukuran tile: tile terakhir bisa tidak penuh.
@@ -13,9 +15,9 @@
 //
 // attnlab memanggil tiled_attention() sekali untuk setiap kasus. q, k, dan v
 // sudah ada di memori device; out sudah berbentuk semestinya dan berisi sampah
-// sampai sebuah kernel menulisinya. Setiap blok menangani satu pasangan
-// (barisan, head); ukuran blok, ukuran tile (sampai 16 key), dan pekerjaan
-// setiap thread kamu yang memilih.
+// sampai sebuah kernel menulisinya. Setiap blok menangani satu tile baris query
+// milik satu pasangan (barisan, head); ukuran blok, ukuran tile (sampai 16 key),
+// dan pekerjaan setiap thread kamu yang memilih.
 #include <attnlab/cuda.hpp>
 
 // TODO: kernelnya. Beri komentar bentuk, misalnya
@@ -25,7 +27,7 @@
 void tiled_attention(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v) {
     const int B = q.size(0), H = q.size(1), T = q.size(2), hd = q.size(3);
 
-    // TODO: luncurkan kernelmu dengan B·H blok, sehingga setiap elemen out ditulis.
+    // TODO: luncurkan kernelmu pada grid berisi (ceil(T / baris), B·H) blok, sehingga setiap elemen out ditulis.
 
     (void)out; (void)k; (void)v; (void)B; (void)H; (void)T; (void)hd;  // TODO: hapus setelah dipakai
 }

@@ -142,7 +142,8 @@ template <class Counters, class F> void each_counter(Counters& c, F f) {
                     &c.global_store_requests, &c.global_store_sectors, &c.global_bytes_read, &c.global_bytes_written,
                     &c.global_atomics, &c.global_pages, &c.shared_load_requests, &c.shared_store_requests,
                     &c.shared_wavefronts, &c.shared_bank_conflicts, &c.partial_requests, &c.warp_syncs,
-                    &c.global_load_wasted_sectors, &c.global_store_wasted_sectors})
+                    &c.global_load_wasted_sectors, &c.global_store_wasted_sectors, &c.global_reloaded_bytes,
+                    &c.static_shared_bytes})
         f(*p);
 }
 

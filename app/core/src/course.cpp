@@ -300,12 +300,19 @@ void load_runtime(JsonFile& f, const json& root, Exercise& ex) {
         const json& rules = root["kernel_rules"];
         if (!rules.is_object()) f.fail("kernel_rules", "expected an object");
         for (const auto& [key, value] : rules.items())
-            if (key != "max_sectors_per_load_request" && key != "max_sectors_per_store_request" && key != "max_wasted_sector_ratio")
+            if (key != "max_sectors_per_load_request" && key != "max_sectors_per_store_request" && key != "max_wasted_sector_ratio" &&
+                key != "max_shared_bytes_per_block" && key != "inputs_loaded_once_per_block")
                 f.fail("kernel_rules." + key,
-                       "unknown rule (max_sectors_per_load_request, max_sectors_per_store_request, max_wasted_sector_ratio)");
+                       "unknown rule (max_sectors_per_load_request, max_sectors_per_store_request, max_wasted_sector_ratio, "
+                       "max_shared_bytes_per_block, inputs_loaded_once_per_block)");
         ex.kernel_rules.max_sectors_per_load_request = f.positive(rules, "max_sectors_per_load_request", "kernel_rules", 0);
         ex.kernel_rules.max_sectors_per_store_request = f.positive(rules, "max_sectors_per_store_request", "kernel_rules", 0);
         ex.kernel_rules.max_wasted_sector_ratio = f.positive(rules, "max_wasted_sector_ratio", "kernel_rules", 0);
+        ex.kernel_rules.max_shared_bytes_per_block = f.positive(rules, "max_shared_bytes_per_block", "kernel_rules", 0);
+        if (rules.contains("inputs_loaded_once_per_block")) {
+            if (!rules["inputs_loaded_once_per_block"].is_boolean()) f.fail("kernel_rules.inputs_loaded_once_per_block", "expected true or false");
+            ex.kernel_rules.inputs_loaded_once_per_block = rules["inputs_loaded_once_per_block"].get<bool>();
+        }
     }
 }
 

@@ -211,8 +211,10 @@ std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang l
                   {{"case", label}, {"count", format_count(c.leaked_buffers, lang)}, {"bytes", format_count(static_cast<int64_t>(c.leaked_bytes), lang)},
                    {"line", std::to_string(c.first_leak_line)}});
     const std::string variant = c.rule_name == "max_wasted_sector_ratio" ? ".wasted" : "";
+    const bool in_bytes = c.kernel_cause == "shared_memory_over_budget" || c.kernel_cause == "inputs_reloaded";
+    const std::string value = in_bytes ? format_count(static_cast<int64_t>(c.rule_value), lang) : format_fixed(c.rule_value, 2, lang);
     return tr(lang, "explain.kernel_rule." + c.kernel_cause + variant,
-              {{"case", label}, {"value", format_fixed(c.rule_value, 2, lang)}, {"limit", format_number(c.rule_limit, lang)}});
+              {{"case", label}, {"value", value}, {"limit", format_number(c.rule_limit, lang)}});
 }
 
 std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exercise& ex, Lang lang) {
@@ -450,7 +452,9 @@ nlohmann::json learner_kernel_json(const CaseOutcome& c) {
                                            {"barriers", k.barriers},
                                            {"global_pages", k.global_pages},
                                            {"global_load_wasted_sectors", k.global_load_wasted_sectors},
-                                           {"global_store_wasted_sectors", k.global_store_wasted_sectors}}}};
+                                           {"global_store_wasted_sectors", k.global_store_wasted_sectors},
+                                           {"global_reloaded_bytes", k.global_reloaded_bytes},
+                                           {"static_shared_bytes", k.static_shared_bytes}}}};
         launches.push_back(std::move(lj));
     }
     nlohmann::json j = {{"launches", launches}, {"unwritten", c.unwritten_count}};

@@ -155,6 +155,30 @@ bool wasteful(const std::vector<emu::LaunchReport>& launches, int64_t minimum_se
     v.rule = "max_wasted_sector_ratio";
     return true;
 }
+
+// The launch with the most shared memory per block over the bound, or the
+// first launch whose blocks reloaded global data (the figure: bytes reloaded).
+bool breaks_tile_promises(const std::vector<emu::LaunchReport>& launches, const KernelRules& rules, KernelCaseVerdict& v) {
+    for (size_t i = 0; i < launches.size() && rules.max_shared_bytes_per_block > 0; ++i) {
+        const double bytes = double(launches[i].dynamic_shared_bytes) + double(launches[i].counters.static_shared_bytes);
+        if (bytes <= rules.max_shared_bytes_per_block || bytes <= v.value) continue;
+        v.verdict = Verdict::KernelRule;
+        v.cause = "shared_memory_over_budget";
+        v.value = bytes;
+        v.limit = rules.max_shared_bytes_per_block;
+        v.launch = int(i);
+    }
+    if (v.verdict == Verdict::KernelRule) return true;
+    for (size_t i = 0; i < launches.size() && rules.inputs_loaded_once_per_block; ++i) {
+        if (launches[i].counters.global_reloaded_bytes == 0) continue;
+        v.verdict = Verdict::KernelRule;
+        v.cause = "inputs_reloaded";
+        v.value = double(launches[i].counters.global_reloaded_bytes);
+        v.launch = int(i);
+        return true;
+    }
+    return false;
+}
 }  // namespace
 
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
@@ -199,6 +223,7 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
         }
         return v.verdict == Verdict::KernelRule;
     };
+    if (breaks_tile_promises(launches, rules, v)) return v;
     if (wasteful(launches, minimum_sectors, rules.max_wasted_sector_ratio, v)) return v;
     if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, "uncoalesced_loads")) return v;
     if (over(rules.max_sectors_per_store_request, &emu::LaunchCounters::sectors_per_store_request, "uncoalesced_stores")) return v;

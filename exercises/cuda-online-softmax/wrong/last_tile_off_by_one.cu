@@ -8,10 +8,10 @@
 #define MAX_HD 64  // the widest head the tiles and per-thread arrays hold (ANDREA-120M: hd = 64)
 
 // out: (B, H, T, hd)   q, k, v: (B, H, T, hd)   shared memory: 2·TILE·MAX_HD floats (8 KiB), for any T
-// Launch: grid = B·H blocks; block bh handles the pair (b, h) = (bh / H, bh % H),
+// Launch: grid = (ceil(T / blockDim.x), B·H) blocks; block (x, bh) handles rows of the pair (b, h) = (bh / H, bh % H),
 // whose q, k, v and out are (T, hd) matrices starting at float (b·H + h)·T·hd.
-// The block takes its query rows in rounds of blockDim.x (thread t: row i0 + t).
-// In each round it walks the keys in tiles of TILE: all threads copy the tile's
+// It takes query rows i0 = x·blockDim.x ... (thread t: row i0 + t) and
+// walks the keys once, in tiles of TILE: all threads copy the tile's
 // K and V rows into shared memory, then each thread folds the tile's visible
 // keys into its row's running max m, running sum l and accumulator acc.
 __global__ void tiled_attention_kernel(float* out, const float* q, const float* k,
@@ -20,14 +20,15 @@ __global__ void tiled_attention_kernel(float* out, const float* q, const float* 
     // floats apart, as in k), its value row at v_tile[jj·hd + d].
     __shared__ float k_tile[TILE * MAX_HD];
     __shared__ float v_tile[TILE * MAX_HD];
-    const int b = blockIdx.x / H, h = blockIdx.x % H;
+    const int b = blockIdx.y / H, h = blockIdx.y % H;
     const int slice = (b * H + h) * T * hd;  // the same offset in q, k, v and out
     const int rows = blockDim.x;
 
-    // Every thread runs the same rounds and the same tiles, with or without a
+    // Every thread runs the same tiles, with or without a
     // row of its own: the barriers inside must be reached by the whole block.
-    for (int i0 = 0; i0 < T; i0 += rows) {
-        const int i = i0 + threadIdx.x;  // this thread's query row in this round
+    const int i0 = blockIdx.x * rows;  // the block's first query row
+    {
+        const int i = i0 + threadIdx.x;  // this thread's query row
         const bool has_row = i < T;
         float q_row[MAX_HD], acc[MAX_HD];
         for (int d = 0; d < hd; ++d) {
@@ -82,7 +83,8 @@ __global__ void tiled_attention_kernel(float* out, const float* q, const float* 
 // q, k, v: (B, H, T, hd) in device memory; out: (B, H, T, hd), written by the kernel.
 void tiled_attention(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v) {
     const int B = q.size(0), H = q.size(1), T = q.size(2), hd = q.size(3);
-    const int threads = 32;  // one warp of query rows per round
-    tiled_attention_kernel<<<B * H, threads>>>(out.data(), q.data(), k.data(), v.data(), H, T, hd,
+    const int threads = 32;  // one warp of query rows per block
+    const dim3 grid((T + threads - 1) / threads, B * H);
+    tiled_attention_kernel<<<grid, threads>>>(out.data(), q.data(), k.data(), v.data(), H, T, hd,
                                                1.0f / sqrtf(float(hd)));
 }

@@ -154,6 +154,7 @@ int line_of_site(unsigned id) {
 struct GlobalShadow {
     uint32_t write_epoch = 0, read_epoch = 0;
     uint16_t writer = 0, reader = 0, write_site = 0, read_site = 0;
+    uint32_t loaded_in_block = 0;  // BlockClock::block_id of the last block that loaded it
 };
 
 constexpr size_t kPage = 4096;
@@ -218,7 +219,9 @@ struct SharedClaim {
     std::vector<detail::Shadow> shadow;
     size_t bytes = 0;
     std::string name;
+    std::atomic<uint32_t> touched_in_launch{0};  // launch_serial of the last launch that used it
 };
+std::atomic<uint32_t> launch_serial{1};          // bumped after each launch (resolve_lines)
 
 struct Arena {
     unsigned char* base = nullptr;               // [static part | guard | dynamic part]
@@ -359,6 +362,8 @@ const detail::SharedRegion& shared_target(uintptr_t a, unsigned size, bool write
         limit = uintptr_t(s.dynamic) + detail::running_dynamic_shared_bytes();
         s.dynamic_region.count = int64_t(detail::running_dynamic_shared_bytes() / s.dynamic_granule);
     } else if (SharedClaim* c = claim_of(a)) {
+        const uint32_t serial = launch_serial.load(std::memory_order_relaxed);
+        if (c->touched_in_launch.load(std::memory_order_relaxed) != serial) c->touched_in_launch.store(serial, std::memory_order_relaxed);
         r = &c->region;
         limit = uintptr_t(c->region.data) + c->bytes;
     }
@@ -435,8 +440,13 @@ void global_races(Allocation& A, uintptr_t a, unsigned size, bool write, unsigne
             global_race(A, A.index_of(a), write, sh.write_epoch, sh.writer, sh.write_site, true, site);
         if (write && unordered_global(sh.read_epoch, sh.reader, ts))
             global_race(A, A.index_of(a), write, sh.read_epoch, sh.reader, sh.read_site, false, site);
-        if (write) sh.write_epoch = detail::clock.interval, sh.writer = uint16_t(ts.linear), sh.write_site = uint16_t(site);
-        else sh.read_epoch = detail::clock.interval, sh.reader = uint16_t(ts.linear), sh.read_site = uint16_t(site);
+        if (write) {
+            sh.write_epoch = detail::clock.interval, sh.writer = uint16_t(ts.linear), sh.write_site = uint16_t(site);
+        } else {
+            sh.read_epoch = detail::clock.interval, sh.reader = uint16_t(ts.linear), sh.read_site = uint16_t(site);
+            if (sh.loaded_in_block == detail::clock.block_id) ts.reloaded_bytes += A.granule;
+            sh.loaded_in_block = detail::clock.block_id;
+        }
     }
 }
 
@@ -744,6 +754,13 @@ uint64_t site_code_address(unsigned site) {
 namespace attnlab::emu::raw {
 
 void resolve_lines(LaunchReport& report) {
+    if (the_arena) {  // the static __shared__ variables this launch used, then the next launch's serial
+        const uint32_t serial = launch_serial.fetch_add(1);
+        int64_t bytes = 0;
+        for (const auto& c : the_arena->claims)
+            if (c->touched_in_launch.load(std::memory_order_relaxed) == serial) bytes += int64_t(c->bytes);
+        report.counters.static_shared_bytes = bytes;
+    }
     auto fix = [](int& line) {
         if (line < 0) line = line_of_site(static_cast<unsigned>(-line));
     };

@@ -641,7 +641,7 @@ void start_threads(Worker& w, Launch& L) {
         ft->counters = L.options.counters;
         ft->steps = 0;
         ft->step_limit = L.options.max_steps_per_thread;
-        ft->bytes_read = ft->bytes_written = ft->atomics = 0;
+        ft->bytes_read = ft->bytes_written = ft->atomics = ft->reloaded_bytes = 0;
         ft->global_loads.clear();
         ft->global_stores.clear();
         ft->shared_loads.clear();
@@ -744,6 +744,7 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     blockDim = dim3(L.block.x, L.block.y, L.block.z);
     gridDim = dim3(L.grid.x, L.grid.y, L.grid.z);
     clock.block_serial = clock.interval = ++w.epoch;
+    clock.block_id = next_block_id.fetch_add(1, std::memory_order_relaxed) + 1;
     w.block_serials.emplace_back(clock.block_serial, b);
     w.released_barrier_lines.clear();
     w.block_fault = false;
@@ -773,6 +774,7 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     for (unsigned i = 0; i < w.nthreads; ++i) {
         const FiberThread& t = *w.threads[i];
         c.global_bytes_read += t.bytes_read;
+        c.global_reloaded_bytes += t.reloaded_bytes;
         c.global_bytes_written += t.bytes_written;
         c.global_atomics += t.atomics;
         w.threads[i]->trace = nullptr;

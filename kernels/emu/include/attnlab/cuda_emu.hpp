@@ -114,7 +114,10 @@ namespace detail {
 struct BlockClock {
     uint32_t block_serial = 0;
     uint32_t interval = 0;
+    uint32_t block_id = 0;  // unique over every OS thread: which block loaded a global granule
 };
+// The next block_id (process-wide, so blocks on different OS threads differ).
+inline std::atomic<uint32_t> next_block_id{0};
 inline thread_local BlockClock clock;
 
 // The emulated thread now running on this OS thread (nullptr outside kernels).
@@ -125,6 +128,7 @@ struct ThreadState {
     bool checks = true, counters = true;
     uint64_t steps = 0, step_limit = 0;
     int64_t bytes_read = 0, bytes_written = 0, atomics = 0;
+    int64_t reloaded_bytes = 0;  // global bytes its block had already loaded
     // Per barrier interval: one entry per access, in program order.
     std::vector<uint64_t> global_loads, global_stores;  // log_entry(line, absolute 32-byte sector)
     std::vector<uint64_t> shared_loads, shared_stores;  // log_entry(line, absolute 4-byte word)

@@ -62,11 +62,18 @@ struct KernelRules {
     // lanes' bytes fill) against the least traffic the operation needs (every
     // input and output byte once, in sectors). Extra loads only add waste.
     double max_wasted_sector_ratio = 0;        // 0: no rule
+    // Static plus dynamic shared memory per block, in bytes: a bound that does
+    // not grow with T (a tile, not a whole sequence's K and V).
+    double max_shared_bytes_per_block = 0;     // 0: no rule
+    // No block loads the same global element twice (K and V tiles read once
+    // per block, as an online softmax promises).
+    bool inputs_loaded_once_per_block = false;
 };
 
 // The verdict's named causes for CUDA programs, beside the emulator's fault
 // codes ("shared_race", ...): what a fixture's "expect" may name.
-inline constexpr const char* kKernelRuleCauses[] = {"output_not_written", "uncoalesced_loads", "uncoalesced_stores", "memory_leak"};
+inline constexpr const char* kKernelRuleCauses[] = {"output_not_written", "uncoalesced_loads", "uncoalesced_stores", "memory_leak",
+                                                     "shared_memory_over_budget", "inputs_reloaded"};
 
 // A catalogued mistake of this exercise (exercise.json "mistakes"), with the
 // learner's words from the course's catalogue (mistakes/<id>.json).

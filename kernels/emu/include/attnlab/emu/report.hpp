@@ -13,6 +13,7 @@
 //   initcheck  a read of device memory (global or shared) never written
 // Counters are structural (exact, independent of any hardware model) and use
 // Nsight Compute's vocabulary (sectors per request, bank conflicts).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -142,6 +143,12 @@ struct LaunchCounters {
     // coalesced or broadcast request wastes none, so extra cheap loads can
     // never lower the total (unlike the average sectors per request).
     int64_t global_load_wasted_sectors = 0, global_store_wasted_sectors = 0;
+    // Global bytes a block loaded again after it had loaded them once (4-byte
+    // granules, checks on): a tile that is reloaded, a row read per query.
+    int64_t global_reloaded_bytes = 0;
+    // Static __shared__ bytes the launch's kernel touched (learners' plain
+    // CUDA), beside LaunchReport::dynamic_shared_bytes: per block.
+    int64_t static_shared_bytes = 0;
 
     double sectors_per_load_request() const {
         return global_load_requests ? double(global_load_sectors) / global_load_requests : 0;
@@ -173,6 +180,8 @@ inline void LaunchCounters::add(const LaunchCounters& o) {
     warp_syncs += o.warp_syncs;
     global_load_wasted_sectors += o.global_load_wasted_sectors;
     global_store_wasted_sectors += o.global_store_wasted_sectors;
+    global_reloaded_bytes += o.global_reloaded_bytes;
+    static_shared_bytes = std::max(static_shared_bytes, o.static_shared_bytes);  // per block, not a sum
 }
 
 
