@@ -172,4 +172,12 @@ for lang in en id; do
   FLOW_SETTINGS='{"editor_fraction": 0.2}' flow_start "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run
   click "tab:gui.tab.kernel" && flow_shot "$lang-flow-cuda-race" && deuteranopia "$lang-flow-cuda-race"
   flow_end
+  # 5. Experiments: a measurement, and why the fused projection's gain does (not) show at that size.
+  FLOW_SETTINGS='{"editor_fraction": 0.3}' flow_start "$lang" causal-mhsa "$ex/causal-mhsa/solution.cpp" --run --view experiments
+  click exp_measure && wait_item exp_why 120 && flow_shot "$lang-flow-experiments-why"
+  flow_end
+  # 6. Settings: the GPU architecture by its GPUs' names.
+  flow_start "$lang" cuda-causal-softmax "" --run --show settings
+  click settings_arch && flow_shot "$lang-flow-settings-arch"
+  flow_end
 done
