@@ -191,3 +191,21 @@ TEST_CASE("the report in words, both languages: numbers formatted, no raw ids, t
     CHECK(format_seconds(3.25e-6, Lang::En) == "3.25 \xC2\xB5s");
     CHECK(format_seconds(1.5e-3, Lang::Id) == "1,50 ms");
 }
+
+TEST_CASE("attnlab's own attention kernels v1 and v2 as reference points: their counters and the op's FLOPs") {
+    const ReferencePoints refs = attention_reference_points(1, 2, 8, 4);
+    REQUIRE(refs.ready);  // a small shape runs at once
+    CHECK(refs.T == 8);
+#ifdef ATTNLAB_HAVE_KERNELS
+    REQUIRE(refs.points.size() == 2);
+    for (const ReferencePoint& p : refs.points) {
+        INFO(p.label);
+        // q, k, v read and the output written at least once: 4 tensors of 64 floats.
+        CHECK(p.bytes >= 4 * 64 * 4);
+        CHECK(p.flops == doctest::Approx(2.0 * 36 * (4 * 4 + 5)));
+        CHECK(p.estimates.size() == gpu_models().size());
+    }
+    CHECK(refs.points[0].label == "attnlab v1");
+    CHECK(refs.points[1].label == "attnlab v2");
+#endif
+}

@@ -1064,6 +1064,7 @@ void draw_cuda_kernel_panel(Ui& ui) {
         draw_thread(ui, launch);
         if (draw_request_list(ui)) draw_request_detail(ui);
         draw_resources(ui, r);
+        draw_roofline(ui, r);
         ImGui::EndChild();
         return;
     }
@@ -1075,6 +1076,7 @@ void draw_cuda_kernel_panel(Ui& ui) {
     ImGui::BeginChild("kview_left", ImVec2(0, ImGui::GetContentRegionAvail().y), false);
     draw_left(ui, *r, *c);
     draw_resources(ui, r);
+    draw_roofline(ui, r);
     ImGui::EndChild();
     ImGui::TableNextColumn();
     ImGui::BeginChild("kview_right", ImVec2(0, ImGui::GetContentRegionAvail().y), false);

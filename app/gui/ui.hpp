@@ -173,6 +173,7 @@ void draw_experiments_panel(Ui& ui);
 void draw_kernel_panel(Ui& ui);
 // The Kernel tab of a CUDA exercise (called by draw_kernel_panel).
 void draw_cuda_kernel_panel(Ui& ui);
+void draw_roofline(Ui& ui, const CheckResult* result);  // panel_roofline.cpp: the Kernel view's roofline (an estimate)
 // The heatmap grid of one case (used by the panel and the frame benchmark).
 void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::vector<std::string>& dims);
 // The case the views show: the chosen one, else the failing one, else the first.

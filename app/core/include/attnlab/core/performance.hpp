@@ -22,38 +22,9 @@
 #include "attnlab/core/check_result.hpp"
 #include "attnlab/core/course.hpp"
 #include "attnlab/core/gpu_resources.hpp"
+#include "attnlab/core/roofline.hpp"
 
 namespace attnlab {
-
-// One GPU of the report: published figures (the one table, performance.cpp).
-struct GpuModel {
-    std::string name;          // "H100 SXM"
-    std::string arch;          // "sm_90": its ArchLimits give the occupancy
-    int sms = 0;
-    double bandwidth = 0;      // DRAM bytes per second
-    double fp32_flops = 0;     // FP32 FLOP/s without tensor cores (an FMA counts 2)
-};
-// RTX 4090, A100 80GB SXM, H100 SXM, H200: the order the report lists them.
-const std::vector<GpuModel>& gpu_models();
-// The model a CUDA device name ("NVIDIA H200", "NVIDIA GeForce RTX 4090",
-// "NVIDIA A100-SXM4-80GB") stands for; nullptr when none fits.
-const GpuModel* gpu_model_for_device(const std::string& device_name);
-
-enum class PerfBound { Memory, Compute, TooFewBlocks };
-const char* perf_bound_code(PerfBound bound);  // "memory", "compute", "too_few_blocks"
-
-struct TimeEstimate {
-    std::string gpu;
-    double seconds = 0;
-    PerfBound bound = PerfBound::Memory;
-    double memory_seconds = 0, compute_seconds = 0;
-    double fill = 1;               // the share of the GPU's resident block slots the grid fills
-    int blocks_per_sm = 0;         // resident blocks per SM (occupancy)
-};
-
-// The roofline time of `bytes` and `flops` for a grid of `blocks` blocks with
-// `blocks_per_sm` resident per SM (<= 0: treated as 1). Pure.
-TimeEstimate roofline_time(const GpuModel& gpu, double bytes, double flops, int64_t blocks, int blocks_per_sm);
 
 // What one launch asks of an SM, for its occupancy on each GPU.
 struct LaunchDemand {
@@ -127,8 +98,9 @@ struct ReferencePoints {
     int B = 0, H = 0, T = 0, hd = 0;
     std::vector<ReferencePoint> points;
 };
-// Cached per shape; the first call for a shape starts the emulator runs on a
-// thread of their own and returns ready = false until they finish. Never throws.
+// Cached per shape. A small shape (B·H·T·T·hd <= 2^22) runs at once; for a
+// larger one the first call starts the emulator runs on a thread of their own
+// and returns ready = false until they finish. Never throws.
 ReferencePoints attention_reference_points(int B, int H, int T, int hd);
 // The shape the plot compares at: the case's q when it has a rank-4 one,
 // else ANDREA-120M's B = 1, H = 12, T = 128, hd = 64.

@@ -1,0 +1,191 @@
+// The Kernel view's roofline (issue 18): a log-log plot of arithmetic
+// intensity (FLOP per DRAM byte) against FLOP/s for one GPU of the report's
+// table — its roof (bandwidth x intensity up to the FP32 peak), the learner's
+// launch as a point at its estimated speed, and attnlab's own attention
+// kernels v1 and v2 beside it. Everything is an estimate (performance.hpp);
+// the assumptions are one click away. Reads core state only.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "attnlab/core/number_format.hpp"
+#include "attnlab/core/performance.hpp"
+#include "ui.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+struct PlotPoint {
+    std::string label;
+    double intensity = 0, flops_per_s = 0;
+    TimeEstimate estimate;
+    ImU32 colour = 0;
+};
+
+std::string si(double v, const char* unit, Lang lang) {
+    const char* prefixes[] = {"", " K", " M", " G", " T", " P"};
+    int p = 0;
+    while (v >= 1000 && p < 5) {
+        v /= 1000;
+        ++p;
+    }
+    return format_fixed(v, v >= 100 ? 0 : v >= 10 ? 1 : 2, lang) + prefixes[p] + (p ? "" : " ") + unit;
+}
+
+// A decade's tick: 100 G, 1 T (no decimals: decades are whole).
+std::string decade_label(double v, Lang lang) {
+    const char* prefixes[] = {"", " K", " M", " G", " T", " P"};
+    int p = 0;
+    while (v >= 999 && p < 5) {
+        v /= 1000;
+        ++p;
+    }
+    return v >= 1 ? format_count(static_cast<int64_t>(std::llround(v)), lang) + prefixes[p] : format_short(v, lang);
+}
+
+double decade_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
+double decade_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
+
+void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points) {
+    const Lang lang = ui.session.lang();
+    const double ridge = gpu.fp32_flops / gpu.bandwidth;
+    double x_lo = ridge / 1000, x_hi = ridge * 10, y_lo = gpu.fp32_flops / 1e5, y_hi = gpu.fp32_flops * 3;
+    for (const PlotPoint& p : points) {
+        if (!(p.intensity > 0) || !(p.flops_per_s > 0)) continue;
+        x_lo = std::min(x_lo, p.intensity / 3);
+        x_hi = std::max(x_hi, p.intensity * 3);
+        y_lo = std::min(y_lo, p.flops_per_s / 3);
+    }
+    x_lo = decade_floor(x_lo), x_hi = decade_ceil(x_hi), y_lo = decade_floor(y_lo), y_hi = decade_ceil(y_hi);
+
+    const float em = ImGui::GetFontSize();
+    const float width = std::max(em * 16, std::min(ImGui::GetContentRegionAvail().x, em * 34));
+    const ImVec2 size(width, width * 0.6f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("roofline_plot", size);
+    ui.note_item("roofline_plot");
+    const bool hovered = ImGui::IsItemHovered();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float left = origin.x + em * 3.2f, right = origin.x + size.x - em * 0.5f;
+    const float top = origin.y + em * 1.4f, bottom = origin.y + size.y - em * 1.6f;
+    auto X = [&](double v) { return left + float((std::log10(v) - std::log10(x_lo)) / (std::log10(x_hi) - std::log10(x_lo))) * (right - left); };
+    auto Y = [&](double v) { return bottom - float((std::log10(v) - std::log10(y_lo)) / (std::log10(y_hi) - std::log10(y_lo))) * (bottom - top); };
+    const ImU32 frame = ImGui::GetColorU32(ImGuiCol_Border), text = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border, 0.35f), faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    dl->AddRectFilled(ImVec2(left, top), ImVec2(right, bottom), ImGui::GetColorU32(ImGuiCol_FrameBg, 0.5f));
+    for (double v = x_lo; v <= x_hi * 1.001; v *= 10) {
+        dl->AddLine(ImVec2(X(v), top), ImVec2(X(v), bottom), grid);
+        const std::string label = decade_label(v, lang);
+        dl->AddText(ImVec2(X(v) - ImGui::CalcTextSize(label.c_str()).x / 2, bottom + 2), faint, label.c_str());
+    }
+    for (double v = y_lo; v <= y_hi * 1.001; v *= 10) {
+        dl->AddLine(ImVec2(left, Y(v)), ImVec2(right, Y(v)), grid);
+        const std::string label = decade_label(v, lang);
+        dl->AddText(ImVec2(left - ImGui::CalcTextSize(label.c_str()).x - 4, Y(v) - em / 2), faint, label.c_str());
+    }
+    dl->AddRect(ImVec2(left, top), ImVec2(right, bottom), frame);
+    // The roof: bandwidth x intensity, then the FP32 peak from the ridge on.
+    const ImU32 roof = IM_COL32(220, 60, 60, 255);
+    dl->PushClipRect(ImVec2(left, top), ImVec2(right, bottom), true);
+    dl->AddLine(ImVec2(X(x_lo), Y(gpu.bandwidth * x_lo)), ImVec2(X(ridge), Y(gpu.fp32_flops)), roof, 2.0f);
+    dl->AddLine(ImVec2(X(ridge), Y(gpu.fp32_flops)), ImVec2(X(x_hi), Y(gpu.fp32_flops)), roof, 2.0f);
+    const std::string roof_label = gpu.name + ": " + si(gpu.bandwidth, "B/s", lang) + ", " + si(gpu.fp32_flops, "FLOP/s", lang);
+    const float roof_w = ImGui::CalcTextSize(roof_label.c_str()).x;
+    dl->AddText(ImVec2(std::max(left + 4, std::min(X(ridge) - roof_w / 2, right - roof_w - 4)), Y(gpu.fp32_flops) + 3), roof, roof_label.c_str());
+    const PlotPoint* nearest = nullptr;
+    float nearest_d2 = em * em;
+    for (const PlotPoint& p : points) {
+        if (!(p.intensity > 0) || !(p.flops_per_s > 0)) continue;
+        const ImVec2 at(X(p.intensity), Y(p.flops_per_s));
+        dl->AddCircleFilled(at, em * 0.35f, p.colour);
+        dl->AddCircle(at, em * 0.35f, text);
+        dl->AddText(ImVec2(at.x + em * 0.5f, at.y - em * 0.5f), p.colour, p.label.c_str());
+        const ImVec2 m = ImGui::GetIO().MousePos;
+        const float d2 = (m.x - at.x) * (m.x - at.x) + (m.y - at.y) * (m.y - at.y);
+        if (hovered && d2 < nearest_d2) nearest = &p, nearest_d2 = d2;
+    }
+    dl->PopClipRect();
+    const std::string x_axis = ui.t("gui.roofline.axis_x");
+    dl->AddText(ImVec2((left + right - ImGui::CalcTextSize(x_axis.c_str()).x) / 2, bottom + em * 0.75f), text, x_axis.c_str());
+    dl->AddText(ImVec2(origin.x, origin.y), text, ui.t("gui.roofline.axis_y").c_str());
+    if (nearest)
+        wrapped_tooltip(ui.t("gui.roofline.point", {{"label", nearest->label},
+                                                    {"intensity", format_fixed(nearest->intensity, 2, lang)},
+                                                    {"flops_per_s", si(nearest->flops_per_s, "FLOP/s", lang)},
+                                                    {"time", format_seconds(nearest->estimate.seconds, lang)},
+                                                    {"bound", ui.t(std::string("perf.bound.") + perf_bound_code(nearest->estimate.bound))}}));
+}
+
+PlotPoint point(const std::string& label, double flops, double bytes, const TimeEstimate& e, ImU32 colour) {
+    PlotPoint p;
+    p.label = label;
+    p.intensity = bytes > 0 ? flops / bytes : 0;
+    p.flops_per_s = e.seconds > 0 ? flops / e.seconds : 0;
+    p.estimate = e;
+    p.colour = colour;
+    return p;
+}
+
+}  // namespace
+
+void draw_roofline(Ui& ui, const CheckResult* r) {
+    static int gpu_index = 0;  // RTX 4090, the course material's GPU
+    ImGui::Spacing();
+    if (!ImGui::CollapsingHeader((ui.t("gui.roofline.title") + "###roofline").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
+    ui.note_item("kview_section:roofline");
+    const Exercise* e = ui.session.current();
+    const std::optional<Performance> perf = r && e ? check_performance(*r, *e) : std::nullopt;
+    if (!perf) {
+        ImGui::TextDisabled("%s", ui.t("gui.roofline.no_report").c_str());
+        return;
+    }
+    const Lang lang = ui.session.lang();
+    const std::vector<GpuModel>& gpus = gpu_models();
+    gpu_index = std::clamp(gpu_index, 0, int(gpus.size()) - 1);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    if (ImGui::BeginCombo((ui.t("gui.roofline.gpu") + "##roofline_gpu").c_str(), gpus[size_t(gpu_index)].name.c_str())) {
+        for (int i = 0; i < int(gpus.size()); ++i)
+            if (ImGui::Selectable(gpus[size_t(i)].name.c_str(), i == gpu_index)) gpu_index = i;
+        ImGui::EndCombo();
+    }
+    ui.note_item("roofline_gpu");
+    const GpuModel& gpu = gpus[size_t(gpu_index)];
+
+    std::vector<PlotPoint> points;
+    if (perf->flops)
+        points.push_back(point(ui.t("gui.roofline.yours"), *perf->flops, double(perf->bytes), perf->estimates[size_t(gpu_index)],
+                               IM_COL32(240, 150, 40, 255)));
+    const std::array<int, 4> shape = reference_shape(*e, perf->case_index);
+    const ReferencePoints refs = attention_reference_points(shape[0], shape[1], shape[2], shape[3]);
+    const ImU32 ref_colours[] = {IM_COL32(80, 140, 230, 255), IM_COL32(70, 190, 120, 255)};
+    for (size_t i = 0; i < refs.points.size(); ++i)
+        if (refs.points[i].bytes > 0 && size_t(gpu_index) < refs.points[i].estimates.size())
+            points.push_back(point(refs.points[i].label, refs.points[i].flops, double(refs.points[i].bytes),
+                                   refs.points[i].estimates[size_t(gpu_index)], ref_colours[i % 2]));
+    draw_plot(ui, gpu, points);
+
+    if (!perf->flops) ImGui::TextDisabled("%s", ui.t("gui.roofline.no_flops").c_str());
+    for (const PlotPoint& p : points)
+        ImGui::TextWrapped("%s", ui.t("gui.roofline.point", {{"label", p.label},
+                                                           {"intensity", format_fixed(p.intensity, 2, lang)},
+                                                           {"flops_per_s", si(p.flops_per_s, "FLOP/s", lang)},
+                                                           {"time", format_seconds(p.estimate.seconds, lang)},
+                                                           {"bound", ui.t(std::string("perf.bound.") + perf_bound_code(p.estimate.bound))}})
+                                      .c_str());
+    const std::map<std::string, std::string> dims = {{"B", std::to_string(refs.B)}, {"H", std::to_string(refs.H)},
+                                                     {"T", std::to_string(refs.T)}, {"hd", std::to_string(refs.hd)}};
+    ImGui::TextDisabled("%s", ui.t(refs.ready ? "gui.roofline.reference_shape" : "gui.roofline.computing", dims).c_str());
+    if (ImGui::TreeNodeEx((ui.t("gui.roofline.assumptions") + "##roofline_assumptions").c_str(), ImGuiTreeNodeFlags_SpanAvailWidth)) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", performance_assumptions(lang).c_str());
+        ImGui::PopStyleColor();
+        ImGui::TreePop();
+    }
+    ui.note_item("roofline_assumptions");
+}
+
+}  // namespace attnlab::gui
