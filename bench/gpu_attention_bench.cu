@@ -9,15 +9,23 @@
 //     (2·B·H·T²·hd), so the figures compare useful work.
 // cuDNN's scaled-dot-product attention needs the cudnn-frontend graph API,
 // which is not installed with the toolkit here; it is left out.
+// Each of attnlab's kernels also gets the performance report's roofline
+// estimate (app/core/include/attnlab/core/roofline.hpp: the same GPU table and
+// model as `attnlab check`) beside its measured time: the model's calibration.
+// A GPU has no sector counters, so the estimate takes the least traffic (every
+// input and output byte once) and the resident blocks per SM from the threads
+// alone (registers and shared memory ignored): a lower bound of the model's own.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <vector>
 
+#include "attnlab/core/roofline.hpp"
 #include "attnlab/emu/report.hpp"
 
 // The launchers of kernels/attention/*.cu as built by nvcc (attnlab_kernels_native).
@@ -105,6 +113,24 @@ void print_row(const char* name, double ms, double flops, double baseline_ms) {
                 ms / baseline_ms);
 }
 
+// The roofline estimate of a launch against its measured time.
+void print_estimate(const cudaDeviceProp& prop, const attnlab::emu::LaunchReport& launch, double measured_ms, double bytes,
+                    double flops) {
+    const attnlab::GpuModel* gpu = attnlab::gpu_model_for_device(prop.name);
+    if (!gpu) {
+        std::printf("    estimate: %s is not in the report's GPU table (roofline.hpp)\n", prop.name);
+        return;
+    }
+    const long long threads = (long long)launch.block.count();
+    const long long blocks = (long long)launch.grid.count();
+    int per_sm = threads > 0 ? int(prop.maxThreadsPerMultiProcessor / threads) : 1;
+    per_sm = std::min(per_sm, prop.maxBlocksPerMultiProcessor);
+    const attnlab::TimeEstimate e = attnlab::roofline_time(*gpu, bytes, flops, blocks, per_sm);
+    std::printf("    estimate on %s: %9.3f ms (%s; %lld blocks, %d per SM, fill %.1f%%), measured %.3f ms = %.2fx the estimate\n",
+                gpu->name.c_str(), e.seconds * 1e3, attnlab::perf_bound_code(e.bound), blocks, per_sm, e.fill * 100, measured_ms,
+                measured_ms / (e.seconds * 1e3));
+}
+
 }  // namespace
 
 int main() {
@@ -131,10 +157,12 @@ int main() {
     const double cublas_gemm = time_ms([&] {
         CHECK_CUBLAS(cublasSgemm(cublas, CUBLAS_OP_N, CUBLAS_OP_N, 3 * D, M, D, &one, w_qkv, 3 * D, x, D, &zero, qkv, 3 * D));
     });
-    const double ours_gemm = time_ms([&] { attnlab::kernels::native::matmul(qkv, x, w_qkv, M, 3 * D, D); });
+    attnlab::emu::LaunchReport gemm_launch;
+    const double ours_gemm = time_ms([&] { gemm_launch = attnlab::kernels::native::matmul(qkv, x, w_qkv, M, 3 * D, D); });
     std::printf("fused QKV projection (%d x %d) x (%d x %d):\n", M, D, D, 3 * D);
     print_row("cublasSgemm", cublas_gemm, gemm_flops, cublas_gemm);
     print_row("matmul_tiled_v1", ours_gemm, gemm_flops, cublas_gemm);
+    print_estimate(prop, gemm_launch, ours_gemm, 4.0 * (double(M) * D + double(D) * 3 * D + double(M) * 3 * D), gemm_flops);
 
     // ---- causal attention on (B, H, T, hd)
     const size_t n = size_t(B) * H * T * hd;
@@ -157,10 +185,14 @@ int main() {
     });
     std::printf("causal attention, %d (batch, head) slices of (%d, %d):\n", B * H, T, hd);
     print_row("cuBLAS GEMMs + softmax", cublas_att, att_flops, cublas_att);
+    // The reference op's count (registry_flops.cpp): QKᵀ and PV over the causal half, 5 per softmax element.
+    const double op_flops = double(B) * H * T * (T + 1) / 2.0 * (4.0 * hd + 5);
     for (int version : {1, 2}) {
+        attnlab::emu::LaunchReport launch;
         const double ms = time_ms([&] {
             const attnlab::emu::LaunchReport r =
                 attnlab::kernels::native::attention(version, out, q, k, v, nullptr, nullptr, nullptr, B, H, T, hd);
+            launch = r;
             if (!r.ok()) {
                 std::fprintf(stderr, "attention_v%d: %s\n", version, r.fault.detail.c_str());
                 std::exit(1);
@@ -168,6 +200,7 @@ int main() {
         });
         print_row(version == 1 ? "attention_v1 (block per (b, h))" : "attention_v2 (tiled online softmax)", ms,
                   att_flops, cublas_att);
+        print_estimate(prop, launch, ms, 4.0 * 4.0 * double(n), op_flops);
     }
     cublasDestroy(cublas);
     for (float* p : {x, w_qkv, qkv, q, k, v, out, scores}) cudaFree(p);
