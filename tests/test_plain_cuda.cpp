@@ -116,6 +116,35 @@ TEST_CASE("counters by hand: global bytes a block loads again, and the static sh
         }
 }
 
+TEST_CASE("limits of the chosen GPU: shared memory per block by architecture, registers per block from NVRTC") {
+    if (!emulator_built()) return;
+    const fs::path smem = env().ex().dir / "probes" / "shared_100_kib.cu";
+    CheckControl hopper, ada;
+    hopper.gpu_arch = "sm_90";
+    ada.gpu_arch = "sm_89";
+    const CheckResult on_h100 = env().runner.check(env().ex(), smem, hopper);
+    REQUIRE(!on_h100.cases.empty());
+    REQUIRE(on_h100.cases[0].launches.size() == 1);
+    CHECK(on_h100.cases[0].launches[0].ok());  // 100 KiB <= 227 KiB: launched (its values are not attention's)
+    const CheckResult on_4090 = env().runner.check(env().ex(), smem, ada);
+    REQUIRE(on_4090.verdict == Verdict::KernelFault);
+    const emu::Fault& f = first_fault(on_4090);
+    CHECK(f.kind == emu::FaultKind::InvalidLaunch);
+    CHECK(f.size == 100 * 1024);
+    CHECK(f.index == 99 * 1024);
+
+    const CheckResult regs = env().check("probes/too_many_registers.cu");
+    if (!regs.resources || regs.resources->status != ResourceReport::Status::Ok) {
+        MESSAGE("registers not checked: no NVRTC report here");
+        return;
+    }
+    REQUIRE(regs.verdict == Verdict::KernelFault);
+    CHECK(first_fault(regs).detail == "too_many_registers");
+    CHECK(first_fault(regs).index == 65536);
+    CHECK(contains(regs.stdout_text, "cudaErrorLaunchOutOfResources"));
+    CHECK(contains(explain(regs, env().ex(), Lang::En), "cudaErrorLaunchOutOfResources"));
+}
+
 TEST_CASE("the next tile's load overwriting a tile still read: the barrier missing at the end of the loop body") {
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/loop_overwrites_tile.cu");

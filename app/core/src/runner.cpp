@@ -327,6 +327,27 @@ std::future<ResourceReport> Runner::start_resource_report(const std::string& sou
     });
 }
 
+namespace {
+// NVRTC usually finishes before the host compiler: when its report is ready
+// (or soon), its registers per thread go to the program, which refuses a
+// launch whose block needs more registers than an SM has, as a GPU does.
+std::vector<std::string> kernel_register_args(std::future<ResourceReport>& resources, CheckResult& res) {
+    if (!resources.valid() || resources.wait_for(std::chrono::seconds(2)) != std::future_status::ready) return {};
+    try {
+        res.resources = std::make_shared<const ResourceReport>(resources.get());
+    } catch (const std::exception&) {
+        return {};  // the report's own failure is not the program's business
+    }
+    std::string list;
+    for (const KernelResources& k : res.resources->kernels) {
+        if (k.registers <= 0 || k.kernel.find_first_of(",=") != std::string::npos) continue;
+        list += (list.empty() ? "" : ",") + k.kernel + "=" + std::to_string(k.registers);
+    }
+    if (list.empty()) return {};
+    return {"--kernel-registers", list};
+}
+}  // namespace
+
 Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, const std::string& display_name,
                           const CheckControl& control, CheckResult& res) {
     const int count = static_cast<int>(ex.cases.size());
@@ -369,7 +390,7 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
         if (co.defines_main) res.problem = Problem::DefinesMain;
         return Verdict::CompileError;
     }
-    const Verdict v = run_cases(ex, co.binary, control, res);
+    const Verdict v = run_cases(ex, co.binary, control, res, kernel_register_args(resources, res));
     if (ex.runtime == Runtime::Cuda && v != Verdict::Cancelled && v != Verdict::InternalError) run_on_gpu(ex, source, display_name, control, res);
     return v;
 }
@@ -462,7 +483,8 @@ void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std
 }
 
 // Runs every case in one sandboxed process; results stream back case by case.
-Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res) {
+Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
+                          const std::vector<std::string>& extra_args) {
     const int count = static_cast<int>(ex.cases.size());
     const auto run_t0 = clock_type::now();
     const fs::path run_dir = compiler_.cache_dir() / "tmp" /
@@ -484,9 +506,14 @@ Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const Chec
     const RunLimits limits = RunLimits::for_exercise(ex.limits);
     ResultChannel channel(ex.cases.size(), [&](int k) { report(control, Phase::Running, k, count); });
     report(control, Phase::Running, 0, count);
-    const ProcessOutcome p = run_in_sandbox(
-        sandbox_spec(compiler_.toolchain(), ex.runtime, binary, run_dir, cases_file, limits, control.trace_kernels),
-        [&](const char* data, size_t n) { return channel.feed(data, n); }, control.cancel);
+    ProcessSpec spec = sandbox_spec(compiler_.toolchain(), ex.runtime, binary, run_dir, cases_file, limits, control.trace_kernels);
+    // The chosen architecture's opt-in maximum of shared memory per block:
+    // a launch above it fails as it would on that GPU.
+    if (const auto arch = arch_limits(control.gpu_arch); ex.runtime == Runtime::Cuda && arch)
+        spec.argv.insert(spec.argv.end(), {"--max-dynamic-shared", std::to_string(arch->max_shared_per_block_optin)});
+    spec.argv.insert(spec.argv.end(), extra_args.begin(), extra_args.end());
+    const ProcessOutcome p =
+        run_in_sandbox(spec, [&](const char* data, size_t n) { return channel.feed(data, n); }, control.cancel);
     fs::remove_all(run_dir, ec);
     res.run_ms = ms_since(run_t0);
     record_process(p, res);

@@ -48,10 +48,11 @@ std::map<const void*, int>& dynamic_shared_opt_in() {
     return opt_in;
 }
 
-// What every kernel may take without asking, and the most an architecture
-// gives one block with cudaFuncSetAttribute (sm_90: 227 KiB).
+// What every kernel may take without asking, and the most the chosen
+// architecture gives one block with cudaFuncSetAttribute (attnlab passes it:
+// sm_80 163 KiB, sm_89 99 KiB, sm_90 227 KiB).
 constexpr uint64_t kDefaultDynamicShared = 48 * 1024;
-constexpr uint64_t kMaxDynamicShared = 227 * 1024;
+uint64_t max_dynamic_shared() { return detail::harness_options().max_dynamic_shared; }
 
 void begin_case() {
     case_log() = CaseLog{};
@@ -155,7 +156,7 @@ cudaError_t cuda_memset(void* p, int value, size_t bytes) {
 
 cudaError_t set_function_attribute(const void* kernel, int attribute, int value) {
     if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-        if (value < 0 || static_cast<uint64_t>(value) > kMaxDynamicShared) return fail(cudaErrorInvalidValue);
+        if (value < 0 || static_cast<uint64_t>(value) > max_dynamic_shared()) return fail(cudaErrorInvalidValue);
         dynamic_shared_opt_in()[kernel] = value;
     }
     return cudaSuccess;
@@ -183,7 +184,7 @@ emu::LaunchOptions case_launch_options() {
     o.trace_all_blocks = true;
     o.trace_limit = left;
     o.max_steps_per_thread = 1ull << 22;
-    o.max_dynamic_shared = kMaxDynamicShared;
+    o.max_dynamic_shared = max_dynamic_shared();
     return o;
 }
 
@@ -204,7 +205,7 @@ void record_launch(emu::LaunchReport report) {
 // A GPU refuses more than 48 KiB of dynamic shared memory unless the kernel
 // opted in with cudaFuncSetAttribute.
 bool refused_shared_memory(const void* kernel, size_t smem, emu::Fault& f) {
-    if (smem <= kDefaultDynamicShared || smem > kMaxDynamicShared) return false;  // above the maximum: the emulator says so
+    if (smem <= kDefaultDynamicShared || smem > max_dynamic_shared()) return false;  // above the maximum: the emulator says so
     const auto it = dynamic_shared_opt_in().find(kernel);
     if (it != dynamic_shared_opt_in().end() && static_cast<uint64_t>(it->second) >= smem) return false;
     f.kind = emu::FaultKind::InvalidLaunch;
@@ -214,12 +215,30 @@ bool refused_shared_memory(const void* kernel, size_t smem, emu::Fault& f) {
     return true;
 }
 
+// A GPU refuses a block whose threads need more registers than an SM has
+// (64 K on every architecture attnlab knows): NVRTC's count per thread, given
+// to a warp in units of 256 (cuda_occupancy.h).
+bool refused_registers(const char* name, dim3 block, emu::Fault& f) {
+    const auto& known = harness_options().kernel_registers;
+    const auto it = known.find(name);
+    if (it == known.end() || it->second <= 0) return false;
+    const int64_t warps = (int64_t(block.x) * block.y * block.z + 31) / 32;
+    const int64_t per_warp = (int64_t(it->second) * 32 + 255) / 256 * 256;
+    const int64_t needed = warps * per_warp;
+    if (needed <= 65536) return false;
+    f.kind = emu::FaultKind::InvalidLaunch;
+    f.detail = "too_many_registers";
+    f.size = needed;
+    f.index = 65536;
+    return true;
+}
+
 }  // namespace
 
 void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, const std::function<void()>& body) {
     if (launches_stopped()) return;
     emu::Fault refused;
-    if (refused_shared_memory(kernel, smem, refused)) {
+    if (refused_shared_memory(kernel, smem, refused) || refused_registers(name, block, refused)) {
         emu::LaunchReport report;
         report.kernel = name;
         report.grid = grid;

@@ -308,8 +308,19 @@ int main(int argc, char** argv) {
         return 2;
     }
     send(wire::FrameType::Hello, protocol::encode_hello(static_cast<uint32_t>(::getpid())));
-    for (int i = 2; i < argc; ++i)
+    for (int i = 2; i < argc; ++i) {
         if (std::strcmp(argv[i], "--trace-kernels") == 0) detail::harness_options().trace_kernels = true;
+        if (std::strcmp(argv[i], "--max-dynamic-shared") == 0 && i + 1 < argc)
+            detail::harness_options().max_dynamic_shared = std::strtoull(argv[++i], nullptr, 10);
+        if (std::strcmp(argv[i], "--kernel-registers") == 0 && i + 1 < argc) {
+            const std::string list = argv[++i];  // name=N,name=N (kernel names hold no ',' or '=')
+            for (size_t at = 0; at < list.size();) {
+                const size_t end = std::min(list.find(',', at), list.size()), eq = list.find('=', at);
+                if (eq < end) detail::harness_options().kernel_registers[list.substr(at, eq - at)] = std::atoi(list.substr(eq + 1, end - eq - 1).c_str());
+                at = end + 1;
+            }
+        }
+    }
     std::vector<std::vector<detail::Slot>> cases;
     if (!read_cases(argv[1], cases)) {
         std::fprintf(stderr, "attnlab: could not read the cases file %s\n", argv[1]);

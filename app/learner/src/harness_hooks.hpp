@@ -1,4 +1,6 @@
 #pragma once
+#include <map>
+#include <string>
 // How a runtime beyond plain C++ (the CUDA one) adds to what the harness
 // reports per case, without the harness depending on it.
 #include "attnlab/common/protocol.hpp"
@@ -19,6 +21,13 @@ CaseHooks& case_hooks();
 // What attnlab asked of this run on the command line (after the cases file).
 struct HarnessOptions {
     bool trace_kernels = false;  // --trace-kernels: record every access of every block (the Kernel view)
+    // --max-dynamic-shared N: the chosen architecture's opt-in maximum of
+    // shared memory per block (sm_80 163 KiB, sm_89 99 KiB, sm_90 227 KiB).
+    uint64_t max_dynamic_shared = 227 * 1024;
+    // --kernel-registers name=N,...: registers per thread NVRTC gave each
+    // kernel for that architecture (a launch whose block needs more than the
+    // register file is refused, as a GPU refuses it).
+    std::map<std::string, int> kernel_registers;
 };
 HarnessOptions& harness_options();
 

@@ -64,7 +64,8 @@ private:
                     CheckResult& res);
     Verdict compile_and_run(const Exercise& ex, const std::string& source, const std::string& display_name,
                       const CheckControl& control, CheckResult& res);
-    Verdict run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res);
+    Verdict run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
+                      const std::vector<std::string>& extra_args = {});
     Compiler& compiler_;
     std::mutex kernel_mutex_;
     std::map<std::string, std::optional<KernelOutcome>> kernel_cache_;
