@@ -1,0 +1,45 @@
+// The Kernel view's roofline (panel_roofline.cpp), drawn headlessly after a
+// real check of the course's cuda-attention solution: the section, the plot,
+// the GPU selector and the assumptions are there, in both languages, and the
+// figures it plots are the core's (check_performance), never its own.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "attnlab/core/messages.hpp"
+#include "attnlab/core/performance.hpp"
+#include "gui_harness.hpp"
+
+using namespace attnlab;
+using attnlab::testing::slurp;
+namespace fs = std::filesystem;
+
+namespace {
+const fs::path kFixtures = ATTNLAB_TEST_FIXTURES;
+const fs::path kCourse = (kFixtures / ".." / ".." / "exercises").lexically_normal();
+}  // namespace
+
+TEST_CASE("the Kernel view has a roofline of the learner's launch, an estimate with its assumptions, in both languages") {
+    testing::Harness h(testing::HarnessConfig{kCourse, "cuda-attention", ImVec2(1800, 1600), nullptr});
+    h.set_buffer(slurp(kCourse / "cuda-attention" / "solution.cu"));
+    h.click("run");
+    REQUIRE(h.wait_result(240.0));
+    const CheckResult* r = h.session.last_result();
+    REQUIRE(r);
+    REQUIRE(r->verdict == Verdict::Pass);
+    const std::optional<Performance> perf = check_performance(*r, *h.session.current());
+    REQUIRE(perf);
+    CHECK(perf->flops.has_value());
+    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
+    for (Lang lang : {Lang::En, Lang::Id}) {
+        h.session.set_lang(lang);
+        h.frames(4);
+        for (const char* name : {"kview_section:roofline", "roofline_gpu", "roofline_plot", "roofline_assumptions"})
+            CHECK_MESSAGE(h.has(name), name);
+    }
+    // attnlab's own kernels at the case's shape: ready (a small shape runs at once), two points.
+    const std::array<int, 4> shape = reference_shape(*h.session.current(), perf->case_index);
+    const ReferencePoints refs = attention_reference_points(shape[0], shape[1], shape[2], shape[3]);
+    CHECK(refs.ready);
+    CHECK(refs.points.size() == 2);
+}
