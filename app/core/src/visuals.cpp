@@ -1,6 +1,10 @@
 #include "attnlab/core/visuals.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <cmath>
 #include <limits>
 
@@ -230,12 +234,28 @@ void mark_masked_cells(const CaseOutcome& c, const std::string& stage, const Ten
 
 }
 
+// A buffer of n floats for a whole set (12 heads × 512² = 12 MB): in 2 MB
+// pages where the kernel gives them (madvise), so filling it takes a few page
+// faults instead of three thousand; the first frame after new data waits on it.
+std::shared_ptr<float> large_float_buffer(size_t n) {
+    constexpr size_t kHugePage = size_t{2} << 20;
+    const size_t bytes = std::max<size_t>(n * sizeof(float), 1);
+    if (bytes < kHugePage) return std::shared_ptr<float>(new float[n ? n : 1], std::default_delete<float[]>());
+    const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(kHugePage, rounded);
+    if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    ::madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+    return std::shared_ptr<float>(static_cast<float*>(p), [](float* q) { std::free(q); });
+}
+
 // Yours − reference, per head; cells where only one side is -inf or NaN are
 // counted (and drawn apart), not given a finite error.
 void add_differences(HeatmapSet& set) {
     // Every head's differences in one buffer (one allocation, not one per head).
     const size_t cells = static_cast<size_t>(set.rows) * static_cast<size_t>(set.cols);
-    auto all = std::make_shared<std::vector<float>>(cells * set.learner.size());
+    const std::shared_ptr<float> all = large_float_buffer(cells * set.learner.size());
     for (size_t h = 0; h < set.learner.size(); ++h) {
         HeadMatrix d;
         d.rows = set.rows;
@@ -246,7 +266,7 @@ void add_differences(HeatmapSet& set) {
             d.mask.resize(set.reference[h].mask.size());
             for (size_t k = 0; k < d.mask.size(); ++k) d.mask[k] = set.reference[h].mask[k] && set.learner[h].mask[k];
         }
-        float* out = all->data() + h * cells;
+        float* out = all.get() + h * cells;
         const float* mine = set.learner[h].values.data();
         const float* ref = set.reference[h].values.data();
         float worst = 0;

@@ -51,7 +51,7 @@ struct ColorScale {
 class FloatSpan {
 public:
     FloatSpan() = default;
-    FloatSpan(const float* data, size_t size, std::shared_ptr<const std::vector<float>> owner = {})
+    FloatSpan(const float* data, size_t size, std::shared_ptr<const void> owner = {})
         : data_(data), size_(size), owner_(std::move(owner)) {}
     const float* data() const { return data_; }
     size_t size() const { return size_; }
@@ -66,7 +66,7 @@ public:
 private:
     const float* data_ = nullptr;
     size_t size_ = 0;
-    std::shared_ptr<const std::vector<float>> owner_;
+    std::shared_ptr<const void> owner_;
 };
 
 // One head's (T, T) matrix of one source. Its values point into the
