@@ -740,6 +740,17 @@ TEST_CASE("synccheck: lane groups with disjoint masks shuffle independently; ove
     const LaunchReport bad = launch("split_lane_groups", split_lane_groups, dim3(1), dim3(32), 0, out.ptr(), true);
     CHECK(bad.fault.kind == FaultKind::WarpDivergence);
     CHECK(bad.fault.detail == "mismatched_ops");
+    // Each group with its own line: lane 0 waits at the even lanes' shuffle,
+    // lane 1 arrives at the other one (lanes run in order, so lane 0 is alone).
+    REQUIRE(bad.fault.groups.size() == 2);
+    CHECK(bad.fault.groups[0].threads == std::vector<unsigned>{0});
+    CHECK(bad.fault.groups[1].threads == std::vector<unsigned>{1});
+    CHECK(bad.fault.groups[1].line == bad.fault.groups[0].line + 1);
+    CHECK(bad.fault.line == bad.fault.groups[1].line);
+    const std::string text = describe_fault(bad.fault, Lang::En);
+    CHECK(text.find("thread 0 waits on line " + std::to_string(bad.fault.groups[0].line)) != std::string::npos);
+    CHECK(text.find("thread 1 waits on line " + std::to_string(bad.fault.groups[1].line)) != std::string::npos);
+    CHECK(describe_fault(bad.fault, Lang::Id).find("menunggu pada baris " + std::to_string(bad.fault.groups[0].line)) != std::string::npos);
 }
 
 TEST_CASE("counters: device buffers are page-aligned, so page counts do not depend on the host allocator") {

@@ -124,8 +124,11 @@ std::string warp_text(const Fault& f, Lang lang) {
                                 "or stay away. A wmma function must be called by all 32 lanes of the warp.");
     }
     if (f.detail == "mismatched_ops")
-        return head + (id ? "lane-lane dari satu warp tiba di operasi warp yang berbeda (atau dengan mask berbeda)."
-                          : "lanes of one warp arrived at different warp operations (or with different masks).");
+        return head + (id ? "lane-lane dari satu warp tiba di operasi warp yang berbeda (atau dengan mask berbeda)"
+                          : "lanes of one warp arrived at different warp operations (or with different masks)") +
+               (f.groups.empty() ? std::string(".") : ": " + join_groups(f, lang) +
+                    (id ? ". Setiap lane yang disebut di mask harus mencapai operasi warp yang sama, dengan mask yang sama."
+                        : ". Every lane named in the mask must reach the same warp operation, with the same mask."));
     return head + join_groups(f, lang) +
            (id ? ". Setiap lane yang disebut di mask harus mencapai operasi warp yang sama."
                : ". Every lane named in the mask must reach the same warp operation.");

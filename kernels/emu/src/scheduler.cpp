@@ -977,6 +977,28 @@ uint64_t warp_result(const FiberThread& t, FiberThread* const* lanes, unsigned a
 
 }  // namespace
 
+namespace {
+// Lanes that reached different warp operations: each waiting group with the
+// line it waits at, then this lane's own line. Lanes of one group that wait
+// on different lines (one operation reached from two places) are split.
+std::vector<ThreadGroup> mismatched_groups(const Worker& w, const WarpState& ws, const FiberThread& me, unsigned mask, int line) {
+    std::vector<ThreadGroup> groups;
+    const unsigned first = me.warp * 32;
+    for (const PendingWarpOp& p : ws.pending) {
+        if (!(p.mask & mask)) continue;
+        for (unsigned l = 0; l < 32; ++l) {
+            if (!(p.arrived >> l & 1) || first + l >= w.nthreads) continue;
+            const int at = w.threads[first + l]->wait_line;
+            auto g = std::find_if(groups.begin(), groups.end(), [&](const ThreadGroup& x) { return x.line == at; });
+            if (g == groups.end()) g = groups.insert(groups.end(), ThreadGroup{"waiting", at, {}});
+            g->threads.push_back(first + l);
+        }
+    }
+    groups.push_back(ThreadGroup{"waiting", line, {me.linear}});
+    return groups;
+}
+}  // namespace
+
 uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, int line) {
     FiberThread* ft = current();
     if (!ft) return value;
@@ -997,6 +1019,7 @@ uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, i
         f.kind = FaultKind::WarpDivergence;
         f.line = line;
         f.detail = bad_width ? "bad_width" : !(needed >> ft->lane & 1) ? "lane_not_in_mask" : "mismatched_ops";
+        if (mismatched) f.groups = mismatched_groups(w, ws, *ft, mask, line);
         abort_thread(std::move(f));
     }
     if (group == ws.pending.size()) ws.pending.push_back({mask, 0, op});
