@@ -201,10 +201,10 @@ void note_unwritten_shared_read(const SharedRegion& r, int64_t index, int line);
 void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* buffer, int64_t index,
                   uint64_t sector, int line);
 
-// One access in a thread's log: its source line (top 18 bits) and its sector
-// or word number. A warp-wide request = the k-th access of each lane at the
-// same source line in one barrier interval (one instruction, as on a GPU,
-// even when lanes ran the loop around it a different number of times).
+// One access in a thread's log: its key (top 19 bits: a source line, or an
+// access site with its width) and its sector or word number. A warp-wide
+// request = one instruction over the lanes active in that round, in one
+// barrier interval (diverged lanes are replayed as a warp runs them).
 // attnlab's own kernels log source lines (4-byte accesses); learners' plain
 // CUDA logs access sites (one per load or store instruction) with the access
 // width's class in the key's top two bits (0: 4 bytes, 1: 8, 2: 16).

@@ -117,9 +117,10 @@ struct Fault {
     std::string detail;          // launch errors and escaped exceptions: the raw message
 };
 
-// Per launch, summed over every block that ran. "Request" = the k-th access of
-// each lane of a warp between two barriers (same space, same direction),
-// grouped like one warp-wide instruction. Global addresses are cudaMalloc-like
+// Per launch, summed over every block that ran. "Request" = one instruction of
+// a warp between two barriers (same space, same direction) over the lanes
+// active in that round (diverged lanes are replayed as a warp runs them; see
+// kernels/README.md, "Counters"). Global addresses are cudaMalloc-like
 // (256-byte aligned buffers), so sector counts match a GPU's.
 struct LaunchCounters {
     int64_t blocks = 0, threads = 0, warps = 0;
