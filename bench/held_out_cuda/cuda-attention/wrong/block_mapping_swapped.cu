@@ -1,0 +1,40 @@
+// Wrong: reads slice blockIdx.x but writes it to slot (l % B)*H + l / B (the store-side swap, inverse of the catalogued read-side swap); expect block_mapping_swapped (got unnamed).
+#include <cuda_runtime.h>
+#include <math.h>
+#define CUDA_CHECK(call) do { cudaError_t err = (call); if (err != cudaSuccess) return; } while (0)
+__global__ void attn_kernel(float* out, const float* q, const float* k, const float* v, int T, int hd, float scale, int H_) {
+    extern __shared__ float smem[];
+    float* Ks = smem;
+    float* Vs = smem + T * hd;
+    int B_ = gridDim.x / H_; size_t base = (size_t)blockIdx.x * T * hd; size_t obase = (size_t)((blockIdx.x % B_) * H_ + blockIdx.x / B_) * T * hd;
+    for (int e = threadIdx.x; e < T * hd; e += blockDim.x) { Ks[e] = k[base + e]; Vs[e] = v[base + e]; }
+    __syncthreads();
+    for (int i = threadIdx.x; i < T; i += blockDim.x) {
+        float qr[64];
+        for (int d = 0; d < hd; ++d) qr[d] = q[base + i * hd + d];
+        float m = -INFINITY;
+        for (int j = 0; j <= i; ++j) {
+            float s = 0.f;
+            for (int d = 0; d < hd; ++d) s += qr[d] * Ks[j * hd + d];
+            m = fmaxf(m, s * scale);
+        }
+        float acc[64];
+        for (int d = 0; d < hd; ++d) acc[d] = 0.f;
+        float l = 0.f;
+        for (int j = 0; j <= i; ++j) {
+            float s = 0.f;
+            for (int d = 0; d < hd; ++d) s += qr[d] * Ks[j * hd + d];
+            float p = expf(s * scale - m);
+            l += p;
+            for (int d = 0; d < hd; ++d) acc[d] += p * Vs[j * hd + d];
+        }
+        for (int d = 0; d < hd; ++d) out[obase + i * hd + d] = acc[d] / l;
+    }
+}
+void causal_attention(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v) {
+    int B = q.size(0), H = q.size(1), T = q.size(2), hd = q.size(3);
+    size_t smem = 2 * (size_t)T * hd * sizeof(float);
+    CUDA_CHECK(cudaFuncSetAttribute(attn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    attn_kernel<<<B * H, 64, smem>>>(out.data(), q.data(), k.data(), v.data(), T, hd, 1.0f / sqrtf((float)hd), H);
+    CUDA_CHECK(cudaGetLastError());
+}

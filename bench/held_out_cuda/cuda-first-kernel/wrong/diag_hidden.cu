@@ -1,0 +1,13 @@
+// Wrong: mask uses j >= i (hides the diagonal); expect mistake mask_includes_diagonal.
+#include <cuda_runtime.h>
+#include <math.h>
+__device__ __forceinline__ float masked(float s, int i, int j) { return j >= i ? -INFINITY : s; }
+__global__ void mask_gs(float* out, const float* scores, int T, size_t n) {
+    for (size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x; idx < n; idx += (size_t)gridDim.x * blockDim.x) {
+        int j = idx % T, i = (idx / T) % T;
+        out[idx] = masked(scores[idx], i, j);
+    }
+}
+void causal_mask(DeviceTensor& out, const DeviceTensor& scores) {
+    mask_gs<<<64, 256>>>(out.data(), scores.data(), (int)scores.size(3), (size_t)scores.numel());
+}

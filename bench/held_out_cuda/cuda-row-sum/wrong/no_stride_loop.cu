@@ -1,0 +1,19 @@
+// Wrong: each thread reads only x[tid] (no stride loop), rows longer than the block lose elements; expect wrong_answer (no catalogued mistake fits).
+#include <cuda_runtime.h>
+template <unsigned BS>
+__global__ void rowsum_tree(float* out, const float* x, int N) {
+    __shared__ float s[BS];
+    unsigned tid = threadIdx.x;
+    float acc = 0.f;
+    if ((int)tid < N) acc += x[(size_t)blockIdx.x * N + tid];
+    s[tid] = acc;
+    __syncthreads();
+    for (unsigned stride = BS / 2; stride > 0; stride >>= 1) {
+        if (tid < stride) s[tid] += s[tid + stride];
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = s[0];
+}
+void row_sum(DeviceTensor& out, const DeviceTensor& x) {
+    rowsum_tree<64><<<out.numel(), 64>>>(out.data(), x.data(), (int)x.size(3));
+}
