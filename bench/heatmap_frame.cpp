@@ -3,7 +3,8 @@
 // heatmap data, rasterise, upload 36 textures) and the steady frames after
 // it (textures cached). A benchmark: it prints figures, asserts nothing.
 //
-//   build/bench/attnlab-bench-heatmaps [--tokens 512] [--heads 12] [--frames 200]
+//   build/bench/attnlab-bench-heatmaps [--tokens 512] [--heads 12] [--frames 200] [--cpu-colormap]
+// (--cpu-colormap: rasterise RGBA on the CPU, the window's fallback where the shader fails)
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,6 +27,15 @@ namespace {
 struct CountingTextures : TextureUploader {
     intptr_t next = 1;
     size_t bytes = 0;
+    bool gpu = true;  // as the window does: values up as they are, the shader colours them
+    bool colors_on_gpu() const override { return gpu; }
+    ImTextureID upload_values(const HeadMatrix& m) override {
+        bytes += m.values.size() * sizeof(float) + m.mask.size();
+        volatile float touch = m.values[0];  // a real upload reads the values
+        (void)touch;
+        return reinterpret_cast<ImTextureID>(next++);
+    }
+    void image(ImTextureID id, ImVec2 size, const ColorScale&) override { ImGui::Image(id, size); }
     ImTextureID upload(int w, int h, const uint8_t* rgba) override {
         bytes += static_cast<size_t>(w) * static_cast<size_t>(h) * 4;
         volatile uint8_t touch = rgba[0];  // a real upload reads the pixels
@@ -70,11 +80,13 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 int main(int argc, char** argv) {
     int tokens = 512, heads = 12, frames = 200;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    bool cpu_colormap = false;
+    for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--tokens") tokens = std::max(2, std::atoi(argv[i + 1]));
-        else if (a == "--heads") heads = std::max(1, std::atoi(argv[i + 1]));
-        else if (a == "--frames") frames = std::max(1, std::atoi(argv[i + 1]));
+        if (a == "--cpu-colormap") cpu_colormap = true;
+        else if (i + 1 < argc && a == "--tokens") tokens = std::max(2, std::atoi(argv[++i]));
+        else if (i + 1 < argc && a == "--heads") heads = std::max(1, std::atoi(argv[++i]));
+        else if (i + 1 < argc && a == "--frames") frames = std::max(1, std::atoi(argv[++i]));
     }
     char home[] = "/tmp/attnlab-bench-heatmaps-XXXXXX";
     if (!mkdtemp(home)) return 2;
@@ -87,6 +99,7 @@ int main(int argc, char** argv) {
     io.IniFilename = nullptr;
     Ui ui(session);
     CountingTextures textures;
+    textures.gpu = !cpu_colormap;
     ui.textures = &textures;
     ui.fonts = build_fonts(16);
     unsigned char* px;
@@ -124,9 +137,10 @@ int main(int argc, char** argv) {
     size_t images = 0;
     for (const auto& [name, rect] : ui.items) images += name.rfind("heatmap:", 0) == 0;
     std::printf("  (last frame drew %zu heatmap images, %d vertices)\n", images, ImGui::GetDrawData()->TotalVtxCount);
-    std::printf("heatmap view, %d heads x T=%d (3 columns: yours, reference, difference)\n", heads, tokens);
-    std::printf("  first frame after new data (build heatmap data, rasterise and upload the %d textures in view, %.1f MB): %.1f ms\n",
-                uploads_first, static_cast<double>(bytes_first) / (1 << 20), first);
+    std::printf("heatmap view, %d heads x T=%d (3 columns: yours, reference, difference), colour map on the %s\n", heads, tokens,
+                cpu_colormap ? "CPU (rasterised RGBA)" : "GPU (float textures, shader)");
+    std::printf("  first frame after new data (build heatmap data, %s the %d textures in view, %.1f MB): %.1f ms\n",
+                cpu_colormap ? "rasterise and upload" : "upload the values of", uploads_first, static_cast<double>(bytes_first) / (1 << 20), first);
     std::printf("    of which: heatmap data %.1f ms, rasterising 12 heads %.1f ms (measured apart)\n", build_ms, raster_ms);
     std::printf("  steady frame: p50 %.3f ms, p90 %.3f ms, max %.3f ms over %d frames (goal <= 4 ms)\n", steady[steady.size() / 2],
                 steady[steady.size() * 9 / 10], steady.back(), frames);

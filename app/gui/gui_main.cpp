@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fonts.hpp"
+#include "gl_colormap.hpp"
 #include "input_queue.hpp"
 #include "ui.hpp"
 
@@ -90,26 +91,6 @@ void apply_theme(const Preferences& p) {
     st.ChildRounding = 4;
     st.ScaleAllSizes(p.ui_scale);
 }
-
-// Heatmap textures: nearest filtering keeps every (query, key) cell crisp.
-struct GlTextures : TextureUploader {
-    ImTextureID upload(int width, int height, const uint8_t* rgba) override {
-        GLuint id = 0;
-        glGenTextures(1, &id);
-        glBindTexture(GL_TEXTURE_2D, id);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
-        return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(id));
-    }
-    void release(ImTextureID id) override {
-        GLuint t = static_cast<GLuint>(reinterpret_cast<intptr_t>(id));
-        glDeleteTextures(1, &t);
-    }
-};
 
 bool write_screenshot(GLFWwindow* window, const std::string& path) {
     int w = 0, h = 0;
@@ -328,8 +309,8 @@ int run_gui(const GuiOptions& opt) {
     init_imgui(window, session);
 
     Ui ui(session);
-    GlTextures textures;
-    ui.textures = &textures;
+    const std::unique_ptr<TextureUploader> textures = make_gl_textures();  // gl_colormap.cpp: the shader, else the CPU
+    ui.textures = textures.get();
     Preferences applied = session.preferences();
     apply_theme(applied);
     ui.fonts = build_fonts(applied.font_size * applied.ui_scale);

@@ -94,13 +94,23 @@ ImTextureID texture_for(Ui& ui, int column, int head) {
     ImTextureID& id = slots[static_cast<size_t>(head)];
     if (!id) {
         const auto& list = matrices_of(*v.set, column);
-        static thread_local std::vector<uint8_t> pixels;
         const HeadMatrix& m = list[static_cast<size_t>(head)];
-        rasterize(m, column == kDifference ? v.set->difference_scale : v.set->value_scale, pixels);
-        id = ui.textures->upload(m.cols, m.rows, pixels.data());
+        if (ui.textures->colors_on_gpu()) {
+            id = ui.textures->upload_values(m);  // the shader colours it
+        } else {
+            static thread_local std::vector<uint8_t> pixels;
+            rasterize(m, column == kDifference ? v.set->difference_scale : v.set->value_scale, pixels);
+            id = ui.textures->upload(m.cols, m.rows, pixels.data());
+        }
         ++v.uploads;
     }
     return id;
+}
+
+// One heatmap image: coloured by the GPU's shader where there is one.
+void heatmap_image(Ui& ui, ImTextureID id, ImVec2 size, const HeatmapSet& set, int column) {
+    if (ui.textures && ui.textures->colors_on_gpu()) ui.textures->image(id, size, column == kDifference ? set.difference_scale : set.value_scale);
+    else ImGui::Image(id, size);
 }
 
 const HeadMatrix* matrix_of(const HeatmapSet& set, int column, int head) {
@@ -324,7 +334,7 @@ void draw_heatmap_rows(Ui& ui, const HeatmapSet& set, const std::vector<int>& co
                 const int col = columns[pos];
                 ImGui::SameLine(label_w + static_cast<float>(pos) * (size + ImGui::GetStyle().ItemSpacing.x));
                 ImGui::PushID(col);
-                if (ImTextureID id = texture_for(ui, col, h)) ImGui::Image(id, ImVec2(size, size));
+                if (ImTextureID id = texture_for(ui, col, h)) heatmap_image(ui, id, ImVec2(size, size), set, col);
                 else ImGui::Dummy(ImVec2(size, size));
                 ui.note_item("heatmap:" + std::to_string(h) + ":" + std::to_string(col));
                 if (ImGui::IsItemHovered()) hover_tooltip(ui, set, h, set.rows, set.cols);
@@ -363,7 +373,7 @@ void draw_enlarged_head(Ui& ui, const HeatmapSet& set, const std::vector<int>& c
             ImGui::Dummy(ImVec2(margin, 0));
             ImGui::SameLine(0, 0);
             const ImVec2 origin = ImGui::GetCursorScreenPos();
-            if (ImTextureID id = texture_for(ui, col, h)) ImGui::Image(id, ImVec2(big / shrink, big / shrink));
+            if (ImTextureID id = texture_for(ui, col, h)) heatmap_image(ui, id, ImVec2(big / shrink, big / shrink), set, col);
             if (ImGui::IsItemHovered()) hover_tooltip(ui, set, h, set.rows, set.cols);
             draw_axes_labels(ui, set.tokens, origin, big / shrink, set.rows);
             ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight() * 2 + 6));

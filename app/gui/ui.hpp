@@ -43,6 +43,15 @@ struct TextureUploader {
     virtual ~TextureUploader() = default;
     virtual ImTextureID upload(int width, int height, const uint8_t* rgba) = 0;
     virtual void release(ImTextureID id) = 0;
+    // Heatmaps coloured on the GPU: a head's values go up as they are (a float
+    // texture, and its mask) and a fragment shader applies the colour map, so
+    // new data costs no CPU pass over the cells. False where there is no such
+    // shader (it failed to compile, or a headless uploader): then heatmaps are
+    // rasterised on the CPU and upload() takes the pixels.
+    virtual bool colors_on_gpu() const { return false; }
+    virtual ImTextureID upload_values(const HeadMatrix&) { return ImTextureID{}; }
+    // Draws a texture from upload_values() with `scale`'s colour map.
+    virtual void image(ImTextureID, ImVec2 /*size*/, const ColorScale&) {}
 };
 
 // Per-head heatmaps of one stage of one case, with textures uploaded once per
