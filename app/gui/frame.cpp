@@ -32,6 +32,13 @@ void open_relative(Session& s, int delta);
 
 void open_next_exercise(Ui& ui) { open_relative(ui.session, +1); }
 
+bool pointer_moved() {
+    static bool moved = false;
+    const ImVec2 d = ImGui::GetIO().MouseDelta;
+    moved = moved || d.x != 0.0f || d.y != 0.0f;
+    return moved;
+}
+
 float tooltip_wrap_width() {
     return std::min(ImGui::GetFontSize() * 32.0f, ImGui::GetMainViewport()->Size.x * 0.45f);
 }

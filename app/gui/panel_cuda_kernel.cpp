@@ -27,7 +27,6 @@ using emu::MemorySpace;
 
 void wrapped(const std::string& text);
 void disabled_wrapped(const std::string& text);
-bool pointer_moved();
 void mark_cross(ImDrawList* dl, ImVec2 lo, ImVec2 hi);
 
 // A section that collapses: the header names it (the part of the title
@@ -61,14 +60,6 @@ void legend(Ui& ui, const std::string& text, const char* id) {
     ui.note_item(std::string("kview_legend:") + id);
 }
 
-// Tooltips wait until the pointer has moved once: a scripted screenshot's
-// pointer rests wherever the display put it and would leave one in the picture.
-bool pointer_moved() {
-    static bool moved = false;
-    const ImVec2 d = ImGui::GetIO().MouseDelta;
-    moved = moved || d.x != 0.0f || d.y != 0.0f;
-    return moved;
-}
 
 // Greyed text that wraps (TextDisabled does not).
 // Dear ImGui's word wrap may break after a '.' or ',': "3." / "00". Inside a

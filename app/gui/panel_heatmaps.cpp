@@ -337,7 +337,7 @@ void draw_heatmap_rows(Ui& ui, const HeatmapSet& set, const std::vector<int>& co
                 if (ImTextureID id = texture_for(ui, col, h)) heatmap_image(ui, id, ImVec2(size, size), set, col);
                 else ImGui::Dummy(ImVec2(size, size));
                 ui.note_item("heatmap:" + std::to_string(h) + ":" + std::to_string(col));
-                if (ImGui::IsItemHovered()) hover_tooltip(ui, set, h, set.rows, set.cols);
+                if (ImGui::IsItemHovered() && pointer_moved()) hover_tooltip(ui, set, h, set.rows, set.cols);
                 if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) v.enlarged = h;
                 if (ImGui::BeginPopupContextItem("export")) {
                     if (ImGui::MenuItem(ui.t("gui.heatmap.export_one").c_str())) export_png(ui, h, col);
@@ -374,7 +374,7 @@ void draw_enlarged_head(Ui& ui, const HeatmapSet& set, const std::vector<int>& c
             ImGui::SameLine(0, 0);
             const ImVec2 origin = ImGui::GetCursorScreenPos();
             if (ImTextureID id = texture_for(ui, col, h)) heatmap_image(ui, id, ImVec2(big / shrink, big / shrink), set, col);
-            if (ImGui::IsItemHovered()) hover_tooltip(ui, set, h, set.rows, set.cols);
+            if (ImGui::IsItemHovered() && pointer_moved()) hover_tooltip(ui, set, h, set.rows, set.cols);
             draw_axes_labels(ui, set.tokens, origin, big / shrink, set.rows);
             ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight() * 2 + 6));
             ImGui::EndGroup();

@@ -199,6 +199,9 @@ void open_next_exercise(Ui& ui);
 // (ImGui flips a tooltip to the pointer's other side; one wider than that side
 // would be clipped at the screen edge).
 float tooltip_wrap_width();
+// Tooltips wait until the pointer has moved once: a scripted screenshot's
+// pointer rests wherever the display put it and would leave one in the picture.
+bool pointer_moved();
 void wrapped_tooltip(const std::string& text);
 
 // Colours shared by panels.
