@@ -145,6 +145,31 @@ TEST_CASE("limits of the chosen GPU: shared memory per block by architecture, re
     CHECK(contains(explain(regs, env().ex(), Lang::En), "cudaErrorLaunchOutOfResources"));
 }
 
+TEST_CASE("valid CUDA the emulator once got wrong: __syncwarp orders global memory, streams, an atomic's own line") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("probes/syncwarp_atomics_streams.cu");
+    REQUIRE(!r.cases.empty());
+    const std::vector<emu::LaunchReport>& launches = r.cases[0].launches;
+    REQUIRE(launches.size() == 3);
+    CHECK(launches[0].ok());  // scratch written, __syncwarp, lane 0 reads: no global race
+    CHECK(launches[1].ok());
+    CHECK(launches[2].fault.kind == emu::FaultKind::UninitializedRead);
+    CHECK(launches[2].fault.line == 22);  // the atomicAdd, not a line of attnlab's headers
+}
+
+TEST_CASE("static __shared__ arrays above 48 KiB are refused, as ptxas refuses them") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("probes/static_shared_64k.cu");
+    REQUIRE(r.verdict == Verdict::KernelFault);
+    const emu::Fault& f = first_fault(r);
+    CHECK(f.kind == emu::FaultKind::InvalidLaunch);
+    CHECK(f.detail == "shared_static_too_large");
+    CHECK(f.size == 16384 * 4);
+    CHECK(f.index == 48 * 1024);
+    CHECK(contains(explain(r, env().ex(), Lang::En), "uses too much shared data"));
+    CHECK(contains(explain(r, env().ex(), Lang::Id), "shared memory dinamis"));
+}
+
 TEST_CASE("the next tile's load overwriting a tile still read: the barrier missing at the end of the loop body") {
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/loop_overwrites_tile.cu");

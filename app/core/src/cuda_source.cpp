@@ -573,6 +573,9 @@ inline int ceil_div(long long a, long long b) { return b <= 0 ? 0 : int((a + b -
 #define cudaGetErrorString(error) ""
 #define cudaGetErrorName(error) ""
 #define cudaStreamSynchronize(stream) cudaSuccess
+#define cudaStreamCreate(stream) cudaSuccess
+#define cudaStreamCreateWithFlags(stream, flags) cudaSuccess
+#define cudaStreamDestroy(stream) cudaSuccess
 // (cudaMemcpyKind and cudaFuncAttribute are NVRTC's own; the host calls are no-ops here.)
 #define cudaMalloc(pointer, bytes) cudaSuccess
 #define cudaFree(pointer) cudaSuccess

@@ -212,7 +212,10 @@ std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang l
                    {"line", std::to_string(c.first_leak_line)}});
     const std::string variant = c.rule_name == "max_wasted_sector_ratio" ? ".wasted" : "";
     const bool in_bytes = c.kernel_cause == "shared_memory_over_budget" || c.kernel_cause == "inputs_reloaded";
-    const std::string value = in_bytes ? format_count(static_cast<int64_t>(c.rule_value), lang) : format_fixed(c.rule_value, 2, lang);
+    // A ratio just over its bound must not print as the bound ("1.00× ... at most 1×").
+    const int decimals = c.rule_value > c.rule_limit && c.rule_value < c.rule_limit * 1.01 ? 3 : 2;
+    const std::string value =
+        in_bytes ? format_count(static_cast<int64_t>(c.rule_value), lang) : format_fixed(c.rule_value, decimals, lang);
     return tr(lang, "explain.kernel_rule." + c.kernel_cause + variant,
               {{"case", label}, {"value", value}, {"limit", format_number(c.rule_limit, lang)}});
 }

@@ -164,6 +164,7 @@ bool breaks_tile_promises(const std::vector<emu::LaunchReport>& launches, const 
         if (bytes <= rules.max_shared_bytes_per_block || bytes <= v.value) continue;
         v.verdict = Verdict::KernelRule;
         v.cause = "shared_memory_over_budget";
+        v.rule = "max_shared_bytes_per_block";
         v.value = bytes;
         v.limit = rules.max_shared_bytes_per_block;
         v.launch = int(i);
@@ -173,6 +174,7 @@ bool breaks_tile_promises(const std::vector<emu::LaunchReport>& launches, const 
         if (launches[i].counters.global_reloaded_bytes == 0) continue;
         v.verdict = Verdict::KernelRule;
         v.cause = "inputs_reloaded";
+        v.rule = "inputs_loaded_once_per_block";
         v.value = double(launches[i].counters.global_reloaded_bytes);
         v.launch = int(i);
         return true;

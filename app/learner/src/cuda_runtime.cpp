@@ -233,6 +233,29 @@ bool refused_registers(const char* name, dim3 block, emu::Fault& f) {
     return true;
 }
 
+// Static __shared__ arrays are sized when compiled: ptxas refuses more than
+// 48 KiB of them, and a block cannot have more shared memory (static and
+// dynamic) than its architecture gives even after opting in. The emulator
+// learns the static bytes a kernel uses as it runs, so the launch is marked
+// refused after the fact.
+void refuse_static_shared(emu::LaunchReport& report) {
+    const int64_t static_bytes = report.counters.static_shared_bytes;
+    const int64_t total = static_bytes + static_cast<int64_t>(report.dynamic_shared_bytes);
+    emu::Fault& f = report.fault;
+    if (static_bytes > static_cast<int64_t>(kDefaultDynamicShared)) {
+        f.detail = "shared_static_too_large";
+        f.size = static_bytes;
+        f.index = static_cast<int64_t>(kDefaultDynamicShared);
+    } else if (total > static_cast<int64_t>(max_dynamic_shared())) {
+        f.detail = "shared_above_arch";
+        f.size = total;
+        f.index = static_cast<int64_t>(max_dynamic_shared());
+    } else {
+        return;
+    }
+    f.kind = emu::FaultKind::InvalidLaunch;
+}
+
 }  // namespace
 
 void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, const std::function<void()>& body) {
@@ -249,7 +272,9 @@ void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, 
         return;
     }
     emu::ScopedLaunchOptions options(case_launch_options());
-    record_launch(emu::launch_function(name, grid, block, smem, body));
+    emu::LaunchReport report = emu::launch_function(name, grid, block, smem, body);
+    if (report.ok()) refuse_static_shared(report);
+    record_launch(std::move(report));
 }
 
 namespace {
@@ -313,6 +338,14 @@ cudaError_t cudaGetLastError() {
 cudaError_t cudaPeekAtLastError() { return attnlab::case_log().last_error; }
 cudaError_t cudaDeviceSynchronize() { return attnlab::sticky(); }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return attnlab::sticky(); }
+cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, cudaStreamDefault); }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned) {
+    static int one_stream;  // every launch runs in order: one handle serves every stream
+    if (!stream) return cudaErrorInvalidValue;
+    *stream = reinterpret_cast<cudaStream_t>(&one_stream);
+    return attnlab::sticky();
+}
+cudaError_t cudaStreamDestroy(cudaStream_t) { return attnlab::sticky(); }
 
 const char* cudaGetErrorName(cudaError_t error) {
     switch (error) {

@@ -155,6 +155,7 @@ struct GlobalShadow {
     uint32_t write_epoch = 0, read_epoch = 0;
     uint16_t writer = 0, reader = 0, write_site = 0, read_site = 0;
     uint32_t loaded_in_block = 0;  // BlockClock::block_id of the last block that loaded it
+    uint32_t write_sync = 0, read_sync = 0;  // the accessing warp's __syncwarp count then
 };
 
 constexpr size_t kPage = 4096;
@@ -393,12 +394,16 @@ void shared_access(uintptr_t a, unsigned size, bool write, unsigned site, Thread
 // ------------------------------------------------------------ global checks
 
 // Is an earlier access (epoch, thread) unordered with the running thread's?
-// Same block: only within one barrier interval, by another thread (a
-// __syncwarp does not order global accesses here). Another block of the same
+// Same block: only within one barrier interval, by another thread, unless
+// both are lanes of one warp and a __syncwarp came between (`sync`: the
+// warp's __syncwarp count at the earlier access). Another block of the same
 // launch: always (blocks are not ordered within a launch).
-bool unordered_global(uint32_t epoch, uint16_t thread, const ThreadState& ts) {
+bool unordered_global(uint32_t epoch, uint16_t thread, uint32_t sync, const ThreadState& ts) {
     if (epoch == 0 || epoch < detail::running_launch_first_epoch()) return false;
-    if (epoch >= detail::clock.block_serial) return epoch == detail::clock.interval && thread != ts.linear;
+    if (epoch >= detail::clock.block_serial) {
+        if (epoch != detail::clock.interval || thread == ts.linear) return false;
+        return !(thread / 32 == ts.warp && sync != *ts.warp_sync);
+    }
     return true;
 }
 
@@ -436,14 +441,16 @@ void global_races(Allocation& A, uintptr_t a, unsigned size, bool write, unsigne
     const size_t first = (a - A.base) >> A.granule_shift, last = (a + size - 1 - A.base) >> A.granule_shift;
     for (size_t g = first; g <= last && g < A.shadow.size(); ++g) {
         GlobalShadow& sh = A.shadow[g];
-        if (unordered_global(sh.write_epoch, sh.writer, ts))
+        if (unordered_global(sh.write_epoch, sh.writer, sh.write_sync, ts))
             global_race(A, A.index_of(a), write, sh.write_epoch, sh.writer, sh.write_site, true, site);
-        if (write && unordered_global(sh.read_epoch, sh.reader, ts))
+        if (write && unordered_global(sh.read_epoch, sh.reader, sh.read_sync, ts))
             global_race(A, A.index_of(a), write, sh.read_epoch, sh.reader, sh.read_site, false, site);
         if (write) {
             sh.write_epoch = detail::clock.interval, sh.writer = uint16_t(ts.linear), sh.write_site = uint16_t(site);
+            sh.write_sync = *ts.warp_sync;
         } else {
             sh.read_epoch = detail::clock.interval, sh.reader = uint16_t(ts.linear), sh.read_site = uint16_t(site);
+            sh.read_sync = *ts.warp_sync;
             if (sh.loaded_in_block == detail::clock.block_id) ts.reloaded_bytes += A.granule;
             sh.loaded_in_block = detail::clock.block_id;
         }
@@ -511,7 +518,9 @@ void access_range(uintptr_t a, size_t size, bool write, uintptr_t pc) {
     }
 }
 
-template <class T> T* atomic_target(T* p, uintptr_t pc) {
+// `line` > 0: the learner's line, passed by the atomic wrappers; otherwise the
+// site's (a C++ std::atomic through the __tsan_atomic hooks).
+template <class T> T* atomic_target(T* p, uintptr_t pc, int line = 0) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(p);
     ThreadState* ts = current_thread;
     if (!ts) {
@@ -526,18 +535,18 @@ template <class T> T* atomic_target(T* p, uintptr_t pc) {
         for (int64_t e = first; e <= last; ++e) {
             if (ts->checks && r.shadow[e].written_in_block != detail::clock.block_serial)
                 detail::fault_access(FaultKind::UninitializedRead, MemorySpace::Shared, false, r.name, e, r.count, r.type,
-                                     line_of_site(site));
+                                     (line > 0 ? line : line_of_site(site)));
             r.shadow[e].written_in_block = detail::clock.block_serial;
         }
     } else if (Allocation* A = find_allocation(a)) {
         const int64_t index = (int64_t(a) - int64_t(A->base)) / int64_t(A->elem_size);
         const int64_t count = int64_t((A->end - A->base) / A->elem_size);
         if (a < A->base || a + sizeof(T) > A->end)
-            fault_out_of_bounds(MemorySpace::Global, true, A->name, index, count, A->type, line_of_site(site));
+            fault_out_of_bounds(MemorySpace::Global, true, A->name, index, count, A->type, (line > 0 ? line : line_of_site(site)));
         step(*ts, site);
         if (ts->checks && !all_initialised(*A, a, sizeof(T)))
             detail::fault_access(FaultKind::UninitializedRead, MemorySpace::Global, false, A->name, index, count, A->type,
-                                 line_of_site(site));
+                                 (line > 0 ? line : line_of_site(site)));
         std::memset(A->flags.data() + (a - A->base), kInitialised | kKernelWritten, sizeof(T));
         ++ts->atomics;
     }
@@ -730,17 +739,21 @@ void* dynamic_shared(size_t elem_size) {
     return s.dynamic;
 }
 
-int atomic_i32(int* p, AtomicOp op, int v, int compare) {
-    return integer_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v, compare);
+int atomic_i32(int* p, AtomicOp op, int v, int compare, int line) {
+    return integer_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0)), line), op, v, compare);
 }
-unsigned atomic_u32(unsigned* p, AtomicOp op, unsigned v, unsigned compare) {
-    return integer_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v, compare);
+unsigned atomic_u32(unsigned* p, AtomicOp op, unsigned v, unsigned compare, int line) {
+    return integer_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0)), line), op, v, compare);
 }
-unsigned long long atomic_u64(unsigned long long* p, AtomicOp op, unsigned long long v, unsigned long long compare) {
-    return integer_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v, compare);
+unsigned long long atomic_u64(unsigned long long* p, AtomicOp op, unsigned long long v, unsigned long long compare, int line) {
+    return integer_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0)), line), op, v, compare);
 }
-float atomic_f32(float* p, AtomicOp op, float v) { return float_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v); }
-double atomic_f64(double* p, AtomicOp op, double v) { return float_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0))), op, v); }
+float atomic_f32(float* p, AtomicOp op, float v, int line) {
+    return float_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0)), line), op, v);
+}
+double atomic_f64(double* p, AtomicOp op, double v, int line) {
+    return float_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0)), line), op, v);
+}
 
 }  // namespace attnlab::emu::raw
 

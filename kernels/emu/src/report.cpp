@@ -295,6 +295,13 @@ std::string launch_text(const Fault& f, Lang lang) {
     else if (f.detail == "shared_too_large")
         why = id ? "shared memory dinamis " + n + " byte melebihi batas " + limit + " byte"
                  : "dynamic shared memory of " + n + " bytes exceeds the limit of " + limit + " bytes";
+    else if (f.detail == "shared_static_too_large")
+        why = id ? "array __shared__ statis kernel ini berjumlah " + n + " byte, lebih dari " + limit +
+                       " byte yang boleh dimiliki array statis (di GPU, ptxas menolaknya: \"uses too much shared data\"); "
+                       "pakai shared memory dinamis (extern __shared__) dengan cudaFuncSetAttribute, atau tile yang lebih kecil"
+                 : "the kernel's static __shared__ arrays take " + n + " bytes, more than the " + limit +
+                       " bytes static arrays may have (on a GPU ptxas refuses it: \"uses too much shared data\"); use dynamic "
+                       "shared memory (extern __shared__) with cudaFuncSetAttribute, or smaller tiles";
     else if (f.detail == "shared_needs_opt_in")
         why = id ? "peluncuran meminta " + n + " byte shared memory dinamis, lebih dari " + limit +
                        " byte yang didapat setiap kernel tanpa meminta; panggil dulu cudaFuncSetAttribute(kernel, "

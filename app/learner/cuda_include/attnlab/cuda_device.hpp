@@ -105,14 +105,20 @@ template <class T> ATTNLAB_INLINE void __stwt(T* p, T v) { *p = v; }
 // ---------------------------------------------------------------- atomics
 // Real atomics, each counted once, never a race. (Inlined, so the emulator
 // names the learner's line.)
-#define ATTNLAB_ATOMIC(NAME, OP, T, IMPL)                                                              \
-    ATTNLAB_INLINE T NAME(T* p, T v) { return attnlab::emu::raw::IMPL(p, attnlab::emu::raw::AtomicOp::OP, v, 0); } \
-    ATTNLAB_INLINE T NAME##_block(T* p, T v) { return NAME(p, v); }                                    \
-    ATTNLAB_INLINE T NAME##_system(T* p, T v) { return NAME(p, v); }
-#define ATTNLAB_ATOMIC_F(NAME, OP, T, IMPL)                                                            \
-    ATTNLAB_INLINE T NAME(T* p, T v) { return attnlab::emu::raw::IMPL(p, attnlab::emu::raw::AtomicOp::OP, v); } \
-    ATTNLAB_INLINE T NAME##_block(T* p, T v) { return NAME(p, v); }                                    \
-    ATTNLAB_INLINE T NAME##_system(T* p, T v) { return NAME(p, v); }
+// The call site's line travels as a defaulted argument (the debug information
+// the emulator reads has no inline frames).
+#define ATTNLAB_ATOMIC(NAME, OP, T, IMPL)                                                                        \
+    ATTNLAB_INLINE T NAME(T* p, T v, int line_ = __builtin_LINE()) {                                             \
+        return attnlab::emu::raw::IMPL(p, attnlab::emu::raw::AtomicOp::OP, v, 0, line_);                         \
+    }                                                                                                            \
+    ATTNLAB_INLINE T NAME##_block(T* p, T v, int line_ = __builtin_LINE()) { return NAME(p, v, line_); }         \
+    ATTNLAB_INLINE T NAME##_system(T* p, T v, int line_ = __builtin_LINE()) { return NAME(p, v, line_); }
+#define ATTNLAB_ATOMIC_F(NAME, OP, T, IMPL)                                                                      \
+    ATTNLAB_INLINE T NAME(T* p, T v, int line_ = __builtin_LINE()) {                                             \
+        return attnlab::emu::raw::IMPL(p, attnlab::emu::raw::AtomicOp::OP, v, line_);                           \
+    }                                                                                                            \
+    ATTNLAB_INLINE T NAME##_block(T* p, T v, int line_ = __builtin_LINE()) { return NAME(p, v, line_); }         \
+    ATTNLAB_INLINE T NAME##_system(T* p, T v, int line_ = __builtin_LINE()) { return NAME(p, v, line_); }
 #define ATTNLAB_ATOMIC_INTS(NAME, OP)                                   \
     ATTNLAB_ATOMIC(NAME, OP, int, atomic_i32)                            \
     ATTNLAB_ATOMIC(NAME, OP, unsigned, atomic_u32)                       \
@@ -136,14 +142,14 @@ ATTNLAB_ATOMIC_F(atomicMax, Max, float, atomic_f32)
 #undef ATTNLAB_ATOMIC_INTS
 #undef ATTNLAB_ATOMIC_F
 #undef ATTNLAB_ATOMIC
-ATTNLAB_INLINE int atomicCAS(int* p, int compare, int v) {
-    return attnlab::emu::raw::atomic_i32(p, attnlab::emu::raw::AtomicOp::Cas, v, compare);
+ATTNLAB_INLINE int atomicCAS(int* p, int compare, int v, int line_ = __builtin_LINE()) {
+    return attnlab::emu::raw::atomic_i32(p, attnlab::emu::raw::AtomicOp::Cas, v, compare, line_);
 }
-ATTNLAB_INLINE unsigned atomicCAS(unsigned* p, unsigned compare, unsigned v) {
-    return attnlab::emu::raw::atomic_u32(p, attnlab::emu::raw::AtomicOp::Cas, v, compare);
+ATTNLAB_INLINE unsigned atomicCAS(unsigned* p, unsigned compare, unsigned v, int line_ = __builtin_LINE()) {
+    return attnlab::emu::raw::atomic_u32(p, attnlab::emu::raw::AtomicOp::Cas, v, compare, line_);
 }
-ATTNLAB_INLINE unsigned long long atomicCAS(unsigned long long* p, unsigned long long compare, unsigned long long v) {
-    return attnlab::emu::raw::atomic_u64(p, attnlab::emu::raw::AtomicOp::Cas, v, compare);
+ATTNLAB_INLINE unsigned long long atomicCAS(unsigned long long* p, unsigned long long compare, unsigned long long v, int line_ = __builtin_LINE()) {
+    return attnlab::emu::raw::atomic_u64(p, attnlab::emu::raw::AtomicOp::Cas, v, compare, line_);
 }
 
 // ------------------------------------------------------------ warp extras

@@ -56,11 +56,13 @@ template <class T> T* dynamic_shared_as() { return static_cast<T*>(dynamic_share
 // ---------------------------------------------------------------- atomics
 // CUDA's atomic functions: real atomics, counted once each, never races.
 enum class AtomicOp : uint8_t { Add, Sub, Exch, Min, Max, Inc, Dec, Cas, And, Or, Xor };
-int atomic_i32(int* p, AtomicOp op, int value, int compare);
-unsigned atomic_u32(unsigned* p, AtomicOp op, unsigned value, unsigned compare);
-unsigned long long atomic_u64(unsigned long long* p, AtomicOp op, unsigned long long value, unsigned long long compare);
-float atomic_f32(float* p, AtomicOp op, float value);
-double atomic_f64(double* p, AtomicOp op, double value);
+// `line`: the learner's line of the call (the wrappers pass __builtin_LINE()
+// from their call site; -g1 has no inline frames to find it from the address).
+int atomic_i32(int* p, AtomicOp op, int value, int compare, int line = 0);
+unsigned atomic_u32(unsigned* p, AtomicOp op, unsigned value, unsigned compare, int line = 0);
+unsigned long long atomic_u64(unsigned long long* p, AtomicOp op, unsigned long long value, unsigned long long compare, int line = 0);
+float atomic_f32(float* p, AtomicOp op, float value, int line = 0);
+double atomic_f64(double* p, AtomicOp op, double value, int line = 0);
 
 // ---------------------------------------------------------------- asserts
 // A failed device assert(): a fault of the running kernel.
