@@ -157,6 +157,19 @@ TEST_CASE("valid CUDA the emulator once got wrong: __syncwarp orders global memo
     CHECK(launches[2].fault.line == 22);  // the atomicAdd, not a line of attnlab's headers
 }
 
+TEST_CASE("a kernel reading a buffer after cudaFree: memcheck says use after free (not a crash)") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("probes/use_after_free.cu");
+    REQUIRE(r.verdict == Verdict::KernelFault);
+    const emu::Fault& f = first_fault(r);
+    CHECK(f.kind == emu::FaultKind::OutOfBounds);
+    CHECK(f.detail == "freed");
+    CHECK(f.line == 8);
+    CHECK(f.index == 0);
+    CHECK(contains(explain(r, env().ex(), Lang::En), "use after free"));
+    CHECK(contains(explain(r, env().ex(), Lang::Id), "sudah dibebaskan"));
+}
+
 TEST_CASE("static __shared__ arrays above 48 KiB are refused, as ptxas refuses them") {
     if (!emulator_built()) return;
     const CheckResult r = env().check("probes/static_shared_64k.cu");

@@ -184,7 +184,13 @@ struct Heap {
     bool host_refused = false;
     uintptr_t low = ~uintptr_t(0), high = 0;  // every live allocation and its guards are inside
     uint64_t generation = 1;                  // changes with every allocation and release
+    // Released buffers, kept inaccessible (PROT_NONE) for a while so that a
+    // kernel touching one is told "after cudaFree" instead of crashing.
+    std::vector<std::unique_ptr<Allocation>> freed;  // in the order they were released
+    size_t freed_bytes = 0;
+    std::vector<std::pair<uintptr_t, const Allocation*>> freed_by_base;  // sorted: one search per stray access
 };
+constexpr size_t kFreedKeptBytes = size_t(256) << 20;  // beyond it, the oldest go back to the system
 Heap* the_heap = nullptr;  // made at the first allocation; never destroyed (hooks may run during exit)
 Heap& heap() {
     if (!the_heap) the_heap = new Heap;
@@ -485,6 +491,28 @@ void global_access(Allocation& A, uintptr_t a, unsigned size, bool write, unsign
     if (ts.trace) detail::trace_access(ts, MemorySpace::Global, write, A.name.c_str(), A.index_of(a), (a - A.base) >> 5, line_of_site(site));
 }
 
+// A buffer released with cudaFree, touched by a kernel: memcheck's invalid
+// access, named as such (the mapping is PROT_NONE: the access itself would
+// crash the program).
+void freed_access(uintptr_t a, bool write, unsigned site) {
+    const auto& by_base = the_heap->freed_by_base;
+    if (by_base.empty() || a < by_base.front().first) return;
+    const auto after = std::upper_bound(by_base.begin(), by_base.end(), a, [](uintptr_t x, const auto& e) { return x < e.first; });
+    const Allocation& A = *std::prev(after)->second;
+    if (a >= std::max(A.end, A.base + 1)) return;
+    Fault f;
+    f.kind = FaultKind::OutOfBounds;
+    f.space = MemorySpace::Global;
+    f.is_write = write;
+    f.buffer = A.name;
+    f.index = A.index_of(a);
+    f.size = A.count();
+    f.element_type = A.type;
+    f.line = line_of_site(site);
+    f.detail = "freed";
+    detail::raise_fault(std::move(f));
+}
+
 // ---------------------------------------------------------------- dispatch
 
 void access(uintptr_t a, unsigned size, bool write, uintptr_t pc) {
@@ -504,6 +532,7 @@ void access(uintptr_t a, unsigned size, bool write, uintptr_t pc) {
         site_cache.generation[slot] = the_heap ? the_heap->generation : 0;
     }
     if (A) return global_access(*A, a, size, write, site_cache.id[slot], *ts);
+    if (the_heap && !the_heap->freed_by_base.empty()) freed_access(a, write, site_of(pc));
     // Anything else is the thread's own stack or host data: not device memory.
 }
 
@@ -638,10 +667,25 @@ bool release(void* p) {
     Heap& h = heap();
     Allocation* A = allocation_at(p);
     if (!A) return false;
-    ::munmap(A->mapping, A->mapping_bytes);
+    ::mprotect(A->mapping, A->mapping_bytes, PROT_NONE);
     if (h.last == A) h.last = nullptr;
     ++h.generation;
-    h.live.erase(std::find_if(h.live.begin(), h.live.end(), [&](const std::unique_ptr<Allocation>& x) { return x.get() == A; }));
+    auto it = std::find_if(h.live.begin(), h.live.end(), [&](const std::unique_ptr<Allocation>& x) { return x.get() == A; });
+    A->flags.clear();
+    A->flags.shrink_to_fit();
+    A->shadow.clear();
+    A->shadow.shrink_to_fit();
+    h.freed_bytes += A->mapping_bytes;
+    h.freed.push_back(std::move(*it));
+    h.live.erase(it);
+    while (h.freed_bytes > kFreedKeptBytes && !h.freed.empty()) {
+        h.freed_bytes -= h.freed.front()->mapping_bytes;
+        ::munmap(h.freed.front()->mapping, h.freed.front()->mapping_bytes);
+        h.freed.erase(h.freed.begin());
+    }
+    h.freed_by_base.clear();
+    for (const auto& F : h.freed) h.freed_by_base.emplace_back(F->base, F.get());
+    std::sort(h.freed_by_base.begin(), h.freed_by_base.end());
     return true;
 }
 

@@ -153,6 +153,14 @@ std::string access_text(const Fault& f, Lang lang) {
                ", which has no elements: the launch gave no dynamic shared memory (its size in bytes is the third value of "
                "<<<grid, block, bytes>>>).";
     }
+    if (f.kind == FaultKind::OutOfBounds && f.detail == "freed") {
+        if (id)
+            return "akses ke memori yang sudah dibebaskan: " + who + (f.is_write ? " menulis" : " membaca") + " indeks " + idx +
+                   " dari " + where(f, lang) + on_line(f.line, lang) +
+                   ", padahal buffer itu sudah dibebaskan dengan cudaFree. Panggil cudaFree setelah kernel terakhir yang memakainya.";
+        return "use after free: " + who + (f.is_write ? " wrote" : " read") + " index " + idx + " of " + where(f, lang) +
+               on_line(f.line, lang) + ", a buffer already released with cudaFree. Free a buffer after the last kernel that uses it.";
+    }
     if (f.kind == FaultKind::OutOfBounds) {
         const bool null_pointer = f.space == MemorySpace::Global && f.buffer.empty() && f.size == 0;
         const std::string past = f.index < 0 || null_pointer ? "" :
