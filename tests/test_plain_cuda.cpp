@@ -13,37 +13,22 @@
 #include "attnlab/core/course_check.hpp"
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/runner.hpp"
+#include "cuda_check_env.hpp"
 #include "test_support.hpp"
 
 using namespace attnlab;
 using attnlab::testing::contains;
+using attnlab::testing::first_fault;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Env {
-    attnlab::testing::TempDir cache{"plain-cuda"};
-    Course course = load_course(fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course");
-    Compiler compiler{Toolchain::detect(), cache.path()};
-    Runner runner{compiler};
-    const Exercise& ex() const { return *course.find("fx-cuda-attention"); }
-    CheckResult check(const std::string& file) { return runner.check(ex(), ex().dir / file); }
-};
-
-Env& env() {
-    static Env e;
+attnlab::testing::ExerciseEnv& env() {
+    static attnlab::testing::ExerciseEnv e{"plain-cuda", fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course", "fx-cuda-attention"};
     return e;
 }
 
-bool emulator_built() { return env().compiler.toolchain().problem(Runtime::Cuda).empty(); }
-
-const emu::Fault& first_fault(const CheckResult& r) {
-    static const emu::Fault none;
-    if (r.failed_case < 0) return none;
-    for (const emu::LaunchReport& L : r.cases[static_cast<size_t>(r.failed_case)].launches)
-        if (!L.ok()) return L.fault;
-    return none;
-}
+bool emulator_built() { return env().emulator_built(); }
 
 }  // namespace
 
