@@ -416,7 +416,7 @@ TEST_CASE("integer results are compared exactly") {
     CHECK(ok.cases[0].expected.int_value == 28311552);
     CheckResult starter = env().runner.check(*params, params->starter_path());
     CHECK(starter.verdict == Verdict::WrongAnswer);
-    CHECK(explain(starter, *params, Lang::En).find("28311552") != std::string::npos);
+    CHECK(explain(starter, *params, Lang::En).find("28,311,552") != std::string::npos);  // grouped, the English way
 }
 
 TEST_CASE("a background check reports progress and can be cancelled at any point") {
