@@ -8,7 +8,7 @@
 // until a kernel writes it. attnlab calls attention_scores_untransposed once
 // per case; the grid, the block and any shared memory are yours to choose.
 //
-// The rule: the sectors your loads waste, summed over a case, at most 1x the
+// The rule: the sectors your loads and stores waste, summed over a case, at most 2x the
 // least traffic the scores need (`attnlab check` prints your figure when it is over).
 #include <attnlab/cuda.hpp>
 

@@ -10,7 +10,7 @@
 // shared memory apa pun kamu yang memilih.
 //
 // Aturannya: sektor yang dibuang pembacaanmu, dijumlahkan atas satu kasus, paling
-// banyak 1x lalu lintas minimum skor ini (`attnlab check` mencetak angkamu jika lebih).
+// banyak 2x lalu lintas minimum skor ini (`attnlab check` mencetak angkamu jika lebih).
 #include <attnlab/cuda.hpp>
 
 // TODO: kernelnya. Beri komentar bentuk, misalnya

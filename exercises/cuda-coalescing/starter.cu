@@ -9,7 +9,7 @@
 // The kernel below computes the right numbers, but its global loads are not
 // coalesced: each warp's load request moves 32-byte sectors mostly for bytes
 // nobody asked for. `attnlab check` prints how many sectors your kernels waste
-// against the least traffic the scores need; this exercise allows at most 1x.
+// against the least traffic the scores need; this exercise allows at most 2x.
 #include <attnlab/cuda.hpp>
 
 // out: (B, H, T, T)   q, k: (B, H, T, hd)
@@ -36,7 +36,7 @@ void attention_scores(DeviceTensor& out, const DeviceTensor& q, const DeviceTens
     const float scale = 1.0f / sqrtf(static_cast<float>(hd));
 
     // TODO: compute the same scores with coalesced global loads (waste at most
-    //       1x the least traffic; the check prints your figure). You may change
+    //       2x the least traffic; the check prints your figure). You may change
     //       the kernel, the grid, the block and add shared memory.
     const int threads = 128;
     scores_kernel<<<ceil_div(out.numel(), threads), threads>>>(out.data(), q.data(), k.data(), B, H, T, hd, scale);

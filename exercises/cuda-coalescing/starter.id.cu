@@ -9,7 +9,7 @@
 // Kernel di bawah menghitung angka yang benar, tetapi pembacaan globalnya tidak
 // coalesced: setiap request pembacaan sebuah warp memindahkan sektor 32 byte yang
 // sebagian besar isinya tidak diminta. `attnlab check` mencetak berapa sektor yang
-// dibuang kernelmu dibanding lalu lintas minimum skor ini; batasnya 1x.
+// dibuang kernelmu dibanding lalu lintas minimum skor ini; batasnya 2x.
 #include <attnlab/cuda.hpp>
 
 // out: (B, H, T, T)   q, k: (B, H, T, hd)
@@ -36,7 +36,7 @@ void attention_scores(DeviceTensor& out, const DeviceTensor& q, const DeviceTens
     const float scale = 1.0f / sqrtf(static_cast<float>(hd));
 
     // TODO: hitung skor yang sama dengan pembacaan global yang coalesced (membuang
-    //       paling banyak 1x lalu lintas minimum; pemeriksaan mencetak angkamu). Kamu boleh
+    //       paling banyak 2x lalu lintas minimum; pemeriksaan mencetak angkamu). Kamu boleh
     //       mengubah kernel, grid, dan blok, serta menambahkan shared memory.
     const int threads = 128;
     scores_kernel<<<ceil_div(out.numel(), threads), threads>>>(out.data(), q.data(), k.data(), B, H, T, hd, scale);
