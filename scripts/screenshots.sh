@@ -79,6 +79,13 @@ for lang in en id; do
   shot "$lang-cuda-kernel-softmax-race" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel
   shot "$lang-cuda-kernel-attention" "$lang" cuda-attention "$ex/cuda-attention/solution.cu" --run --view kernel
   shot "$lang-cuda-uncoalesced" "$lang" cuda-coalescing "$ex/cuda-coalescing/wrong/naive_rows.cu" --run
+  # The four CUDA exercises of issue 19, solved: the verdict, then the Kernel view.
+  for new_ex in cuda-first-kernel cuda-row-sum cuda-qkv-gemm cuda-tensor-core-qkv; do
+    shot "$lang-new-$new_ex-pass" "$lang" "$new_ex" "$ex/$new_ex/solution.cu" --run
+    shot "$lang-new-$new_ex-kernel" "$lang" "$new_ex" "$ex/$new_ex/solution.cu" --run --view kernel
+  done
+  # The online softmax's promise: a kernel that reloads its tiles every round is named.
+  shot "$lang-cuda-online-reload" "$lang" cuda-online-softmax "$ex/cuda-online-softmax/wrong/rounds_reload_tiles.cu" --run
   # The Kernel view at the two sizes it must work at.
   shot "$lang-cuda-kernel-race-1280" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel --size 1280x800 --quit-after 20  # frames: the narrow tab bar scrolls to the Kernel tab
   shot "$lang-cuda-kernel-race-1920" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel --size 1920x1080
