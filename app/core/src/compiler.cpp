@@ -173,9 +173,7 @@ Toolchain Toolchain::detect() {
     t.link_stubs_dir = t.cuda_include_dir.parent_path() / "link_stubs";
     t.cuda_flags = {"-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0", "-fsanitize=bounds,alignment,null",
                     "-fno-sanitize-recover=bounds,alignment,null", "-fnon-call-exceptions", "-g1", "-fno-tree-vectorize", "-O2",
-                    // -pthread defines _REENTRANT: the precompiled header must be built with it too, or g++
-                    // silently ignores the PCH and parses every header again (0.5 s per check).
-                    "-pthread", "-B" + t.link_stubs_dir.string() + "/"};  // -B also puts the folder first on the library path
+                    "-B" + t.link_stubs_dir.string() + "/"};  // -B also puts the folder first on the library path
     t.boost_context_library = ATTNLAB_BOOST_CONTEXT_LIBRARY;
     t.nvcc = env_or("ATTNLAB_NVCC", ATTNLAB_NVCC);
     t.learner_gpu_library = InstallLayout::current().learner_gpu_library;
@@ -385,7 +383,7 @@ std::vector<std::string> Compiler::compile_command(const Exercise& exercise, con
     argv.push_back((object.empty() ? registration : object).string());
     if (cuda) argv.push_back(toolchain_.learner_cuda_library.string());
     argv.push_back(toolchain_.learner_library.string());
-    if (cuda) argv.insert(argv.end(), {toolchain_.boost_context_library.string(), "-lbacktrace"});
+    if (cuda) argv.insert(argv.end(), {toolchain_.boost_context_library.string(), "-lbacktrace", "-pthread"});
     argv.insert(argv.end(), {"-o", bin.string()});
     argv.insert(argv.end(), toolchain_.link_flags.begin(), toolchain_.link_flags.end());
     return argv;
