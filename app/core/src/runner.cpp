@@ -391,7 +391,9 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
         return Verdict::CompileError;
     }
     const Verdict v = run_cases(ex, co.binary, control, res, kernel_register_args(resources, res));
-    if (ex.runtime == Runtime::Cuda && v != Verdict::Cancelled && v != Verdict::InternalError) run_on_gpu(ex, source, display_name, control, res);
+    const bool recording_one_block = control.trace_case >= 0;  // only the emulator's trace is wanted
+    if (ex.runtime == Runtime::Cuda && v != Verdict::Cancelled && v != Verdict::InternalError && !recording_one_block)
+        run_on_gpu(ex, source, display_name, control, res);
     return v;
 }
 
@@ -511,6 +513,9 @@ Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const Chec
     // a launch above it fails as it would on that GPU.
     if (const auto arch = arch_limits(control.gpu_arch); ex.runtime == Runtime::Cuda && arch)
         spec.argv.insert(spec.argv.end(), {"--max-dynamic-shared", std::to_string(arch->max_shared_per_block_optin)});
+    if (ex.runtime == Runtime::Cuda && control.trace_kernels && control.trace_case >= 0)
+        spec.argv.insert(spec.argv.end(), {"--trace-case", std::to_string(control.trace_case), "--trace-launch",
+                                           std::to_string(control.trace_launch), "--trace-block", std::to_string(control.trace_block)});
     spec.argv.insert(spec.argv.end(), extra_args.begin(), extra_args.end());
     const ProcessOutcome p =
         run_in_sandbox(spec, [&](const char* data, size_t n) { return channel.feed(data, n); }, control.cancel);

@@ -1,6 +1,7 @@
 // The main() of every learner program. attnlab runs it inside attnlab-sandbox:
 //   argv[1]  path of the cases file (wire format, see wire.hpp)
-//   argv[2]  optional: --trace-kernels (CUDA programs record every access for the Kernel view)
+//   argv[2]  optional: --trace-kernels (CUDA programs record every access for the Kernel view),
+//            --trace-case N --trace-launch L --trace-block B (only that block, see HarnessOptions)
 //   fd 3     the result channel: one frame per event, written as cases run
 // Exceptions are caught per case so one bad case does not hide the others;
 // crashes, hangs and floods are the sandbox's and the parent's business.
@@ -297,6 +298,17 @@ void report_running_case_at_exit() {
     send(wire::FrameType::CaseResult, protocol::encode_case_result(report));
 }
 
+// One block asked for (--trace-case): only that case traces, and the emulator
+// records only that block of that launch. The emulator reads it from the
+// environment because this harness is shared with plain C++ programs, which
+// do not link the emulator.
+void focus_trace_on_one_block() {
+    const auto& o = attnlab::detail::harness_options();
+    if (o.trace_case < 0) return;
+    const std::string focus = std::to_string(o.trace_launch) + " " + std::to_string(o.trace_block);
+    ::setenv("ATTNLAB_EMU_TRACE_FOCUS", focus.c_str(), 1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -310,6 +322,9 @@ int main(int argc, char** argv) {
     send(wire::FrameType::Hello, protocol::encode_hello(static_cast<uint32_t>(::getpid())));
     for (int i = 2; i < argc; ++i) {
         if (std::strcmp(argv[i], "--trace-kernels") == 0) detail::harness_options().trace_kernels = true;
+        if (std::strcmp(argv[i], "--trace-case") == 0 && i + 1 < argc) detail::harness_options().trace_case = std::atoi(argv[++i]);
+        if (std::strcmp(argv[i], "--trace-launch") == 0 && i + 1 < argc) detail::harness_options().trace_launch = std::strtoull(argv[++i], nullptr, 10);
+        if (std::strcmp(argv[i], "--trace-block") == 0 && i + 1 < argc) detail::harness_options().trace_block = std::strtoull(argv[++i], nullptr, 10);
         if (std::strcmp(argv[i], "--max-dynamic-shared") == 0 && i + 1 < argc)
             detail::harness_options().max_dynamic_shared = std::strtoull(argv[++i], nullptr, 10);
         if (std::strcmp(argv[i], "--kernel-registers") == 0 && i + 1 < argc) {
@@ -321,6 +336,7 @@ int main(int argc, char** argv) {
             }
         }
     }
+    focus_trace_on_one_block();
     std::vector<std::vector<detail::Slot>> cases;
     if (!read_cases(argv[1], cases)) {
         std::fprintf(stderr, "attnlab: could not read the cases file %s\n", argv[1]);
@@ -332,6 +348,7 @@ int main(int argc, char** argv) {
         send(wire::FrameType::CaseBegin, protocol::encode_case_begin(k));
         probes() = ProbeStore{};
         running_case = static_cast<int>(k);
+        if (detail::harness_options().trace_case >= 0) detail::harness_options().trace_kernels = static_cast<int>(k) == detail::harness_options().trace_case;
         const std::string result = run_case(entry, k, cases[k]);
         running_case = -1;
         std::fflush(stdout);

@@ -21,6 +21,11 @@ CaseHooks& case_hooks();
 // What attnlab asked of this run on the command line (after the cases file).
 struct HarnessOptions {
     bool trace_kernels = false;  // --trace-kernels: record every access of every block (the Kernel view)
+    // --trace-case N --trace-launch L --trace-block B: record only block B of
+    // the L-th launch of case N (the Kernel view's "Record this block", for a
+    // block the full trace's budget did not reach). -1: not asked.
+    int trace_case = -1;
+    unsigned long long trace_launch = 0, trace_block = 0;
     // --max-dynamic-shared N: the chosen architecture's opt-in maximum of
     // shared memory per block (sm_80 163 KiB, sm_89 99 KiB, sm_90 227 KiB).
     uint64_t max_dynamic_shared = 227 * 1024;

@@ -31,6 +31,14 @@ struct CheckControl {
     const std::atomic<bool>* cancel = nullptr;
     std::string gpu_arch = "sm_90";  // CUDA exercises: the architecture of the resource report
     bool trace_kernels = false;      // CUDA exercises: record every access of every block (the GUI's Kernel view)
+    // CUDA exercises, with trace_kernels: record only block `trace_block` of
+    // launch `trace_launch` of case `trace_case` (-1: every block of every
+    // case, up to the trace budget). The Kernel view asks this for a block the
+    // budget did not reach; the emulator is deterministic, so the re-run's
+    // block did what the check's did.
+    int trace_case = -1;
+    size_t trace_launch = 0;
+    uint64_t trace_block = 0;
     std::function<void(const CheckProgress&)> on_progress;
 };
 
