@@ -197,6 +197,52 @@ std::vector<BlockFootprint> block_footprints(const emu::LaunchReport& launch, co
     return blocks;
 }
 
+bool recording_matches(const BlockRecording& r, const emu::LaunchReport& launch, int case_index, size_t launch_index) {
+    return r.usable() && r.case_index == case_index && r.launch == launch_index && r.kernel == launch.kernel &&
+           r.grid == launch.grid && r.block < launch.grid.count();
+}
+
+emu::LaunchReport with_recorded_blocks(const emu::LaunchReport& launch, int case_index, size_t launch_index,
+                                       const std::vector<BlockRecording>& recordings) {
+    std::vector<const BlockRecording*> matching;
+    for (const BlockRecording& r : recordings)
+        if (recording_matches(r, launch, case_index, launch_index)) matching.push_back(&r);
+    if (matching.empty()) return launch;
+    auto replaced = [&](uint64_t block) {
+        return std::any_of(matching.begin(), matching.end(), [&](const BlockRecording* r) { return r->block == block; });
+    };
+    emu::LaunchReport out = launch;
+    out.trace.clear();
+    for (const emu::AccessEvent& e : launch.trace)
+        if (!replaced(e.block)) out.trace.push_back(e);
+    for (const BlockRecording* r : matching)
+        for (const emu::AccessEvent& e : r->events)
+            if (e.block == r->block) out.trace.push_back(e);  // only its own block: a forged event cannot paint another
+    return out;
+}
+
+std::vector<BlockFootprint> block_footprints(const emu::LaunchReport& launch, const std::vector<KernelBuffer>& buffers,
+                                             int case_index, size_t launch_index, const std::vector<BlockRecording>& recordings) {
+    std::vector<BlockFootprint> blocks = block_footprints(launch, buffers);
+    for (const BlockRecording& r : recordings) {
+        if (!recording_matches(r, launch, case_index, launch_index) || r.block >= blocks.size()) continue;
+        // The block as its own events show it; the launch's fault and the
+        // other blocks' record stay the check's.
+        emu::LaunchReport alone;
+        alone.kernel = launch.kernel;
+        alone.grid = launch.grid;
+        alone.block = launch.block;
+        alone.fault = launch.fault;
+        for (const emu::AccessEvent& e : r.events)
+            if (e.block == r.block) alone.trace.push_back(e);
+        BlockFootprint f = block_footprints(alone, buffers)[r.block];
+        f.recorded = r.complete;
+        f.recorded_alone = true;
+        blocks[r.block] = std::move(f);
+    }
+    return blocks;
+}
+
 namespace {
 
 // The accesses of one block, of one thread when `thread` >= 0.

@@ -80,6 +80,7 @@ struct BlockFootprint {
     // Its accesses are all in the trace. False when the access log filled up
     // at or before this block: what it did is unknown (never draw it as idle).
     bool recorded = true;
+    bool recorded_alone = false;  // its accesses come from a BlockRecording (recorded = complete)
     // The launch stopped at a fault elsewhere before this block wrote any
     // output (blocks run in parallel: it may not have run at all).
     bool stopped = false;
@@ -93,6 +94,38 @@ struct BlockFootprint {
 // are marked recorded = false, never left looking idle.
 std::vector<BlockFootprint> block_footprints(const emu::LaunchReport& launch, const std::vector<KernelBuffer>& buffers,
                                              uint64_t max_blocks = 1u << 16);
+
+// A block recorded after the check, on its own (the Kernel view's "Record this
+// block" for a block the check's trace budget did not reach): the same
+// program re-run with only this block of this launch traced. The emulator is
+// deterministic, so these are the accesses the block made in the check.
+struct BlockRecording {
+    int case_index = -1;
+    size_t launch = 0;   // index into CaseOutcome::launches
+    uint64_t block = 0;  // linear id
+    std::string kernel;  // the re-run's launch, to match it with the check's
+    emu::Dim3 grid;
+    std::vector<emu::AccessEvent> events;  // the block's accesses, in the order made
+    // Every access of the block is in `events`. False: even on its own the
+    // block made more accesses than the log holds (the first ones are kept).
+    bool complete = false;
+    enum class Problem { None, Cancelled, RunFailed, LaunchMissing };
+    Problem problem = Problem::None;  // why there are no events to show
+    Verdict rerun_verdict = Verdict::Pass;  // with RunFailed: what the re-run ended with
+    bool usable() const { return problem == Problem::None; }
+};
+// Is `r` a usable recording of block `block` (any block when -1) of `launch`,
+// launch `launch_index` of case `case_index`? (Same kernel and grid.)
+bool recording_matches(const BlockRecording& r, const emu::LaunchReport& launch, int case_index, size_t launch_index);
+// `launch` with the matching recordings' events in place of whatever its trace
+// held for those blocks (the per-block and per-thread views then read them).
+emu::LaunchReport with_recorded_blocks(const emu::LaunchReport& launch, int case_index, size_t launch_index,
+                                       const std::vector<BlockRecording>& recordings);
+// block_footprints, then each matching recording's block taken from its own
+// events: recorded (recorded_alone) when complete, still unrecorded when not.
+std::vector<BlockFootprint> block_footprints(const emu::LaunchReport& launch, const std::vector<KernelBuffer>& buffers,
+                                             int case_index, size_t launch_index, const std::vector<BlockRecording>& recordings);
+
 // Does the launch's fault name a block (memcheck, racecheck, synccheck...)?
 // Launch errors (a grid a GPU would refuse) do not.
 bool fault_has_block(const emu::Fault& fault);
