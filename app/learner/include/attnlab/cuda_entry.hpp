@@ -11,13 +11,6 @@
 
 #include "attnlab/entry.hpp"
 
-// The learner's file as the compiler was given it (GCC's __BASE_FILE__): the
-// emulator names lines in it.
-#ifdef __BASE_FILE__
-#define ATTNLAB_LEARNER_FILE __BASE_FILE__
-#else
-#define ATTNLAB_LEARNER_FILE ""
-#endif
 
 namespace attnlab::detail {
 
@@ -85,9 +78,12 @@ struct CudaEntryRegistration {
     }
 };
 
-// In the learner's translation unit: the file whose lines faults name.
+// In the learner's translation unit, given __BASE_FILE__ there (the file as the
+// compiler was given it): the file whose lines faults name. No default: a
+// default argument's macro would expand where this header is parsed, which is
+// the precompiled header's own build.
 struct LearnerFileRegistration {
-    explicit LearnerFileRegistration(const char* file = ATTNLAB_LEARNER_FILE) { set_learner_file(file); }
+    explicit LearnerFileRegistration(const char* file) { set_learner_file(file); }
 };
 
 }  // namespace attnlab::detail
