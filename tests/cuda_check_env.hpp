@@ -22,6 +22,7 @@ struct ExerciseEnv {
     Runner runner{compiler};
     const Exercise& ex() const { return *course.find(id); }
     CheckResult check(const std::string& file) { return runner.check(ex(), ex().dir / file); }
+    CheckResult check_source(const std::string& source) { return runner.check_source(ex(), source, "probe.cu"); }
     bool emulator_built() const { return compiler.toolchain().problem(Runtime::Cuda).empty(); }
 };
 

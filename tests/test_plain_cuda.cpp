@@ -155,6 +155,26 @@ TEST_CASE("a kernel reading a buffer after cudaFree: memcheck says use after fre
     CHECK(contains(explain(r, env().ex(), Lang::Id), "sudah dibebaskan"));
 }
 
+TEST_CASE("output set by cudaMemset instead of a kernel: the rule names the host call, not the thread count") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("probes/memset_rows.cu");
+    REQUIRE(r.verdict == Verdict::KernelRule);
+    CHECK(r.cause == "output_not_written");
+    const std::string en = explain(r, env().ex(), Lang::En), id = explain(r, env().ex(), Lang::Id);
+    CAPTURE(en);
+    CHECK(contains(en, "cudaMemset"));
+    CHECK(!contains(en, "Count the threads"));
+    CHECK(contains(id, "cudaMemset"));
+    // Without the cudaMemset the same elements are simply unwritten.
+    const CheckResult bare = env().check_source(
+        "#include <attnlab/cuda.hpp>\n"
+        "__global__ void none(float* out) {}\n"
+        "void causal_attention(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v) {\n"
+        "    none<<<1, 32>>>(out.data());\n}\n");
+    REQUIRE(bare.cause == "output_not_written");
+    CHECK(contains(explain(bare, env().ex(), Lang::En), "Count the threads"));
+}
+
 TEST_CASE("static __shared__ arrays above 48 KiB are refused, as ptxas refuses them") {
     if (!emulator_built()) return;
     const CheckResult r = env().check("probes/static_shared_64k.cu");

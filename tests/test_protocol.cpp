@@ -221,6 +221,7 @@ CaseReport kernel_report() {
     second.fault.detail = "why";
     r.kernel.launches = {first, second};
     r.kernel.unwritten_count = 2;
+    r.kernel.host_set_count = 1;
     r.kernel.first_unwritten = 9;
     return r;
 }
@@ -260,6 +261,7 @@ TEST_CASE("a CUDA case's launches, faults and trace round-trip") {
     CHECK(b.fault.groups[1].what == "exited");
     CHECK(b.fault.detail == "why");
     CHECK(back.kernel.unwritten_count == 2);
+    CHECK(back.kernel.host_set_count == 1);
     CHECK(back.kernel.first_unwritten == 9);
     // A C++ case carries no kernel section.
     CaseReport plain;

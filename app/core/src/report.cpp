@@ -201,7 +201,10 @@ std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
 std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang lang, const std::string& label) {
     if (c.kernel_cause == "output_not_written") {
         if (c.launches.empty()) return tr(lang, "explain.kernel_rule.no_launch", {{"case", label}, {"name", ex.output.name}});
-        return tr(lang, "explain.kernel_rule.output_not_written",
+        // Set by cudaMemset or cudaMemcpy: not the thread count, but where the
+        // values came from (the exercise checks what a kernel computes).
+        const char* key = c.host_set_count > 0 ? "explain.kernel_rule.output_set_by_host" : "explain.kernel_rule.output_not_written";
+        return tr(lang, key,
                   {{"case", label}, {"count", format_count(c.unwritten_count, lang)}, {"total", format_number(c.rule_limit, lang)},
                    {"name", ex.output.name},
                    {"index", format_index(unravel(c.first_unwritten, c.expected.tensor.shape), ex.returns.dims, lang)}});

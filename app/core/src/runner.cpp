@@ -128,6 +128,7 @@ void judge_kernel_data(const Exercise& ex, const Case& spec, protocol::CaseRepor
     c.launches = std::move(rec.kernel.launches);
     c.unwritten_count = rec.kernel.unwritten_count;
     c.first_unwritten = rec.kernel.first_unwritten;
+    c.host_set_count = rec.kernel.host_set_count;
     c.leaked_buffers = rec.kernel.leaked_buffers;
     c.leaked_bytes = rec.kernel.leaked_bytes;
     c.first_leak_name = rec.kernel.first_leak_name;

@@ -319,7 +319,7 @@ Slot finish_output(const DeviceTensor& out) {
     s.tensor = Tensor::from_data(out.shape(), std::move(values));
     protocol::KernelCaseData& data = case_log().data;
     int64_t first = -1;
-    data.unwritten_count = raw::not_kernel_written(out.data(), n, sizeof(float), first);
+    data.unwritten_count = raw::not_kernel_written(out.data(), n, sizeof(float), first, &data.host_set_count);
     data.first_unwritten = first;
     return s;
 }

@@ -717,8 +717,9 @@ void copy_flags(void* dst, const void* src, size_t bytes) {
     std::memmove(D->flags.data() + (d - D->base), S->flags.data() + (s - S->base), bytes);
 }
 
-int64_t not_kernel_written(const void* p, size_t count, size_t elem_size, int64_t& first) {
+int64_t not_kernel_written(const void* p, size_t count, size_t elem_size, int64_t& first, int64_t* host_set) {
     first = -1;
+    if (host_set) *host_set = 0;
     const uintptr_t a = reinterpret_cast<uintptr_t>(p);
     const Allocation* A = find_allocation(a);
     if (!A || a < A->base || a + count * elem_size > A->end) {
@@ -729,8 +730,13 @@ int64_t not_kernel_written(const void* p, size_t count, size_t elem_size, int64_
     int64_t missing = 0;
     for (size_t i = 0; i < count; ++i) {
         bool all = true;
-        for (size_t b = 0; b < elem_size && all; ++b) all = (f[i * elem_size + b] & kKernelWritten) != 0;
+        bool host = true;
+        for (size_t b = 0; b < elem_size; ++b) {
+            all = all && (f[i * elem_size + b] & kKernelWritten) != 0;
+            host = host && (f[i * elem_size + b] & kInitialised) != 0;
+        }
         if (all) continue;
+        if (host_set && host) ++*host_set;
         if (missing++ == 0) first = int64_t(i);
     }
     return missing;

@@ -174,6 +174,7 @@ struct CaseOutcome {
     std::string kernel_cause;          // KernelFault: the fault code; KernelRule: the rule's cause
     int64_t unwritten_count = 0;       // output elements no kernel wrote
     int64_t first_unwritten = -1;      // row-major index of the first
+    int64_t host_set_count = 0;        // of the unwritten, set by cudaMemset/cudaMemcpy instead
     int64_t leaked_buffers = 0, leaked_bytes = 0;  // cudaMalloc'd and never freed
     std::string first_leak_name;       // "cudaMalloc:40"
     int first_leak_line = 0;

@@ -28,8 +28,9 @@ void host_wrote(void* dst, size_t bytes);
 // Device to device: the bytes carry their source's flags.
 void copy_flags(void* dst, const void* src, size_t bytes);
 // How many of `count` elements of `elem_size` bytes from p were not all
-// written by a kernel, and the first one (-1: none).
-int64_t not_kernel_written(const void* p, size_t count, size_t elem_size, int64_t& first);
+// written by a kernel, and the first one (-1: none); `host_set` (if given):
+// how many of those the host set instead (cudaMemset, cudaMemcpy).
+int64_t not_kernel_written(const void* p, size_t count, size_t elem_size, int64_t& first, int64_t* host_set = nullptr);
 
 struct Leak {
     std::string name;
