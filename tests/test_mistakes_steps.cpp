@@ -311,6 +311,25 @@ TEST_CASE("fused_qkv variants: the (T, 3D) product split without the transpose o
     }
 }
 
+TEST_CASE("fused_qkv variant: W_QKV's buffer read as nn.Linear's (out, in) = (3D, D), then X · (that)ᵀ") {
+    const Inputs in{{"x", tensor({3, 2}, {1, 0, 0, 1, 1, 1})},
+                    {"w_qkv", tensor({2, 6}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})}};
+    // 1…12 read as six rows of two: (1, 2), (3, 4), … (11, 12). Token (1, 0)
+    // gets the first of each: 1, 3, 5, 7, 9, 11; token (0, 1) the second;
+    // token (1, 1) their sums.
+    std::vector<const Mistake*> forms;
+    for (const Mistake& m : find_op("fused_qkv")->mistakes)
+        if (m.id == "projection_weights_transposed") forms.push_back(&m);
+    REQUIRE(forms.size() == 2);
+    const Result r = forms[1]->run(in);
+    CHECK(agree(Value::of_tensor(r.output.tensor),
+                tensor({3, 3, 2}, {1, 3, 2, 4, 3, 7, 5, 7, 6, 8, 11, 15, 9, 11, 10, 12, 19, 23}), kTight));
+    REQUIRE_FALSE(r.stages.empty());
+    CHECK(r.stages[0].name == "qkv");
+    CHECK(forms[1]->stage == "qkv");
+    CHECK_FALSE(agree(Value::of_tensor(r.output.tensor), run_op("fused_qkv", in), kTight));
+}
+
 TEST_CASE("attention_scores variants: the scale and the orientation") {
     const int H = 3, T = 4, hd = 2;  // D = 6
     std::vector<Matrix> q, k;

@@ -58,6 +58,15 @@ Result run_mistake(const std::string& op, const std::string& id, const Inputs& i
     return m->run(in);
 }
 
+// The n-th form (0-based) of a mistake that has several.
+Result run_form(const std::string& op, const std::string& id, size_t n, const Inputs& in) {
+    std::vector<const Mistake*> forms;
+    for (const Mistake& m : op_of(op).mistakes)
+        if (m.id == id) forms.push_back(&m);
+    REQUIRE_MESSAGE(n < forms.size(), op << ": " << id << " form " << n);
+    return forms[n]->run(in);
+}
+
 std::string error_of(const std::string& op, const Inputs& in) {
     try {
         run(op, in);
@@ -567,19 +576,29 @@ TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
          {{"reads_future_keys", "masked_scores"},
           {"mask_includes_diagonal", "masked_scores"},
           {"mask_with_zero", "masked_scores"},
+          {"mask_misses_first_future_key", "masked_scores"},
+          {"mask_includes_diagonal", "masked_scores"},
           {"softmax_without_max", ""},
           {"softmax_without_max", ""}}},
         {"batched_causal_mask",
          {{"mask_includes_diagonal", ""}, {"mask_with_zero", ""}, {"mask_with_large_negative", ""}, {"mask_below_diagonal", ""}}},
-        {"batched_row_sum", {}},
+        {"batched_row_sum",
+         {{"row_sum_no_stride_loop", ""},
+          {"row_sum_no_stride_loop", ""},
+          {"row_sum_no_stride_loop", ""},
+          {"row_sum_no_stride_loop", ""},
+          {"row_sum_no_stride_loop", ""},
+          {"row_sum_no_stride_loop", ""}}},
         {"batched_causal_attention",
          {{"reads_future_keys", "scores"},
           {"no_scale", "scores"},
+          {"mask_misses_first_future_key", "scores"},
+          {"block_mapping_swapped", "scores"},
           {"block_mapping_swapped", "scores"},
           {"softmax_without_max", "weights"},
           {"softmax_without_max", "weights"}}},
         {"batched_attention_scores", {{"no_scale", ""}}},
-        {"attention_scores_untransposed", {{"no_scale", ""}}},
+        {"attention_scores_untransposed", {{"no_scale", ""}, {"layout_read_as_bhtd", ""}}},
     };
     for (const Expected& e : expected) {
         const Op& op = op_of(e.op);
@@ -603,7 +622,8 @@ TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
     }
     // Every id these ops use has learner words in both languages.
     for (const char* id : {"reads_future_keys", "block_mapping_swapped", "mask_includes_diagonal", "mask_with_zero", "no_scale",
-                           "softmax_without_max", "mask_with_large_negative", "mask_below_diagonal"}) {
+                           "softmax_without_max", "mask_with_large_negative", "mask_below_diagonal",
+                           "mask_misses_first_future_key", "row_sum_no_stride_loop", "layout_read_as_bhtd"}) {
         CAPTURE(id);
         std::ifstream file(std::string(ATTNLAB_TEST_FIXTURES) + "/../../exercises/mistakes/" + id + ".json");
         REQUIRE(file.good());
@@ -658,6 +678,73 @@ TEST_CASE("batched_row_sum: (B, H, R, N) -> (B, H, R), by hand and at random") {
                 CHECK(at(sums, {b, h, r}) == doctest::Approx(s).epsilon(1e-6));
             }
     CHECK(contains(error_of("batched_row_sum", {{"x", tensor({2, 3}, {1, 2, 3, 4, 5, 6})}}), "x"));
+}
+
+TEST_CASE("row_sum_no_stride_loop: each row cut after a block's worth of elements, 32 to 1024") {
+    // N = 100: the 32- and 64-thread forms lose the tail, the others sum it all.
+    const Value x = random_tensor({1, 2, 3, 100}, 8);
+    const TensorData right = run("batched_row_sum", {{"x", x}}).output.tensor;
+    const int64_t threads[] = {32, 64, 128, 256, 512, 1024};
+    for (size_t n = 0; n < 6; ++n) {
+        CAPTURE(threads[n]);
+        const TensorData cut = run_form("batched_row_sum", "row_sum_no_stride_loop", n, {{"x", x}}).output.tensor;
+        REQUIRE(cut.shape == right.shape);
+        for (int64_t h = 0; h < 2; ++h)
+            for (int64_t r = 0; r < 3; ++r) {
+                const std::vector<double> row = row_of(x.tensor, 0, h, r);
+                double s = 0;
+                for (int64_t j = 0; j < std::min<int64_t>(threads[n], 100); ++j) s += row[static_cast<size_t>(j)];
+                CHECK(at(cut, {0, h, r}) == doctest::Approx(s).epsilon(1e-6));
+            }
+        CHECK(near(cut, right, 1e-4) == (threads[n] >= 100));
+    }
+    CHECK(run_form("batched_row_sum", "row_sum_no_stride_loop", 0, {{"x", tensor({1, 1, 1, 2}, {1, 2})}}).output.tensor.data ==
+          std::vector<float>{3});
+}
+
+TEST_CASE("the other forms: one future key, an empty row of zeros, the swap on store, q and k read as (B, H, T, hd)") {
+    SUBCASE("causal_softmax, mask_misses_first_future_key: row i over keys 0..i+1") {
+        const Inputs in = scores_in(tensor({1, 1, 3, 3}, {0, 0, 5, 1, 1, 1, 2, 2, 2}));
+        const TensorData r = run_mistake("causal_softmax", "mask_misses_first_future_key", in).output.tensor;
+        check_row(r, 0, 0, 0, {0.5, 0.5, 0});  // key 2 is two ahead: hidden
+        check_row(r, 0, 0, 1, {1.0 / 3, 1.0 / 3, 1.0 / 3});
+        check_row(r, 0, 0, 2, {1.0 / 3, 1.0 / 3, 1.0 / 3});
+    }
+    SUBCASE("causal_softmax, mask_includes_diagonal with the empty row written as zeros") {
+        const Inputs in = scores_in(tensor({1, 1, 3, 3}, {7, 7, 7, 1, 9, 9, 2, 2, 9}));
+        const TensorData r = run_form("causal_softmax", "mask_includes_diagonal", 1, in).output.tensor;
+        check_row(r, 0, 0, 0, {0, 0, 0});
+        check_row(r, 0, 0, 1, {1, 0, 0});
+        check_row(r, 0, 0, 2, {0.5, 0.5, 0});
+    }
+    SUBCASE("batched_causal_attention, mask_misses_first_future_key: query i also mixes value i + 1") {
+        // q = 0: equal scores, so query i averages the values it sees.
+        const Value q = tensor({1, 1, 3, 1}, {0, 0, 0}), k = tensor({1, 1, 3, 1}, {1, 2, 3}), v = tensor({1, 1, 3, 1}, {3, 6, 9});
+        const TensorData r = run_mistake("batched_causal_attention", "mask_misses_first_future_key", qkv_in(q, k, v)).output.tensor;
+        CHECK(r.data == std::vector<float>{4.5f, 6.0f, 6.0f});
+        CHECK(run("batched_causal_attention", qkv_in(q, k, v)).output.tensor.data == std::vector<float>{3.0f, 4.5f, 6.0f});
+    }
+    SUBCASE("batched_causal_attention, block_mapping_swapped on store: block l writes slice (l % B)·H + l / B") {
+        const Shape s{2, 3, 3, 2};
+        const Inputs in = qkv_in(random_tensor(s, 41), random_tensor(s, 42), random_tensor(s, 43));
+        const TensorData right = run("batched_causal_attention", in).output.tensor;
+        const TensorData r = run_form("batched_causal_attention", "block_mapping_swapped", 1, in).output.tensor;
+        for (int64_t l = 0; l < 6; ++l) {
+            const int64_t dest = (l % 2) * 3 + l / 2;
+            CAPTURE(l);
+            CHECK(near(slice(r, dest / 3, dest % 3), slice(right, l / 3, l % 3), 0.0));
+        }
+        // Not the swap on read: slice 1 holds block 2's attention there, block 3's here.
+        CHECK_FALSE(near(r, run_form("batched_causal_attention", "block_mapping_swapped", 0, in).output.tensor, 1e-3));
+    }
+    SUBCASE("attention_scores_untransposed, layout_read_as_bhtd: the buffer taken as (B, H, T, hd)") {
+        const Value q = random_tensor({2, 3, 2, 4}, 51), k = random_tensor({2, 3, 2, 4}, 52);  // (B, T, H, hd)
+        Value q_as = q, k_as = k;  // the same floats, shaped as the mistake reads them
+        q_as.tensor.shape = k_as.tensor.shape = Shape{2, 2, 3, 4};
+        const TensorData r = run_mistake("attention_scores_untransposed", "layout_read_as_bhtd", qk_in(q, k)).output.tensor;
+        CHECK(near(r, run("batched_attention_scores", qk_in(q_as, k_as)).output.tensor, 1e-6));
+        CHECK_FALSE(near(r, run("attention_scores_untransposed", qk_in(q, k)).output.tensor, 1e-3));
+    }
 }
 
 // ------------------------------------- softmax without its max, in a kernel

@@ -98,6 +98,22 @@ Result fused_blocks_transposed(const Args& a) {
     return tensor_result(stacked_qkv(qkv), std::move(stages));
 }
 
+// W_QKV's buffer read as nn.Linear stores a weight, (out, in) = (3D, D):
+// element (c, k) of that matrix at c·D + k, and the product X·(that)ᵀ. A
+// kernel indexing w[col·D + k] instead of w[k·3D + col] computes it.
+Result fused_buffer_read_out_in(const Args& a) {
+    const FusedQKV right = fused_qkv_projection(a.matrix("x"), a.matrix("w_qkv"));  // the reference's checks
+    const Matrix x = a.matrix("x");
+    const Index d = x.cols();
+    const Matrix w_out_in = read_matrix(a.tensor("w_qkv").data.data(), 3 * d, d);
+    const Matrix joined = x * w_out_in.transpose();
+    const QKV qkv{joined.middleCols(0, d), joined.middleCols(d, d), joined.middleCols(2 * d, d)};
+    std::vector<NamedTensor> stages = qkv_stages(qkv);
+    stages.insert(stages.begin(), {"qkv", from_matrix(joined)});
+    (void)right;
+    return tensor_result(stacked_qkv(qkv), std::move(stages));
+}
+
 // Q, K and V cut from the right product in another order: block p of
 // X·W_QKV read as part order[p] (K | Q | V, V | K | Q, ...).
 Result fused_blocks_in_order(const std::array<int, 3>& order, const Args& a) {
@@ -118,6 +134,7 @@ void add_softmax_mistakes(std::vector<Op>& ops) {
     add_head_comparison_forms(op_named(ops, "one_vs_many_heads"));
     Op& fused = op_named(ops, "fused_qkv");
     fused.mistakes.push_back(make_mistake("projection_weights_transposed", "qkv", fused_blocks_transposed, fused.params));
+    fused.mistakes.push_back(make_mistake("projection_weights_transposed", "qkv", fused_buffer_read_out_in, fused.params));
     // Every order of the three blocks but the right one.
     const std::array<int, 3> orders[] = {{1, 0, 2}, {0, 2, 1}, {2, 1, 0}, {1, 2, 0}, {2, 0, 1}};
     for (const auto& order : orders)

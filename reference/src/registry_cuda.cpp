@@ -8,6 +8,7 @@
 // same (B, H, T, T) scores. A mistake is the op computed from the same inputs
 // with that one thing done wrong (see Mistake in registry.hpp); its words for
 // the learner live in exercises/mistakes/<id>.json.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -66,13 +67,14 @@ enum class KeyMask {
     None,              // every key kept (reads_future_keys)
     IncludesDiagonal,  // j >= i becomes -inf: row 0 keeps no key (mask_includes_diagonal)
     WithZero,          // j > i becomes 0, an ordinary logit (mask_with_zero)
+    MissesFirstFutureKey,  // only j > i + 1 becomes -inf: key i + 1 stays visible (mask_misses_first_future_key)
 };
 
 Matrix mask_keys(KeyMask mask, const Matrix& scores) {
     Matrix masked = scores;
     if (mask == KeyMask::None) return masked;
     const double fill = mask == KeyMask::WithZero ? 0.0 : -kInf;
-    const Index first_hidden = mask == KeyMask::IncludesDiagonal ? 0 : 1;  // offset from the diagonal
+    const Index first_hidden = mask == KeyMask::IncludesDiagonal ? 0 : mask == KeyMask::MissesFirstFutureKey ? 2 : 1;  // from the diagonal
     for (Index i = 0; i < masked.rows(); ++i)
         for (Index j = i + first_hidden; j < masked.cols(); ++j) masked(i, j) = fill;
     return masked;
@@ -110,7 +112,10 @@ void expect_defined_rows(const Slices& s) {
 // With a `softmax` other than Stable, the right mask and that softmax in
 // float (softmax_without_max: named from the stability case, NaN where the
 // learner's float kernel gives NaN).
-Result causal_softmax_as(KeyMask mask, const Args& a, SoftmaxKind softmax = SoftmaxKind::Stable) {
+// `empty_rows_zero`: a row with no key left (row 0 when the diagonal is hidden)
+// comes out as zeros instead of 0/0 = NaN, as a kernel that guards its
+// division, or writes 0 to every hidden key of an empty row, gives.
+Result causal_softmax_as(KeyMask mask, const Args& a, SoftmaxKind softmax = SoftmaxKind::Stable, bool empty_rows_zero = false) {
     const Slices s = read_scores(a);
     if (mask == KeyMask::Causal) expect_defined_rows(s);
     std::vector<Matrix> masked, weights;
@@ -125,6 +130,9 @@ Result causal_softmax_as(KeyMask mask, const Args& a, SoftmaxKind softmax = Soft
         } else {
             weights.push_back(mask == KeyMask::Causal ? softmax_rows(masked.back()) : softmax_rows_unchecked(masked.back()));
         }
+        if (empty_rows_zero)
+            for (Index i = 0; i < masked.back().rows(); ++i)
+                if ((masked.back().row(i).array() == -kInf).all()) weights.back().row(i).setZero();
     }
     TensorData out = write_slices(weights, s.b, s.h);
     return tensor_result(out, {{"masked_scores", write_slices(masked, s.b, s.h)}});
@@ -141,10 +149,14 @@ void add_causal_softmax_op(std::vector<Op>& ops) {
         {"reads_future_keys", KeyMask::None},
         {"mask_includes_diagonal", KeyMask::IncludesDiagonal},
         {"mask_with_zero", KeyMask::WithZero},
+        {"mask_misses_first_future_key", KeyMask::MissesFirstFutureKey},
     };
     for (const auto& [id, mask] : variants)
         op.mistakes.push_back(make_mistake(
             id, "masked_scores", [mask = mask](const Args& a) { return causal_softmax_as(mask, a); }, op.params));
+    op.mistakes.push_back(make_mistake(
+        "mask_includes_diagonal", "masked_scores",
+        [](const Args& a) { return causal_softmax_as(KeyMask::IncludesDiagonal, a, SoftmaxKind::Stable, true); }, op.params));
     for (SoftmaxKind kind : {SoftmaxKind::NoMaxSubtraction, SoftmaxKind::MaxFromZero})
         op.mistakes.push_back(make_mistake(
             "softmax_without_max", "", [kind](const Args& a) { return causal_softmax_as(KeyMask::Causal, a, kind); },
@@ -207,10 +219,27 @@ Result batched_row_sum(const Args& a) {
     return tensor_result(std::move(out));
 }
 
+// Each row summed over its first `covered` elements only: one element per
+// thread of a block of `covered` threads, with no loop striding over the rest.
+Result row_sum_first(int64_t covered, const Args& a) {
+    const Slices s = read_slices(a, "x");
+    const TensorData& x = a.tensor("x");
+    TensorData out;
+    out.shape = {x.shape[0], x.shape[1], x.shape[2]};
+    for (const Matrix& m : s.m)
+        for (Index r = 0; r < m.rows(); ++r) out.data.push_back(static_cast<float>(m.row(r).head(std::min<Index>(covered, m.cols())).sum()));
+    return tensor_result(std::move(out));
+}
+
 void add_row_sum_op(std::vector<Op>& ops) {
     ops.push_back(make_op("batched_row_sum",
                           "Per (b, h) slice: the sum of each row, (B, H, R, N) -> (B, H, R) (a softmax's denominator is one).",
                           {tensor_param("x", "(B, H, R, N)")}, "(B, H, R)", batched_row_sum));
+    Op& op = ops.back();
+    // The block sizes a kernel is launched with: a warp up to the most a block may hold.
+    for (int64_t threads = 32; threads <= 1024; threads *= 2)
+        op.mistakes.push_back(make_mistake(
+            "row_sum_no_stride_loop", "", [threads](const Args& a) { return row_sum_first(threads, a); }, op.params));
 }
 
 // ------------------------------------------------------------ attention
@@ -256,21 +285,41 @@ HeadInputs read_heads(const Args& a, bool with_v) {
 }
 
 // How a kernel computes attention; the default is right, each mistake changes one field.
+// Where a block's (b, h) decoding goes wrong (block_mapping_swapped).
+enum class BlockSwap { None, OnRead, OnStore };
+
 struct AttentionWay {
     bool causal = true;           // false: every key is read (reads_future_keys)
+    int extra_keys = 0;           // keys after the diagonal left visible (1: mask_misses_first_future_key)
     bool scaled = true;           // false: no 1/sqrt(hd) (no_scale)
-    bool blocks_swapped = false;  // block_mapping_swapped
+    BlockSwap swap = BlockSwap::None;
     SoftmaxKind softmax = SoftmaxKind::Stable;  // else softmax_without_max, in float
-    bool right() const { return causal && scaled && !blocks_swapped && softmax == SoftmaxKind::Stable; }
+    bool right() const {
+        return causal && extra_keys == 0 && scaled && swap == BlockSwap::None && softmax == SoftmaxKind::Stable;
+    }
 };
 
-// The slice whose attention lands in output slice l = b·H + h. With the
-// blocks swapped, block l reads its inputs as (b', h') = (l % B, l / B), the
-// decoding for a head-first grid, while its output stays at slice l.
+// The slice whose attention lands in output slice l = b·H + h.
+// - Swapped on read: block l reads its inputs as (b', h') = (l % B, l / B),
+//   the decoding for a head-first grid, while its output stays at slice l.
+// - Swapped on store: block l reads slice l right but writes slice
+//   (l % B)·H + l / B, so slice l holds block (l % H)·B + l / H's attention.
 size_t source_slice(const AttentionWay& way, size_t l, const Slices& s) {
-    if (!way.blocks_swapped) return l;
     const int64_t i = static_cast<int64_t>(l);
-    return static_cast<size_t>((i % s.b) * s.h + i / s.b);
+    switch (way.swap) {
+    case BlockSwap::None: return l;
+    case BlockSwap::OnRead: return static_cast<size_t>((i % s.b) * s.h + i / s.b);
+    case BlockSwap::OnStore: return static_cast<size_t>((i % s.h) * s.b + i / s.h);
+    }
+    return l;
+}
+
+// Keys j > i + extra_keys of query row i become -inf (extra_keys = 0: the causal mask).
+Matrix mask_after(const Matrix& scores, int extra_keys) {
+    Matrix masked = scores;
+    for (Index i = 0; i < masked.rows(); ++i)
+        for (Index j = i + 1 + extra_keys; j < masked.cols(); ++j) masked(i, j) = -kInf;
+    return masked;
 }
 
 Result batched_attention_as(const AttentionWay& way, const Args& a) {
@@ -283,7 +332,7 @@ Result batched_attention_as(const AttentionWay& way, const Args& a) {
     for (size_t l = 0; l < in.q.m.size(); ++l) {
         const size_t src = source_slice(way, l, in.q);
         const Matrix raw = (in.q.m[src] * in.k.m[src].transpose()) * scale;
-        scores.push_back(way.causal ? causal_mask(raw) : raw);
+        scores.push_back(way.causal ? mask_after(raw, way.extra_keys) : raw);
         if (way.softmax != SoftmaxKind::Stable) weights.push_back(softmax_in_float(scores.back(), way.softmax));
         else weights.push_back(way.right() ? softmax_rows(scores.back()) : softmax_rows_unchecked(scores.back()));
         out.push_back(attend(weights.back(), in.v.m[src]));
@@ -308,7 +357,9 @@ void add_batched_attention_op(std::vector<Op>& ops) {
     };
     mistake("reads_future_keys", [](AttentionWay& w) { w.causal = false; });
     mistake("no_scale", [](AttentionWay& w) { w.scaled = false; });
-    mistake("block_mapping_swapped", [](AttentionWay& w) { w.blocks_swapped = true; });
+    mistake("mask_misses_first_future_key", [](AttentionWay& w) { w.extra_keys = 1; });
+    mistake("block_mapping_swapped", [](AttentionWay& w) { w.swap = BlockSwap::OnRead; });
+    mistake("block_mapping_swapped", [](AttentionWay& w) { w.swap = BlockSwap::OnStore; });
     mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::NoMaxSubtraction; }, "weights");
     mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::MaxFromZero; }, "weights");
 }
@@ -368,11 +419,24 @@ Slices read_untransposed(const Args& a, const std::string& name) {
     return s;
 }
 
-Result untransposed_scores_scaled(bool scaled, const Args& a) {
-    const Slices q = read_untransposed(a, "q");
+// The same buffer read as if it were already (B, H, T, hd): row t of head h
+// taken from ((b·H + h)·T + t)·hd (layout_read_as_bhtd).
+Slices read_as_transposed(const Args& a, const std::string& name) {
+    const Slices right = read_untransposed(a, name);  // the shape checks
+    const TensorData& t = a.tensor(name);
+    const int64_t tokens = t.shape[1], heads = t.shape[2], hd = t.shape[3];
+    Slices s{right.b, heads, {}};
+    for (int64_t l = 0; l < right.b * heads; ++l)
+        s.m.push_back(read_matrix(t.data.data() + l * tokens * hd, tokens, hd));
+    return s;
+}
+
+Result untransposed_scores_as(bool scaled, bool read_transposed, const Args& a) {
+    const auto read = read_transposed ? read_as_transposed : read_untransposed;
+    const Slices q = read(a, "q");
     a.expect_rank("k", a.tensor("k"), 4);
     expect_same_shape(a, "k", "q", "(B, T, H, hd)");
-    const Slices k = read_untransposed(a, "k");
+    const Slices k = read(a, "k");
     return tensor_result(write_slices(slice_scores(q, k, scaled), q.b, q.h));
 }
 
@@ -381,10 +445,12 @@ void add_untransposed_scores_op(std::vector<Op>& ops) {
         "attention_scores_untransposed",
         "q, k in (B, T, H, hd) (before the head transpose); per (b, h): Q Kᵀ / sqrt(hd) as (B, H, T, T), no mask.",
         {tensor_param("q", "(B, T, H, hd)"), tensor_param("k", "(B, T, H, hd)")}, "(B, H, T, T)",
-        [](const Args& a) { return untransposed_scores_scaled(true, a); }));
+        [](const Args& a) { return untransposed_scores_as(true, false, a); }));
     Op& op = ops.back();
     op.mistakes.push_back(
-        make_mistake("no_scale", "", [](const Args& a) { return untransposed_scores_scaled(false, a); }, op.params));
+        make_mistake("no_scale", "", [](const Args& a) { return untransposed_scores_as(false, false, a); }, op.params));
+    op.mistakes.push_back(make_mistake(
+        "layout_read_as_bhtd", "", [](const Args& a) { return untransposed_scores_as(true, true, a); }, op.params));
 }
 
 }  // namespace
