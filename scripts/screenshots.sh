@@ -187,4 +187,14 @@ for lang in en id; do
   flow_start "$lang" cuda-causal-softmax "" --run --show settings
   click settings_arch && flow_shot "$lang-flow-settings-arch"
   flow_end
+  # 7. A block the check's access log did not reach (fx-cuda-attention's solution, T = 70,
+  #    hd = 64: block 0 alone fills it): drawn as ?, then recorded on its own by a re-run.
+  FLOW_SETTINGS='{"editor_fraction": 0.15}' flow_start "$lang" fx-cuda-attention "$root/tests/fixtures/cuda-course/fx-cuda-attention/solution.cu" --course "$root/tests/fixtures/cuda-course" --run --view kernel
+  if wait_item "kview_grid " 60; then
+    read -r x0 y0 x1 y1 < <(awk '$1 == "kview_grid" { print $2, $3, $4, $5; exit }' "$items")
+    xdotool mousemove --sync $((x0 + (x1 - x0) * 3 / 4)) $((y0 + (y1 - y0) / 6)) click 1  # block 1: column 2 of 2, row 1 of 3
+    wait_item "kview_record_block " 30 && flow_shot "$lang-flow-cuda-unrecorded-block"
+    click kview_record_block && wait_item "kview_block_recorded " 120 && flow_shot "$lang-flow-cuda-recorded-block"
+  fi
+  flow_end
 done

@@ -483,3 +483,38 @@ TEST_CASE("gui views: without NVRTC the CUDA Kernel tab says so and shows everyt
     CHECK_FALSE(h.has("kview_resources"));
     for (const char* name : {"kview_grid", "kview_threads", "kview_requests", "kview_buffer:out", "kview_arch"}) CHECK_MESSAGE(h.has(name), name);
 }
+
+TEST_CASE("gui views: a block the check did not record says so, and \"Record this block\" records it off the window's thread") {
+    // fx-cuda-attention's solution at T = 70, hd = 64: block 0 alone fills the
+    // check's access log, so blocks 1–5 are unrecorded (test_block_recording).
+    const fs::path course = kFixtures / "cuda-course";
+    testing::Harness h(testing::HarnessConfig{course, "fx-cuda-attention", ImVec2(1800, 1400), [](gui::Ui& u) { u.results_height = 900.0f; }});
+    h.set_buffer(slurp(course / "fx-cuda-attention" / "solution.cu"));
+    h.click("run");
+    REQUIRE(h.wait_result(240.0));
+    REQUIRE(h.session.last_result()->verdict == Verdict::Pass);
+    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
+    h.frames(3);
+    REQUIRE(gui::view_case(h.ui)->index == 1);  // after a pass: the largest case
+    h.ui.cuda_kernel.block = 1;
+    h.frames(2);
+    REQUIRE(h.ui.cuda_kernel.blocks.size() == 6);
+    CHECK_FALSE(h.ui.cuda_kernel.blocks[1].recorded);
+    CHECK(h.has("kview_threads_unrecorded"));  // its threads are not drawn as idle without a word
+    REQUIRE(h.has("kview_record_block"));
+    const int generation = h.session.result_generation();
+    h.click("kview_record_block");
+    REQUIRE(h.wait_until([&] { return h.has("kview_block_recorded"); }, 240.0));
+    CHECK(h.session.result_generation() == generation);  // the other views keep their result
+    CHECK(h.ui.cuda_kernel.block == 1);                    // and the selection stays
+    CHECK(h.ui.cuda_kernel.blocks[1].recorded);
+    CHECK(h.ui.cuda_kernel.blocks[1].output_writes > 0);
+    CHECK_FALSE(h.has("kview_record_block"));
+    CHECK_FALSE(h.has("kview_threads_unrecorded"));
+    CHECK_FALSE(h.ui.cuda_kernel.block_touches.empty());
+    // Another unrecorded block still says so, with its own button.
+    h.ui.cuda_kernel.block = 2;
+    h.frames(2);
+    CHECK_FALSE(h.ui.cuda_kernel.blocks[2].recorded);
+    CHECK(h.has("kview_record_block"));
+}

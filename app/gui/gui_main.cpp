@@ -269,7 +269,8 @@ struct IdleWatch {
         return std::to_string(s.result_generation()) + "/" + std::to_string(s.checking()) + "/" + std::to_string(static_cast<int>(p.phase)) +
                "/" + std::to_string(p.case_index) + "/" + std::to_string(s.buffer_generation()) + "/" + std::to_string(s.notices().size()) +
                "/" + std::to_string(s.disk_conflict()) + "/" + std::to_string(s.measuring_projections()) + "/" +
-               std::to_string(s.projection_timing().has_value()) + "/" + std::to_string(s.computing_resources()) + "/" + std::to_string(s.dirty());
+               std::to_string(s.projection_timing().has_value()) + "/" + std::to_string(s.computing_resources()) + "/" + std::to_string(s.dirty()) +
+               "/" + std::to_string(s.recordings_generation()) + "/" + std::to_string(s.recording_block() != nullptr);
     }
 };
 

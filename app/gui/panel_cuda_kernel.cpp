@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 
+#include "attnlab/common/protocol.hpp"
 #include "attnlab/core/gpu_resources.hpp"
 #include "attnlab/core/number_format.hpp"
 #include "attnlab/core/report.hpp"
@@ -162,13 +163,23 @@ void refresh(Ui& ui, const Exercise& e, const CaseOutcome& c) {
         v.built_case = c.index;
     }
     if (v.launch < 0 || v.launch >= static_cast<int>(c.launches.size())) v.launch = default_launch(c);
-    const emu::LaunchReport& launch = c.launches[static_cast<size_t>(v.launch)];
-    if (v.built_launch != v.launch) {
-        v.blocks = block_footprints(launch, v.buffers);
+    const emu::LaunchReport& checked = c.launches[static_cast<size_t>(v.launch)];
+    const int recordings = ui.session.recordings_generation();
+    if (v.built_launch != v.launch || v.built_recordings != recordings) {
+        // A block recorded after the check arrived: its accesses join the
+        // views, and the selection stays where the learner put it.
+        const std::vector<BlockRecording>& recorded = ui.session.recorded_blocks();
+        const size_t index = static_cast<size_t>(v.launch);
+        v.spliced.reset();
+        if (std::any_of(recorded.begin(), recorded.end(), [&](const BlockRecording& r) { return recording_matches(r, checked, c.index, index); }))
+            v.spliced = with_recorded_blocks(checked, c.index, index, recorded);
+        v.blocks = block_footprints(checked, v.buffers, c.index, index, recorded);
+        if (v.built_launch != v.launch) v.block = v.thread = -1;
         v.built_launch = v.launch;
-        v.block = v.thread = -1;
+        v.built_recordings = recordings;
         v.built_block = -1;
     }
+    const emu::LaunchReport& launch = v.spliced ? *v.spliced : checked;
     const long blocks = static_cast<long>(std::min<uint64_t>(launch.grid.count(), 1u << 30));
     if (v.block < 0 || v.block >= blocks) {
         v.block = 0;
@@ -216,6 +227,18 @@ void refresh(Ui& ui, const Exercise& e, const CaseOutcome& c) {
                 break;
             }
     }
+}
+
+// The selected block's footprint (nullptr when the grid is too large to have them).
+const BlockFootprint* selected_footprint(const CudaKernelView& v) {
+    return v.block >= 0 && v.block < static_cast<long>(v.blocks.size()) ? &v.blocks[static_cast<size_t>(v.block)] : nullptr;
+}
+
+// The selected launch as the views draw it: the check's, with any blocks
+// recorded since spliced in (refresh() keeps it current).
+const emu::LaunchReport& shown_launch(Ui& ui, const CaseOutcome& c) {
+    const CudaKernelView& v = ui.cuda_kernel;
+    return v.spliced ? *v.spliced : c.launches[static_cast<size_t>(v.launch)];
 }
 
 // ---- left pane ---------------------------------------------------------------
@@ -361,6 +384,10 @@ void draw_threads(Ui& ui, const emu::LaunchReport& launch) {
     CudaKernelView& v = ui.cuda_kernel;
     const long threads = static_cast<long>(v.threads.size());
     if (threads == 0) return;
+    if (const BlockFootprint* block = selected_footprint(v); block && !block->recorded) {
+        disabled_wrapped(ui.t("gui.kview.threads_unrecorded"));  // dark squares here mean "not recorded", not idle
+        ui.note_item("kview_threads_unrecorded");
+    }
     const long warps = (threads + 31) / 32;
     const float avail = ImGui::GetContentRegionAvail().x;
     const float sq = std::clamp(avail / 32.0f - 2.0f, 5.0f, ImGui::GetFontSize() * 0.9f);
@@ -406,10 +433,11 @@ void draw_threads(Ui& ui, const emu::LaunchReport& launch) {
 
 void draw_resources(Ui& ui, const CheckResult* r);  // below: the resource panel
 void draw_blocks(Ui& ui, const emu::LaunchReport& launch, const KernelBuffer& out, int64_t numel);
+void draw_block_recording(Ui& ui, const BlockFootprint& f);
 
 void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     CudaKernelView& v = ui.cuda_kernel;
-    const emu::LaunchReport& launch = c.launches[static_cast<size_t>(v.launch)];
+    const emu::LaunchReport& launch = shown_launch(ui, c);
     const KernelBuffer& out = v.buffers.front();
     int64_t numel = 1;
     for (int64_t d : out.shape) numel *= d;
@@ -436,7 +464,7 @@ void draw_blocks(Ui& ui, const emu::LaunchReport& launch, const KernelBuffer& ou
     legend(ui, how, "blocks");
     if (launch.trace_truncated) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
-        wrapped(ui.t("gui.kview.trace_truncated"));
+        wrapped(ui.t("gui.kview.trace_truncated_record"));
         ImGui::PopStyleColor();
         ui.note_item("kview_trace_truncated");
     }
@@ -446,7 +474,47 @@ void draw_blocks(Ui& ui, const emu::LaunchReport& launch, const KernelBuffer& ou
         wrapped(block_text(ui, f, out.name));
         ui.note_item("kview_block");
         if (f.faulted) ImGui::TextColored(ImVec4(1.0f, 0.47f, 0.43f, 1.0f), "%s", ui.t("gui.kview.block_faulted").c_str());
+        draw_block_recording(ui, f);
     }
+}
+
+// The recording of a block after the check (or why there is none): a button
+// where the check's log did not reach the selected block, its progress, and
+// in plain words what is still unknown.
+void draw_block_recording(Ui& ui, const BlockFootprint& f) {
+    const CudaKernelView& v = ui.cuda_kernel;
+    const int case_index = v.built_case;
+    const size_t launch = static_cast<size_t>(v.launch);
+    const std::map<std::string, std::string> id = {{"id", std::to_string(f.block)},
+                                                   {"n", std::to_string(protocol::ProtocolLimits::max_trace_events)}};
+    if (f.recorded_alone) {
+        wrapped(ui.t(f.recorded ? "gui.kview.block_recorded_alone" : "gui.kview.block_partly_recorded", id));
+        ui.note_item("kview_block_recorded");
+        return;  // recording it again would give the same accesses
+    }
+    if (f.recorded) return;
+    // The log filled inside this block: what it wrote so far is drawn, the rest is unknown.
+    if (f.wrote_output()) wrapped(ui.t("gui.kview.block_log_filled", id));
+    const BlockRecordingRequest* running = ui.session.recording_block();
+    if (running && running->case_index == case_index && running->launch == launch && running->block == f.block) {
+        ImGui::TextDisabled("%s", ui.t("gui.kview.block_recording", id).c_str());
+        ui.note_item("kview_block_recording");
+        return;
+    }
+    for (const BlockRecording& r : ui.session.recorded_blocks())
+        if (r.case_index == case_index && r.launch == launch && r.block == f.block && !r.usable()) {
+            const std::string why = r.problem == BlockRecording::Problem::LaunchMissing
+                                        ? ui.t("gui.kview.record_no_launch", {{"launch", std::to_string(launch + 1)}})
+                                        : ui.t("gui.kview.record_run_failed", {{"verdict", verdict_title(r.rerun_verdict, ui.session.lang())}});
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
+            wrapped(ui.t("gui.kview.record_failed", {{"id", id.at("id")}, {"why", why}}));
+            ImGui::PopStyleColor();
+        }
+    ImGui::BeginDisabled(running != nullptr);  // one recording at a time
+    if (ImGui::Button(ui.t("gui.kview.record_block").c_str())) ui.session.record_block(case_index, launch, f.block);
+    ImGui::EndDisabled();
+    ui.note_item("kview_record_block");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled) && pointer_moved()) wrapped_tooltip(ui.t("gui.kview.record_block_tip"));
 }
 
 // ---- resources -----------------------------------------------------------------
@@ -840,8 +908,14 @@ void draw_thread(Ui& ui, const emu::LaunchReport& launch) {
     if (!open) return;
     draw_tensor_swatches(ui);
     legend(ui, ui.t("gui.kview.tensors_legend"), "tensors");
-    if (v.thread_touches.empty()) wrapped(ui.t("gui.kview.thread_none"));
-    else draw_access_order(ui, v.thread_touches);
+    // A block past the access log's end: no access shown is not "no access".
+    const BlockFootprint* block = selected_footprint(v);
+    const bool unrecorded = block && !block->recorded;
+    if (v.thread_touches.empty()) wrapped(ui.t(unrecorded ? "gui.kview.thread_unrecorded" : "gui.kview.thread_none"));
+    else {
+        if (unrecorded) disabled_wrapped(ui.t("gui.kview.thread_partly_recorded"));
+        draw_access_order(ui, v.thread_touches);
+    }
     // The access that stopped the launch was refused, so the trace lacks it: say it.
     const emu::Fault& f = launch.fault;
     if (f.kind == emu::FaultKind::OutOfBounds && linear_block(f.block, launch.grid) == static_cast<uint64_t>(v.block) && linear_thread(f.thread, launch.block) == t) {
@@ -1045,7 +1119,7 @@ void draw_cuda_kernel_panel(Ui& ui) {
         return;
     }
     refresh(ui, *e, *c);
-    const emu::LaunchReport& launch = c->launches[static_cast<size_t>(ui.cuda_kernel.launch)];
+    const emu::LaunchReport& launch = shown_launch(ui, *c);
     // Side by side where both panes get room; stacked in one scrolling pane
     // where they would not (a 1280-pixel window gives the results ~550).
     if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 56) {

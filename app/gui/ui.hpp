@@ -99,7 +99,10 @@ struct CudaKernelView {
     int request = -1;    // index into `requests`
     long grid_columns = 1;  // cells per row of the drawn grid (a one-row grid wraps; tests click cells)
     // Derived from the trace, rebuilt when what they depend on changes.
-    int built_generation = -1, built_case = -1, built_launch = -1;
+    int built_generation = -1, built_case = -1, built_launch = -1, built_recordings = -1;
+    // The selected launch with the blocks recorded after the check spliced in
+    // (Session::recorded_blocks); empty when none of them is of this launch.
+    std::optional<emu::LaunchReport> spliced;
     long built_block = -1, built_thread = -1;
     std::vector<KernelBuffer> buffers;
     std::vector<BlockFootprint> blocks;

@@ -249,6 +249,7 @@ void Session::poll() {
     const auto now = std::chrono::steady_clock::now();
     editors_.erase(std::remove_if(editors_.begin(), editors_.end(), reap_if_exited), editors_.end());
     collect_finished();
+    collect_recording();
     timing_.poll();
     const int resource_reports = resources_job_.generation();
     resources_job_.poll();
@@ -277,8 +278,53 @@ void Session::collect_finished() {
         // The resource panel keeps the newest report for the chosen architecture.
         if (r.resources && r.resources->arch == prefs_.gpu_arch) resources_[r.exercise_id] = r.resources;
         results_[r.exercise_id] = r;
+        BlockRecordingRequest& checked = checked_[r.exercise_id];
+        checked.source = job->source();
+        checked.display_name = job->display_name();
+        checked.gpu_arch = job->gpu_arch();
+        recordings_.erase(r.exercise_id);  // they were of the previous result
+        if (recording_job_.running() && recording_job_.request().exercise.id == r.exercise_id) recording_job_.cancel();
         if (current_ && r.exercise_id == current_->id) ++result_generation_;
     }
+}
+
+bool Session::record_block(int case_index, size_t launch, uint64_t block) {
+    const CheckResult* r = last_result();
+    const auto checked = current_ ? checked_.find(current_->id) : checked_.end();
+    if (!r || checked == checked_.end() || recording_job_.running()) return false;
+    if (case_index < 0 || static_cast<size_t>(case_index) >= r->cases.size()) return false;
+    BlockRecordingRequest request = checked->second;
+    request.exercise = *current_;
+    request.case_index = case_index;
+    request.launch = launch;
+    request.block = block;
+    return recording_job_.start(lab_.runner(), std::move(request));
+}
+
+const BlockRecordingRequest* Session::recording_block() const {
+    if (!current_ || !recording_job_.running() || recording_job_.request().exercise.id != current_->id) return nullptr;
+    return &recording_job_.request();
+}
+
+const std::vector<BlockRecording>& Session::recorded_blocks() const {
+    static const std::vector<BlockRecording> none;
+    const auto it = current_ ? recordings_.find(current_->id) : recordings_.end();
+    return it == recordings_.end() ? none : it->second;
+}
+
+void Session::collect_recording() {
+    const std::string id = recording_job_.running() ? recording_job_.request().exercise.id : "";
+    std::optional<BlockRecording> rec = recording_job_.take_finished();
+    if (!rec) return;
+    std::vector<BlockRecording>& list = recordings_[id];
+    // A block asked for again (after a failed try) keeps only its newest recording.
+    list.erase(std::remove_if(list.begin(), list.end(),
+                              [&](const BlockRecording& o) {
+                                  return o.case_index == rec->case_index && o.launch == rec->launch && o.block == rec->block;
+                              }),
+               list.end());
+    list.push_back(std::move(*rec));
+    ++recordings_generation_;
 }
 
 void Session::poll_disk(std::chrono::steady_clock::time_point now) {

@@ -37,6 +37,10 @@ public:
     // Only valid once done().
     const CheckResult& result() const { return result_; }
     const std::string& exercise_id() const { return exercise_.id; }
+    // What was checked, as it was checked (the Kernel view re-runs it to record a block).
+    const std::string& source() const { return source_; }
+    const std::string& display_name() const { return display_name_; }
+    const std::string& gpu_arch() const { return gpu_arch_; }
 
 private:
     Runner& runner_;

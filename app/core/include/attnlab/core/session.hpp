@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/core/block_recording.hpp"
 #include "attnlab/core/check_job.hpp"
 #include "attnlab/core/course.hpp"
 #include "attnlab/core/editor_buffer.hpp"
@@ -112,6 +113,20 @@ public:
     // Bumped each time a new result arrives: views rebuild caches when it changes.
     int result_generation() const { return result_generation_; }
 
+    // ---- the Kernel view's blocks recorded after the check -------------------------
+    // Re-runs the latest result's program (as it was checked; the binary is
+    // cached) with only block `block` of launch `launch` of case `case_index`
+    // traced, in the background. False when there is no such result or a
+    // recording is running.
+    bool record_block(int case_index, size_t launch, uint64_t block);
+    // The recording running for the current exercise's latest result, if any.
+    const BlockRecordingRequest* recording_block() const;
+    // Finished recordings of the latest result (cleared when a new one arrives).
+    const std::vector<BlockRecording>& recorded_blocks() const;
+    // Bumped when a recording arrives: the Kernel view rebuilds its blocks and
+    // keeps its selection (result_generation() would reset every view).
+    int recordings_generation() const { return recordings_generation_; }
+
     // ---- the learner's own work ---------------------------------------------------
     // The lines of the open file the latest check names (compiler diagnostics,
     // a kernel fault and its racing access), worded in the session's language.
@@ -183,6 +198,13 @@ private:
     EditorBuffer editor_;
     std::vector<int> editors_;  // pids of external editors we started
     std::map<std::string, CheckResult> results_;  // the latest finished check of each exercise
+    // What produced each result (source, file name, architecture), and the
+    // blocks recorded for it since.
+    std::map<std::string, BlockRecordingRequest> checked_;
+    std::map<std::string, std::vector<BlockRecording>> recordings_;
+    BlockRecordingJob recording_job_;
+    int recordings_generation_ = 0;
+    void collect_recording();
     int result_generation_ = 0;
     mutable std::vector<LineMark> lines_;  // verdict_lines() for (lines_generation_, lines_lang_)
     mutable int lines_generation_ = -1;
