@@ -932,8 +932,10 @@ void draw_thread(Ui& ui, const emu::LaunchReport& launch) {
         int64_t reads = 0, writes = 0;
         for (const BufferTouches& t2 : v.thread_touches)
             if (t2.buffer == b.name && t2.space == MemorySpace::Global) reads = static_cast<int64_t>(t2.reads.size()), writes = static_cast<int64_t>(t2.writes.size());
-        ImGui::TextUnformatted(ui.t("gui.kview.buffer_title", {{"name", b.name}, {"shape", shape_to_string(b.shape)},
-                                                               {"reads", std::to_string(reads)}, {"writes", std::to_string(writes)}})
+        // Zero counts of a thread nobody recorded would read as "did nothing".
+        const char* title = unrecorded && v.thread_touches.empty() ? "gui.kview.buffer_title_unrecorded" : "gui.kview.buffer_title";
+        ImGui::TextUnformatted(ui.t(title, {{"name", b.name}, {"shape", shape_to_string(b.shape)},
+                                            {"reads", std::to_string(reads)}, {"writes", std::to_string(writes)}})
                                    .c_str());
         draw_buffer_layout(ui, b.name, MemorySpace::Global, b.shape, launch);
     }

@@ -682,6 +682,7 @@ const Entry kMessages[] = {
     {"gui.kview.tensors_legend", "Over each tensor's layout: orange = written by this thread, blue = read by it, purple = both (ringed in white); pale = the rest of the block's accesses. A tile is the last two axes (rows × columns); the leading axes set tiles side by side: a 4-D tensor has one row of tiles per index of its first axis and one column per index of its second.",
      "Di atas tata letak setiap tensor: oranye = ditulis thread ini, biru = dibaca olehnya, ungu = keduanya (berbingkai putih); pucat = akses lain di blok ini. Satu petak adalah dua sumbu terakhir (baris × kolom); sumbu-sumbu di depannya menjajarkan petak: tensor 4-D punya satu baris petak per indeks sumbu pertamanya dan satu kolom petak per indeks sumbu keduanya."},
     {"gui.kview.buffer_title", "{name} {shape}: this thread read {reads}, wrote {writes}", "{name} {shape}: thread ini membaca {reads}, menulis {writes}"},
+    {"gui.kview.buffer_title_unrecorded", "{name} {shape}: this thread's accesses were not recorded", "{name} {shape}: akses thread ini tidak terekam"},
     {"gui.kview.shared_title", "{name} (shared memory): this thread read {reads}, wrote {writes}", "{name} (shared memory): thread ini membaca {reads}, menulis {writes}"},
     {"gui.kview.cell", "{name}[{coords}], element {index}", "{name}[{coords}], elemen {index}"},
     {"gui.kview.cell_read", "read by this thread", "dibaca thread ini"},
