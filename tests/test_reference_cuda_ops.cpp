@@ -600,7 +600,14 @@ TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
         {"batched_attention_scores", {{"no_scale", ""}}},
         {"attention_scores_untransposed", {{"no_scale", ""}, {"layout_read_as_bhtd", ""}}},
     };
-    for (const Expected& e : expected) {
+    std::vector<Expected> with_tiles = expected;
+    for (Expected& e : with_tiles)
+        if (e.op == "batched_causal_attention")  // then the online loop's mistakes, one form per tile size
+            for (const char* id : {"online_no_rescale", "online_rescale_incomplete", "online_rescale_incomplete",
+                                   "online_rescale_inverted", "online_diagonal_chunk_unmasked", "online_partial_chunk_dropped"})
+                for (int tile = 0; tile < 6; ++tile)  // tiles of 1 key: only the rescaling mistakes show
+                    if (tile > 0 || std::string(id).find("rescale") != std::string::npos) e.mistakes.push_back({id, ""});
+    for (const Expected& e : with_tiles) {
         const Op& op = op_of(e.op);
         CAPTURE(e.op);
         CHECK_FALSE(op.summary.empty());
@@ -700,6 +707,33 @@ TEST_CASE("row_sum_no_stride_loop: each row cut after a block's worth of element
     }
     CHECK(run_form("batched_row_sum", "row_sum_no_stride_loop", 0, {{"x", tensor({1, 1, 1, 2}, {1, 2})}}).output.tensor.data ==
           std::vector<float>{3});
+}
+
+TEST_CASE("the online loop's mistakes in a kernel: each (b, h) slice is the one-head op's mistake, per tile size") {
+    const Shape s{2, 2, 21, 4};  // T = 21: a partial last tile for every size but 128
+    const Inputs in = qkv_in(random_tensor(s, 61, 3.0), random_tensor(s, 62, 3.0), random_tensor(s, 63));
+    const TensorData right = run("batched_causal_attention", in).output.tensor;
+    const int64_t tiles[] = {1, 8, 16, 32, 64, 128};
+    for (const char* id : {"online_no_rescale", "online_rescale_inverted", "online_diagonal_chunk_unmasked"})
+        for (size_t n = 0; n < 6; ++n) {
+            const bool has_tile_1 = std::string(id) != "online_diagonal_chunk_unmasked";
+            if (n == 0 && !has_tile_1) continue;
+            CAPTURE(id);
+            CAPTURE(tiles[n]);
+            const TensorData r = run_form("batched_causal_attention", id, has_tile_1 ? n : n - 1, in).output.tensor;
+            REQUIRE(r.shape == s);
+            for (int64_t b = 0; b < 2; ++b)
+                for (int64_t h = 0; h < 2; ++h) {
+                    const Inputs head{{"q", Value::of_tensor(slice(in.at("q").tensor, b, h))},
+                                      {"k", Value::of_tensor(slice(in.at("k").tensor, b, h))},
+                                      {"v", Value::of_tensor(slice(in.at("v").tensor, b, h))},
+                                      {"chunk", Value::of_int(tiles[n])}};
+                    CHECK(near(slice(r, b, h), run_mistake("online_causal_attention", id, head).output.tensor, 1e-5));
+                }
+            // One tile holding every key hides a missing rescale; a smaller one shows it.
+            if (std::string(id) == "online_no_rescale") CHECK(near(r, right, 1e-4) == (tiles[n] >= 21));
+            else CHECK_FALSE(near(r, right, 1e-4));
+        }
 }
 
 TEST_CASE("the other forms: one future key, an empty row of zeros, the swap on store, q and k read as (B, H, T, hd)") {

@@ -4,6 +4,7 @@
 // answer is plain causal attention: the chunking must not change it. Each
 // variant runs the loop the way float learner code does, with one thing
 // wrong, so overflow and 0/0 give inf and NaN where theirs do.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -104,7 +105,48 @@ const OnlineMistake kOnlineMistakes[] = {
     {"no_scale", [](OnlineVariant& v) { v.scaled = false; }},
 };
 
+// The same loop in a CUDA kernel over (B, H, T, hd): every (b, h) slice on its
+// own, in tiles of `tile` keys. A kernel's tile size is its own choice, so
+// each mistake has one form per usual size; the right answer does not depend
+// on it, a mistake's output does.
+Result run_online_tiles(const OnlineVariant& v, Index tile, const Args& a) {
+    const TensorData& q = a.tensor("q");
+    if (q.shape.size() != 4 || a.tensor("k").shape != q.shape || a.tensor("v").shape != q.shape || q.shape[3] < 1)
+        fail("q, k, v: expected three (B, H, T, hd) tensors of one shape");
+    const Index T = q.shape[2], hd = q.shape[3];
+    TensorData out;
+    out.shape = q.shape;
+    for (int64_t l = 0; l < q.shape[0] * q.shape[1]; ++l) {
+        const auto slice = [&](const char* name) { return read_matrix(a.tensor(name).data.data() + l * T * hd, T, hd); };
+        const OnlineHead in{slice("q"), slice("k"), slice("v"), tile};
+        Matrix o(T, hd);
+        for (Index i = 0; i < T; ++i) online_row(v, in, i, o);
+        for (Index i = 0; i < T; ++i)
+            for (Index d = 0; d < hd; ++d) out.data.push_back(static_cast<float>(o(i, d)));
+    }
+    return tensor_result(std::move(out));
+}
+
 }  // namespace
+
+void add_online_tile_forms(Op& op) {
+    const char* ids[] = {"online_no_rescale", "online_rescale_incomplete", "online_rescale_inverted",
+                         "online_diagonal_chunk_unmasked", "online_partial_chunk_dropped"};
+    for (const OnlineMistake& m : kOnlineMistakes) {
+        if (std::find_if(std::begin(ids), std::end(ids), [&](const char* id) { return std::string(id) == m.id; }) == std::end(ids))
+            continue;  // the others are forms the op has already, tile or not
+        OnlineVariant v;
+        m.change(v);
+        for (Index tile : {1, 8, 16, 32, 64, 128}) {
+            // 1: a running max updated key by key; with one key per tile
+            // there is no diagonal tile to mask and no partial last tile.
+            const bool rescaling_mistake = !v.rescale_sum || !v.rescale_acc || v.rescale_inverted;
+            if (tile == 1 && !rescaling_mistake) continue;
+            op.mistakes.push_back(make_mistake(
+                m.id, "", [v, tile](const Args& a) { return run_online_tiles(v, tile, a); }, op.params));
+        }
+    }
+}
 
 void add_online_softmax_op(std::vector<Op>& ops) {
     ops.push_back(make_op(

@@ -26,5 +26,8 @@ Matrix softmax_in_float(const Matrix& x, SoftmaxKind kind, double tensor_max = 0
 void add_softmax_mistakes(std::vector<Op>& ops);
 // mistakes_online.cpp: the online-softmax exercise's op and its mistakes.
 void add_online_softmax_op(std::vector<Op>& ops);
+// mistakes_online.cpp: the online loop's mistakes as a CUDA kernel over
+// (B, H, T, hd) makes them, one form per usual tile size (8 … 128 keys).
+void add_online_tile_forms(Op& op);
 
 }  // namespace attnlab::reference::support

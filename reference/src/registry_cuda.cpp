@@ -362,6 +362,7 @@ void add_batched_attention_op(std::vector<Op>& ops) {
     mistake("block_mapping_swapped", [](AttentionWay& w) { w.swap = BlockSwap::OnStore; });
     mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::NoMaxSubtraction; }, "weights");
     mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::MaxFromZero; }, "weights");
+    add_online_tile_forms(op);  // a kernel with an online softmax over tiles of keys
 }
 
 // --------------------------------------------------------------- scores
