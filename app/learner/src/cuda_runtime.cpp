@@ -176,13 +176,26 @@ namespace {
 // nothing (tracing costs most of a traced run). Loops with memory accesses
 // stop after 2^22 steps per thread (the sandbox's CPU limit is the backstop
 // for the others). Nothing a learner can name changes these.
-emu::LaunchOptions case_launch_options() {
+// A re-run for one block the Kernel view asked for (--trace-case/--trace-launch/
+// --trace-block): the launch with that index in the case records that block
+// alone, so the whole trace budget goes to it; the others record nothing.
+void focus_trace_on_one_block(emu::LaunchOptions& o, emu::Dim3 grid) {
+    const HarnessOptions& h = harness_options();
+    if (h.trace_case < 0 || !o.trace) return;
+    const uint64_t block = h.trace_block;
+    o.trace_all_blocks = false;
+    o.trace = case_log().data.launches.size() == h.trace_launch && block < grid.count();
+    o.trace_block = {unsigned(block % grid.x), unsigned(block / grid.x % grid.y), unsigned(block / grid.x / grid.y)};
+}
+
+emu::LaunchOptions case_launch_options(emu::Dim3 grid) {
     emu::LaunchOptions o;
     o.threads = 1;
     const size_t left = Limits::max_trace_events - std::min<size_t>(case_log().trace_events, Limits::max_trace_events);
     o.trace = harness_options().trace_kernels && left > 0;
     o.trace_all_blocks = true;
     o.trace_limit = left;
+    focus_trace_on_one_block(o, grid);
     o.max_steps_per_thread = 1ull << 22;
     o.max_dynamic_shared = max_dynamic_shared();
     return o;
@@ -271,7 +284,7 @@ void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, 
         record_launch(std::move(report));
         return;
     }
-    emu::ScopedLaunchOptions options(case_launch_options());
+    emu::ScopedLaunchOptions options(case_launch_options(grid));
     emu::LaunchReport report = emu::launch_function(name, grid, block, smem, body);
     if (report.ok()) refuse_static_shared(report);
     record_launch(std::move(report));

@@ -298,17 +298,6 @@ void report_running_case_at_exit() {
     send(wire::FrameType::CaseResult, protocol::encode_case_result(report));
 }
 
-// One block asked for (--trace-case): only that case traces, and the emulator
-// records only that block of that launch. The emulator reads it from the
-// environment because this harness is shared with plain C++ programs, which
-// do not link the emulator.
-void focus_trace_on_one_block() {
-    const auto& o = attnlab::detail::harness_options();
-    if (o.trace_case < 0) return;
-    const std::string focus = std::to_string(o.trace_launch) + " " + std::to_string(o.trace_block);
-    ::setenv("ATTNLAB_EMU_TRACE_FOCUS", focus.c_str(), 1);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -336,7 +325,6 @@ int main(int argc, char** argv) {
             }
         }
     }
-    focus_trace_on_one_block();
     std::vector<std::vector<detail::Slot>> cases;
     if (!read_cases(argv[1], cases)) {
         std::fprintf(stderr, "attnlab: could not read the cases file %s\n", argv[1]);

@@ -13,7 +13,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
@@ -898,23 +897,6 @@ unsigned default_threads() {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// A re-run that records one block the Kernel view asked for: the harness puts
-// "LAUNCH BLOCK" in ATTNLAB_EMU_TRACE_FOCUS (from --trace-launch/--trace-block;
-// it cannot call the emulator, which only CUDA programs link). Traced launches
-// are counted in the order they start; that one records only that block and
-// the others record nothing, so the whole trace budget goes to the one block.
-void focus_trace(LaunchOptions& o, Dim3 grid) {
-    if (!o.trace) return;
-    const char* focus = std::getenv("ATTNLAB_EMU_TRACE_FOCUS");
-    unsigned long long launch = 0, block = 0;
-    if (!focus || std::sscanf(focus, "%llu %llu", &launch, &block) != 2) return;
-    static std::atomic<uint64_t> traced_launches{0};
-    const bool chosen = traced_launches.fetch_add(1) == launch;
-    o.trace_all_blocks = false;
-    o.trace = chosen && block < grid.count();
-    o.trace_block = unlinear(block, grid);
-}
-
 // A launch the hardware would refuse: a stable code for the message layer,
 // with the offending number in `size` (and the limit in `index`).
 bool launch_error(const Launch& L, Fault& f) {
@@ -1218,7 +1200,6 @@ LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uin
     L.smem = dynamic_smem;
     L.body = std::move(body);
     L.options = launch_options();
-    focus_trace(L.options, grid);
     L.nblocks = grid.count();
 
     LaunchReport report;
