@@ -770,3 +770,20 @@ TEST_CASE("counters: device buffers are page-aligned, so page counts do not depe
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("LaunchCounters::add sums every listed counter and keeps the largest per-block shared size") {
+    // Distinct values per field, so a field summed twice or not at all shows.
+    LaunchCounters a, b;
+    int64_t n = 1;
+    for_each_counter(a, [&](const char*, int64_t& v) { v = n++; });
+    for_each_counter(b, [&](const char*, int64_t& v) { v = 100 * n++; });
+    const LaunchCounters before = a;
+    a.add(b);
+    for (const LaunchCounterField& f : kLaunchCounterFields) {
+        CAPTURE(f.name);
+        const int64_t want = f.combine == CounterCombine::Max ? std::max(before.*f.member, b.*f.member) : before.*f.member + b.*f.member;
+        CHECK(a.*f.member == want);
+    }
+    CHECK(a.static_shared_bytes == b.static_shared_bytes);  // a size per block: the larger, not the sum
+    CHECK(a.blocks == before.blocks + b.blocks);
+}

@@ -136,16 +136,9 @@ DecodeError read_fault(wire::Reader& r, emu::Fault& f) {
     return r.str(f.detail) ? DecodeError::None : DecodeError::Truncated;
 }
 
-// The counters in declaration order (all int64).
-template <class Counters, class F> void each_counter(Counters& c, F f) {
-    for (auto* p : {&c.blocks, &c.threads, &c.warps, &c.barriers, &c.global_load_requests, &c.global_load_sectors,
-                    &c.global_store_requests, &c.global_store_sectors, &c.global_bytes_read, &c.global_bytes_written,
-                    &c.global_atomics, &c.global_pages, &c.shared_load_requests, &c.shared_store_requests,
-                    &c.shared_wavefronts, &c.shared_bank_conflicts, &c.partial_requests, &c.warp_syncs,
-                    &c.global_load_wasted_sectors, &c.global_store_wasted_sectors, &c.global_reloaded_bytes,
-                    &c.static_shared_bytes})
-        f(*p);
-}
+// The counters travel as kLaunchCounterFields lists them; a new counter
+// changes the bytes, so it comes with a new wire::kVersion.
+static_assert(emu::kLaunchCounterCount == 22, "a new launch counter changes the wire format: bump wire::kVersion, then this count");
 
 void write_event(wire::Writer& w, const emu::AccessEvent& e) {
     w.i64(static_cast<int64_t>(e.block));
@@ -178,8 +171,7 @@ void write_launch(wire::Writer& w, const emu::LaunchReport& L, size_t events) {
     write_dim3(w, L.block);
     w.i64(static_cast<int64_t>(L.dynamic_shared_bytes));
     write_fault(w, L.fault);
-    emu::LaunchCounters c = L.counters;
-    each_counter(c, [&](int64_t& v) { w.i64(v); });
+    emu::for_each_counter(L.counters, [&](const char*, int64_t v) { w.i64(v); });
     w.u32(static_cast<uint32_t>(events));
     for (size_t i = 0; i < events; ++i) write_event(w, L.trace[i]);
     w.u8(L.trace_truncated || events < L.trace.size());
@@ -191,7 +183,7 @@ DecodeError read_launch(wire::Reader& r, emu::LaunchReport& L, uint32_t& events_
     L.dynamic_shared_bytes = static_cast<uint64_t>(smem);
     if (DecodeError e = read_fault(r, L.fault); e != DecodeError::None) return e;
     bool ok = true;
-    each_counter(L.counters, [&](int64_t& v) { ok = ok && r.i64(v); });
+    emu::for_each_counter(L.counters, [&](const char*, int64_t& v) { ok = ok && r.i64(v); });
     uint32_t nevents = 0;
     if (!ok || !r.u32(nevents)) return DecodeError::Truncated;
     if (nevents > events_left) return DecodeError::TooManyRecords;

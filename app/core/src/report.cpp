@@ -436,12 +436,19 @@ nlohmann::json value_json(const Value& v) {
 
 namespace {
 
+// Every counter of a launch, and the two averages the coalescing rules judge.
+nlohmann::json launch_counters_json(const emu::LaunchCounters& counters) {
+    nlohmann::json j = {{"sectors_per_load_request", counters.sectors_per_load_request()},
+                        {"sectors_per_store_request", counters.sectors_per_store_request()}};
+    emu::for_each_counter(counters, [&](const char* name, int64_t value) { j[name] = value; });
+    return j;
+}
+
 // A CUDA program's case: its launches (shape, fault, the counters the rules
 // and the Kernel view read) and what the verdict named.
 nlohmann::json learner_kernel_json(const CaseOutcome& c) {
     nlohmann::json launches = nlohmann::json::array();
     for (const emu::LaunchReport& L : c.launches) {
-        const emu::LaunchCounters& k = L.counters;
         nlohmann::json lj = {{"kernel", L.kernel},
                              {"grid", {L.grid.x, L.grid.y, L.grid.z}},
                              {"block", {L.block.x, L.block.y, L.block.z}},
@@ -451,16 +458,7 @@ nlohmann::json learner_kernel_json(const CaseOutcome& c) {
                                                                                   {"block", {L.fault.block.x, L.fault.block.y, L.fault.block.z}},
                                                                                   {"thread", {L.fault.thread.x, L.fault.thread.y, L.fault.thread.z}},
                                                                                   {"line", L.fault.line}})},
-                             {"counters", {{"sectors_per_load_request", k.sectors_per_load_request()},
-                                           {"sectors_per_store_request", k.sectors_per_store_request()},
-                                           {"global_load_requests", k.global_load_requests},
-                                           {"shared_bank_conflicts", k.shared_bank_conflicts},
-                                           {"barriers", k.barriers},
-                                           {"global_pages", k.global_pages},
-                                           {"global_load_wasted_sectors", k.global_load_wasted_sectors},
-                                           {"global_store_wasted_sectors", k.global_store_wasted_sectors},
-                                           {"global_reloaded_bytes", k.global_reloaded_bytes},
-                                           {"static_shared_bytes", k.static_shared_bytes}}}};
+                             {"counters", launch_counters_json(L.counters)}};
         launches.push_back(std::move(lj));
     }
     nlohmann::json j = {{"launches", launches}, {"unwritten", c.unwritten_count}};

@@ -14,6 +14,7 @@
 // Counters are structural (exact, independent of any hardware model) and use
 // Nsight Compute's vocabulary (sectors per request, bank conflicts).
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -160,29 +161,72 @@ struct LaunchCounters {
     void add(const LaunchCounters& o);  // inline below: summing needs no emulator
 };
 
+// How two launches' (or blocks') values of a counter combine: most are sums;
+// a per-block size is the largest seen, never a sum.
+enum class CounterCombine { Sum, Max };
+
+struct LaunchCounterField {
+    const char* name;  // the JSON key (attnlab check --json)
+    int64_t LaunchCounters::*member;
+    CounterCombine combine;
+};
+
+// Every counter, written once: add(), the sandbox's wire protocol and the
+// JSON report all walk this list. Its order is the wire order: append only
+// (app/common/src/protocol.cpp pins the count it was written for).
+inline constexpr LaunchCounterField kLaunchCounterFields[] = {
+    {"blocks", &LaunchCounters::blocks, CounterCombine::Sum},
+    {"threads", &LaunchCounters::threads, CounterCombine::Sum},
+    {"warps", &LaunchCounters::warps, CounterCombine::Sum},
+    {"barriers", &LaunchCounters::barriers, CounterCombine::Sum},
+    {"global_load_requests", &LaunchCounters::global_load_requests, CounterCombine::Sum},
+    {"global_load_sectors", &LaunchCounters::global_load_sectors, CounterCombine::Sum},
+    {"global_store_requests", &LaunchCounters::global_store_requests, CounterCombine::Sum},
+    {"global_store_sectors", &LaunchCounters::global_store_sectors, CounterCombine::Sum},
+    {"global_bytes_read", &LaunchCounters::global_bytes_read, CounterCombine::Sum},
+    {"global_bytes_written", &LaunchCounters::global_bytes_written, CounterCombine::Sum},
+    {"global_atomics", &LaunchCounters::global_atomics, CounterCombine::Sum},
+    {"global_pages", &LaunchCounters::global_pages, CounterCombine::Sum},
+    {"shared_load_requests", &LaunchCounters::shared_load_requests, CounterCombine::Sum},
+    {"shared_store_requests", &LaunchCounters::shared_store_requests, CounterCombine::Sum},
+    {"shared_wavefronts", &LaunchCounters::shared_wavefronts, CounterCombine::Sum},
+    {"shared_bank_conflicts", &LaunchCounters::shared_bank_conflicts, CounterCombine::Sum},
+    {"partial_requests", &LaunchCounters::partial_requests, CounterCombine::Sum},
+    {"warp_syncs", &LaunchCounters::warp_syncs, CounterCombine::Sum},
+    {"global_load_wasted_sectors", &LaunchCounters::global_load_wasted_sectors, CounterCombine::Sum},
+    {"global_store_wasted_sectors", &LaunchCounters::global_store_wasted_sectors, CounterCombine::Sum},
+    {"global_reloaded_bytes", &LaunchCounters::global_reloaded_bytes, CounterCombine::Sum},
+    {"static_shared_bytes", &LaunchCounters::static_shared_bytes, CounterCombine::Max},  // per block
+};
+inline constexpr size_t kLaunchCounterCount = sizeof(kLaunchCounterFields) / sizeof(kLaunchCounterFields[0]);
+
+namespace detail {
+// No member listed twice: with the size check below, every member is listed.
+constexpr bool launch_counter_fields_distinct() {
+    for (size_t i = 0; i < kLaunchCounterCount; ++i)
+        for (size_t j = i + 1; j < kLaunchCounterCount; ++j)
+            if (kLaunchCounterFields[i].member == kLaunchCounterFields[j].member) return false;
+    return true;
+}
+}  // namespace detail
+
+static_assert(kLaunchCounterCount * sizeof(int64_t) == sizeof(LaunchCounters),
+              "a LaunchCounters field is missing from kLaunchCounterFields (add it at the end of the list)");
+static_assert(detail::launch_counter_fields_distinct(), "a LaunchCounters field is listed twice in kLaunchCounterFields");
+
+// Hands f(name, value) every counter, in wire order; `Counters` is
+// LaunchCounters or const LaunchCounters, and value a reference to match.
+template <class Counters, class F>
+void for_each_counter(Counters& counters, F&& f) {
+    for (const LaunchCounterField& field : kLaunchCounterFields) f(field.name, counters.*field.member);
+}
+
 inline void LaunchCounters::add(const LaunchCounters& o) {
-    blocks += o.blocks;
-    threads += o.threads;
-    warps += o.warps;
-    barriers += o.barriers;
-    global_load_requests += o.global_load_requests;
-    global_load_sectors += o.global_load_sectors;
-    global_store_requests += o.global_store_requests;
-    global_store_sectors += o.global_store_sectors;
-    global_bytes_read += o.global_bytes_read;
-    global_bytes_written += o.global_bytes_written;
-    global_atomics += o.global_atomics;
-    global_pages += o.global_pages;
-    shared_load_requests += o.shared_load_requests;
-    shared_store_requests += o.shared_store_requests;
-    shared_wavefronts += o.shared_wavefronts;
-    shared_bank_conflicts += o.shared_bank_conflicts;
-    partial_requests += o.partial_requests;
-    warp_syncs += o.warp_syncs;
-    global_load_wasted_sectors += o.global_load_wasted_sectors;
-    global_store_wasted_sectors += o.global_store_wasted_sectors;
-    global_reloaded_bytes += o.global_reloaded_bytes;
-    static_shared_bytes = std::max(static_shared_bytes, o.static_shared_bytes);  // per block, not a sum
+    for (const LaunchCounterField& field : kLaunchCounterFields) {
+        int64_t& mine = this->*field.member;
+        const int64_t theirs = o.*field.member;
+        mine = field.combine == CounterCombine::Max ? std::max(mine, theirs) : mine + theirs;
+    }
 }
 
 
