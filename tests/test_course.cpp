@@ -454,6 +454,66 @@ TEST_CASE("a broken manifest throws") {
     }
 }
 
+// ---- the course format --------------------------------------------------------
+
+namespace {
+
+// load_course must refuse the course with a CourseError on manifest.json's `field`.
+std::string manifest_error(const CourseCopy& course, const std::string& field) {
+    try {
+        load_course(course.dir());
+    } catch (const CourseError& e) {
+        CHECK(e.file().filename() == "manifest.json");
+        CHECK(e.field() == field);
+        return e.what();
+    }
+    FAIL("load_course accepted the manifest");
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("format_version: read, and a newer or missing one refuses the course with a clear problem") {
+    SUBCASE("the current format loads") {
+        CourseCopy course;
+        CHECK(load_course(course.dir()).format_version == kCourseFormatVersion);
+    }
+    SUBCASE("a newer format: this build says it is too old") {
+        CourseCopy course;
+        course.edit_json("manifest.json", [](json& j) { j["format_version"] = kCourseFormatVersion + 1; });
+        const std::string what = manifest_error(course, "format_version");
+        CAPTURE(what);
+        CHECK(contains(what, "this course needs a newer attnlab: format " + std::to_string(kCourseFormatVersion + 1) +
+                                 ", this build reads up to " + std::to_string(kCourseFormatVersion)));
+    }
+    SUBCASE("missing") {
+        CourseCopy course;
+        course.edit_json("manifest.json", [](json& j) { j.erase("format_version"); });
+        const std::string what = manifest_error(course, "format_version");
+        CAPTURE(what);
+        CHECK(contains(what, "is missing"));
+    }
+    SUBCASE("not a positive integer") {
+        for (const json& bad : {json("1"), json(0), json(1.5)}) {
+            CourseCopy course;
+            course.edit_json("manifest.json", [&](json& j) { j["format_version"] = bad; });
+            CHECK(contains(manifest_error(course, "format_version"), "positive integer"));
+        }
+    }
+    SUBCASE("the old key \"version\" still reads, for one release") {
+        CourseCopy course;
+        course.edit_json("manifest.json", [](json& j) {
+            j.erase("format_version");
+            j["version"] = 1;
+        });
+        const Course c = load_course(course.dir());
+        CHECK(c.problems.empty());
+        CHECK(c.format_version == 1);
+        course.edit_json("manifest.json", [](json& j) { j["version"] = kCourseFormatVersion + 1; });
+        CHECK(contains(manifest_error(course, "version"), "needs a newer attnlab"));
+    }
+}
+
 // ---- tensor literals --------------------------------------------------------
 
 TEST_CASE("tensor literal: nested arrays") {

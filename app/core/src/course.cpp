@@ -439,11 +439,31 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
     return ex;
 }
 
+namespace {
+
+// "format_version": the course format the manifest is written in. Before it
+// had a meaning it was spelled "version" (always 1), still read for one
+// release so that a course written then keeps loading.
+int read_format_version(const JsonFile& f, const json& root) {
+    if (!root.is_object()) f.fail("", "expected an object with format_version, topics and exercises");
+    const char* key = root.contains("format_version") ? "format_version" : root.contains("version") ? "version" : nullptr;
+    const std::string supported = "this build reads up to " + std::to_string(kCourseFormatVersion);
+    if (!key) f.fail("format_version", "is missing: the course format the manifest is written in (" + supported + ")");
+    const json& v = root[key];
+    if (!v.is_number_integer() || v.get<int64_t>() < 1) f.fail(key, "expected a positive integer (the course format; " + supported + ")");
+    if (v.get<int64_t>() > kCourseFormatVersion)
+        f.fail(key, "this course needs a newer attnlab: format " + std::to_string(v.get<int64_t>()) + ", " + supported);
+    return static_cast<int>(v.get<int64_t>());
+}
+
+}  // namespace
+
 Course load_course(const fs::path& dir) {
     Course course;
     course.dir = dir;
     JsonFile f(dir / "manifest.json");
     const json& root = f.root();
+    course.format_version = read_format_version(f, root);
     if (root.contains("topics")) {
         const json& t = root["topics"];
         if (!t.is_object()) f.fail("topics", "expected an object of topic id → {en, id}");

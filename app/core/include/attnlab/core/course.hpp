@@ -147,8 +147,13 @@ private:
     std::string field_;
 };
 
+// The newest course format this build reads (manifest.json "format_version").
+// A course in a newer format is refused whole rather than half understood.
+inline constexpr int kCourseFormatVersion = 1;
+
 struct Course {
     fs::path dir;
+    int format_version = 0;                // manifest.json "format_version"
     std::map<std::string, LocalizedText> topics;
     std::vector<Exercise> exercises;       // manifest order, only those that loaded
     std::vector<std::string> problems;     // one message per exercise that did not load
@@ -157,7 +162,8 @@ struct Course {
     std::string topic_label(const std::string& topic, Lang lang) const;
 };
 
-// Loads the manifest and every exercise. A broken manifest throws CourseError;
+// Loads the manifest and every exercise. A broken manifest (or one without a
+// format_version, or newer than kCourseFormatVersion) throws CourseError;
 // a broken exercise is left out and described in Course::problems, so one bad
 // folder never takes the rest of the course down.
 Course load_course(const fs::path& dir);
