@@ -788,6 +788,21 @@ TEST_CASE("dev check") {
         CHECK(contains(j["problems"][0].get<std::string>(), "fixture not_right.cpp should give pass"));
         CHECK(j["exercises"][0]["fixtures"][0]["ok"] == false);
     }
+    SUBCASE("an unlisted exercise folder and an unlisted wrong/ file fail dev check, by name") {
+        TempDir tmp;
+        const fs::path course = tmp.path() / "course";
+        fs::copy(kFixtureCourse, course, fs::copy_options::recursive);
+        fs::copy(course / "mini-split", course / "mini-stray", fs::copy_options::recursive);
+        fs::create_directories(course / "mini-split" / "wrong");
+        fs::copy_file(course / "mini-split" / "starter.cpp", course / "mini-split" / "wrong" / "forgotten.cpp");
+        const Result r = cli.run({"dev", "check", "--course", course.string()});
+        INFO(r);
+        CHECK(r.code == 1);
+        CHECK(contains(r.out, "mini-stray/: an exercise folder that manifest.json does not list"));
+        CHECK(contains(r.out, "wrong/forgotten.cpp is not one of exercise.json's \"fixtures\""));
+        const json j = cli.run_json({"dev", "check", "--json", "--course", course.string()}, 1);
+        CHECK(j["problems"].size() == 2);
+    }
 }
 
 TEST_CASE("watch re-checks when the file is saved and stops on Ctrl+C") {

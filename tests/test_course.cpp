@@ -4,6 +4,7 @@
 // into a temporary folder and editing one file.
 #include "attnlab/core/case_inputs.hpp"
 #include "attnlab/core/course.hpp"
+#include "attnlab/core/course_check.hpp"
 #include "attnlab/core/util.hpp"
 
 #include <doctest/doctest.h>
@@ -511,6 +512,61 @@ TEST_CASE("format_version: read, and a newer or missing one refuses the course w
         CHECK(c.format_version == 1);
         course.edit_json("manifest.json", [](json& j) { j["version"] = kCourseFormatVersion + 1; });
         CHECK(contains(manifest_error(course, "version"), "needs a newer attnlab"));
+    }
+}
+
+// ---- nothing unlisted (dev check) -------------------------------------------
+
+TEST_CASE("an exercise folder the manifest does not list is a problem; a folder without exercise.json is not") {
+    CourseCopy course;
+    fs::create_directories(course.file("stray"));
+    course.write_text("stray/exercise.json", "{}");
+    fs::create_directories(course.file("mistakes"));
+    course.write_text("mistakes/some_mistake.json", "{}");
+    fs::create_directories(course.file("notes"));
+    const std::vector<std::string> problems = listing_problems(load_course(course.dir()));
+    REQUIRE(problems.size() == 1);
+    CHECK(contains(problems[0], "stray/"));
+    CHECK(contains(problems[0], "manifest.json does not list"));
+}
+
+TEST_CASE("a listed exercise that fails to load is not reported as unlisted") {
+    CourseCopy course;
+    fs::remove(course.file("mini-merge/solution.cpp"));
+    const Course c = load_course(course.dir());
+    REQUIRE(c.problems.size() == 1);
+    CHECK(listing_problems(c).empty());
+}
+
+TEST_CASE("files in wrong/ and right/ that exercise.json's fixtures do not list are problems; probes/ is not checked") {
+    CourseCopy course;
+    for (const char* file : {"wrong/listed.cpp", "wrong/nested/unlisted.cpp", "right/unlisted.cpp", "right/listed.cpp", "probes/probe.cpp"}) {
+        fs::create_directories(course.file(std::string("mini-split/") + file).parent_path());
+        course.write_text(std::string("mini-split/") + file, "// a fixture\n");
+    }
+    course.edit_json("mini-split/exercise.json", [](json& j) {
+        j["fixtures"] = json::array({{{"file", "wrong/listed.cpp"}, {"expect", "wrong_answer"}},
+                                     {{"file", "./right/listed.cpp"}, {"expect", "pass"}}});
+    });
+    const Course c = load_course(course.dir());
+    REQUIRE(c.problems.empty());
+    const std::vector<std::string> problems = listing_problems(c);
+    CAPTURE(problems);
+    REQUIRE(problems.size() == 2);
+    CHECK(contains(problems[0], "mini-split: right/unlisted.cpp is not one of exercise.json's \"fixtures\""));
+    CHECK(contains(problems[1], "mini-split: wrong/nested/unlisted.cpp"));
+}
+
+TEST_CASE("the shipped course and every fixture course list every exercise folder and fixture file") {
+    const fs::path root = fs::path(ATTNLAB_TEST_FIXTURES);
+    for (const fs::path& dir : {root.parent_path().parent_path() / "exercises", root / "course", root / "cuda-course", kValidCourse}) {
+        CAPTURE(dir);
+        const Course c = load_course(dir);
+        CHECK(c.problems.empty());
+        CHECK(c.format_version == kCourseFormatVersion);
+        const std::vector<std::string> problems = listing_problems(c);
+        CAPTURE(problems);
+        CHECK(problems.empty());
     }
 }
 

@@ -517,7 +517,7 @@ int cmd_dev(Context& ctx) {
                     ec.solution_verdict.c_str(), fixtures_ok, ec.fixtures.size(), ec.ok() ? "ok" : "FAIL");
         for (const auto& m : ec.problems) std::printf("    %s\n", m.c_str());
     }
-    for (const auto& p : ctx.lab->course().problems) std::printf("! %s\n", p.c_str());
+    for (const auto& p : check.course_problems) std::printf("! %s\n", p.c_str());
     std::cout << (check.ok() ? ctx.t("cli.dev.ok", {{"count", std::to_string(ctx.lab->course().exercises.size())}})
                              : ctx.t("cli.dev.fail", {{"count", std::to_string(check.problems.size())}}))
               << "\n";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
+#include <set>
 
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/workspace.hpp"
@@ -62,6 +63,42 @@ std::vector<std::pair<std::string, std::string>> indonesian_texts(const Exercise
     return texts;
 }
 
+// The manifest lists every exercise that loaded and every one that broke.
+bool manifest_lists(const Course& course, const std::string& id) {
+    return course.find(id) != nullptr || course.broken.count(id) != 0;
+}
+
+std::vector<std::string> unlisted_exercise_folders(const Course& course) {
+    std::vector<std::string> problems;
+    std::error_code ec;
+    for (const fs::directory_entry& entry : fs::directory_iterator(course.dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (entry.is_directory(ec) && fs::is_regular_file(entry.path() / "exercise.json", ec) && !manifest_lists(course, name))
+            problems.push_back(name + "/: an exercise folder that manifest.json does not list (add it to \"exercises\", or remove the folder)");
+    }
+    std::sort(problems.begin(), problems.end());  // directory order is the file system's
+    return problems;
+}
+
+// Only wrong/ and right/ hold fixtures; probes/ and the like are read by tests, not by dev check.
+std::vector<std::string> unlisted_fixture_files(const Exercise& e) {
+    std::set<fs::path> listed;
+    for (const Fixture& f : e.fixtures) listed.insert(f.file.lexically_normal());
+    std::vector<std::string> problems;
+    for (const char* folder : {"wrong", "right"}) {
+        std::error_code ec;
+        for (fs::recursive_directory_iterator it(e.dir / folder, ec), end; !ec && it != end; it.increment(ec)) {
+            if (!it->is_regular_file(ec)) continue;
+            const fs::path file = it->path().lexically_relative(e.dir).lexically_normal();
+            if (!listed.count(file))
+                problems.push_back(file.generic_string() +
+                                   " is not one of exercise.json's \"fixtures\" (list it with what a check must say, or remove it)");
+        }
+    }
+    std::sort(problems.begin(), problems.end());
+    return problems;
+}
+
 std::string fixture_problem(const FixtureCheck& fc) {
     std::string got = fc.verdict + (fc.mistake.empty() ? "" : " (mistake " + fc.mistake + ")") +
                       (fc.cause.empty() ? "" : " (cause " + fc.cause + ")");
@@ -87,6 +124,13 @@ std::vector<std::string> glossary_problems(const std::string& indonesian_text) {
     std::vector<std::string> problems;
     for (const Rule& r : rules)
         if (std::regex_search(prose, r.pattern)) problems.push_back(r.problem);
+    return problems;
+}
+
+std::vector<std::string> listing_problems(const Course& course) {
+    std::vector<std::string> problems = unlisted_exercise_folders(course);
+    for (const Exercise& e : course.exercises)
+        for (const std::string& p : unlisted_fixture_files(e)) problems.push_back(e.id + ": " + p);
     return problems;
 }
 
@@ -121,12 +165,14 @@ ExerciseCheck check_exercise(Runner& runner, const Exercise& e) {
         ec.fixtures.push_back(check_fixture(runner, e, f));
         if (!ec.fixtures.back().ok) ec.problems.push_back(fixture_problem(ec.fixtures.back()));
     }
+    for (std::string& p : unlisted_fixture_files(e)) ec.problems.push_back(std::move(p));
     return ec;
 }
 
 CourseCheck check_course(Runner& runner, const Course& course) {
     CourseCheck cc;
-    cc.problems = course.problems;
+    cc.course_problems = course.problems;
+    for (std::string& p : unlisted_exercise_folders(course)) cc.course_problems.push_back(std::move(p));
     const auto states_convention = [](const Exercise& e) {
         return e.statement.get(Lang::Id).find(kDecimalConventionMarker) != std::string::npos;
     };
@@ -145,8 +191,9 @@ CourseCheck check_course(Runner& runner, const Course& course) {
     };
     const bool needed = std::any_of(course.exercises.begin(), course.exercises.end(), has_decimals);
     if (statements > 1 || (needed && statements != 1))
-        cc.problems.push_back("the Indonesian decimal convention ('" + std::string(kDecimalConventionMarker) +
+        cc.course_problems.push_back("the Indonesian decimal convention ('" + std::string(kDecimalConventionMarker) +
                               "') must be stated in exactly one statement, found " + std::to_string(statements));
+    cc.problems = cc.course_problems;
     for (const Exercise& e : course.exercises) {
         cc.exercises.push_back(check_exercise(runner, e));
         for (const std::string& p : cc.exercises.back().problems) cc.problems.push_back(e.id + ": " + p);

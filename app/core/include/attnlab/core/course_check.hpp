@@ -7,7 +7,10 @@
 //    fixture, a correct alternative, must pass with nothing flagged);
 //  - returns.dims names every axis of the reference's output;
 //  - every Indonesian text keeps the glossary (glossary_problems), and the
-//    decimal convention is stated exactly once in the course.
+//    decimal convention is stated exactly once in the course;
+//  - nothing lies in the course unlisted (listing_problems): every exercise
+//    folder is in the manifest, every file of an exercise's wrong/ and right/
+//    is one of its "fixtures" (a fixture no check runs silently rots).
 #include <string>
 #include <vector>
 
@@ -36,7 +39,8 @@ struct ExerciseCheck {
 
 struct CourseCheck {
     std::vector<ExerciseCheck> exercises;
-    std::vector<std::string> problems;  // the loader's, then every exercise's, prefixed with its id
+    std::vector<std::string> course_problems;  // the loader's and the course-wide rules' (unlisted folders, …)
+    std::vector<std::string> problems;         // course_problems, then every exercise's, prefixed with its id
     bool ok() const { return problems.empty(); }
 };
 
@@ -48,6 +52,12 @@ struct CourseCheck {
 std::vector<std::string> glossary_problems(const std::string& indonesian_text);
 // The marker of the one place that states the decimal convention.
 inline constexpr const char* kDecimalConventionMarker = "titik desimal";
+
+// Exercise folders (those with an exercise.json) that manifest.json does not
+// list, and files in a loaded exercise's wrong/ and right/ that its
+// exercise.json "fixtures" do not list. Other folders (mistakes/) and other
+// files (probes/) are not fixtures. English problems, as for check_course.
+std::vector<std::string> listing_problems(const Course& course);
 
 ExerciseCheck check_exercise(Runner& runner, const Exercise& exercise);
 CourseCheck check_course(Runner& runner, const Course& course);
