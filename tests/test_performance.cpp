@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "attnlab/core/check_result.hpp"
+#include "attnlab/core/course.hpp"
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/performance.hpp"
 #include "attnlab/reference/registry.hpp"
@@ -190,6 +192,37 @@ TEST_CASE("the report in words, both languages: numbers formatted, no raw ids, t
     }
     CHECK(format_seconds(3.25e-6, Lang::En) == "3.25 \xC2\xB5s");
     CHECK(format_seconds(1.5e-3, Lang::Id) == "1,50 ms");
+}
+
+TEST_CASE("a GPU's measured time of the reported case joins the estimates, in both languages") {
+    Exercise ex;
+    ex.runtime = Runtime::Cuda;
+    ex.cases.resize(2);
+    ex.cases[0].args = {tensor({2, 4})};
+    ex.cases[1].args = {tensor({64, 64})};  // the larger case: the one the report is of
+    CheckResult r;
+    r.cases.resize(2);
+    for (CaseOutcome& c : r.cases) {
+        c.launches = {launch("k", 4, 64, 100, 10)};
+        c.expected = tensor({2});
+    }
+    REQUIRE(check_performance(r, ex));
+    CHECK(check_performance(r, ex)->case_index == 1);
+    CHECK_FALSE(check_performance(r, ex)->measured_seconds);  // no GPU ran it
+
+    GpuSummary gpu;
+    gpu.device = "NVIDIA H200";
+    gpu.device_time_ns = {5'000, 1'250'000};
+    r.gpu = gpu;
+    const std::optional<Performance> p = check_performance(r, ex);
+    REQUIRE(p);
+    REQUIRE(p->measured_seconds);
+    CHECK(*p->measured_seconds == doctest::Approx(1.25e-3));  // case 1's, not case 0's
+    CHECK(contains(describe_performance(*p, Lang::En), "Measured on NVIDIA H200: 1.25 ms"));
+    CHECK(contains(describe_performance(*p, Lang::Id), "Terukur di NVIDIA H200: 1,25 ms"));
+
+    r.gpu->device_time_ns = {5'000, -1};  // that case's events failed: nothing shown
+    CHECK_FALSE(check_performance(r, ex)->measured_seconds);
 }
 
 TEST_CASE("attnlab's own attention kernels v1 and v2 as reference points: their counters and the op's FLOPs") {

@@ -222,6 +222,7 @@ CaseReport kernel_report() {
     r.kernel.launches = {first, second};
     r.kernel.unwritten_count = 2;
     r.kernel.host_set_count = 1;
+    r.kernel.device_time_ns = 1'250'000;
     r.kernel.first_unwritten = 9;
     return r;
 }
@@ -262,6 +263,7 @@ TEST_CASE("a CUDA case's launches, faults and trace round-trip") {
     CHECK(b.fault.detail == "why");
     CHECK(back.kernel.unwritten_count == 2);
     CHECK(back.kernel.host_set_count == 1);
+    CHECK(back.kernel.device_time_ns == 1'250'000);
     CHECK(back.kernel.first_unwritten == 9);
     // A C++ case carries no kernel section.
     CaseReport plain;

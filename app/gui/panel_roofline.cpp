@@ -176,6 +176,10 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
                                                            {"time", format_seconds(p.estimate.seconds, lang)},
                                                            {"bound", ui.t(std::string("perf.bound.") + perf_bound_code(p.estimate.bound))}})
                                       .c_str());
+    if (perf->measured_seconds)  // a GPU ran the same file: its own time beside the estimates
+        ImGui::TextWrapped("%s", ui.t("perf.measured", {{"device", perf->measured_device},
+                                                        {"time", format_seconds(*perf->measured_seconds, lang)}})
+                                     .c_str());
     const std::map<std::string, std::string> dims = {{"B", std::to_string(refs.B)}, {"H", std::to_string(refs.H)},
                                                      {"T", std::to_string(refs.T)}, {"hd", std::to_string(refs.hd)}};
     ImGui::TextDisabled("%s", ui.t(refs.ready ? "gui.roofline.reference_shape" : "gui.roofline.computing", dims).c_str());

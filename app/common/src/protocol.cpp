@@ -209,6 +209,7 @@ void write_kernel_data(wire::Writer& w, const KernelCaseData& k) {
     w.i64(k.unwritten_count);
     w.i64(k.first_unwritten);
     w.i64(k.host_set_count);
+    w.i64(k.device_time_ns);
     w.i64(k.leaked_buffers);
     w.i64(k.leaked_bytes);
     w.str(k.first_leak_name);
@@ -223,7 +224,7 @@ DecodeError read_kernel_data(wire::Reader& r, KernelCaseData& k) {
     uint32_t events_left = ProtocolLimits::max_trace_events;
     for (emu::LaunchReport& L : k.launches)
         if (DecodeError e = read_launch(r, L, events_left); e != DecodeError::None) return e;
-    if (!r.i64(k.unwritten_count) || !r.i64(k.first_unwritten) || !r.i64(k.host_set_count) || !r.i64(k.leaked_buffers) || !r.i64(k.leaked_bytes) ||
+    if (!r.i64(k.unwritten_count) || !r.i64(k.first_unwritten) || !r.i64(k.host_set_count) || !r.i64(k.device_time_ns) || !r.i64(k.leaked_buffers) || !r.i64(k.leaked_bytes) ||
         !r.str(k.first_leak_name) || !read_small_int(r, k.first_leak_line))
         return DecodeError::Truncated;
     return DecodeError::None;

@@ -605,7 +605,7 @@ const Entry kMessages[] = {
     {"perf.bound.too_few_blocks", "too few blocks to fill the GPU", "blok terlalu sedikit untuk mengisi GPU"},
     {"perf.fill", "(the grid fills {percent}% of its resident block slots)",
      "(grid-nya mengisi {percent}% slot blok yang bisa berjalan bersamaan)"},
-    {"perf.measured", "Measured on {device}: {time}.", "Terukur di {device}: {time}."},
+    {"perf.measured", "Measured on {device}: {time} (CUDA events around your function, this case).", "Terukur di {device}: {time} (event CUDA di sekitar fungsimu, kasus ini)."},
     {"perf.assumptions",
      "Assumptions: an estimate, not a measurement. time = max(bytes / bandwidth, FLOPs / FP32 peak) / fill, with bytes = "
      "DRAM sectors x 32 as the emulator counts them (no cache reuse beyond a sector), FLOPs the operation's (shared among "

@@ -133,6 +133,11 @@ std::optional<Performance> check_performance(const CheckResult& r, const Exercis
     if (const reference::Op* op = reference::find_op(ex.reference)) flops = reference::op_flops(*op, case_inputs(ex, ex.cases[best]));
     Performance p = launches_performance(r.cases[best].launches, best_min * 32, flops, r.resources.get());
     p.case_index = best;
+    // Where a GPU ran the same file: its own time of that case, beside the estimates.
+    if (r.gpu && static_cast<size_t>(best) < r.gpu->device_time_ns.size() && r.gpu->device_time_ns[static_cast<size_t>(best)] >= 0) {
+        p.measured_seconds = static_cast<double>(r.gpu->device_time_ns[static_cast<size_t>(best)]) * 1e-9;
+        p.measured_device = r.gpu->device;
+    }
     return p;
 }
 

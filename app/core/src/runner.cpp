@@ -417,6 +417,7 @@ std::string usable_gpu(const Toolchain& toolchain) {
 // a CUDA error or unwritten output), into the summary.
 void add_gpu_case(const Exercise& ex, protocol::CaseReport& rec, const CaseOutcome& reference_side, GpuSummary& gpu) {
     ++gpu.cases;
+    if (rec.index < gpu.device_time_ns.size()) gpu.device_time_ns[rec.index] = rec.kernel.device_time_ns;
     Verdict verdict = Verdict::RuntimeError;
     std::string cause;
     if (rec.status == protocol::CaseStatus::Ok) {
@@ -447,6 +448,7 @@ void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std
     if (device.empty()) return;
     GpuSummary gpu;
     gpu.device = device;
+    gpu.device_time_ns.assign(ex.cases.size(), -1);
     const CompileOutput co = compiler_.compile_gpu(ex, source, display_name, "native", control.cancel);
     gpu.compile_ms = co.ms;
     if (co.cancelled) return;

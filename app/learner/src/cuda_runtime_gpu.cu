@@ -110,11 +110,45 @@ bool output_at_exit(Slot& output) {
     output = finish_output(*current_output);
     return true;
 }
+
+// The learner's function timed with CUDA events (the device's own clock, so
+// host-side overheads stay out): recorded on the legacy default stream, which
+// waits for the learner's blocking streams too, when the function starts and
+// when its output is collected.
+struct CaseTimer {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    bool started = false;
+    CaseTimer() {
+        if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) start = stop = nullptr;
+    }
+};
+
+CaseTimer& case_timer() {
+    static CaseTimer timer;
+    return timer;
+}
+
+void start_timing() {
+    CaseTimer& t = case_timer();
+    t.started = t.start && cudaEventRecord(t.start) == cudaSuccess;
+}
+
+int64_t stop_timing() {
+    CaseTimer& t = case_timer();
+    if (!t.started || cudaEventRecord(t.stop) != cudaSuccess || cudaEventSynchronize(t.stop) != cudaSuccess) return -1;
+    float ms = 0;
+    t.started = false;
+    return cudaEventElapsedTime(&ms, t.start, t.stop) == cudaSuccess ? static_cast<int64_t>(double(ms) * 1e6) : -1;
+}
 }  // namespace
 
-void set_current_output(const DeviceTensor* out) { current_output = out; }
+void set_current_output(const DeviceTensor* out) {
+    current_output = out;
+    if (out) start_timing();
+}
 
 Slot finish_output(const DeviceTensor& out) {
+    const int64_t device_ns = stop_timing();
     cudaError_t error = cudaDeviceSynchronize();
     if (error == cudaSuccess) error = cudaGetLastError();
     if (error != cudaSuccess) note_cuda_error(error);
@@ -124,6 +158,7 @@ Slot finish_output(const DeviceTensor& out) {
         cudaMemcpy(host.data(), out.data(), host.size() * sizeof(float), cudaMemcpyDeviceToHost);
     if (error == cudaSuccess) std::memcpy(bits.data(), host.data(), host.size() * sizeof(float));
     protocol::KernelCaseData& data = case_data();
+    if (error == cudaSuccess) data.device_time_ns = device_ns;
     for (size_t i = 0; i < bits.size(); ++i)
         if (bits[i] == kUnwritten && data.unwritten_count++ == 0) data.first_unwritten = static_cast<int64_t>(i);
     Slot s;

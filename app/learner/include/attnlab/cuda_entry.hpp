@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <tuple>
 #include <vector>
 
 #include "attnlab/entry.hpp"
@@ -50,9 +51,12 @@ template <class T> T cuda_argument(const std::vector<Slot>& args, int i) {
 template <class... A, size_t... I>
 Slot invoke_cuda(void (*f)(DeviceTensor&, A...), const std::vector<Slot>& args, std::index_sequence<I...>) {
     DeviceTensor out = device_output(args);
+    // The inputs are on the device before the learner's function starts: on a
+    // GPU, set_current_output also starts the case's measured time.
+    std::tuple<std::decay_t<A>...> inputs{cuda_argument<std::decay_t<A>>(args, static_cast<int>(I) + 1)...};
     set_current_output(&out);
     try {
-        f(out, cuda_argument<std::decay_t<A>>(args, static_cast<int>(I) + 1)...);
+        f(out, std::get<I>(inputs)...);
     } catch (const std::exception&) {
         // `if (cudaGetLastError() != cudaSuccess) throw ...` after a failed
         // launch: the fault is the news, and finish_output reports it.

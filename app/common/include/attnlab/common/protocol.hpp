@@ -88,6 +88,7 @@ struct KernelCaseData {
     int64_t unwritten_count = 0;     // output elements never written
     int64_t first_unwritten = -1;    // row-major index of the first one (-1: none)
     int64_t host_set_count = 0;      // of those, set by the host instead (cudaMemset, cudaMemcpy)
+    int64_t device_time_ns = -1;     // on a GPU: the learner's function, CUDA events around it (-1: not measured)
     // cudaMalloc'd buffers the host function never freed (compute-sanitizer's leak check)
     int64_t leaked_buffers = 0, leaked_bytes = 0;
     std::string first_leak_name;     // the first one's name ("cudaMalloc at line 40")

@@ -140,6 +140,7 @@ struct GpuSummary {
     double max_abs_error = 0;      // over the cases that returned values
     std::string detail;            // nvcc's first error, the CUDA error, or how the process ended
     double compile_ms = 0, run_ms = 0;
+    std::vector<int64_t> device_time_ns;  // per case index: the learner's function on the GPU (-1: not measured)
 };
 
 struct CaseOutcome {
