@@ -130,6 +130,23 @@ TEST_CASE("limits of the chosen GPU: shared memory per block by architecture, re
     CHECK(contains(explain(regs, env().ex(), Lang::En), "cudaErrorLaunchOutOfResources"));
 }
 
+TEST_CASE("NVRTC finishing after the program started: a launch its register count refuses still fails, by a second run") {
+    if (!emulator_built()) return;
+    attnlab::testing::ExerciseEnv late{"plain-cuda-late-nvrtc", fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course", "fx-cuda-attention"};
+    late.runner.nvrtc_late_for_test = true;
+    const CheckResult regs = late.check("probes/too_many_registers.cu");
+    if (!regs.resources || regs.resources->status != ResourceReport::Status::Ok) {
+        MESSAGE("registers not checked: no NVRTC report here");
+        return;
+    }
+    REQUIRE(regs.verdict == Verdict::KernelFault);
+    CHECK(first_fault(regs).detail == "too_many_registers");
+    CHECK(contains(regs.stdout_text, "cudaErrorLaunchOutOfResources"));
+    // A kernel within its registers is not run again, and passes.
+    const CheckResult fine = late.check("solution.cu");
+    CHECK(fine.verdict == Verdict::Pass);
+}
+
 TEST_CASE("valid CUDA the emulator once got wrong: __syncwarp orders global memory, streams, an atomic's own line") {
     if (!emulator_built()) return;
     const CheckResult r = env().check("probes/syncwarp_atomics_streams.cu");

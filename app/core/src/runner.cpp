@@ -7,6 +7,7 @@
 #include <future>
 
 #include "attnlab/common/protocol.hpp"
+#include "attnlab/common/register_file.hpp"
 #include "attnlab/core/compare.hpp"
 #include "attnlab/core/cuda_source.hpp"
 #include "attnlab/core/gpu_resources.hpp"
@@ -329,11 +330,13 @@ std::future<ResourceReport> Runner::start_resource_report(const std::string& sou
 }
 
 namespace {
-// NVRTC usually finishes before the host compiler: when its report is ready
-// (or soon), its registers per thread go to the program, which refuses a
-// launch whose block needs more registers than an SM has, as a GPU does.
-std::vector<std::string> kernel_register_args(std::future<ResourceReport>& resources, CheckResult& res) {
-    if (!resources.valid() || resources.wait_for(std::chrono::seconds(2)) != std::future_status::ready) return {};
+// NVRTC's registers per thread go to the program, which refuses a launch
+// whose block needs more registers than an SM has, as a GPU does. Taken only
+// when the report is ready (`wait` = false: never waiting for it, so a slow
+// NVRTC compile does not hold the verdict back; see registers_changed_verdict).
+std::vector<std::string> kernel_register_args(std::future<ResourceReport>& resources, CheckResult& res, bool wait) {
+    if (!resources.valid()) return {};
+    if (!wait && resources.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return {};
     try {
         res.resources = std::make_shared<const ResourceReport>(resources.get());
     } catch (const std::exception&) {
@@ -346,6 +349,18 @@ std::vector<std::string> kernel_register_args(std::future<ResourceReport>& resou
     }
     if (list.empty()) return {};
     return {"--kernel-registers", list};
+}
+
+// Would a GPU have refused one of the launches the program made without
+// NVRTC's counts? Then the run must be repeated with them (rare: only a
+// block too large for its kernel's registers).
+bool registers_refuse_a_launch(const CheckResult& res) {
+    if (!res.resources) return false;
+    for (const CaseOutcome& c : res.cases)
+        for (const emu::LaunchReport& L : c.launches)
+            for (const KernelResources& k : res.resources->kernels)
+                if (k.kernel == L.kernel && block_exceeds_register_file(k.registers, static_cast<int64_t>(L.block.count()))) return true;
+    return false;
 }
 }  // namespace
 
@@ -391,7 +406,8 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
         if (co.defines_main) res.problem = Problem::DefinesMain;
         return Verdict::CompileError;
     }
-    const Verdict v = run_cases(ex, co.binary, control, res, kernel_register_args(resources, res));
+    const Verdict v = ex.runtime == Runtime::Cuda ? run_with_register_counts(ex, co.binary, control, res, resources)
+                                                  : run_cases(ex, co.binary, control, res);
     const bool recording_one_block = control.trace_case >= 0;  // only the emulator's trace is wanted
     if (ex.runtime == Runtime::Cuda && v != Verdict::Cancelled && v != Verdict::InternalError && !recording_one_block)
         run_on_gpu(ex, source, display_name, control, res);
@@ -485,6 +501,24 @@ void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std
     gpu.status = pv.verdict == Verdict::Pass && gpu.cases == static_cast<int>(ex.cases.size()) ? "ran" : "run_failed";
     if (gpu.status == "run_failed" && gpu.detail.empty()) gpu.detail = std::string(verdict_code(pv.verdict)) + (pv.signal ? " (" + signal_name(pv.signal) + ")" : "");
     res.gpu = gpu;
+}
+
+// A CUDA program runs at once, with NVRTC's registers per thread if they are
+// ready. If NVRTC finishes later and its counts refuse a launch the program
+// made, the run is repeated with them: the verdict a GPU gives, without
+// making every check wait for NVRTC.
+Verdict Runner::run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
+                                         std::future<ResourceReport>& resources) {
+    const CheckResult before_run = res;
+    std::vector<std::string> registers = nvrtc_late_for_test ? std::vector<std::string>{} : kernel_register_args(resources, res, false);
+    const Verdict v = run_cases(ex, binary, control, res, registers);
+    if (!registers.empty() || v == Verdict::Cancelled || v == Verdict::InternalError) return v;
+    registers = kernel_register_args(resources, res, true);
+    if (registers.empty() || !registers_refuse_a_launch(res)) return v;
+    const std::shared_ptr<const ResourceReport> report = res.resources;
+    res = before_run;
+    res.resources = report;
+    return run_cases(ex, binary, control, res, registers);
 }
 
 // Runs every case in one sandboxed process; results stream back case by case.

@@ -18,6 +18,7 @@
 #include "attnlab/cuda.hpp"
 #include "attnlab/cuda_emu.hpp"
 #include "attnlab/emu/raw_runtime.hpp"
+#include "attnlab/common/register_file.hpp"
 #include "harness_hooks.hpp"
 
 namespace attnlab {
@@ -229,20 +230,16 @@ bool refused_shared_memory(const void* kernel, size_t smem, emu::Fault& f) {
 }
 
 // A GPU refuses a block whose threads need more registers than an SM has
-// (64 K on every architecture attnlab knows): NVRTC's count per thread, given
-// to a warp in units of 256 (cuda_occupancy.h).
+// (register_file.hpp): NVRTC's count per thread.
 bool refused_registers(const char* name, dim3 block, emu::Fault& f) {
     const auto& known = harness_options().kernel_registers;
     const auto it = known.find(name);
-    if (it == known.end() || it->second <= 0) return false;
-    const int64_t warps = (int64_t(block.x) * block.y * block.z + 31) / 32;
-    const int64_t per_warp = (int64_t(it->second) * 32 + 255) / 256 * 256;
-    const int64_t needed = warps * per_warp;
-    if (needed <= 65536) return false;
+    const int64_t threads = int64_t(block.x) * block.y * block.z;
+    if (it == known.end() || !block_exceeds_register_file(it->second, threads)) return false;
     f.kind = emu::FaultKind::InvalidLaunch;
     f.detail = "too_many_registers";
-    f.size = needed;
-    f.index = 65536;
+    f.size = registers_per_block(it->second, threads);
+    f.index = kRegistersPerSm;
     return true;
 }
 

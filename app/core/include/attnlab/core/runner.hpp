@@ -57,6 +57,10 @@ public:
     // judged and cached (a test makes the kernel disagree with the reference
     // this way). Never set by attnlab itself.
     std::function<void(KernelOutcome&)> kernel_test_hook;
+    // Test seam: NVRTC's report is treated as not ready when the program
+    // starts, as when NVRTC finishes after g++ (the run is then repeated if
+    // its register counts refuse a launch). Never set by attnlab itself.
+    bool nvrtc_late_for_test = false;
 
 private:
     // The reference op's CUDA kernel on one case, computed once per exercise
@@ -74,6 +78,9 @@ private:
                       const CheckControl& control, CheckResult& res);
     Verdict run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
                       const std::vector<std::string>& extra_args = {});
+    // A CUDA program's run, with NVRTC's registers per thread when ready (runner.cpp).
+    Verdict run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
+                                     std::future<ResourceReport>& resources);
     Compiler& compiler_;
     std::mutex kernel_mutex_;
     std::map<std::string, std::optional<KernelOutcome>> kernel_cache_;
