@@ -161,7 +161,6 @@ TEST_CASE("a faulting kernel is an internal error worded in the learner's langua
         k.fault = {emu::describe_fault(fault, emu::Lang::En), emu::describe_fault(fault, emu::Lang::Id)};
         k.output = Value{};
     };
-    const Exercise& ex = env().exercise("fx-split");
     const CheckResult r = check(runner, "correct.cpp");
     CHECK(r.verdict == Verdict::InternalError);
     CHECK(r.problem == Problem::KernelFailed);

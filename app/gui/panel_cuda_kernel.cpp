@@ -300,20 +300,21 @@ void draw_launch_selector(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
 }
 
 std::string block_text(Ui& ui, const BlockFootprint& f, const std::string& out) {
+    const Lang lang = ui.session.lang();  // counts grouped as the language writes them (26,304 / 26.304)
     const std::map<std::string, std::string> id = {{"id", std::to_string(f.block)},
                                                    {"x", std::to_string(f.index.x)},
                                                    {"y", std::to_string(f.index.y)},
                                                    {"z", std::to_string(f.index.z)},
                                                    {"out", out},
-                                                   {"reads", std::to_string(f.global_reads)}};
+                                                   {"reads", format_count(f.global_reads, lang)}};
     if (f.stopped) return ui.t("gui.kview.block_stopped", id);
     if (!f.recorded && !f.wrote_output()) return ui.t("gui.kview.block_unrecorded", id);
     if (!f.wrote_output()) return ui.t("gui.kview.block_idle", id);
     std::map<std::string, std::string> args = id;
-    args["slice"] = f.written.empty() ? ui.t("gui.kview.block_whole", {{"out", out}}) : describe_slice(f.written, ui.session.lang());
-    args["writes"] = std::to_string(f.output_writes);
-    args["sreads"] = std::to_string(f.shared_reads);
-    args["swrites"] = std::to_string(f.shared_writes);
+    args["slice"] = f.written.empty() ? ui.t("gui.kview.block_whole", {{"out", out}}) : describe_slice(f.written, lang);
+    args["writes"] = format_count(f.output_writes, lang);
+    args["sreads"] = format_count(f.shared_reads, lang);
+    args["swrites"] = format_count(f.shared_writes, lang);
     return ui.t("gui.kview.block_wrote", args);
 }
 
@@ -935,7 +936,7 @@ void draw_thread(Ui& ui, const emu::LaunchReport& launch) {
         // Zero counts of a thread nobody recorded would read as "did nothing".
         const char* title = unrecorded && v.thread_touches.empty() ? "gui.kview.buffer_title_unrecorded" : "gui.kview.buffer_title";
         ImGui::TextUnformatted(ui.t(title, {{"name", b.name}, {"shape", shape_to_string(b.shape)},
-                                            {"reads", std::to_string(reads)}, {"writes", std::to_string(writes)}})
+                                            {"reads", format_count(reads, ui.session.lang())}, {"writes", format_count(writes, ui.session.lang())}})
                                    .c_str());
         draw_buffer_layout(ui, b.name, MemorySpace::Global, b.shape, launch);
     }
@@ -946,7 +947,9 @@ void draw_thread(Ui& ui, const emu::LaunchReport& launch) {
         int64_t reads = 0, writes = 0;
         for (const BufferTouches& mine : v.thread_touches)
             if (mine.buffer == t2.buffer && mine.space == MemorySpace::Shared) reads = static_cast<int64_t>(mine.reads.size()), writes = static_cast<int64_t>(mine.writes.size());
-        ImGui::TextUnformatted(ui.t("gui.kview.shared_title", {{"name", t2.buffer}, {"reads", std::to_string(reads)}, {"writes", std::to_string(writes)}}).c_str());
+        ImGui::TextUnformatted(ui.t("gui.kview.shared_title", {{"name", t2.buffer}, {"reads", format_count(reads, ui.session.lang())},
+                                                               {"writes", format_count(writes, ui.session.lang())}})
+                                   .c_str());
         draw_buffer_layout(ui, t2.buffer, MemorySpace::Shared, {}, launch);
     }
     // The faulting shared array even when the log has no access of this block to it.
