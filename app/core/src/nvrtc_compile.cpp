@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "attnlab/core/install_layout.hpp"
+#include "attnlab/core/nvrtc_headers.hpp"
 #include "attnlab/core/process.hpp"
 #include "attnlab/core/util.hpp"
 
@@ -49,35 +50,25 @@ fs::path fresh_folder(const fs::path& work_dir) {
     return dir;
 }
 
-// Writes the source and headers under `dir` and returns attnlab-nvrtc's argv.
 // NVRTC has no C or C++ standard library, yet a correct CUDA file includes
 // <cfloat>, <cmath> or <cstdio> (nvcc and the emulator's host compiler have
 // them): those headers as NVRTC needs them (its math functions and printf are
-// built in), unless the caller gives its own.
+// built in), unless the caller gives its own. Include name -> the file of
+// app/core/nvrtc_headers/ that serves it; assert stops the thread as on a GPU,
+// and the CUDA runtime's host side is the prelude's (attnlab/cuda.hpp).
 std::vector<std::pair<std::string, std::string>> standard_header_stubs() {
-    const std::string floats =
-        "#pragma once\n#ifndef FLT_MAX\n#define FLT_MAX 3.402823466e+38f\n#endif\n#ifndef FLT_MIN\n#define FLT_MIN 1.175494351e-38f\n#endif\n"
-        "#ifndef FLT_EPSILON\n#define FLT_EPSILON 1.192092896e-07f\n#endif\n";
-    const std::string maths =
-        "#pragma once\n#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n#ifndef NAN\n#define NAN __int_as_float(0x7fffffff)\n#endif\n"
-        "#ifndef M_PI\n#define M_PI 3.14159265358979323846\n#endif\n";
-    const std::string ints =
-        "#pragma once\ntypedef signed char int8_t; typedef short int16_t; typedef int int32_t; typedef long long int64_t;\n"
-        "typedef unsigned char uint8_t; typedef unsigned short uint16_t; typedef unsigned int uint32_t; typedef unsigned long long uint64_t;\n"
-        "namespace std { using ::int8_t; using ::int16_t; using ::int32_t; using ::int64_t; using ::uint8_t; using ::uint16_t; using ::uint32_t; using ::uint64_t; }\n";
-    const std::string limits =
-        "#pragma once\n#define INT_MAX 2147483647\n#define INT_MIN (-INT_MAX - 1)\n#define UINT_MAX 4294967295u\n"
-        "#define LLONG_MAX 9223372036854775807LL\n#define LLONG_MIN (-LLONG_MAX - 1)\n";
-    const std::string none = "#pragma once\n";
-    // The CUDA runtime's host side is the prelude's (attnlab/cuda.hpp); assert stops the thread as on a GPU.
-    const std::string runtime = "#pragma once\n#include <attnlab/cuda.hpp>\n";
-    const std::string asserts = "#pragma once\n#ifndef assert\n#define assert(e) ((e) ? (void)0 : __trap())\n#endif\n";
-    return {{"cfloat", floats}, {"float.h", floats}, {"cmath", maths},   {"math.h", maths},   {"cstdint", ints},
-            {"stdint.h", ints}, {"climits", limits}, {"limits.h", limits}, {"cstdio", none}, {"stdio.h", none},
-            {"cuda_runtime.h", runtime}, {"cuda_runtime_api.h", runtime}, {"cuda.h", runtime}, {"cassert", asserts},
-            {"assert.h", asserts}, {"cstring", none}, {"string.h", none}};
+    static const std::pair<const char*, const char*> kServedBy[] = {
+        {"cfloat", "float.h"},          {"float.h", "float.h"},   {"cmath", "math.h"},     {"math.h", "math.h"},
+        {"cstdint", "stdint.h"},        {"stdint.h", "stdint.h"}, {"climits", "limits.h"}, {"limits.h", "limits.h"},
+        {"cstdio", "empty.h"},          {"stdio.h", "empty.h"},   {"cuda_runtime.h", "cuda_runtime.h"},
+        {"cuda_runtime_api.h", "cuda_runtime.h"},                 {"cuda.h", "cuda_runtime.h"},
+        {"cassert", "assert.h"},        {"assert.h", "assert.h"}, {"cstring", "empty.h"},  {"string.h", "empty.h"}};
+    std::vector<std::pair<std::string, std::string>> stubs;
+    for (const auto& [name, file] : kServedBy) stubs.emplace_back(name, embedded_nvrtc_header(file));
+    return stubs;
 }
 
+// Writes the source and headers under `dir` and returns attnlab-nvrtc's argv.
 std::vector<std::string> tool_command(const fs::path& tool, const fs::path& dir, const std::string& source,
                                       std::vector<std::pair<std::string, std::string>> headers, const std::string& arch) {
     for (auto& stub : standard_header_stubs())
