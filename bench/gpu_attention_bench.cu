@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "attnlab/core/roofline.hpp"
-#include "attnlab/emu/report.hpp"
+#include "attnlab/common/launch_report.hpp"
 
 // The launchers of kernels/attention/*.cu as built by nvcc (attnlab_kernels_native).
 namespace attnlab::kernels::native {

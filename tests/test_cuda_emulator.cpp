@@ -10,9 +10,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attnlab/core/launch_words.hpp"
 #include "attnlab/cuda_emu.hpp"
 
 using namespace attnlab::emu;
+using attnlab::describe_fault;  // the words are the core's; the emulator gives codes and numbers
+using attnlab::Lang;
 
 namespace {
 
@@ -319,10 +322,10 @@ TEST_CASE("synccheck: a barrier inside a branch names the waiting and the exited
     const LaunchReport r = launch("barrier_in_branch", barrier_in_branch, dim3(1), dim3(32), 0, out.ptr());
     REQUIRE(r.fault.kind == FaultKind::BarrierDivergence);
     REQUIRE(r.fault.groups.size() == 2);
-    CHECK(r.fault.groups[0].what == "waiting");
+    CHECK(r.fault.groups[0].what == ThreadActivity::Waiting);
     CHECK(thread_ranges(r.fault.groups[0].threads) == "0-15");
     CHECK(r.fault.groups[0].line == g_line);
-    CHECK(r.fault.groups[1].what == "exited");
+    CHECK(r.fault.groups[1].what == ThreadActivity::Exited);
     CHECK(thread_ranges(r.fault.groups[1].threads) == "16-31");
     const std::string en = describe_fault(r.fault, Lang::En);
     CHECK(en.find("synccheck") == 0);
@@ -377,7 +380,7 @@ TEST_CASE("synccheck: a full-mask shuffle after some lanes left") {
     CHECK(r.fault.line == g_line);
     CHECK(thread_ranges(r.fault.groups[0].threads) == "0-7");
     CHECK(thread_ranges(r.fault.groups.back().threads) == "8-31");
-    CHECK(r.fault.groups.back().what == "exited");
+    CHECK(r.fault.groups.back().what == ThreadActivity::Exited);
 }
 
 TEST_CASE("atomics on global memory across blocks running in parallel") {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <random>
 
+#include "attnlab/core/launch_words.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/reference/registry.hpp"
 
@@ -60,14 +61,14 @@ int main() {
             options.backend = kernels::Backend::Gpu;
             options.attention_version = version;
             const auto run = kernels::run_kernel_op("batched_causal_mhsa", in, options);
-            bool ok = run && run->ok() && run->backend == "gpu";
+            bool ok = run && run->ok() && run->backend == kernels::Backend::Gpu;
             double err = ok ? max_error(run->output.tensor, ref.output.tensor) : -1;
             for (const NamedTensor& s : ok ? run->stages : std::vector<NamedTensor>{})
                 for (const NamedTensor& r : ref.stages)
                     if (r.name == s.name && max_error(s.tensor, r.tensor) < 0) err = -1;
             ok = ok && err >= 0;
             std::printf("%s v%d B=%d T=%d D=%d H=%d: max abs error %.3g\n", ok ? "ok  " : "FAIL", version, B, T, D, H, err);
-            if (!ok && run) std::printf("%s\n", emu::describe_launch(run->report, emu::Lang::En).c_str());
+            if (!ok && run) std::printf("%s\n", describe_launch(run->report, Lang::En).c_str());
             failures += !ok;
         }
     return failures ? 1 : 0;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "attnlab/core/launch_words.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/reference/registry.hpp"
 
@@ -61,9 +62,9 @@ kernels::KernelRun check_op(const std::string& op, const reference::Inputs& inpu
     options.attention_version = version;
     const std::optional<kernels::KernelRun> run = kernels::run_kernel_op(op, inputs, options);
     REQUIRE(run.has_value());
-    INFO(op << " v" << version << ": " << run->input_error << emu::describe_launch(run->report, emu::Lang::En));
+    INFO(op << " v" << version << ": " << run->input_error << describe_launch(run->report, Lang::En));
     REQUIRE(run->ok());
-    CHECK(run->backend == "emulator");
+    CHECK(run->backend == kernels::Backend::Emulator);
     CHECK(run->device.find("CPU emulator") == 0);
     check_close(op + " output", run->output.tensor, ref.output.tensor);
     size_t compared = 0;
@@ -212,7 +213,7 @@ TEST_CASE("a kernel fault is data: the pipeline stops and says where") {
     CHECK(run->report.kernel == "matmul_tiled_v1");
     CHECK(run->report.fault.kind == emu::FaultKind::StepLimit);
     CHECK(run->stages.empty());
-    CHECK_FALSE(emu::describe_fault(run->report.fault, emu::Lang::Id).empty());
+    CHECK_FALSE(describe_fault(run->report.fault, Lang::Id).empty());
     // The next run is unaffected.
     CHECK(kernels::run_kernel_op("causal_mhsa", mhsa_inputs(0, 20, 64, 2, false))->ok());
 }

@@ -24,7 +24,7 @@ TEST_CASE("without a device, every backend choice runs on the emulator") {
         const auto run = kernels::run_kernel_op("split_heads", {{"x", Value::of_tensor(x)}, {"n_heads", Value::of_int(2)}}, options);
         REQUIRE(run.has_value());
         REQUIRE(run->ok());
-        CHECK(run->backend == "emulator");
+        CHECK(run->backend == kernels::Backend::Emulator);
         // Head 1, row 0 starts with x[0][4] = 4.
         CHECK(run->output.tensor.data[16] == 4.0f);
     }

@@ -409,7 +409,7 @@ TEST_CASE("Indonesian: a kernel fault or rule shown to a person is in words, nev
     r.cases.push_back(c);
     GpuSummary g;
     g.device = "GPU";
-    g.status = "ran";
+    g.status = GpuRunStatus::Ran;
     g.first_disagreeing = 0;
     g.cause = "out_of_bounds";
     r.gpu = g;

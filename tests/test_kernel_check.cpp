@@ -10,6 +10,7 @@
 #include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course.hpp"
 #include "attnlab/core/kernel_check.hpp"
+#include "attnlab/core/launch_words.hpp"
 #include "attnlab/core/report.hpp"
 #include "attnlab/core/runner.hpp"
 #include "attnlab/core/util.hpp"
@@ -76,7 +77,7 @@ TEST_CASE("a check of a kernel-backed exercise computes learner, reference and C
     Runner runner(*env().compiler);
     const CheckResult r = check(runner, "correct.cpp");
     REQUIRE(r.verdict == Verdict::Pass);
-    const std::string backend = kernels::gpu_available() ? "gpu" : "emulator";
+    const KernelBackend backend = kernels::gpu_available() ? KernelBackend::Gpu : KernelBackend::Emulator;
     REQUIRE(r.cases.size() == env().exercise("fx-split").cases.size());
     for (const CaseOutcome& c : r.cases) {
         CAPTURE(c.index);
@@ -92,7 +93,7 @@ TEST_CASE("a check of a kernel-backed exercise computes learner, reference and C
         CHECK(c.cuda->launches.front().kernel.find("split_heads") != std::string::npos);
     }
     const std::string en = explain(r, env().exercise("fx-split"), Lang::En);
-    CHECK(en.find(backend == "gpu" ? "CUDA: GPU" : "CUDA: CPU emulator — agrees with the Eigen reference") != std::string::npos);
+    CHECK(en.find(backend == KernelBackend::Gpu ? "CUDA: GPU" : "CUDA: CPU emulator — agrees with the Eigen reference") != std::string::npos);
 }
 
 TEST_CASE("a wrong learner answer is still the learner's, with the kernel agreeing") {
@@ -158,7 +159,7 @@ TEST_CASE("a faulting kernel is an internal error worded in the learner's langua
     fault.is_write = true;
     runner.kernel_test_hook = [&](KernelOutcome& k) {
         k.fault_code = emu::fault_code(fault.kind);
-        k.fault = {emu::describe_fault(fault, emu::Lang::En), emu::describe_fault(fault, emu::Lang::Id)};
+        k.fault = {describe_fault(fault, Lang::En), describe_fault(fault, Lang::Id)};
         k.output = Value{};
     };
     const CheckResult r = check(runner, "correct.cpp");
@@ -167,15 +168,15 @@ TEST_CASE("a faulting kernel is an internal error worded in the learner's langua
     CHECK(r.detail == "out_of_bounds");
     const std::string id = problem_text(r, Lang::Id);
     CHECK(id.find("kernel CUDA milik referensi") != std::string::npos);
-    CHECK(id.find(emu::describe_fault(fault, emu::Lang::Id)) != std::string::npos);
-    CHECK(problem_text(r, Lang::En).find(emu::describe_fault(fault, emu::Lang::En)) != std::string::npos);
+    CHECK(id.find(describe_fault(fault, Lang::Id)) != std::string::npos);
+    CHECK(problem_text(r, Lang::En).find(describe_fault(fault, Lang::En)) != std::string::npos);
 }
 
 TEST_CASE("a kernel whose intermediate stage is wrong disagrees, even when its output is right") {
     const TensorData right({2, 2}, {1, 0, 0.5f, 0.5f});
     const TensorData wrong({2, 2}, {1, 0, 0.9f, 0.1f});
     KernelOutcome k;
-    k.backend = "emulator";
+    k.backend = KernelBackend::Emulator;
     k.output = Value::of_tensor(right);
     k.stages = {{"weights", wrong}};
     const std::vector<NamedTensor> reference_stages = {{"weights", right}};
@@ -193,7 +194,7 @@ TEST_CASE("a kernel whose intermediate stage is wrong disagrees, even when its o
 
 TEST_CASE("a kernel that refuses a case's inputs is an internal error, not a crash") {
     KernelOutcome k;
-    k.backend = "emulator";
+    k.backend = KernelBackend::Emulator;
     k.input_error = "x must be (T, D)";
     judge_kernel(k, Value::of_int(1), Tolerance{});
     CHECK_FALSE(k.ok);

@@ -217,7 +217,7 @@ CaseReport kernel_report() {
     second.fault.block = {1, 0, 0};
     second.fault.thread = {31, 0, 0};
     second.fault.line = 22;
-    second.fault.groups = {{"waiting", 22, {0, 1, 2}}, {"exited", 0, {3}}};
+    second.fault.groups = {{emu::ThreadActivity::Waiting, 22, {0, 1, 2}}, {emu::ThreadActivity::Exited, 0, {3}}};
     second.fault.detail = "why";
     r.kernel.launches = {first, second};
     r.kernel.unwritten_count = 2;
@@ -259,7 +259,7 @@ TEST_CASE("a CUDA case's launches, faults and trace round-trip") {
     CHECK(b.fault.line == 22);
     REQUIRE(b.fault.groups.size() == 2);
     CHECK(b.fault.groups[0].threads == std::vector<unsigned>{0, 1, 2});
-    CHECK(b.fault.groups[1].what == "exited");
+    CHECK(b.fault.groups[1].what == emu::ThreadActivity::Exited);
     CHECK(b.fault.detail == "why");
     CHECK(back.kernel.unwritten_count == 2);
     CHECK(back.kernel.host_set_count == 1);

@@ -129,7 +129,7 @@ TEST_CASE("the CUDA line names the backend once, in the learner's language") {
     const Exercise e = exercise();
     CheckResult r = result(Verdict::Pass);
     KernelOutcome k;
-    k.backend = "emulator";
+    k.backend = KernelBackend::Emulator;
     k.device = "CPU emulator (2 threads)";
     k.ok = true;
     k.max_abs_error_vs_reference = 2.5e-7;
@@ -150,7 +150,7 @@ TEST_CASE("the CUDA line names the backend once, in the learner's language") {
     CAPTURE(id_bad);
     CHECK(id_bad.find("bukan kodemu") != std::string::npos);
     CHECK(english_words(id_bad).empty());
-    k.backend = "gpu";
+    k.backend = KernelBackend::Gpu;
     k.device = "NVIDIA H200";
     CHECK(cuda_backend_text(k, Lang::Id) == "GPU NVIDIA H200");
     const auto j = to_json(r, e, Lang::Id);
@@ -209,7 +209,7 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
         L.fault.size = 64;
         L.fault.index = 70;
         L.fault.element_type = "float";
-        L.fault.groups = {{"waiting", 12, {0, 1}}, {"exited", 0, {2}}};
+        L.fault.groups = {{emu::ThreadActivity::Waiting, 12, {0, 1}}, {emu::ThreadActivity::Exited, 0, {2}}};
         L.fault.detail = "block_too_large";
         r.cases[0].launches = {L};
         r.cases[0].kernel_cause = emu::fault_code(kind);

@@ -296,7 +296,7 @@ void draw_heatmap_header(Ui& ui, const CaseOutcome& c, const HeatmapSet& set) {
         draw_probe_offer(ui, c, set.stage);
     }
     if (!set.cuda.empty()) {
-        const std::string backend = c.cuda ? cuda_backend_text(*c.cuda, ui.session.lang()) : set.cuda_backend;
+        const std::string backend = c.cuda ? cuda_backend_text(*c.cuda, ui.session.lang()) : kernel_backend_code(set.cuda_backend);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("%s", ui.t("gui.heatmap.cuda_note", {{"backend", backend}, {"value", format_number(set.cuda_max_abs_difference, ui.session.lang())}}).c_str());
         ImGui::PopStyleColor();

@@ -9,7 +9,7 @@
 //                                  returns an emu::LaunchReport on both targets
 // Kernels live in namespace attnlab::kernels::ATTNLAB_KERNEL_NS, so the nvcc
 // and the emulator builds of the same source never share a symbol.
-#include "attnlab/emu/report.hpp"
+#include "attnlab/common/launch_report.hpp"
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>

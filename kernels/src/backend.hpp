@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/emu/report.hpp"
+#include "attnlab/common/launch_report.hpp"
 
 namespace attnlab::kernels::detail {
 

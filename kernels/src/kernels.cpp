@@ -361,7 +361,7 @@ std::optional<KernelRun> run_kernel_op(const std::string& name, const std::map<s
 
     KernelRun kr;
     const bool gpu = options.backend != Backend::Emulator && gpu_available();
-    kr.backend = gpu ? "gpu" : "emulator";
+    kr.backend = gpu ? Backend::Gpu : Backend::Emulator;
     const unsigned threads = options.emulator_threads ? options.emulator_threads : emu::pool_threads();
     kr.device = gpu ? gpu_device_name() : "CPU emulator (" + std::to_string(threads) + " threads)";
 

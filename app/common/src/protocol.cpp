@@ -65,7 +65,7 @@ DecodeError read_value(wire::Reader& r, Value& v) {
     return ok ? DecodeError::None : DecodeError::Truncated;
 }
 
-// ---- CUDA: launch reports (plain data from attnlab/emu/report.hpp)
+// ---- CUDA: launch reports (plain data from attnlab/common/launch_report.hpp)
 
 void write_dim3(wire::Writer& w, const emu::Dim3& d) {
     w.u32(d.x);
@@ -93,7 +93,7 @@ void write_fault(wire::Writer& w, const emu::Fault& f) {
     w.u32(static_cast<uint32_t>(ngroups));
     for (size_t g = 0; g < ngroups; ++g) {
         const emu::ThreadGroup& group = f.groups[g];
-        w.str(group.what);
+        w.str(emu::thread_activity_code(group.what));  // its code: the bytes of wire v6
         w.i64(group.line);
         const size_t n = std::min<size_t>(group.threads.size(), ProtocolLimits::max_group_threads);
         w.u32(static_cast<uint32_t>(n));
@@ -127,7 +127,9 @@ DecodeError read_fault(wire::Reader& r, emu::Fault& f) {
     f.groups.resize(ngroups);
     for (emu::ThreadGroup& g : f.groups) {
         uint32_t n = 0;
-        if (!r.str(g.what) || !read_small_int(r, g.line) || !r.u32(n)) return DecodeError::Truncated;
+        std::string what;
+        if (!r.str(what) || !read_small_int(r, g.line) || !r.u32(n)) return DecodeError::Truncated;
+        if (!emu::parse_thread_activity(what, g.what)) return DecodeError::BadValueTag;
         if (n > ProtocolLimits::max_group_threads) return DecodeError::TooManyRecords;
         g.threads.resize(n);
         for (unsigned& t : g.threads)

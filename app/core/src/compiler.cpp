@@ -162,6 +162,7 @@ Toolchain Toolchain::detect() {
     t.sandbox = resolve_sandbox();
     t.learner_cuda_library = InstallLayout::current().learner_cuda_library;
     t.emu_include_dir = InstallLayout::current().emu_include_dir;
+    t.launch_report_include_dir = InstallLayout::current().launch_report_include_dir;
     t.cuda_include_dir = InstallLayout::current().cuda_include_dir;
     // Plain CUDA on the emulator: -fsanitize=thread makes every load and store
     // call attnlab's hooks (libtsan is never linked), -fsanitize=bounds checks
@@ -206,6 +207,7 @@ std::string Toolchain::fingerprint() const {
                     file_stamp(include_dir / "attnlab" / "cuda.hpp") + "|" + file_stamp(include_dir / "attnlab" / "cuda_entry.hpp") +
                     "|" + file_stamp(emu_include_dir / "attnlab" / "emu_device.hpp") + "|" +
                     file_stamp(emu_include_dir / "attnlab" / "emu" / "raw_memory.hpp") + "|" +
+                    file_stamp(launch_report_include_dir / "attnlab" / "common" / "launch_report.hpp") + "|" +
                     file_stamp(cuda_include_dir / "attnlab" / "cuda_device.hpp");
     // Every CUDA header a learner's file may include (<mma.h>, <cuda_fp16.h>,
     // ...): a change to any of them rebuilds the cached programs.
@@ -292,7 +294,8 @@ std::vector<std::string> Compiler::compiler_prefix(Runtime runtime) const {
     argv.insert(argv.end(), {"-I", toolchain_.include_dir.string()});
     if (runtime == Runtime::Cuda) {
         argv.insert(argv.end(), toolchain_.cuda_flags.begin(), toolchain_.cuda_flags.end());
-        argv.insert(argv.end(), {"-I", toolchain_.cuda_include_dir.string(), "-I", toolchain_.emu_include_dir.string()});
+        argv.insert(argv.end(), {"-I", toolchain_.cuda_include_dir.string(), "-I", toolchain_.emu_include_dir.string(),
+                                 "-I", toolchain_.launch_report_include_dir.string()});
     }
     return argv;
 }

@@ -1,5 +1,5 @@
 #include "attnlab/core/course.hpp"
-#include "attnlab/emu/report.hpp"
+#include "attnlab/common/launch_report.hpp"
 
 #include <algorithm>
 #include <set>

@@ -45,6 +45,7 @@ InstallLayout InstallLayout::for_executable(const fs::path& exe) {
         if (fs::exists(prefix / ATTNLAB_INSTALL_PKGLIBDIR / "libattnlab_learner_cuda.a", ec))
             layout.learner_cuda_library = prefix / ATTNLAB_INSTALL_PKGLIBDIR / "libattnlab_learner_cuda.a";
         layout.emu_include_dir = layout.learner_include_dir;
+        layout.launch_report_include_dir = layout.learner_include_dir;
         layout.cuda_include_dir = prefix / ATTNLAB_INSTALL_PKGLIBDIR / "cuda_include";
         if (fs::exists(prefix / ATTNLAB_INSTALL_PKGLIBDIR / "libattnlab_learner_gpu.a", ec))
             layout.learner_gpu_library = prefix / ATTNLAB_INSTALL_PKGLIBDIR / "libattnlab_learner_gpu.a";
@@ -59,6 +60,7 @@ InstallLayout InstallLayout::for_executable(const fs::path& exe) {
         layout.learner_library = ATTNLAB_LEARNER_LIBRARY;
         layout.learner_cuda_library = ATTNLAB_LEARNER_CUDA_LIBRARY;
         layout.emu_include_dir = ATTNLAB_EMU_INCLUDE_DIR;
+        layout.launch_report_include_dir = ATTNLAB_COMMON_INCLUDE_DIR;
         layout.cuda_include_dir = ATTNLAB_LEARNER_CUDA_INCLUDE_DIR;
         layout.learner_gpu_library = ATTNLAB_LEARNER_GPU_LIBRARY;
         layout.gpu_include_dir = ATTNLAB_LEARNER_GPU_INCLUDE_DIR;

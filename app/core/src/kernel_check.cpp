@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "attnlab/core/compare.hpp"
+#include "attnlab/core/launch_words.hpp"
 #include "attnlab/core/runner.hpp"
 #include "attnlab/core/util.hpp"
 
@@ -69,8 +70,8 @@ KernelLaunchSummary summarize(const emu::LaunchReport& r, bool on_gpu) {
     s.shared_bank_conflicts = r.counters.shared_bank_conflicts;
     s.barriers = r.counters.barriers;
     if (!on_gpu) {
-        s.counters.en = emu::describe_counters(r.counters, emu::Lang::En);
-        s.counters.id = emu::describe_counters(r.counters, emu::Lang::Id);
+        s.counters.en = describe_counters(r.counters, Lang::En);
+        s.counters.id = describe_counters(r.counters, Lang::Id);
     }
     return s;
 }
@@ -94,15 +95,15 @@ std::optional<KernelOutcome> run_case_kernel(const Exercise& exercise, const Cas
         std::optional<kernels::KernelRun> run = kernels::run_kernel_op(exercise.reference, case_inputs(exercise, c), options);
         if (!run) return std::nullopt;
         KernelOutcome k;
-        k.backend = run->backend;
+        const bool on_gpu = run->backend == kernels::Backend::Gpu;
+        k.backend = on_gpu ? KernelBackend::Gpu : KernelBackend::Emulator;
         k.device = run->device;
         k.input_error = run->input_error;
-        const bool on_gpu = run->backend == "gpu";
         for (const emu::LaunchReport& r : run->launches) k.launches.push_back(summarize(r, on_gpu));
         if (!run->report.ok()) {
             k.fault_code = emu::fault_code(run->report.fault.kind);
-            k.fault.en = emu::describe_fault(run->report.fault, emu::Lang::En);
-            k.fault.id = emu::describe_fault(run->report.fault, emu::Lang::Id);
+            k.fault.en = describe_fault(run->report.fault, Lang::En);
+            k.fault.id = describe_fault(run->report.fault, Lang::Id);
         } else if (run->ok()) {
             k.output = std::move(run->output);
             k.stages = std::move(run->stages);
@@ -112,7 +113,7 @@ std::optional<KernelOutcome> run_case_kernel(const Exercise& exercise, const Cas
     } catch (const std::exception& e) {
         // run_kernel_op promises not to throw; memory exhaustion still can.
         KernelOutcome k;
-        k.backend = "emulator";
+        k.backend = KernelBackend::Emulator;
         k.input_error = std::string("exception: ") + e.what();
         return k;
     }

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <regex>
 
+#include "attnlab/core/launch_words.hpp"
+
 namespace attnlab {
 
 namespace {
@@ -42,8 +44,7 @@ std::vector<LineMark> verdict_lines(const CheckResult& r, const std::string& lea
         const CaseOutcome& c = r.cases[static_cast<size_t>(r.failed_case)];
         for (const emu::LaunchReport& L : c.launches) {
             if (L.ok()) continue;
-            const emu::Lang el = lang == Lang::Id ? emu::Lang::Id : emu::Lang::En;
-            add_mark(marks, L.fault.line, 0, LineMarkKind::Fault, emu::describe_fault(L.fault, el));
+            add_mark(marks, L.fault.line, 0, LineMarkKind::Fault, describe_fault(L.fault, lang));
             if (L.fault.kind == emu::FaultKind::SharedRace && L.fault.other_line != L.fault.line)
                 add_mark(marks, L.fault.other_line, 0, LineMarkKind::Fault, other_access_text(L.fault, lang));
             break;  // the first faulting launch stopped the case

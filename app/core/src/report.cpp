@@ -9,7 +9,10 @@
 #include <cstdio>
 #include <map>
 
+#include "attnlab/common/protocol.hpp"  // ProtocolLimits: the probes a case keeps
+#include "attnlab/core/compiler.hpp"  // kMaxSourceBytes
 #include "attnlab/core/gpu_resources.hpp"
+#include "attnlab/core/launch_words.hpp"
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/mistakes.hpp"
 #include "attnlab/core/number_format.hpp"
@@ -80,8 +83,11 @@ const char* problem_code(Problem p) {
 
 namespace {
 
-// The reference kernel's fault in the learner's language (the emulator words
-// it); an input the kernel refused is internal and stays as its detail.
+// A limit that is a whole number of MiB, as the sentences quoting it write it: "1 MB".
+std::string whole_megabytes(size_t bytes) { return std::to_string(bytes >> 20) + " MB"; }
+
+// The reference kernel's fault in the learner's language (launch_words.cpp
+// words it); an input the kernel refused is internal and stays as its detail.
 std::string kernel_fault_text(const CheckResult& r, Lang lang) {
     if (r.problem_case < 0 || r.problem_case >= static_cast<int>(r.cases.size())) return r.detail;
     const auto& cuda = r.cases[static_cast<size_t>(r.problem_case)].cuda;
@@ -97,11 +103,12 @@ std::string problem_text(const CheckResult& r, Lang lang) {
         {"detail", r.detail}, {"code", std::to_string(r.exit_code)}, {"case", std::to_string(r.problem_case + 1)}};
     if (r.problem == Problem::KernelFailed) args["fault"] = kernel_fault_text(r, lang);
     if (r.problem == Problem::IsolationUnavailable) args["detail"] = isolation_refusal_text(r.protections, lang);
+    if (r.problem == Problem::SourceTooLarge) args["limit"] = whole_megabytes(kMaxSourceBytes);
     return tr(lang, std::string("problem.") + problem_code(r.problem), args);
 }
 
 std::string cuda_backend_text(const KernelOutcome& k, Lang lang) {
-    return k.backend == "gpu" ? tr(lang, "cuda.backend.gpu", {{"device", k.device}}) : tr(lang, "cuda.backend.emulator");
+    return k.backend == KernelBackend::Gpu ? tr(lang, "cuda.backend.gpu", {{"device", k.device}}) : tr(lang, "cuda.backend.emulator");
 }
 
 std::string explain_cuda(const CheckResult& r, Lang lang) {
@@ -177,7 +184,7 @@ std::string explain_learner_kernel_fault(const CaseOutcome& c, Lang lang, const 
         const emu::LaunchReport& L = c.launches[i];
         if (L.ok()) continue;
 #if ATTNLAB_HAVE_KERNELS
-        const std::string detail = emu::describe_fault(L.fault, lang == Lang::Id ? emu::Lang::Id : emu::Lang::En);
+        const std::string detail = describe_fault(L.fault, lang);
 #else
         const std::string detail = std::string(emu::sanitizer_tool(L.fault.kind)) + ": " + fault_name(emu::fault_code(L.fault.kind), lang);
 #endif
@@ -273,7 +280,8 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
             // A CUDA program's kernels run on the emulator's fibers: a segfault
             // there is most often a thread's small stack overflowing.
             const std::string hint_key = std::string("explain.crash.") + (ex.runtime == Runtime::Cuda ? "cuda." : "") + r.signal_name;
-            if (has_message(lang, hint_key)) s += " " + tr(lang, hint_key);
+            if (has_message(lang, hint_key))
+                s += " " + tr(lang, hint_key, {{"stack_kib", std::to_string(emu::LaunchLimits::emulated_thread_stack_bytes / 1024)}});
             return s;
         }
         case Verdict::Timeout: {
@@ -334,7 +342,7 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
         }
         case Verdict::CompileError:
             if (r.problem == Problem::SourceTooLarge) {
-                add(tr(lang, "explain.source_too_large", {{"size", size_text(r.limit_value, lang)}}));
+                add(tr(lang, "explain.source_too_large", {{"size", size_text(r.limit_value, lang)}, {"limit", whole_megabytes(kMaxSourceBytes)}}));
                 break;
             }
             if (r.problem == Problem::DefinesMain) add(tr(lang, "explain.defines_main"));
@@ -370,13 +378,13 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
 std::string explain_gpu(const CheckResult& r, Lang lang) {
     if (!r.gpu) return "";
     const GpuSummary& g = *r.gpu;
-    if (g.status == "compile_failed") return tr(lang, "gpu_run.compile_failed", {{"device", g.device}, {"detail", g.detail}});
+    if (g.status == GpuRunStatus::CompileFailed) return tr(lang, "gpu_run.compile_failed", {{"device", g.device}, {"detail", g.detail}});
     if (g.first_disagreeing >= 0) {
         const std::string what = g.cause.empty() ? verdict_title(g.verdict, lang) : fault_name(g.cause, lang);
         return tr(lang, "gpu_run.disagrees", {{"device", g.device}, {"case", std::to_string(g.first_disagreeing + 1)}, {"what", what},
                                                {"detail", g.detail.empty() ? "" : " (" + g.detail + ")"}});
     }
-    if (g.status == "run_failed") return tr(lang, "gpu_run.run_failed", {{"device", g.device}, {"detail", g.detail}});
+    if (g.status == GpuRunStatus::RunFailed) return tr(lang, "gpu_run.run_failed", {{"device", g.device}, {"detail", g.detail}});
     return tr(lang, "gpu_run.agrees", {{"device", g.device}, {"count", format_count(g.agreeing, lang)}, {"max_error", format_number(g.max_abs_error, lang)}});
 }
 
@@ -391,6 +399,22 @@ std::string explain_backends(const CheckResult& r, const Exercise& ex, Lang lang
     return s;
 }
 
+namespace {
+
+// The first case whose probe() records went past the protocol's limits.
+std::string explain_probes_dropped(const CheckResult& r, Lang lang) {
+    for (const CaseOutcome& c : r.cases)
+        if (c.probes_dropped > 0)
+            return tr(lang, "explain.probes_dropped",
+                      {{"case", std::to_string(c.index + 1)},
+                       {"count", format_count(c.probes_dropped, lang)},
+                       {"max_probes", format_count(protocol::ProtocolLimits::max_probes, lang)},
+                       {"max_size", whole_megabytes(protocol::ProtocolLimits::max_probe_bytes)}});
+    return "";
+}
+
+}  // namespace
+
 std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
     std::string s = verdict_title(r.verdict, lang);
     auto add = [&](const std::string& line) {
@@ -402,6 +426,7 @@ std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
     if (ran && !r.cases.empty()) {
         for (const auto& c : r.cases)
             add("  " + tr(lang, "explain.case_line", {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}, {"verdict", verdict_title(c.verdict, lang)}}));
+        add(explain_probes_dropped(r, lang));
     }
     if (ran && (!r.stdout_text.empty() || !r.stderr_text.empty())) {
         add(tr(lang, "explain.stdout"));
@@ -550,7 +575,7 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
     if (r.resources) j["resources"] = resources_to_json(*r.resources, learner_launch_shapes(r));
     if (const std::optional<Performance> perf = check_performance(r, ex)) j["performance"] = performance_to_json(*perf, lang);
     if (r.gpu)
-        j["gpu"] = {{"device", r.gpu->device}, {"status", r.gpu->status}, {"cases", r.gpu->cases}, {"agreeing", r.gpu->agreeing},
+        j["gpu"] = {{"device", r.gpu->device}, {"status", gpu_run_status_code(r.gpu->status)}, {"cases", r.gpu->cases}, {"agreeing", r.gpu->agreeing},
                     {"first_disagreeing_case", r.gpu->first_disagreeing}, {"verdict", verdict_code(r.gpu->verdict)}, {"cause", r.gpu->cause},
                     {"max_abs_error_vs_reference", r.gpu->max_abs_error}, {"detail", r.gpu->detail},
                     {"compile_ms", r.gpu->compile_ms}, {"run_ms", r.gpu->run_ms}};
@@ -580,7 +605,7 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
         if (c.verdict != Verdict::NotRun && c.actual.kind != ValueKind::Tensor) cj["actual"] = value_json(c.actual);
         if (!c.launches.empty() || !c.kernel_cause.empty()) cj["kernel"] = learner_kernel_json(c);
         if (c.cuda)
-            cj["cuda"] = {{"backend", c.cuda->backend},
+            cj["cuda"] = {{"backend", kernel_backend_code(c.cuda->backend)},
                           {"device", c.cuda->device},
                           {"max_abs_error_vs_reference", c.cuda->max_abs_error_vs_reference},
                           {"ok", c.cuda->ok}};

@@ -469,7 +469,7 @@ void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std
     gpu.compile_ms = co.ms;
     if (co.cancelled) return;
     if (!co.ok) {
-        gpu.status = "compile_failed";
+        gpu.status = GpuRunStatus::CompileFailed;
         gpu.detail = co.internal_error.empty() ? co.raw_output.substr(0, co.raw_output.find('\n')) : co.internal_error;
         res.gpu = gpu;
         return;
@@ -484,7 +484,7 @@ void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std
         write_file_atomic(run_dir / "cases.bin", protocol::encode_cases(args));
     } catch (const std::exception& e) {
         fs::remove_all(run_dir, ec);
-        gpu.status = "run_failed";
+        gpu.status = GpuRunStatus::RunFailed;
         gpu.detail = e.what();
         res.gpu = gpu;
         return;
@@ -498,8 +498,8 @@ void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std
     for (size_t k = 0; k < ex.cases.size(); ++k)
         if (auto& rec = channel.report(k)) add_gpu_case(ex, *rec, res.cases[k], gpu);
     const ProcessVerdict pv = classify(p, channel.summary(), limits);
-    gpu.status = pv.verdict == Verdict::Pass && gpu.cases == static_cast<int>(ex.cases.size()) ? "ran" : "run_failed";
-    if (gpu.status == "run_failed" && gpu.detail.empty()) gpu.detail = std::string(verdict_code(pv.verdict)) + (pv.signal ? " (" + signal_name(pv.signal) + ")" : "");
+    gpu.status = pv.verdict == Verdict::Pass && gpu.cases == static_cast<int>(ex.cases.size()) ? GpuRunStatus::Ran : GpuRunStatus::RunFailed;
+    if (gpu.status == GpuRunStatus::RunFailed && gpu.detail.empty()) gpu.detail = std::string(verdict_code(pv.verdict)) + (pv.signal ? " (" + signal_name(pv.signal) + ")" : "");
     res.gpu = gpu;
 }
 

@@ -523,7 +523,7 @@ void close_interval(Worker& w) {
 
 // ---------------------------------------------------------- diagnostics
 
-ThreadGroup group_of(Worker& w, RunState state, const char* what, int line_filter, bool by_line) {
+ThreadGroup group_of(Worker& w, RunState state, ThreadActivity what, int line_filter, bool by_line) {
     ThreadGroup g;
     g.what = what;
     for (unsigned i = 0; i < w.nthreads; ++i) {
@@ -568,12 +568,12 @@ void stuck_block_fault(Worker& w, bool warp_waiting, bool any_done) {
         if (w.threads[i]->state == waiting &&
             std::find(lines.begin(), lines.end(), w.threads[i]->wait_line) == lines.end())
             lines.push_back(w.threads[i]->wait_line);
-    for (int line : lines) f.groups.push_back(group_of(w, waiting, "waiting", line, true));
+    for (int line : lines) f.groups.push_back(group_of(w, waiting, ThreadActivity::Waiting, line, true));
     if (warp_waiting) {
-        ThreadGroup at_barrier = group_of(w, RunState::AtBarrier, "at_barrier", 0, false);
+        ThreadGroup at_barrier = group_of(w, RunState::AtBarrier, ThreadActivity::AtBarrier, 0, false);
         if (!at_barrier.threads.empty()) f.groups.push_back(at_barrier);
     }
-    if (any_done) f.groups.push_back(group_of(w, RunState::Done, "exited", 0, false));
+    if (any_done) f.groups.push_back(group_of(w, RunState::Done, ThreadActivity::Exited, 0, false));
     f.line = f.groups.front().line;
     const unsigned first = f.groups.front().threads.front();
     f.thread = to_dim(w.threads[first]->idx);
@@ -904,14 +904,15 @@ bool launch_error(const Launch& L, Fault& f) {
     f.kind = FaultKind::InvalidLaunch;
     if (b.count() == 0 || g.count() == 0) {
         f.detail = "empty_launch";
-    } else if (b.x > 1024 || b.y > 1024 || b.z > 64 || b.count() > 1024) {
+    } else if (b.x > LaunchLimits::max_block_xy || b.y > LaunchLimits::max_block_xy || b.z > LaunchLimits::max_block_z ||
+               b.count() > LaunchLimits::max_threads_per_block) {
         f.detail = "block_too_large";
         f.size = int64_t(b.count());
-        f.index = 1024;
-    } else if (g.y > 65535 || g.z > 65535) {
+        f.index = LaunchLimits::max_threads_per_block;
+    } else if (g.y > LaunchLimits::max_grid_yz || g.z > LaunchLimits::max_grid_yz) {
         f.detail = "grid_too_large";
         f.size = std::max(g.y, g.z);
-        f.index = 65535;
+        f.index = LaunchLimits::max_grid_yz;
     } else if (L.smem > L.options.max_dynamic_shared) {
         f.detail = "shared_too_large";
         f.size = int64_t(L.smem);
@@ -991,11 +992,11 @@ std::vector<ThreadGroup> mismatched_groups(const Worker& w, const WarpState& ws,
             if (!(p.arrived >> l & 1) || first + l >= w.nthreads) continue;
             const int at = w.threads[first + l]->wait_line;
             auto g = std::find_if(groups.begin(), groups.end(), [&](const ThreadGroup& x) { return x.line == at; });
-            if (g == groups.end()) g = groups.insert(groups.end(), ThreadGroup{"waiting", at, {}});
+            if (g == groups.end()) g = groups.insert(groups.end(), ThreadGroup{ThreadActivity::Waiting, at, {}});
             g->threads.push_back(first + l);
         }
     }
-    groups.push_back(ThreadGroup{"waiting", line, {me.linear}});
+    groups.push_back(ThreadGroup{ThreadActivity::Waiting, line, {me.linear}});
     return groups;
 }
 }  // namespace

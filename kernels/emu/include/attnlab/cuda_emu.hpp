@@ -26,7 +26,7 @@
 // Faults stop the launch: the faulting fiber throws KernelAbort, the
 // scheduler unwinds every other fiber of the block (boost's forced_unwind) and
 // the other blocks stop at their next scheduling point. Nothing escapes
-// launch(): the result is a LaunchReport (attnlab/emu/report.hpp).
+// launch(): the result is a LaunchReport (attnlab/common/launch_report.hpp).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -43,7 +43,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "attnlab/emu/report.hpp"
+#include "attnlab/common/launch_report.hpp"
 
 #include "attnlab/emu_device.hpp"
 
@@ -70,7 +70,7 @@ struct LaunchOptions {
     size_t trace_limit = 1u << 20;           // events kept at most
     uint64_t max_steps_per_thread = 1ull << 32;  // checked accesses + barriers; past it: StepLimit
     uint64_t max_dynamic_shared = 227 * 1024;    // sm_90's opt-in limit per block
-    size_t stack_bytes = 256 * 1024;         // per emulated thread (virtual; touched lazily)
+    size_t stack_bytes = LaunchLimits::emulated_thread_stack_bytes;  // per emulated thread (virtual; touched lazily)
 };
 
 // Options used by every launch made from the calling OS thread.

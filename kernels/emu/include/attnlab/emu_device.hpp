@@ -12,7 +12,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "attnlab/emu/report.hpp"
+#include "attnlab/common/launch_report.hpp"
 
 // ----------------------------------------------------------- CUDA qualifiers
 #define __global__

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "attnlab/common/value.hpp"
-#include "attnlab/emu/report.hpp"
+#include "attnlab/common/launch_report.hpp"
 
 namespace attnlab::kernels {
 
@@ -37,7 +37,7 @@ struct KernelRun {
     std::vector<emu::LaunchReport> launches;  // every launch, in order (the pipeline stops at a fault)
     emu::LaunchReport report;               // the failed launch, or the main one (attention /
                                             // GEMM / split / merge) when every launch completed
-    std::string backend;                    // "emulator" or "gpu"
+    Backend backend = Backend::Emulator;    // where it ran: Emulator or Gpu, never Auto
     std::string device;                     // "CPU emulator (2 threads)" or e.g. "NVIDIA H200"
     std::string input_error;                // inputs that do not fit the op (English, internal)
 

@@ -21,7 +21,7 @@
 
 #include "attnlab/common/value.hpp"
 #include "attnlab/common/wire.hpp"
-#include "attnlab/emu/report.hpp"  // plain data: what a CUDA program's kernel launches reported
+#include "attnlab/common/launch_report.hpp"  // plain data: what a CUDA program's kernel launches reported
 
 namespace attnlab::protocol {
 

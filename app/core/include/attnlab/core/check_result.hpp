@@ -12,11 +12,32 @@
 #include "attnlab/common/sandbox_status.hpp"
 #include "attnlab/common/value.hpp"
 #include "attnlab/core/course.hpp"
-#include "attnlab/emu/report.hpp"
+#include "attnlab/common/launch_report.hpp"
 
 namespace attnlab {
 
 struct ResourceReport;  // gpu_resources.hpp: NVRTC's registers / shared memory / spills per kernel
+
+// Where the reference op's kernel ran (KernelOutcome::backend).
+enum class KernelBackend { Emulator, Gpu };
+inline const char* kernel_backend_code(KernelBackend backend) {  // stable: --json
+    return backend == KernelBackend::Gpu ? "gpu" : "emulator";
+}
+
+// How a learner's file fared on a real GPU (GpuSummary::status).
+enum class GpuRunStatus {
+    Ran,            // every case reported, and the program ended cleanly
+    CompileFailed,  // nvcc refused the file
+    RunFailed,      // the program did not finish its cases
+};
+inline const char* gpu_run_status_code(GpuRunStatus status) {  // stable: --json
+    switch (status) {
+    case GpuRunStatus::Ran: return "ran";
+    case GpuRunStatus::CompileFailed: return "compile_failed";
+    case GpuRunStatus::RunFailed: return "run_failed";
+    }
+    return "run_failed";
+}
 
 enum class Verdict {
     Pass,
@@ -113,7 +134,7 @@ struct KernelLaunchSummary {
 // The reference op run as a CUDA kernel (GPU, else the CPU emulator) on one
 // case, beside the Eigen reference: the third column of a check.
 struct KernelOutcome {
-    std::string backend;   // "emulator" or "gpu"
+    KernelBackend backend = KernelBackend::Emulator;
     std::string device;    // "CPU emulator (2 threads)", "NVIDIA H200"
     Value output;
     std::vector<NamedTensor> stages;  // named like the reference's stages
@@ -131,7 +152,7 @@ struct KernelOutcome {
 // emulator's (deterministic, with per-access checks).
 struct GpuSummary {
     std::string device;            // "NVIDIA H200"
-    std::string status;            // "ran", "compile_failed", "run_failed"
+    GpuRunStatus status = GpuRunStatus::Ran;
     int cases = 0;                 // cases that reported
     int agreeing = 0;              // of those, the ones within tolerance of the reference
     int first_disagreeing = -1;    // the first case that did not (index)

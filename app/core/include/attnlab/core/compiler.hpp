@@ -22,6 +22,7 @@ struct Toolchain {
     // CUDA exercises: the runtime with the emulator, its headers, boost.context
     fs::path learner_cuda_library;   // libattnlab_learner_cuda.a ("" when built without the emulator)
     fs::path emu_include_dir;        // holds attnlab/emu_device.hpp and attnlab/emu/raw_memory.hpp
+    fs::path launch_report_include_dir;  // holds attnlab/common/launch_report.hpp (the emulator's headers include it)
     fs::path cuda_include_dir;       // CUDA's headers on the emulator: <cuda_runtime.h>, <cuda_fp16.h>...
     fs::path link_stubs_dir;         // empty stand-ins for libtsan (app/learner/link_stubs)
     // A learner's .cu: every load and store instrumented (attnlab/emu/raw_memory.hpp)

@@ -18,7 +18,7 @@
 #include "attnlab/common/value.hpp"
 #include "attnlab/core/check_result.hpp"
 #include "attnlab/core/course.hpp"
-#include "attnlab/emu/report.hpp"
+#include "attnlab/common/launch_report.hpp"
 
 namespace attnlab {
 

@@ -92,7 +92,7 @@ struct HeatmapSet {
     bool learner_from_output = false;    // `learner` is the function's return value (no probe needed)
     std::vector<HeadMatrix> difference;  // learner − reference; masked where both are -inf
     std::vector<HeadMatrix> cuda;        // the reference op's CUDA kernel (empty without one)
-    std::string cuda_backend;            // "emulator" or "gpu" when `cuda` is filled
+    KernelBackend cuda_backend = KernelBackend::Emulator;  // where `cuda` was computed, when it is filled
     double cuda_max_abs_difference = 0;  // |CUDA − reference| over cells finite in both
     ColorScale value_scale;              // for learner and reference
     ColorScale difference_scale;         // symmetric, diverging

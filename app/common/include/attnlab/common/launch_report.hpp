@@ -1,6 +1,8 @@
 #pragma once
 // What one emulated kernel launch reports: plain data (no emulator types), so
 // the core, the CLI's JSON and the GUI can keep it, copy it and translate it.
+// It lives in common, below the emulator that fills it and the wire protocol
+// that carries it; the words for it are the core's (core/launch_words.hpp).
 //
 // A launch either completes (fault.kind == FaultKind::None) or is stopped at
 // its first fault. The four fault families carry the names of NVIDIA's
@@ -26,6 +28,19 @@ struct Dim3 {
     unsigned x = 1, y = 1, z = 1;
     unsigned long long count() const { return 1ull * x * y * z; }
     bool operator==(const Dim3& o) const { return x == o.x && y == o.y && z == o.z; }
+};
+
+// CUDA's launch limits (every architecture since compute capability 3.0): the
+// emulator refuses a launch past them, and the words for that refusal quote them.
+struct LaunchLimits {
+    static constexpr unsigned max_threads_per_block = 1024;
+    static constexpr unsigned max_block_xy = 1024;  // blockDim.x and blockDim.y
+    static constexpr unsigned max_block_z = 64;
+    static constexpr unsigned max_grid_yz = 65535;   // gridDim.y and gridDim.z
+    static constexpr unsigned warp_size = 32;
+    // Not CUDA's: the stack of one emulated thread (a fiber's, virtual and
+    // touched lazily), which deep recursion or a big local array overflows.
+    static constexpr size_t emulated_thread_stack_bytes = 256 * 1024;
 };
 
 enum class FaultKind {
@@ -83,10 +98,36 @@ inline const char* fault_code(FaultKind kind) {  // stable: JSON, message keys, 
 }
 
 
+// What a group of a block's threads was doing when a synccheck fault stopped it.
+enum class ThreadActivity {
+    Waiting,    // at the barrier or warp operation the fault is about
+    AtBarrier,  // at a __syncthreads (while others wait at a warp operation)
+    Exited,     // already left the kernel
+};
+
+inline const char* thread_activity_code(ThreadActivity what) {  // stable: the wire protocol
+    switch (what) {
+    case ThreadActivity::Waiting: return "waiting";
+    case ThreadActivity::AtBarrier: return "at_barrier";
+    case ThreadActivity::Exited: return "exited";
+    }
+    return "waiting";
+}
+
+// False for a code thread_activity_code never gives.
+inline bool parse_thread_activity(const std::string& code, ThreadActivity& out) {
+    for (ThreadActivity a : {ThreadActivity::Waiting, ThreadActivity::AtBarrier, ThreadActivity::Exited})
+        if (code == thread_activity_code(a)) {
+            out = a;
+            return true;
+        }
+    return false;
+}
+
 // A set of threads of one block described for a person: linear thread ids
 // grouped in ranges ("0-15, 32") plus what they were doing.
 struct ThreadGroup {
-    std::string what;            // "waiting" (at a barrier / warp op), "exited", "at_barrier"
+    ThreadActivity what = ThreadActivity::Waiting;
     int line = 0;                // source line of the barrier or warp op they wait at (0: n/a)
     std::vector<unsigned> threads;  // linear thread ids (x + y·bx + z·bx·by), ascending
 };
@@ -261,16 +302,7 @@ struct LaunchReport {
     bool ok() const { return fault.kind == FaultKind::None; }
 };
 
-enum class Lang { En, Id };
-
-// One paragraph naming the tool, block, thread, line, buffer, index and size,
-// in plain English or Indonesian. "" when there is no fault.
-std::string describe_fault(const Fault& fault, Lang lang);
-// Several lines: the counters with their meaning (sectors/request, conflicts...).
-std::string describe_counters(const LaunchCounters& counters, Lang lang);
-// Kernel name, launch shape, the fault (if any), then the counters.
-std::string describe_launch(const LaunchReport& report, Lang lang);
-// "0-15, 17, 20-31"
+// "0-15, 17, 20-31": linear thread ids as ranges (app/common/src/launch_report.cpp).
 std::string thread_ranges(const std::vector<unsigned>& threads);
 
 }  // namespace attnlab::emu
