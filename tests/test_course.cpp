@@ -197,6 +197,67 @@ TEST_CASE("Exercise::signature and qualified_declaration follow the parameter ki
     CHECK(scalar.signature() == "double count()");
 }
 
+// ---- runtime profiles --------------------------------------------------------
+
+TEST_CASE("runtime profiles: one row per runtime, found by enum and by code") {
+    REQUIRE(all_runtime_profiles().size() == kRuntimeCount);
+    for (size_t i = 0; i < all_runtime_profiles().size(); ++i) {
+        const RuntimeProfile& p = *all_runtime_profiles()[i];
+        CAPTURE(p.code);
+        CHECK(static_cast<size_t>(p.runtime) == i);  // profile_of indexes by the enum
+        CHECK(&profile_of(p.runtime) == &p);
+        CHECK(profile_by_code(p.code) == &p);
+        CHECK(std::string(runtime_code(p.runtime)) == p.code);
+        // A value-returning entry is C++'s; a launcher filling a device tensor
+        // is what the kernel evidence (launches, NVRTC, a GPU run) goes with.
+        CHECK((p.entry_shape == EntryShape::FillsDeviceOutput) == p.reports_kernel_launches);
+    }
+    CHECK(profile_by_code("rust") == nullptr);
+    CHECK(profile_by_code("") == nullptr);
+}
+
+TEST_CASE("runtime profiles: what each runtime compiles, and the files it names") {
+    const RuntimeProfile& cpp = profile_of(Runtime::Cpp);
+    const RuntimeProfile& cuda = profile_of(Runtime::Cuda);
+    const std::string kernel_file = "__global__ void k(float* x) { x[threadIdx.x] = 1; }\nvoid f(float* x) { k<<<1, 32>>>(x); }\n";
+    CHECK(cpp.compiled_text(kernel_file) == kernel_file);  // C++ as written
+    const std::string emulated = cuda.compiled_text(kernel_file);
+    CHECK_FALSE(contains(emulated, "<<<"));  // the launch is rewritten for the emulator...
+    CHECK(std::count(emulated.begin(), emulated.end(), '\n') == std::count(kernel_file.begin(), kernel_file.end(), '\n'));  // ...line for line
+    CHECK(std::string(cpp.source_extension) == ".cpp");
+    CHECK(std::string(cuda.source_extension) == ".cu");
+    CHECK(std::string(cpp.entry_header) != cuda.entry_header);
+    CHECK(std::string(cpp.pch_name) != cuda.pch_name);  // one precompiled header per runtime, side by side in the cache
+    Exercise ex;
+    ex.runtime = Runtime::Cuda;
+    ex.function = "fill";
+    ex.output = {"out", ValueKind::Tensor, "(T, D)"};
+    ex.params = {{"x", ValueKind::Tensor, "(T, D)"}, {"n", ValueKind::Int, ""}};
+    CHECK(ex.signature() == "void fill(DeviceTensor& out, const DeviceTensor& x, int n)");
+    CHECK(ex.starter_path().filename() == "starter.cu");
+    ex.runtime = Runtime::Cpp;
+    CHECK(ex.signature() == "Tensor fill(const Tensor& x, int n)");
+}
+
+TEST_CASE("an unknown runtime names the ones there are") {
+    CourseCopy course;
+    course.edit_json("mini-split/exercise.json", [](json& j) { j["runtime"] = "rust"; });
+    expect_broken(course, "mini-split", "exercise.json", "runtime", "expected \"cpp\" or \"cuda\"");
+}
+
+TEST_CASE("an exercise's limits start from the learner program's defaults") {
+    const Limits d = Limits::learner_program();
+    Exercise ex;
+    CHECK(ex.limits.cpu_seconds == d.cpu_seconds);
+    CHECK(ex.limits.memory_mb == d.memory_mb);
+    CHECK(ex.limits.output_kb == d.output_kb);
+    CHECK(ex.limits.file_size_mb == d.file_size_mb);
+    CHECK(ex.limits.process_margin == d.process_margin);
+    CHECK(d.cpu_seconds > 0);
+    CHECK(d.wall_seconds > d.cpu_seconds);  // a program that waits is stopped by the wall clock, later than a busy one
+    CHECK(Limits{}.cpu_seconds == 0);      // a plain Limits limits nothing (the compiler's, NVRTC's set what they need)
+}
+
 TEST_CASE("the real course loads without problems") {
     const fs::path real = fs::path(ATTNLAB_TEST_FIXTURES).parent_path().parent_path() / "exercises";
     Course c = load_course(real);

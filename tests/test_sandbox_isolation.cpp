@@ -75,14 +75,14 @@ ProcessOutcome run_program(const std::vector<std::string>& argv, const SandboxPo
     return run_in_sandbox(spec, nullptr, nullptr);
 }
 
-ProcessOutcome run_shell(const std::string& script, const SandboxPolicy& policy = sandbox_policy_for("cpp")) {
+ProcessOutcome run_shell(const std::string& script, const SandboxPolicy& policy = learner_policy(ExecutionTarget::Cpu)) {
     return run_program({"/bin/sh", "-c", script}, policy);
 }
 
 // The layers the kernel refused here, named (empty when all are in place).
 std::string refused_layers() {
     static const std::string refused = [] {
-        const ProcessOutcome p = run_program({"/bin/true"}, sandbox_policy_for("cpp"));
+        const ProcessOutcome p = run_program({"/bin/true"}, learner_policy(ExecutionTarget::Cpu));
         std::string names;
         for (status::Layer l : status::kLayers)
             if (p.protections[l].state != status::LayerState::Applied) names += std::string(" ") + status::layer_code(l);
@@ -240,7 +240,7 @@ TEST_CASE("the scratch directory is writable during the run and gone after it") 
 }
 
 TEST_CASE("the sandbox reports every layer, and applies them here") {
-    const ProcessOutcome p = run_program({"/bin/true"}, sandbox_policy_for("cpp"));
+    const ProcessOutcome p = run_program({"/bin/true"}, learner_policy(ExecutionTarget::Cpu));
     CHECK(p.status == ProcessOutcome::Status::Exited);
     for (status::Layer l : status::kLayers) {
         INFO(status::layer_code(l));
@@ -278,7 +278,7 @@ private:
 
 // A host whose kernel refuses every namespace (Docker's default seccomp
 // profile does this), simulated by the test helper refuse_namespaces.
-ProcessOutcome run_refused(const std::vector<std::string>& argv, const SandboxPolicy& policy = sandbox_policy_for("cpp")) {
+ProcessOutcome run_refused(const std::vector<std::string>& argv, const SandboxPolicy& policy = learner_policy(ExecutionTarget::Cpu)) {
     setenv("ATTNLAB_REFUSE_REAL_SANDBOX", env().compiler.toolchain().sandbox.c_str(), 1);
     ProcessSpec spec;
     spec.sandbox = ATTNLAB_REFUSE_NAMESPACES;
@@ -423,7 +423,7 @@ TEST_CASE("started by root or not, the program is never root and has no capabili
 TEST_CASE("the program gets a minimal environment: nothing of attnlab's") {
     if (!isolation_available()) return;
     setenv("AWS_SECRET_ACCESS_KEY", "attnlab-test-secret", 1);
-    const ProcessOutcome p = run_program({"/usr/bin/env"}, sandbox_policy_for("cpp"));
+    const ProcessOutcome p = run_program({"/usr/bin/env"}, learner_policy(ExecutionTarget::Cpu));
     unsetenv("AWS_SECRET_ACCESS_KEY");
     INFO(p.out);
     CHECK_FALSE(contains(p.out, "attnlab-test-secret"));
@@ -571,7 +571,7 @@ TEST_CASE("inside: read-only system files, the inputs, three devices, a scratch 
         "test -e " + dir.path().string() + " && exit 16\n"
         "test \"$(id -u)\" = 0 && exit 17\n"
         "exit 0\n";
-    const ProcessOutcome p = run_program({"/bin/sh", "-c", script, input.string()}, sandbox_policy_for("cpp"));
+    const ProcessOutcome p = run_program({"/bin/sh", "-c", script, input.string()}, learner_policy(ExecutionTarget::Cpu));
     INFO(p.err);
     CHECK(p.status == ProcessOutcome::Status::Exited);
     CHECK(p.exit_code == 0);
@@ -579,14 +579,14 @@ TEST_CASE("inside: read-only system files, the inputs, three devices, a scratch 
 
 TEST_CASE("a runtime's policy adds device nodes, and can lift the address-space limit") {
     if (!isolation_available()) return;
-    SandboxPolicy with_device = sandbox_policy_for("cpp");
+    SandboxPolicy with_device = learner_policy(ExecutionTarget::Cpu);
     with_device.extra_devices = {"/dev/fu?l"};  // a glob, as "/dev/nvidia*" is for CUDA
     CHECK(run_shell("test -c /dev/full", with_device).exit_code == 0);
     CHECK(run_shell("test -e /dev/full").exit_code != 0);
 
-    const SandboxPolicy cuda = sandbox_policy_for("cuda");
+    const SandboxPolicy cuda = learner_policy(ExecutionTarget::Gpu);
     CHECK_FALSE(cuda.address_space_limit);
-    ProcessOutcome limited = run_program({"/bin/sh", "-c", "ulimit -v"}, sandbox_policy_for("cpp"), 256);
+    ProcessOutcome limited = run_program({"/bin/sh", "-c", "ulimit -v"}, learner_policy(ExecutionTarget::Cpu), 256);
     CHECK(contains(limited.out, "262144"));
     ProcessOutcome unlimited = run_program({"/bin/sh", "-c", "ulimit -v"}, cuda, 256);
     CHECK(contains(unlimited.out, "unlimited"));
@@ -630,7 +630,7 @@ TEST_CASE("a hidden path inside a shown tree shows empty (a home under /usr, say
     REQUIRE_FALSE(shown.empty());
     const std::string script = "test -n \"$(ls -A '" + shown + "')\"";
     CHECK(run_shell(script).exit_code == 0);  // shown: it has files
-    SandboxPolicy hiding = sandbox_policy_for("cpp");
+    SandboxPolicy hiding = learner_policy(ExecutionTarget::Cpu);
     hiding.hidden = {shown};
     CHECK(run_shell(script, hiding).exit_code != 0);  // hidden: empty
     CHECK(run_shell("test -d /usr/lib", hiding).exit_code == 0);  // the rest stays

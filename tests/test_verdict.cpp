@@ -29,8 +29,8 @@ ChannelSummary channel(bool hello, bool done, int running = -1, int first_unrepo
     return c;
 }
 
-RunLimits limits() {
-    RunLimits l;
+Limits limits() {
+    Limits l;
     l.cpu_seconds = 2;
     l.wall_seconds = 5;
     l.output_kb = 64;
@@ -102,7 +102,7 @@ TEST_CASE("classify: a corrupt channel keeps the decoder's code") {
 }
 
 TEST_CASE("classify: the limits' figures are the ones the run had") {
-    RunLimits l = limits();
+    Limits l = limits();
     l.cpu_seconds = 0.5;
     l.file_size_mb = 3;
     CHECK(classify(outcome(S::Signaled, SIGXCPU, 500), channel(true, false, 0, 0), l).limit_value == 0.5);

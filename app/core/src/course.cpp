@@ -206,7 +206,7 @@ namespace {
 // generated header), otherwise it reads as the learner writes it.
 std::string declaration(const Exercise& ex, bool qualified) {
     auto q = [&](std::string type) { return qualified ? qualify(std::move(type)) : type; };
-    const bool cuda = ex.runtime == Runtime::Cuda;
+    const bool cuda = ex.profile().entry_shape == EntryShape::FillsDeviceOutput;  // void f(DeviceTensor& out, ...)
     const std::string device_tensor = qualified ? "attnlab::DeviceTensor" : "DeviceTensor";
     std::string s = (cuda ? std::string("void") : q(cpp_return_type(ex.returns.kind))) + " " + ex.function + "(";
     if (cuda) s += device_tensor + "& " + ex.output.name;
@@ -287,9 +287,14 @@ void load_reference(JsonFile& f, const json& root, Exercise& ex) {
 // tensor its launcher fills ("entry.output") and may set kernel rules.
 void load_runtime(JsonFile& f, const json& root, Exercise& ex) {
     const std::string runtime = root.contains("runtime") ? f.string(root, "runtime", "") : "cpp";
-    if (runtime == runtime_code(Runtime::Cuda)) ex.runtime = Runtime::Cuda;
-    else if (runtime != runtime_code(Runtime::Cpp)) f.fail("runtime", "expected \"cpp\" or \"cuda\"");
-    if (ex.runtime != Runtime::Cuda) return;
+    const RuntimeProfile* profile = profile_by_code(runtime);
+    if (!profile) {
+        std::string codes;
+        for (const RuntimeProfile* p : all_runtime_profiles()) codes += std::string(codes.empty() ? "" : " or ") + "\"" + p->code + "\"";
+        f.fail("runtime", "expected " + codes);
+    }
+    ex.runtime = profile->runtime;
+    if (profile->entry_shape != EntryShape::FillsDeviceOutput) return;
     const json& out = f.require(f.require(root, "entry", ""), "output", "entry");
     ex.output.name = f.string(out, "name", "entry.output");
     ex.output.shape = out.value("shape", "");
@@ -388,10 +393,11 @@ void load_fixtures(JsonFile& f, const json& root, Exercise& ex) {
             f.fail(field + ".file", "expected a path inside the exercise folder");
         if (!fs::is_regular_file(ex.dir / fx.file)) f.fail(field + ".file", "no file " + fx.file.string());
         const bool names_mistake = std::any_of(ex.mistakes.begin(), ex.mistakes.end(), [&](const MistakeSpec& m) { return m.id == fx.expect; });
-        const bool names_kernel_cause = ex.runtime == Runtime::Cuda && is_kernel_cause(fx.expect);
+        const bool kernels = ex.profile().reports_kernel_launches;
+        const bool names_kernel_cause = kernels && is_kernel_cause(fx.expect);
         if (!names_mistake && !names_kernel_cause && !is_verdict_code(fx.expect))
             f.fail(field + ".expect", "\"" + fx.expect + "\" is neither a verdict code, nor one of this exercise's mistakes" +
-                                          (ex.runtime == Runtime::Cuda ? ", nor a kernel fault or rule (shared_race, output_not_written, …)" : ""));
+                                          (kernels ? ", nor a kernel fault or rule (shared_race, output_not_written, …)" : ""));
         ex.fixtures.push_back(std::move(fx));
     }
 }
@@ -410,14 +416,6 @@ void load_texts(const fs::path& dir, Exercise& ex) {
 }
 
 }  // namespace
-
-const char* runtime_code(Runtime r) {
-    switch (r) {
-        case Runtime::Cpp: return "cpp";
-        case Runtime::Cuda: return "cuda";
-    }
-    return "?";
-}
 
 Exercise load_exercise(const fs::path& dir, const std::map<std::string, LocalizedText>& topics) {
     JsonFile f(dir / "exercise.json");

@@ -281,7 +281,7 @@ bool namespace_refused(const Protections& p) {
 }  // namespace
 
 Protections probe_protections(const Toolchain& toolchain, std::string* problem) {
-    return probe(toolchain, {::access("/bin/true", X_OK) == 0 ? "/bin/true" : "/usr/bin/true"}, sandbox_policy_for("cpp"), problem)
+    return probe(toolchain, {::access("/bin/true", X_OK) == 0 ? "/bin/true" : "/usr/bin/true"}, learner_policy(ExecutionTarget::Cpu), problem)
         .protections;
 }
 
@@ -298,14 +298,14 @@ DoctorReport run_doctor(const Toolchain& toolchain) {
     r.precompiled_headers = toolchain.use_pch;
     if (r.sandbox.found) {
         const ProcessOutcome p = probe(toolchain, {::access("/bin/true", X_OK) == 0 ? "/bin/true" : "/usr/bin/true"},
-                                       sandbox_policy_for("cpp"), &r.protections_problem);
+                                       learner_policy(ExecutionTarget::Cpu), &r.protections_problem);
         r.protections = p.protections;
         r.program_uid = p.program_uid;
         r.program_user = user_name(p.program_uid);
         r.accounting = p.accounting;
         probe_compiler(toolchain, r);
     }
-    const SandboxPolicy learner = sandbox_policy_for("cpp");
+    const SandboxPolicy learner = learner_policy(ExecutionTarget::Cpu);
     r.scratch_mb = learner.scratch_mb;
     // Learner programs never run as root: a cgroup, or RLIMIT_NPROC, binds them.
     r.process_limit = r.accounting == sandbox_status::Accounting::Cgroup || r.program_uid > 0;

@@ -74,7 +74,7 @@ ProcessOutcome::Status outcome_status(sandbox_status::RunStatus s) {
 // attnlab-sandbox's command line for `spec` (see app/sandbox/main.cpp).
 std::vector<std::string> sandbox_arguments(const ProcessSpec& spec) {
     std::vector<std::string> args = {spec.sandbox, "--status-fd", std::to_string(sandbox_status::kStatusFd)};
-    const SandboxLimits& l = spec.limits;
+    const Limits& l = spec.limits;
     const SandboxPolicy& policy = spec.policy;
     if (l.cpu_seconds > 0) args.insert(args.end(), {"--cpu", fmt_seconds(l.cpu_seconds)});
     if (l.wall_seconds > 0) args.insert(args.end(), {"--wall", fmt_seconds(l.wall_seconds)});
@@ -140,9 +140,9 @@ std::string inert_text(const std::string& text) {
     return out;
 }
 
-SandboxPolicy sandbox_policy_for(const std::string& runtime) {
+SandboxPolicy learner_policy(ExecutionTarget target) {
     SandboxPolicy p;
-    if (runtime == "cuda") {
+    if (target == ExecutionTarget::Gpu) {
         // The driver maps the GPU's memory into the address space and reads
         // its topology from /sys; the device nodes come and go with the driver.
         p.address_space_limit = false;
@@ -320,7 +320,7 @@ private:
     void keep_output(std::string& sink, size_t& total, size_t n) {
         total += n;
         if (sink.size() < spec_.capture_bytes) sink.append(buf_, std::min(n, spec_.capture_bytes - sink.size()));
-        if (spec_.output_cap_bytes > 0 && out_.out_total + out_.err_total > spec_.output_cap_bytes) force(Status::OutputLimit);
+        if (spec_.limits.output_kb > 0 && out_.out_total + out_.err_total > static_cast<size_t>(spec_.limits.output_kb) * 1024) force(Status::OutputLimit);
     }
 
     // The status pipe closed: the sandbox is gone. Without its final report

@@ -277,9 +277,9 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
         case Verdict::Crash: {
             std::string s = r.crashed_before_entry ? tr(lang, "explain.crash_static", {{"signal", r.signal_name}})
                                                    : tr(lang, "explain.crash", {{"case", label}, {"signal", r.signal_name}});
-            // A CUDA program's kernels run on the emulator's fibers: a segfault
-            // there is most often a thread's small stack overflowing.
-            const std::string hint_key = std::string("explain.crash.") + (ex.runtime == Runtime::Cuda ? "cuda." : "") + r.signal_name;
+            // A runtime may explain a signal its own way (the emulator's fibers:
+            // a segfault is most often a thread's small stack overflowing).
+            const std::string hint_key = std::string("explain.crash.") + ex.profile().message_prefix + r.signal_name;
             if (has_message(lang, hint_key))
                 s += " " + tr(lang, hint_key, {{"stack_kib", std::to_string(emu::LaunchLimits::emulated_thread_stack_bytes / 1024)}});
             return s;
@@ -393,7 +393,7 @@ std::string explain_backends(const CheckResult& r, const Exercise& ex, Lang lang
     // Beside a verdict on the learner's values, or when the kernel is the problem.
     // Not in a CUDA exercise: there the learner's own kernels are the CUDA, and
     // "CUDA agrees with the reference" (attnlab's kernel) would read as theirs.
-    const bool reference_kernel_news = r.ran() && ex.runtime != Runtime::Cuda;
+    const bool reference_kernel_news = r.ran() && !ex.profile().learner_writes_kernels;
     if (reference_kernel_news || r.problem == Problem::KernelDisagrees || r.problem == Problem::KernelFailed) s = explain_cuda(r, lang);
     if (const std::string gpu = explain_gpu(r, lang); !gpu.empty()) s += (s.empty() ? "" : "\n") + gpu;
     return s;

@@ -86,34 +86,26 @@ void judge_case(const Exercise& ex, const Case& spec, protocol::CaseReport& rec,
     judge_kernel_data(ex, spec, rec, c);
 }
 
-ProcessSpec sandbox_spec(const Toolchain& toolchain, Runtime runtime, const fs::path& binary, const fs::path& run_dir,
-                         const fs::path& cases_file, const RunLimits& limits, bool trace_kernels, bool on_gpu = false) {
+// A learner program under its limits, on its target, with a result channel.
+ProcessSpec sandbox_spec(const Toolchain& toolchain, const fs::path& binary, const fs::path& run_dir, const fs::path& cases_file,
+                         const Limits& limits, ExecutionTarget target) {
     ProcessSpec spec;
     spec.sandbox = toolchain.sandbox.string();
-    // What the program may touch: a CUDA program on the CPU emulator is an
-    // ordinary program (address-space limit included); only on a GPU does it
-    // get the device nodes and no RLIMIT_AS.
-    spec.policy = sandbox_policy_for(on_gpu ? "cuda" : "cpp");
+    spec.policy = learner_policy(target);
     spec.argv = {binary.string(), cases_file.string()};
-    if (runtime == Runtime::Cuda && trace_kernels) spec.argv.push_back("--trace-kernels");
     spec.cwd = run_dir.string();
     spec.with_channel = true;
-    spec.limits.cpu_seconds = limits.cpu_seconds;
-    spec.limits.wall_seconds = limits.wall_seconds;
-    spec.limits.memory_mb = limits.memory_mb;
-    spec.limits.file_size_mb = limits.file_size_mb;
-    spec.limits.process_margin = limits.process_margin;
+    spec.limits = limits;
     spec.capture_bytes = 64 * 1024;
-    spec.output_cap_bytes = static_cast<size_t>(limits.output_kb) * 1024;
     return spec;
 }
 
 // What the learner's program receives for one case: the case's arguments; a
-// CUDA program first gets the expected output's shape (its `out` tensor is
-// allocated with it, unwritten; the values sent are not used).
+// launcher that fills a device output first gets the expected output's shape
+// (its `out` tensor is allocated with it, unwritten; the values sent are not used).
 protocol::CaseArgs program_args(const Exercise& ex, const Case& c, const CaseOutcome& outcome) {
     protocol::CaseArgs args;
-    if (ex.runtime == Runtime::Cuda) {
+    if (ex.profile().entry_shape == EntryShape::FillsDeviceOutput) {
         const TensorData& expected = outcome.expected.tensor;
         args.push_back(Value::of_tensor(TensorData(expected.shape, std::vector<float>(expected.data.size(), 0.0f))));
     }
@@ -121,11 +113,63 @@ protocol::CaseArgs program_args(const Exercise& ex, const Case& c, const CaseOut
     return args;
 }
 
+// One sandboxed run of a learner program on every case, on the CPU or a GPU:
+// the inputs written to a private folder, the program started there, its
+// result channel decoded case by case as it runs. The only place a learner
+// program is started.
+struct ProgramRun {
+    ProcessOutcome process;
+    std::string prepare_error;  // the inputs could not be written: nothing ran
+    double ms = 0;
+};
+
+ProgramRun run_program(const Compiler& compiler, const Exercise& ex, const fs::path& binary, const std::vector<CaseOutcome>& cases,
+                       ExecutionTarget target, const std::vector<std::string>& extra_args, ResultChannel& channel,
+                       const std::atomic<bool>* cancel) {
+    const auto t0 = clock_type::now();
+    ProgramRun run;
+    const fs::path run_dir = compiler.cache_dir() / "tmp" /
+                             ("run-" + std::to_string(::getpid()) + "-" + hex64(hash64(std::to_string(t0.time_since_epoch().count()) + ex.id)));
+    const fs::path cases_file = run_dir / "cases.bin";
+    std::error_code ec;
+    try {
+        fs::create_directories(run_dir);
+        std::vector<protocol::CaseArgs> args;
+        for (size_t k = 0; k < ex.cases.size(); ++k) args.push_back(program_args(ex, ex.cases[k], cases[k]));
+        write_file_atomic(cases_file, protocol::encode_cases(args));
+    } catch (const std::exception& e) {
+        fs::remove_all(run_dir, ec);
+        run.prepare_error = e.what();
+        return run;
+    }
+    ProcessSpec spec = sandbox_spec(compiler.toolchain(), binary, run_dir, cases_file, ex.limits, target);
+    spec.argv.insert(spec.argv.end(), extra_args.begin(), extra_args.end());
+    run.process = run_in_sandbox(spec, [&](const char* data, size_t n) { return channel.feed(data, n); }, cancel);
+    fs::remove_all(run_dir, ec);
+    run.ms = ms_since(t0);
+    return run;
+}
+
+// What the emulator is told besides the cases, for a program that reports
+// its kernel launches: the chosen architecture's opt-in maximum of shared
+// memory per block (a launch above it fails as it would on that GPU), and
+// what to trace for the Kernel view.
+std::vector<std::string> launch_args(const Exercise& ex, const CheckControl& control) {
+    std::vector<std::string> args;
+    if (!ex.profile().reports_kernel_launches) return args;
+    if (const auto arch = arch_limits(control.gpu_arch)) args.insert(args.end(), {"--max-dynamic-shared", std::to_string(arch->max_shared_per_block_optin)});
+    if (control.trace_kernels) args.push_back("--trace-kernels");
+    if (control.trace_kernels && control.trace_case >= 0)
+        args.insert(args.end(), {"--trace-case", std::to_string(control.trace_case), "--trace-launch", std::to_string(control.trace_launch),
+                                 "--trace-block", std::to_string(control.trace_block)});
+    return args;
+}
+
 // A CUDA program's case: its launches, and the verdict they and the output give
 // (the least traffic its operation needs: minimum_sectors, performance.cpp).
 
 void judge_kernel_data(const Exercise& ex, const Case& spec, protocol::CaseReport& rec, CaseOutcome& c) {
-    if (ex.runtime != Runtime::Cuda || !rec.has_kernel) return;
+    if (!ex.profile().reports_kernel_launches || !rec.has_kernel) return;
     c.launches = std::move(rec.kernel.launches);
     c.unwritten_count = rec.kernel.unwritten_count;
     c.first_unwritten = rec.kernel.first_unwritten;
@@ -283,14 +327,9 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
     }
     if (!prepare_cases(ex, res)) return finish(Verdict::InternalError);
 
-    // The one place that chooses how a learner's file is built and run.
-    Verdict v = Verdict::InternalError;
-    switch (ex.runtime) {
-        case Runtime::Cpp:  // C++ against the Tensor API
-        case Runtime::Cuda:  // a .cu file against the emulator (the compiler rewrites it; the harness reports launches)
-            v = compile_and_run(ex, source, display_name, control, res);
-            break;
-    }
+    // How the file is built and run, and what evidence comes back, is the
+    // runtime profile's (runtime_profile.cpp): one path for every runtime.
+    const Verdict v = compile_and_run(ex, source, display_name, control, res);
     res.verdict = v;
     if (v != Verdict::Pass && v != Verdict::Cancelled) res.mistake = diagnose_mistake(ex, res);
     return finish(v);
@@ -371,7 +410,7 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
     // A CUDA file also goes to NVRTC (registers, shared memory, spills), on
     // another thread while the host compiler and the run take theirs.
     std::future<ResourceReport> resources;
-    if (ex.runtime == Runtime::Cuda) resources = start_resource_report(source, display_name, control);
+    if (ex.profile().resource_report) resources = start_resource_report(source, display_name, control);
     struct AttachResources {  // whatever the verdict, the report joins the result
         std::future<ResourceReport>& f;
         CheckResult& res;
@@ -406,10 +445,9 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
         if (co.defines_main) res.problem = Problem::DefinesMain;
         return Verdict::CompileError;
     }
-    const Verdict v = ex.runtime == Runtime::Cuda ? run_with_register_counts(ex, co.binary, control, res, resources)
-                                                  : run_cases(ex, co.binary, control, res);
+    const Verdict v = run_with_register_counts(ex, co.binary, control, res, resources);
     const bool recording_one_block = control.trace_case >= 0;  // only the emulator's trace is wanted
-    if (ex.runtime == Runtime::Cuda && v != Verdict::Cancelled && v != Verdict::InternalError && !recording_one_block)
+    if (ex.profile().runs_on_gpu && v != Verdict::Cancelled && v != Verdict::InternalError && !recording_one_block)
         run_on_gpu(ex, source, display_name, control, res);
     return v;
 }
@@ -474,30 +512,18 @@ void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std
         res.gpu = gpu;
         return;
     }
-    const auto t0 = clock_type::now();
-    const fs::path run_dir = compiler_.cache_dir() / "tmp" / ("gpu-run-" + std::to_string(::getpid()) + "-" + hex64(hash64(source + ex.id)));
-    std::error_code ec;
-    std::vector<protocol::CaseArgs> args;
-    for (size_t k = 0; k < ex.cases.size(); ++k) args.push_back(program_args(ex, ex.cases[k], res.cases[k]));
-    try {
-        fs::create_directories(run_dir);
-        write_file_atomic(run_dir / "cases.bin", protocol::encode_cases(args));
-    } catch (const std::exception& e) {
-        fs::remove_all(run_dir, ec);
+    ResultChannel channel(ex.cases.size(), [](int) {});
+    const ProgramRun run = run_program(compiler_, ex, co.binary, res.cases, ExecutionTarget::Gpu, {}, channel, control.cancel);
+    gpu.run_ms = run.ms;
+    if (!run.prepare_error.empty()) {
         gpu.status = GpuRunStatus::RunFailed;
-        gpu.detail = e.what();
+        gpu.detail = run.prepare_error;
         res.gpu = gpu;
         return;
     }
-    const RunLimits limits = RunLimits::for_exercise(ex.limits);
-    ResultChannel channel(ex.cases.size(), [](int) {});
-    const ProcessOutcome p = run_in_sandbox(sandbox_spec(compiler_.toolchain(), ex.runtime, co.binary, run_dir, run_dir / "cases.bin", limits, false, true),
-                                            [&](const char* data, size_t n) { return channel.feed(data, n); }, control.cancel);
-    fs::remove_all(run_dir, ec);
-    gpu.run_ms = ms_since(t0);
     for (size_t k = 0; k < ex.cases.size(); ++k)
         if (auto& rec = channel.report(k)) add_gpu_case(ex, *rec, res.cases[k], gpu);
-    const ProcessVerdict pv = classify(p, channel.summary(), limits);
+    const ProcessVerdict pv = classify(run.process, channel.summary(), ex.limits);
     gpu.status = pv.verdict == Verdict::Pass && gpu.cases == static_cast<int>(ex.cases.size()) ? GpuRunStatus::Ran : GpuRunStatus::RunFailed;
     if (gpu.status == GpuRunStatus::RunFailed && gpu.detail.empty()) gpu.detail = std::string(verdict_code(pv.verdict)) + (pv.signal ? " (" + signal_name(pv.signal) + ")" : "");
     res.gpu = gpu;
@@ -509,6 +535,7 @@ void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std
 // making every check wait for NVRTC.
 Verdict Runner::run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
                                          std::future<ResourceReport>& resources) {
+    if (!resources.valid()) return run_cases(ex, binary, control, res);
     const CheckResult before_run = res;
     std::vector<std::string> registers = nvrtc_late_for_test ? std::vector<std::string>{} : kernel_register_args(resources, res, false);
     const Verdict v = run_cases(ex, binary, control, res, registers);
@@ -525,39 +552,18 @@ Verdict Runner::run_with_register_counts(const Exercise& ex, const fs::path& bin
 Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
                           const std::vector<std::string>& extra_args) {
     const int count = static_cast<int>(ex.cases.size());
-    const auto run_t0 = clock_type::now();
-    const fs::path run_dir = compiler_.cache_dir() / "tmp" /
-                             ("run-" + std::to_string(::getpid()) + "-" + hex64(hash64(std::to_string(run_t0.time_since_epoch().count()) + ex.id)));
-    const fs::path cases_file = run_dir / "cases.bin";
-    std::error_code ec;
-    try {
-        fs::create_directories(run_dir);
-        std::vector<protocol::CaseArgs> args;
-        for (size_t k = 0; k < ex.cases.size(); ++k) args.push_back(program_args(ex, ex.cases[k], res.cases[k]));
-        write_file_atomic(cases_file, protocol::encode_cases(args));
-    } catch (const std::exception& e) {
-        res.problem = Problem::CannotPrepareRun;
-        res.detail = e.what();
-        fs::remove_all(run_dir, ec);
-        return Verdict::InternalError;
-    }
-
-    const RunLimits limits = RunLimits::for_exercise(ex.limits);
     ResultChannel channel(ex.cases.size(), [&](int k) { report(control, Phase::Running, k, count); });
     report(control, Phase::Running, 0, count);
-    ProcessSpec spec = sandbox_spec(compiler_.toolchain(), ex.runtime, binary, run_dir, cases_file, limits, control.trace_kernels);
-    // The chosen architecture's opt-in maximum of shared memory per block:
-    // a launch above it fails as it would on that GPU.
-    if (const auto arch = arch_limits(control.gpu_arch); ex.runtime == Runtime::Cuda && arch)
-        spec.argv.insert(spec.argv.end(), {"--max-dynamic-shared", std::to_string(arch->max_shared_per_block_optin)});
-    if (ex.runtime == Runtime::Cuda && control.trace_kernels && control.trace_case >= 0)
-        spec.argv.insert(spec.argv.end(), {"--trace-case", std::to_string(control.trace_case), "--trace-launch",
-                                           std::to_string(control.trace_launch), "--trace-block", std::to_string(control.trace_block)});
-    spec.argv.insert(spec.argv.end(), extra_args.begin(), extra_args.end());
-    const ProcessOutcome p =
-        run_in_sandbox(spec, [&](const char* data, size_t n) { return channel.feed(data, n); }, control.cancel);
-    fs::remove_all(run_dir, ec);
-    res.run_ms = ms_since(run_t0);
+    std::vector<std::string> args = launch_args(ex, control);
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    const ProgramRun run = run_program(compiler_, ex, binary, res.cases, ExecutionTarget::Cpu, args, channel, control.cancel);
+    if (!run.prepare_error.empty()) {
+        res.problem = Problem::CannotPrepareRun;
+        res.detail = run.prepare_error;
+        return Verdict::InternalError;
+    }
+    const ProcessOutcome& p = run.process;
+    res.run_ms = run.ms;
     record_process(p, res);
 
     report(control, Phase::Comparing, 0, count);
@@ -565,7 +571,7 @@ Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const Chec
     for (size_t k = 0; k < res.cases.size(); ++k) {
         if (auto& rec = channel.report(k)) judge_case(ex, ex.cases[k], *rec, res.cases[k]);
     }
-    const ProcessVerdict pv = classify(p, channel.summary(), limits);
+    const ProcessVerdict pv = classify(p, channel.summary(), ex.limits);
     if (pv.verdict == Verdict::Cancelled || pv.verdict == Verdict::InternalError) {
         record_process_verdict(pv, res);
         return pv.verdict;

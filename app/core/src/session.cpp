@@ -345,7 +345,7 @@ bool Session::set_gpu_arch(const std::string& arch) {
         prefs_.gpu_arch = arch;
         save_settings();
     }
-    if (current_ && current_->runtime == Runtime::Cuda)
+    if (current_ && current_->profile().resource_report)
         resources_job_.start(current_->id, editor_.text(), file().string(), arch, lab_.runner().compiler().cache_dir() / "tmp");
     return true;
 }

@@ -5,15 +5,6 @@
 
 namespace attnlab {
 
-RunLimits RunLimits::for_exercise(const Limits& l) {
-    RunLimits r;
-    r.cpu_seconds = l.cpu_seconds;
-    r.wall_seconds = l.wall_seconds;
-    r.memory_mb = l.memory_mb;
-    r.output_kb = l.output_kb;
-    return r;
-}
-
 std::string signal_name(int sig) {
     switch (sig) {
         case SIGSEGV: return "SIGSEGV";
@@ -37,7 +28,7 @@ std::string signal_name(int sig) {
 
 namespace {
 
-ProcessVerdict classify_signal(const ProcessOutcome& p, const RunLimits& limits) {
+ProcessVerdict classify_signal(const ProcessOutcome& p, const Limits& limits) {
     ProcessVerdict v;
     v.signal = p.signal;
     // RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one.
@@ -57,7 +48,7 @@ ProcessVerdict classify_signal(const ProcessOutcome& p, const RunLimits& limits)
 
 }  // namespace
 
-ProcessVerdict classify(const ProcessOutcome& p, const ChannelSummary& channel, const RunLimits& limits) {
+ProcessVerdict classify(const ProcessOutcome& p, const ChannelSummary& channel, const Limits& limits) {
     using S = ProcessOutcome::Status;
     ProcessVerdict v;
     switch (p.status) {

@@ -68,6 +68,8 @@ struct CompileOutput {
     double ms = 0;
 };
 
+struct BuildRecipe;  // compiler.cpp: what one cached build differs in
+
 // Learner sources above this size are refused before compiling.
 inline constexpr size_t kMaxSourceBytes = 1u << 20;
 
@@ -87,6 +89,9 @@ public:
 
 private:
     enum class EntryFile { Declaration, Registration, Complete };
+    // The one path from a recipe to a cached binary, for every runtime and device.
+    CompileOutput build_cached(const BuildRecipe& recipe, const Exercise& exercise, const std::string& display_name,
+                               const std::atomic<bool>* cancel);
     fs::path entry_file(const Exercise& exercise, EntryFile kind);
     fs::path entry_object(const Exercise& exercise, const fs::path& registration, const std::atomic<bool>* cancel);
     // The learner headers of a runtime precompiled once per toolchain
@@ -103,7 +108,7 @@ private:
     fs::path cache_dir_;
     std::string fingerprint_;
     std::mutex pch_mu_;  // checks of different exercises may compile at once
-    bool pch_failed_[2] = {false, false};  // per runtime
+    bool pch_failed_[kRuntimeCount] = {};  // per runtime
     std::mutex entry_mu_;
     bool entry_object_failed_ = false;
 };

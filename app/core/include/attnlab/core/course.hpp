@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "attnlab/common/value.hpp"
+#include "attnlab/core/limits.hpp"
+#include "attnlab/core/runtime_profile.hpp"
 
 namespace attnlab {
 
@@ -47,12 +49,6 @@ inline bool within(double a, double r, const Tolerance& t) {
     return diff <= t.atol + t.rtol * (r < 0 ? -r : r);
 }
 
-// What compiles and runs a learner's file (the sandbox policy and the
-// toolchain follow from it): C++ against the Tensor API, or a CUDA .cu file
-// whose kernels run on attnlab's CPU emulator of the CUDA model.
-enum class Runtime { Cpp, Cuda };
-const char* runtime_code(Runtime r);  // "cpp", "cuda"
-
 // Structural rules a CUDA exercise sets on the learner's launches, judged on
 // the emulator's counters summed over a case's launches (never on time).
 struct KernelRules {
@@ -91,13 +87,6 @@ struct Fixture {
     std::string expect;
 };
 
-struct Limits {
-    double cpu_seconds = 2.0;
-    double wall_seconds = 5.0;
-    long memory_mb = 512;
-    long output_kb = 256;
-};
-
 struct Case {
     LocalizedText name;
     std::vector<Value> args;  // in entry-parameter order
@@ -117,7 +106,7 @@ struct Exercise {
     ParamSpec output;          // CUDA: the device tensor the learner's launcher fills (first parameter)
     KernelRules kernel_rules;  // CUDA
     Tolerance tolerance;
-    Limits limits;
+    Limits limits = Limits::learner_program();  // exercise.json "limits" over attnlab's defaults
     std::vector<Case> cases;
     LocalizedText statement;
     std::vector<LocalizedText> hints;
@@ -125,7 +114,8 @@ struct Exercise {
     std::vector<MistakeSpec> mistakes;
     std::vector<Fixture> fixtures;
 
-    const char* source_extension() const { return runtime == Runtime::Cuda ? ".cu" : ".cpp"; }
+    const RuntimeProfile& profile() const { return profile_of(runtime); }
+    const char* source_extension() const { return profile().source_extension; }
     fs::path starter_path() const { return dir / (std::string("starter") + source_extension()); }
     fs::path solution_path() const { return dir / (std::string("solution") + source_extension()); }
     // What the learner writes, e.g. "Tensor split_heads(const Tensor& x, int n_heads)",

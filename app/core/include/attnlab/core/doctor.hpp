@@ -45,7 +45,7 @@ struct DoctorReport {
     std::string settings_file;
     // Limits: the defaults of a check, and whether the process limit binds
     // (RLIMIT_NPROC does not bind root; the sandbox's namespaces still do).
-    Limits default_limits;
+    Limits default_limits = Limits::learner_program();
     long scratch_mb = 0;
     bool process_limit = false;
     // CUDA, all optional.

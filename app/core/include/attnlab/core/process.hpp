@@ -11,20 +11,9 @@
 #include <vector>
 
 #include "attnlab/common/sandbox_status.hpp"
+#include "attnlab/core/limits.hpp"
 
 namespace attnlab {
-
-struct SandboxLimits {
-    double cpu_seconds = 0;   // 0 = none
-    double wall_seconds = 0;  // 0 = none
-    long memory_mb = 0;       // 0 = none
-    long file_size_mb = 64;
-    long process_margin = 0;  // > 0: pids.max of the run's cgroup, else RLIMIT_NPROC = what the user runs now + this (at most 64)
-    // All the run's processes together, in its cgroup (or, without one,
-    // sampled by the sandbox): 0 = memory_mb (+ 1 GiB for a GPU's driver
-    // when the address space is not limited), < 0 = none.
-    long total_memory_mb = 0;
-};
 
 // How a program is fenced in besides its limits. The default is the one for
 // learner programs: whatever runs in the sandbox is isolated unless its caller
@@ -52,10 +41,13 @@ struct SandboxPolicy {
     std::vector<std::string> pass_env;        // environment variables passed on (isolated programs get PATH, LANG, HOME, TMPDIR only)
 };
 
-// The policy for learner programs of a runtime: "cpp" (the default for any
-// unknown name, and CUDA programs on the CPU emulator) or "cuda" (a CUDA
-// program on a GPU: the NVIDIA device nodes and /sys, no RLIMIT_AS).
-SandboxPolicy sandbox_policy_for(const std::string& runtime);
+// Where a learner program runs: on the CPU (C++ programs, and CUDA programs
+// on the emulator, which are ordinary programs) or with a GPU.
+enum class ExecutionTarget { Cpu, Gpu };
+// The policy for learner programs on a target: on the CPU the default one
+// (address-space limit included); with a GPU the NVIDIA device nodes and
+// /sys, and no RLIMIT_AS (a GPU runtime maps far more than it uses).
+SandboxPolicy learner_policy(ExecutionTarget target);
 // The compiler (g++, nvcc) on a learner's file: isolated like a learner
 // program, with the toolchain's system paths, `readable` (attnlab's learner
 // headers and libraries, the generated headers) and the one `work` folder
@@ -85,10 +77,9 @@ struct ProcessSpec {
     std::string sandbox;            // path of attnlab-sandbox
     std::vector<std::string> argv;  // program and arguments
     std::string cwd;                // "" = inherit (an isolated program starts in /scratch)
-    SandboxLimits limits;
+    Limits limits;                  // output_kb > 0 stops the run when stdout+stderr exceed it
     SandboxPolicy policy;
     size_t capture_bytes = 256 * 1024;  // stdout and stderr are each kept up to this
-    size_t output_cap_bytes = 0;        // > 0: stop the run when stdout+stderr exceed this
     bool with_channel = false;          // give the program a result channel on fd 3
 };
 

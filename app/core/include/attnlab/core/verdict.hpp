@@ -11,19 +11,6 @@
 
 namespace attnlab {
 
-// The limits one run of a learner program is under: the exercise's, plus
-// attnlab's own fixed ones. Both the sandbox's arguments and the verdicts'
-// figures are read from here, so they cannot disagree.
-struct RunLimits {
-    double cpu_seconds = 2;
-    double wall_seconds = 5;
-    long memory_mb = 512;
-    long output_kb = 256;      // stdout + stderr, counted by the parent
-    long file_size_mb = 16;    // RLIMIT_FSIZE: any file the program writes (SIGXFSZ beyond)
-    long process_margin = 256; // a fork loop stops there (non-root users)
-    static RunLimits for_exercise(const Limits& l);
-};
-
 // What the result channel showed by the time the process ended.
 struct ChannelSummary {
     bool hello = false;        // the harness started (static initialisers are done)
@@ -48,7 +35,7 @@ struct ProcessVerdict {
     int blamed_case = -1;    // the case the process verdict belongs to, if any
 };
 
-ProcessVerdict classify(const ProcessOutcome& p, const ChannelSummary& channel, const RunLimits& limits);
+ProcessVerdict classify(const ProcessOutcome& p, const ChannelSummary& channel, const Limits& limits);
 
 // The check's verdict from the per-case verdicts (NotRun for cases that never
 // reported) and the process verdict. A pass needs every case run and matching.
