@@ -7,7 +7,7 @@
 
 #include "attnlab/core/compare.hpp"
 #include "attnlab/core/launch_words.hpp"
-#include "attnlab/core/runner.hpp"
+#include "attnlab/core/expected.hpp"
 #include "attnlab/core/util.hpp"
 
 #ifdef ATTNLAB_HAVE_KERNELS

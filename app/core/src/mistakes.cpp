@@ -3,7 +3,7 @@
 #include "attnlab/core/compare.hpp"
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/visuals.hpp"
-#include "attnlab/core/runner.hpp"
+#include "attnlab/core/expected.hpp"
 #include "attnlab/reference/locate.hpp"
 #include "attnlab/reference/registry.hpp"
 

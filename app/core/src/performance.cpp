@@ -9,7 +9,7 @@
 
 #include "attnlab/core/messages.hpp"
 #include "attnlab/core/number_format.hpp"
-#include "attnlab/core/runner.hpp"
+#include "attnlab/core/expected.hpp"
 #include "attnlab/reference/registry.hpp"
 #ifdef ATTNLAB_HAVE_KERNELS
 #include "attnlab/kernels/kernels.hpp"

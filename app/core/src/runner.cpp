@@ -10,6 +10,7 @@
 #include "attnlab/common/register_file.hpp"
 #include "attnlab/core/compare.hpp"
 #include "attnlab/core/cuda_source.hpp"
+#include "attnlab/core/expected.hpp"
 #include "attnlab/core/gpu_resources.hpp"
 #include "attnlab/core/kernel_check.hpp"
 #include "attnlab/core/mistakes.hpp"
@@ -212,20 +213,6 @@ void record_process_verdict(const ProcessVerdict& pv, CheckResult& res) {
 }
 
 }  // namespace
-
-std::map<std::string, Value> case_inputs(const Exercise& exercise, const Case& c) {
-    std::map<std::string, Value> inputs;
-    for (size_t i = 0; i < exercise.params.size() && i < c.args.size(); ++i) inputs[exercise.params[i].name] = c.args[i];
-    return inputs;
-}
-
-void compute_expected(const Exercise& exercise, const Case& c, Value& output, std::vector<NamedTensor>& stages) {
-    const reference::Op* op = reference::find_op(exercise.reference);
-    if (!op) throw reference::ReferenceError("no reference op named " + exercise.reference);
-    reference::Result r = op->run(case_inputs(exercise, c));
-    output = std::move(r.output);
-    stages = std::move(r.stages);
-}
 
 // Expected outputs first: a case that does not fit its reference op is the
 // course's fault and must not be blamed on the learner. So is a CUDA kernel of

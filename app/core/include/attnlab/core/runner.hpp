@@ -13,6 +13,7 @@
 #include "attnlab/core/check_result.hpp"
 #include "attnlab/core/compiler.hpp"
 #include "attnlab/core/course.hpp"
+#include "attnlab/core/expected.hpp"  // case_inputs, compute_expected (callers of the runner use them too)
 #include "attnlab/core/gpu_resources.hpp"
 #include "attnlab/core/verdict.hpp"
 
@@ -87,11 +88,5 @@ private:
     std::mutex resources_mutex_;
     std::map<std::string, ResourceReport> resources_cache_;  // arch/file/hash of the NVRTC source -> report
 };
-
-// Computes the reference output and stages of one case (throws
-// reference::ReferenceError when the case does not fit the op).
-void compute_expected(const Exercise& exercise, const Case& c, Value& output, std::vector<NamedTensor>& stages);
-// A case's arguments by parameter name, as the reference takes them.
-std::map<std::string, Value> case_inputs(const Exercise& exercise, const Case& c);
 
 }  // namespace attnlab
