@@ -9,12 +9,16 @@
 // 234 000, which fits when recorded on its own; block 0 never fits.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <filesystem>
+#include <future>
+#include <thread>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "attnlab/common/protocol.hpp"
+#include "attnlab/core/background_task.hpp"
 #include "attnlab/core/block_recording.hpp"
 #include "attnlab/core/kernel_views.hpp"
 #include "attnlab/core/util.hpp"
@@ -161,4 +165,47 @@ TEST_CASE("the recording job hands over its recording once, off the calling thre
     CHECK(rec->block == 3);
     CHECK(rec->complete);
     CHECK_FALSE(job.take_finished());
+}
+
+// ---- the background task both jobs (this one and ResourceJob) are made of ----
+// The work waits on a promise the test keeps, so every ordering is forced
+// without sleeping.
+
+TEST_CASE("a background task hands its result over once, with its request") {
+    BackgroundTask<int, int> task;
+    std::promise<void> go;
+    std::shared_future<void> gate = go.get_future().share();
+    task.start(20, [gate](const int& n, const std::atomic<bool>*) {
+        gate.wait();
+        return n + 1;
+    });
+    CHECK(task.running());
+    CHECK(task.request() == 20);
+    CHECK_FALSE(task.take_finished());  // still waiting on the gate
+    go.set_value();
+    task.wait();
+    auto f = task.take_finished();
+    REQUIRE(f);
+    CHECK(f->request == 20);
+    CHECK(f->result == 21);
+    CHECK_FALSE(task.running());
+    CHECK_FALSE(task.take_finished());  // once
+}
+
+TEST_CASE("a cancelled background task is told so and never handed over; a new start replaces it") {
+    BackgroundTask<int, int> task;
+    std::atomic<bool> saw_cancel{false};
+    task.start(1, [&](const int&, const std::atomic<bool>* cancel) {
+        while (!cancel->load()) std::this_thread::yield();  // a long compile that checks its flag
+        saw_cancel.store(true);
+        return -1;
+    });
+    task.start(2, [](const int& n, const std::atomic<bool>*) { return n * 10; });  // cancels the first
+    task.wait();
+    auto f = task.take_finished();
+    REQUIRE(f);
+    CHECK(f->request == 2);
+    CHECK(f->result == 20);
+    CHECK_FALSE(task.take_finished());  // the cancelled one is never handed over
+    // The destructor joins the first (it has been told to stop).
 }

@@ -46,54 +46,18 @@ BlockRecording record_block(Runner& runner, const BlockRecordingRequest& request
     return out;
 }
 
-BlockRecordingJob::~BlockRecordingJob() {
-    cancel();
-    for (auto& t : retired_)
-        if (t->thread.joinable()) t->thread.join();
-}
-
 bool BlockRecordingJob::start(Runner& runner, BlockRecordingRequest request) {
-    join_stopped();
-    if (task_) return false;
-    auto task = std::make_unique<Task>();
-    task->request = std::move(request);
-    Task* t = task.get();
-    t->thread = std::thread([t, &runner] {
-        t->result = record_block(runner, t->request, &t->cancel);  // never throws (record_block catches)
-        t->done.store(true);
+    if (task_.running()) return false;
+    task_.start(std::move(request), [&runner](const BlockRecordingRequest& r, const std::atomic<bool>* cancel) {
+        return record_block(runner, r, cancel);  // never throws (record_block catches)
     });
-    task_ = std::move(task);
     return true;
 }
 
-void BlockRecordingJob::cancel() {
-    if (!task_) return;
-    task_->cancel.store(true);
-    retired_.push_back(std::move(task_));  // joined by join_stopped(): joining here would wait on the GUI's thread
-}
-
-void BlockRecordingJob::join_stopped() {
-    retired_.erase(std::remove_if(retired_.begin(), retired_.end(),
-                                  [](std::unique_ptr<Task>& t) {
-                                      if (!t->done.load()) return false;
-                                      t->thread.join();
-                                      return true;
-                                  }),
-                   retired_.end());
-}
-
-void BlockRecordingJob::wait() {
-    if (task_ && task_->thread.joinable()) task_->thread.join();
-}
-
 std::optional<BlockRecording> BlockRecordingJob::take_finished() {
-    join_stopped();
-    if (!task_ || !task_->done.load()) return std::nullopt;
-    if (task_->thread.joinable()) task_->thread.join();
-    BlockRecording r = std::move(task_->result);
-    task_.reset();
-    if (r.problem == BlockRecording::Problem::Cancelled) return std::nullopt;
-    return r;
+    auto f = task_.take_finished();
+    if (!f || f->result.problem == BlockRecording::Problem::Cancelled) return std::nullopt;
+    return std::move(f->result);
 }
 
 }  // namespace attnlab

@@ -5,12 +5,10 @@
 // program again (cached by the source's hash: no compile) with only one block
 // of one launch traced gives exactly what that block did in the check.
 #include <atomic>
-#include <memory>
 #include <optional>
 #include <string>
-#include <thread>
-#include <vector>
 
+#include "attnlab/core/background_task.hpp"
 #include "attnlab/core/kernel_views.hpp"
 #include "attnlab/core/runner.hpp"
 
@@ -34,34 +32,20 @@ BlockRecording record_block(Runner& runner, const BlockRecordingRequest& request
 // a time; the destructor cancels and joins.
 class BlockRecordingJob {
 public:
-    BlockRecordingJob() = default;
-    ~BlockRecordingJob();
-    BlockRecordingJob(const BlockRecordingJob&) = delete;
-    BlockRecordingJob& operator=(const BlockRecordingJob&) = delete;
-
     // False (nothing started) while another recording runs.
     bool start(Runner& runner, BlockRecordingRequest request);
-    bool running() const { return task_ != nullptr; }
+    bool running() const { return task_.running(); }
     // What the running recording is for (valid while running()).
-    const BlockRecordingRequest& request() const { return task_->request; }
+    const BlockRecordingRequest& request() const { return task_.request(); }
     // The finished recording, handed over once (call once per frame; cheap otherwise).
     std::optional<BlockRecording> take_finished();
     // Blocks until the running recording has finished (tests; a window polls).
-    void wait();
+    void wait() { task_.wait(); }
     // Stops the running one, if any; its recording is never handed over.
-    void cancel();
+    void cancel() { task_.cancel(); }
 
 private:
-    struct Task {
-        BlockRecordingRequest request;
-        std::atomic<bool> cancel{false};
-        std::atomic<bool> done{false};
-        BlockRecording result;  // written by the thread before `done`
-        std::thread thread;
-    };
-    std::unique_ptr<Task> task_;
-    std::vector<std::unique_ptr<Task>> retired_;  // cancelled, joined once they stop
-    void join_stopped();
+    BackgroundTask<BlockRecordingRequest, BlockRecording> task_;
 };
 
 }  // namespace attnlab
