@@ -50,8 +50,9 @@ std::string place_name(const Fault& f, Lang lang) {
 // "global buffer 'k' (128 floats, valid indices 0..127)"
 std::string where(const Fault& f, Lang lang) {
     if (null_pointer(f)) return tr(lang, "launch.where.null");
-    return tr(lang, f.size == 1 ? "launch.where.sized.one" : "launch.where.sized.many",
-              {{"place", place_name(f, lang)}, {"n", num(f.size)}, {"type", f.element_type}, {"last", num(f.size - 1)}});
+    const std::string key = std::string(f.element_type.empty() ? "launch.where.sized_untyped" : "launch.where.sized") +
+                            (f.size == 1 ? ".one" : ".many");
+    return tr(lang, key, {{"place", place_name(f, lang)}, {"n", num(f.size)}, {"type", f.element_type}, {"last", num(f.size - 1)}});
 }
 
 std::string group_text(const emu::ThreadGroup& g, Lang lang) {

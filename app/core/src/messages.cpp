@@ -855,6 +855,8 @@ const Entry kMessages[] = {
     {"launch.where.shared_named", "shared array '{name}'", "array shared '{name}'"},
     {"launch.where.sized.one", "{place} ({n} {type}, valid indices 0..{last})", "{place} ({n} elemen {type}, indeks sah 0..{last})"},
     {"launch.where.sized.many", "{place} ({n} {type}s, valid indices 0..{last})", "{place} ({n} elemen {type}, indeks sah 0..{last})"},
+    {"launch.where.sized_untyped.one", "{place} ({n} element, valid indices 0..{last})", "{place} ({n} elemen, indeks sah 0..{last})"},
+    {"launch.where.sized_untyped.many", "{place} ({n} elements, valid indices 0..{last})", "{place} ({n} elemen, indeks sah 0..{last})"},
     {"launch.group.exited.one", "thread {threads} has already left the kernel", "thread {threads} sudah keluar dari kernel"},
     {"launch.group.exited.many", "threads {threads} have already left the kernel", "thread {threads} sudah keluar dari kernel"},
     {"launch.group.at_barrier.one", "thread {threads} waits at __syncthreads{on_line}", "thread {threads} menunggu di __syncthreads{on_line}"},

@@ -378,7 +378,7 @@ const detail::SharedRegion& shared_target(uintptr_t a, unsigned size, bool write
     const int64_t index = r ? int64_t(a - uintptr_t(r->data)) / int64_t(elem) : 0;
     if (!r || a + size > limit)
         fault_out_of_bounds(MemorySpace::Shared, write, r ? r->name : "shared memory", index, r ? r->count : 0,
-                            r ? r->type : "element", line_of_site(site));
+                            r ? r->type : "", line_of_site(site));
     check_alignment(a, size, MemorySpace::Shared, write, r->name, index, r->count, r->type, site);
     first = index;
     last = int64_t(a + size - 1 - uintptr_t(r->data)) / int64_t(elem);
@@ -784,7 +784,7 @@ void* dynamic_shared(size_t elem_size) {
         s.dynamic_shadow.assign(kDynamicSharedBytes / g, detail::Shadow{});
         s.dynamic_region.shadow = s.dynamic_shadow.data();
         s.dynamic_region.elem_size = g;
-        s.dynamic_region.type = g == 4 ? "float" : "element";
+        s.dynamic_region.type = g == 4 ? "float" : "";  // "": a type the words leave unnamed
     }
     return s.dynamic;
 }
@@ -956,7 +956,7 @@ int64_t extent_of(const char* type) {
         throw std::out_of_range("index " + std::to_string(i) + " outside an array of type '" + type + "' on line " +
                                 std::to_string(d->location.line));
     attnlab::emu::detail::fault_access(attnlab::emu::FaultKind::OutOfBounds, attnlab::emu::MemorySpace::Local, false,
-                                       type, i, extent_of(type.c_str()), "element", int(d->location.line));
+                                       type, i, extent_of(type.c_str()), "", int(d->location.line));
 }
 }  // namespace
 
@@ -980,7 +980,7 @@ void type_mismatch(const UbsanTypeMismatch* d, uintptr_t pointer) {
         if (pointer == 0) throw std::invalid_argument("null pointer of type '" + type + "' dereferenced on line " + std::to_string(line));
         return;  // misaligned host data: no GPU involved
     }
-    if (pointer == 0) detail::fault_access(FaultKind::OutOfBounds, MemorySpace::Global, write, "", 0, 0, "element", line);
+    if (pointer == 0) detail::fault_access(FaultKind::OutOfBounds, MemorySpace::Global, write, "", 0, 0, "", line);
     Fault f;
     f.kind = FaultKind::MisalignedAddress;
     f.space = MemorySpace::Global;

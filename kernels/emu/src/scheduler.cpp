@@ -1136,7 +1136,7 @@ void note_unwritten_shared_read(const SharedRegion& r, int64_t index, int line) 
 
 void null_access(bool write, int line) {
     if (!current_thread) throw std::invalid_argument("access through a null device pointer");
-    fault_access(FaultKind::OutOfBounds, MemorySpace::Global, write, "", 0, 0, "element", line);
+    fault_access(FaultKind::OutOfBounds, MemorySpace::Global, write, "", 0, 0, "", line);
 }
 
 void fault_step_limit(int line) {

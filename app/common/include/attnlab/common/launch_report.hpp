@@ -144,7 +144,7 @@ struct Fault {
     std::string buffer;          // DeviceBuffer name, or "shared array" / "dynamic shared memory"
     int64_t index = 0;           // element index inside the buffer or shared array
     int64_t size = 0;            // buffer / array length in elements
-    std::string element_type;    // "float", "int", ...
+    std::string element_type;    // "float", "int", ...; "" when the emulator cannot tell
 
     // racecheck: the earlier access of the pair (other_block differs from
     // block only in a global-memory race between two blocks)
