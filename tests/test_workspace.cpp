@@ -360,7 +360,7 @@ TEST_CASE("ProgressStore: a corrupt file is moved aside and progress starts empt
         write_file_atomic(file, content);
         ProgressStore store(file);
         store.at("stale").attempts = 5;
-        const std::string message = store.load();
+        const std::string message = store.load().text(Lang::En);
         CHECK_FALSE(message.empty());
         CHECK(contains(message, "progress.json"));
         CHECK(contains(message, ".corrupt-"));
@@ -409,7 +409,7 @@ TEST_CASE("Settings: round trip keeps unknown keys") {
     CHECK_FALSE(none.language.has_value());
 
     write_file_atomic(file, R"({"language": "id", "gui": {"font_size": 14, "theme": "dark"}, "recent": ["a", "b"]})");
-    std::string warning;
+    KeyedMessage warning;
     Settings s = Settings::load(file, &warning);
     CHECK(warning.empty());
     REQUIRE(s.language.has_value());
@@ -441,14 +441,17 @@ TEST_CASE("Settings: an unreadable file gives a warning and defaults") {
     TempDir tmp;
     const fs::path file = tmp.path() / "settings.json";
     write_file_atomic(file, "{\"language\": ");
-    std::string warning;
+    KeyedMessage warning;
     Settings s = Settings::load(file, &warning);
     CHECK_FALSE(warning.empty());
-    CHECK(contains(warning, "settings.json"));
+    CHECK(contains(warning.text(Lang::En), "settings.json"));
+    // Worded when shown, in the language of the moment (Settings are read before it is known).
+    CHECK(contains(warning.text(Lang::Id), "berkas pengaturan"));
+    CHECK(contains(warning.text(Lang::Id), "settings.json"));
     CHECK_FALSE(s.language.has_value());
 
     write_file_atomic(file, R"({"language": "fr", "x": 1})");
-    warning.clear();
+    warning = {};
     Settings f = Settings::load(file, &warning);
     CHECK(warning.empty());
     CHECK_FALSE(f.language.has_value());  // unknown language: ignored
@@ -718,13 +721,14 @@ TEST_CASE("Settings: 60 000 nested arrays are a warning, not a stack overflow") 
     TempDir tmp;
     const fs::path file = tmp.path() / "settings.json";
     write_file_atomic(file, "{\"language\": \"id\", \"x\": " + std::string(60000, '[') + std::string(60000, ']') + "}");
-    std::string warning;
+    KeyedMessage warning;
     const Settings s = Settings::load(file, &warning);
-    CHECK(contains(warning, "nested deeper"));
+    CHECK(contains(warning.text(Lang::En), "nested deeper"));
+    CHECK(contains(warning.text(Lang::Id), "bersarang lebih dalam dari 64 tingkat"));
     CHECK_FALSE(s.language.has_value());
     // Deep nesting inside a string is only text.
     write_file_atomic(file, "{\"language\": \"id\", \"x\": \"" + std::string(60000, '[') + "\"}");
-    warning.clear();
+    warning = {};
     const Settings text = Settings::load(file, &warning);
     CHECK(warning.empty());
     CHECK(text.language == Lang::Id);
@@ -734,9 +738,9 @@ TEST_CASE("Settings: a file over 1 MB is not read") {
     TempDir tmp;
     const fs::path file = tmp.path() / "settings.json";
     write_file_atomic(file, "{\"language\": \"id\", \"pad\": \"" + std::string(2u << 20, 'x') + "\"}");
-    std::string warning;
+    KeyedMessage warning;
     const Settings s = Settings::load(file, &warning);
-    CHECK(contains(warning, "larger than"));
+    CHECK(contains(warning.text(Lang::En), "larger than"));
     CHECK_FALSE(s.language.has_value());
 }
 
@@ -762,7 +766,7 @@ TEST_CASE("ProgressStore: numbers out of range make the file unreadable, never a
         const fs::path file = tmp.path() / "progress.json";
         write_file_atomic(file, std::string(R"({"version": 1, "exercises": {"ex": {"status": "attempted", "attempts": )") + value + "}}}");
         ProgressStore store(file);
-        CHECK(contains(store.load(), "unreadable"));
+        CHECK(contains(store.load().text(Lang::En), "unreadable"));
         CHECK(store.get("ex").attempts == 0);
         CHECK(files_containing(tmp.path(), ".corrupt-").size() == 1);
     }
@@ -777,10 +781,10 @@ TEST_CASE("ProgressStore: a 92 MB or deeply nested file is put aside at once") {
     write_file_atomic(file, huge + "}}");
     ProgressStore store(file);
     const auto t0 = std::chrono::steady_clock::now();
-    CHECK(contains(store.load(), "larger than"));
+    CHECK(contains(store.load().text(Lang::En), "larger than"));
     CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
     write_file_atomic(file, R"({"version": 1, "exercises": {}, "x": )" + std::string(100000, '[') + std::string(100000, ']') + "}");
-    CHECK(contains(store.load(), "nested deeper"));
+    CHECK(contains(store.load().text(Lang::En), "nested deeper"));
 }
 
 TEST_CASE("ProgressStore: keys of a newer attnlab are kept") {

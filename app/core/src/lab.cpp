@@ -6,7 +6,7 @@
 namespace attnlab {
 
 Lab::Lab(Options options) : paths_(std::move(options.paths)), progress_(paths_.progress_file()) {
-    std::string warning;
+    KeyedMessage warning;
     settings_ = Settings::load(paths_.settings_file(), &warning);
     if (!warning.empty()) startup_warnings_.push_back(warning);
     lang_ = resolve_language(options.lang_flag, settings_);
@@ -16,7 +16,13 @@ Lab::Lab(Options options) : paths_(std::move(options.paths)), progress_(paths_.p
         course_error_ = e.what();
     }
     workspace_ = std::make_unique<Workspace>(paths_);
-    if (std::string recovered = progress_.load(); !recovered.empty()) startup_warnings_.push_back(recovered);
+    if (KeyedMessage recovered = progress_.load(); !recovered.empty()) startup_warnings_.push_back(recovered);
+}
+
+std::vector<std::string> Lab::startup_warnings() const {
+    std::vector<std::string> texts;
+    for (const KeyedMessage& warning : startup_warnings_) texts.push_back(warning.text(lang_));
+    return texts;
 }
 
 void Lab::set_lang(Lang lang) {

@@ -838,6 +838,21 @@ const Entry kMessages[] = {
      "Tidak ada kesalahan dalam katalog yang cocok. Menelusuri balik dari outputmu di kasus {case}{in_sequence} (membatalkan · W_O dan penggabungan): token pertama setiap head sama dengan baris pertama V, sebagaimana mestinya (token 0 hanya melihat dirinya sendiri), jadi Q, K, V dan pemecahannya benar sejauh menyangkut token 0. Perbedaannya bermula di bobot attention: skor, mask, atau softmax (\"scores\", \"masked\", \"weights\")."},
     {"explain.difference.heads", "No catalogued mistake matches. Working back from your output in case {case}{in_sequence} (undoing · W_O and the merge): already the first token of a head differs from V's first row, which it must equal (token 0 sees only itself). So the difference starts at or before \"heads\" (or in the final · W_O itself): look at Q, K, V, the split into heads, whether token 0 can see later keys, and the last product.",
      "Tidak ada kesalahan dalam katalog yang cocok. Menelusuri balik dari outputmu di kasus {case}{in_sequence} (membatalkan · W_O dan penggabungan): token pertama sebuah head sudah berbeda dari baris pertama V, padahal harus sama (token 0 hanya melihat dirinya sendiri). Jadi perbedaannya bermula di \"heads\" atau sebelumnya (atau di · W_O terakhir itu sendiri): periksa Q, K, V, pemecahan menjadi head, apakah token 0 bisa melihat key sesudahnya, dan perkalian terakhir."},
+    // Text with no words of attnlab's own (verbatim()), and what is said at start-up (workspace.cpp).
+    {"text.verbatim", "{text}", "{text}"},
+    {"startup.settings_unreadable", "settings file {file} is unreadable ({why}); using defaults",
+     "berkas pengaturan {file} tidak terbaca ({why}); pengaturan bawaan yang dipakai"},
+    {"startup.progress_unmovable", "progress file {file} is unreadable ({why}) and could not be moved aside ({error}); progress will not be saved this session",
+     "berkas kemajuan {file} tidak terbaca ({why}) dan tidak dapat dipindahkan ({error}); kemajuan tidak akan disimpan selama sesi ini"},
+    {"startup.progress_set_aside", "progress file {file} was unreadable ({why}); it was kept as {aside} and progress starts afresh",
+     "berkas kemajuan {file} tidak terbaca ({why}); berkas itu disimpan sebagai {aside} dan kemajuan dimulai dari awal"},
+    {"file.too_large", "larger than {limit}", "lebih besar dari {limit}"},
+    {"file.too_deep", "nested deeper than {levels} levels", "bersarang lebih dalam dari {levels} tingkat"},
+    {"file.not_whole_number", "\"{key}\" is not a whole number between 0 and {max}", "\"{key}\" bukan bilangan bulat antara 0 dan {max}"},
+    {"file.not_text", "\"{key}\" is not text", "\"{key}\" bukan teks"},
+    {"file.unexpected_structure", "unexpected structure", "strukturnya tidak seperti yang diharapkan"},
+    {"file.entry_not_object", "entry {id} is not an object", "entri {id} bukan objek"},
+    {"file.not_object", "not an object", "bukan objek"},
     // Emulated launches in words (launch_words.cpp): the emulator gives codes and numbers only.
     {"launch.on_line", " on line {line}", " pada baris {line}"},
     {"launch.and", ", and ", ", dan "},
@@ -1000,6 +1015,22 @@ std::vector<std::string> message_keys() {
     std::vector<std::string> keys;
     for (const Entry& e : kMessages) keys.push_back(e.key);
     return keys;
+}
+
+std::string KeyedMessage::text(Lang lang) const {
+    if (key.empty()) return "";
+    std::map<std::string, std::string> all = args;
+    for (const auto& [name, part] : parts) all[name] = part.text(lang);
+    return tr(lang, key, all);
+}
+
+KeyedMessage verbatim(const std::string& text) { return {"text.verbatim", {{"text", text}}, {}}; }
+
+KeyedError::KeyedError(KeyedMessage message) : std::runtime_error(message.text(Lang::En)), message_(std::move(message)) {}
+
+KeyedMessage message_of(const std::exception& e) {
+    if (const auto* keyed = dynamic_cast<const KeyedError*>(&e)) return keyed->message();
+    return verbatim(e.what());
 }
 
 bool has_message(Lang lang, const std::string& key) {

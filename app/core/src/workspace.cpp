@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/common/sandbox_status.hpp"
+#include "attnlab/core/messages.hpp"
 #include "attnlab/core/util.hpp"
 
 namespace attnlab {
@@ -117,10 +118,9 @@ namespace {
 
 // Parses JSON that came from a file anyone could have written: bounded in
 // size and nesting before the parser (and later dump(), which recurses)
-// sees it. Throws std::runtime_error.
+// sees it. Throws KeyedError (or the parser's own exception).
 json parse_bounded(const std::string& text, size_t max_bytes) {
-    if (text.size() > max_bytes)
-        throw std::runtime_error("larger than " + std::to_string(max_bytes >> 10) + " KB");
+    if (text.size() > max_bytes) throw KeyedError({"file.too_large", {{"limit", std::to_string(max_bytes >> 10) + " KB"}}, {}});
     int depth = 0;
     bool in_string = false;
     for (size_t i = 0; i < text.size(); ++i) {
@@ -131,7 +131,7 @@ json parse_bounded(const std::string& text, size_t max_bytes) {
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
-            if (++depth > kMaxJsonDepth) throw std::runtime_error("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+            if (++depth > kMaxJsonDepth) throw KeyedError({"file.too_deep", {{"levels", std::to_string(kMaxJsonDepth)}}, {}});
         } else if (c == ']' || c == '}') {
             --depth;
         }
@@ -145,13 +145,13 @@ int64_t bounded_integer(const json& object, const char* key, int64_t max, int64_
     if (it == object.end() || it->is_null()) return fallback;
     if (it->is_number_unsigned() && it->get<uint64_t>() <= static_cast<uint64_t>(max)) return static_cast<int64_t>(it->get<uint64_t>());
     if (it->is_number_integer() && it->get<int64_t>() >= 0 && it->get<int64_t>() <= max) return it->get<int64_t>();
-    throw std::runtime_error(std::string("\"") + key + "\" is not a whole number between 0 and " + std::to_string(max));
+    throw KeyedError({"file.not_whole_number", {{"key", key}, {"max", std::to_string(max)}}, {}});
 }
 
 std::string string_value(const json& object, const char* key) {
     const auto it = object.find(key);
     if (it == object.end() || it->is_null()) return "";
-    if (!it->is_string()) throw std::runtime_error(std::string("\"") + key + "\" is not text");
+    if (!it->is_string()) throw KeyedError({"file.not_text", {{"key", key}}, {}});
     return it->get<std::string>();
 }
 
@@ -184,10 +184,10 @@ ProgressFile parse_progress(const std::string& text) {
     const json root = parse_bounded(text, kMaxProgressBytes);
     if (!root.is_object() || !root.contains("version") || root["version"] != 1 || !root.contains("exercises") ||
         !root["exercises"].is_object())
-        throw std::runtime_error("unexpected structure");
+        throw KeyedError({"file.unexpected_structure", {}, {}});
     ProgressFile f;
     for (const auto& [id, e] : root["exercises"].items()) {
-        if (!e.is_object()) throw std::runtime_error("entry " + id + " is not an object");
+        if (!e.is_object()) throw KeyedError({"file.entry_not_object", {{"id", id}}, {}});
         ExerciseProgress p;
         const std::string status = string_value(e, "status");
         p.status = status == "passed" ? ExerciseStatus::Passed : status == "attempted" ? ExerciseStatus::Attempted : ExerciseStatus::NotStarted;
@@ -234,7 +234,7 @@ ExerciseProgress merged(const ExerciseProgress& mine, const ExerciseProgress& sy
 
 }  // namespace
 
-std::string ProgressStore::load() {
+KeyedMessage ProgressStore::load() {
     items_.clear();
     readonly_ = false;
     last_exercise_.clear();
@@ -245,14 +245,14 @@ std::string ProgressStore::load() {
     std::optional<std::string> text;
     if (!size_ec && size > kMaxProgressBytes) text = std::string(kMaxProgressBytes + 1, ' ');  // not read: too large
     else text = read_file(file_);
-    if (!text) return "";  // no progress yet
+    if (!text) return {};  // no progress yet
     try {
         ProgressFile f = parse_progress(*text);
         items_ = f.items;
         synced_ = std::move(f.items);
         last_exercise_ = std::move(f.last_exercise);
         extra_json_ = std::move(f.extra_json);
-        return "";
+        return {};
     } catch (const std::exception& e) {
         items_.clear();
         last_exercise_.clear();
@@ -265,11 +265,9 @@ std::string ProgressStore::load() {
             // Could not move it aside: leave it untouched and do not overwrite it
             // later either, so nothing is lost.
             readonly_ = true;
-            return "progress file " + file_.string() + " is unreadable (" + e.what() + ") and could not be moved aside (" +
-                   ec.message() + "); progress will not be saved this session";
+            return {"startup.progress_unmovable", {{"file", file_.string()}, {"error", ec.message()}}, {{"why", message_of(e)}}};
         }
-        return "progress file " + file_.string() + " was unreadable (" + e.what() + "); it was kept as " + aside.string() +
-               " and progress starts afresh";
+        return {"startup.progress_set_aside", {{"file", file_.string()}, {"aside", aside.string()}}, {{"why", message_of(e)}}};
     }
 }
 
@@ -351,7 +349,7 @@ void ProgressStore::record_check(const std::string& id, const CheckResult& resul
     save();
 }
 
-Settings Settings::load(const fs::path& file, std::string* warning) {
+Settings Settings::load(const fs::path& file, KeyedMessage* warning) {
     Settings s;
     std::error_code size_ec;
     const auto size = fs::file_size(file, size_ec);
@@ -361,7 +359,7 @@ Settings Settings::load(const fs::path& file, std::string* warning) {
     if (!text) return s;
     try {
         json root = parse_bounded(*text, kMaxSettingsBytes);
-        if (!root.is_object()) throw std::runtime_error("not an object");
+        if (!root.is_object()) throw KeyedError({"file.not_object", {}, {}});
         if (root.contains("language") && root["language"].is_string()) {
             Lang l;
             if (parse_lang(root["language"].get<std::string>(), l)) s.language = l;
@@ -370,7 +368,7 @@ Settings Settings::load(const fs::path& file, std::string* warning) {
         root.erase("language");
         s.extra_json = root.dump();
     } catch (const std::exception& e) {
-        if (warning) *warning = "settings file " + file.string() + " is unreadable (" + e.what() + "); using defaults";
+        if (warning) *warning = {"startup.settings_unreadable", {{"file", file.string()}}, {{"why", message_of(e)}}};
     }
     return s;
 }

@@ -46,8 +46,8 @@ public:
     Runner& runner();
 
     // What the learner should be told about start-up: unreadable settings, a
-    // corrupt progress file set aside.
-    const std::vector<std::string>& startup_warnings() const { return startup_warnings_; }
+    // corrupt progress file set aside; in the language of the moment.
+    std::vector<std::string> startup_warnings() const;
 
 private:
     Paths paths_;
@@ -59,7 +59,7 @@ private:
     ProgressStore progress_;
     std::unique_ptr<Compiler> compiler_;
     std::unique_ptr<Runner> runner_;
-    std::vector<std::string> startup_warnings_;
+    std::vector<KeyedMessage> startup_warnings_;
 };
 
 }  // namespace attnlab

@@ -19,6 +19,7 @@
 
 #include "attnlab/core/check_result.hpp"
 #include "attnlab/core/course.hpp"
+#include "attnlab/core/messages.hpp"
 
 namespace attnlab {
 
@@ -81,8 +82,8 @@ class ProgressStore {
 public:
     explicit ProgressStore(fs::path file) : file_(std::move(file)) {}
     // Reads the file. A corrupt file is moved aside (progress.json.corrupt-<time>)
-    // and progress starts empty; the returned message says so ("" when fine).
-    std::string load();
+    // and progress starts empty; the returned message says so (empty when fine).
+    KeyedMessage load();
     // Atomic, under a lock, merged with what another attnlab process (the
     // window beside `attnlab watch`) recorded meanwhile: attempts made here
     // since the last load or save are added to theirs, never lost. Throws
@@ -117,7 +118,7 @@ struct Settings {
     // it stays in extra_json, so only the user's own edit sets it.
     bool allow_weak_sandbox = false;
     std::string extra_json = "{}";  // everything else, round-tripped
-    static Settings load(const fs::path& file, std::string* warning = nullptr);
+    static Settings load(const fs::path& file, KeyedMessage* warning = nullptr);
     void save(const fs::path& file) const;
 };
 
