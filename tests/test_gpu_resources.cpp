@@ -399,6 +399,10 @@ TEST_CASE("describe_occupancy: the figures and what limits them, in both languag
     const Occupancy none = occupancy(limits_of("sm_90"), 32, 0, 2048);
     CHECK(contains(describe_occupancy(none, Lang::En), "not even one block fits"));
     CHECK(contains(describe_occupancy(none, Lang::Id), "paling banyak berisi 1.024 thread"));
+    // The sentence quotes the limit the rule was checked against, not a number of its own.
+    ArchLimits small = limits_of("sm_90");
+    small.max_threads_per_block = 512;
+    CHECK(contains(describe_occupancy(occupancy(small, 32, 0, 600), Lang::En), "at most 512 threads"));
     for (const char* limit : {"threads", "blocks", "registers", "shared_memory", "block_too_large"}) {
         CHECK(has_message(Lang::En, std::string("gpu.limit.") + limit));
         CHECK(has_message(Lang::Id, std::string("gpu.limit.") + limit));

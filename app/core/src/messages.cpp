@@ -586,8 +586,8 @@ const Entry kMessages[] = {
      "register (register per thread yang lebih sedikit memberi ruang untuk lebih banyak warp)"},
     {"gpu.limit.shared_memory", "shared memory (less shared memory per block would leave room for more blocks)",
      "shared memory (shared memory per blok yang lebih kecil memberi ruang untuk lebih banyak blok)"},
-    {"gpu.limit.block_too_large", "the block size: a block may have at most 1,024 threads",
-     "ukuran blok: satu blok paling banyak berisi 1.024 thread"},
+    {"gpu.limit.block_too_large", "the block size: a block may have at most {max_threads} threads",
+     "ukuran blok: satu blok paling banyak berisi {max_threads} thread"},
     // ---- end of the GPU resource panel
     // ---- the performance report of a CUDA check (performance.cpp, panel_roofline.cpp)
     {"perf.header", "Speed (an estimate from the emulator's exact counters, case {case}):",

@@ -97,6 +97,7 @@ int64_t blocks_by_shared_memory(const ArchLimits& l, int64_t shared_bytes_per_bl
 Occupancy occupancy(const ArchLimits& l, int registers_per_thread, int64_t shared_bytes_per_block, int threads_per_block) {
     Occupancy o;
     o.max_warps_per_sm = l.max_threads_per_sm / l.warp_size;
+    o.max_threads_per_block = l.max_threads_per_block;
     if (threads_per_block < 1 || threads_per_block > l.max_threads_per_block) {
         o.limited_by = "block_too_large";
         return o;

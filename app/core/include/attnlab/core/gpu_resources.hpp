@@ -116,6 +116,7 @@ struct Occupancy {
     // "shared_memory", or "block_too_large" (no block can run: more threads
     // than a block may have). Ties go to the first in that order.
     std::string limited_by;
+    int max_threads_per_block = 0;  // the architecture's, which "block_too_large" is against
 };
 // The CUDA occupancy calculator's rules: warps per block rounded up; each
 // warp's registers rounded up to the allocation unit and shared per
