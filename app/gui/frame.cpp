@@ -224,7 +224,7 @@ void draw_bottom_tabs(Ui& ui) {
         {BottomTab::Stages, "gui.tab.stages", draw_stages_panel},
         {BottomTab::Memory, "gui.tab.memory", draw_layout_panel},
         {BottomTab::Experiments, "gui.tab.experiments", draw_experiments_panel},
-        {BottomTab::Kernel, "gui.tab.kernel", draw_kernel_panel},
+        {BottomTab::Kernel, "gui.tab.kernel", draw_kernel_tab},
     };
     // Tabs keep their whole names: where they do not all fit beside the
     // verdict badge, the bar scrolls (arrows at its end) instead of cutting

@@ -1,9 +1,12 @@
-// Kernel: the reference op's CUDA kernel for the case in view. On the left the
+// Kernel tab: the reference op's CUDA kernel for the case in view. On the left the
 // kernel source, read-only; on the right a picture of one launch: the grid of
 // blocks labelled (batch, head), and for a selected block its threads and the
 // (T, hd) slices of Q, K, V it reads; then the launch's structural counters,
 // and the same attention kernel on the un-transposed (B, T, H, hd) layout
 // beside the transposed one. Reads core data only (kernel_check.hpp).
+// This is attnlab's own kernel; where the learner writes the kernels (CUDA
+// exercises) the Kernel tab shows theirs instead (draw_kernel_tab, at the
+// end; panel_learner_kernels.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -286,15 +289,9 @@ void draw_launch(Ui& ui, const KernelOutcome& k, const CaseOutcome& c, const Att
     ui.note_item("kernel_counters");
 }
 
-}  // namespace
-
-void draw_kernel_panel(Ui& ui) {
+void draw_reference_kernel_panel(Ui& ui) {
     const CheckResult* r = ui.session.last_result();
     const Exercise* e = ui.session.current();
-    if (e && e->runtime == Runtime::Cuda) {  // the learner's own kernels, not attnlab's
-        draw_cuda_kernel_panel(ui);
-        return;
-    }
     const CaseOutcome* c = r && !r->cases.empty() ? view_case(ui) : nullptr;
     if (!r || !e || !c) {
         draw_no_result(ui);
@@ -322,6 +319,17 @@ void draw_kernel_panel(Ui& ui) {
         ImGui::EndChild();
         ImGui::EndTable();
     }
+}
+
+}  // namespace
+
+void draw_kernel_tab(Ui& ui) {
+    const Exercise* e = ui.session.current();
+    if (e && e->profile().learner_writes_kernels) {  // the learner's own kernels, not attnlab's
+        draw_learner_kernels_panel(ui);
+        return;
+    }
+    draw_reference_kernel_panel(ui);
 }
 
 }  // namespace attnlab::gui

@@ -90,7 +90,7 @@ struct KernelView {
 };
 
 // The Kernel tab of a CUDA exercise: the learner's own launches of the case
-// in view (panel_cuda_kernel.cpp). Selections are -1 until chosen: then the
+// in view (panel_learner_kernels*.cpp). Selections are -1 until chosen: then the
 // faulted launch / block / thread, else the first.
 struct CudaKernelView {
     int launch = -1;     // index into CaseOutcome::launches
@@ -182,9 +182,12 @@ void draw_heatmaps_panel(Ui& ui);
 void draw_stages_panel(Ui& ui);
 void draw_layout_panel(Ui& ui);
 void draw_experiments_panel(Ui& ui);
-void draw_kernel_panel(Ui& ui);
-// The Kernel tab of a CUDA exercise (called by draw_kernel_panel).
-void draw_cuda_kernel_panel(Ui& ui);
+// The Kernel tab: the learner's own kernels on exercises where they write
+// them (panel_learner_kernels.cpp), else attnlab's reference kernel
+// (panel_reference_kernel.cpp).
+void draw_kernel_tab(Ui& ui);
+// The learner's own kernels (called by draw_kernel_tab).
+void draw_learner_kernels_panel(Ui& ui);
 void draw_roofline(Ui& ui, const CheckResult* result);  // panel_roofline.cpp: the Kernel view's roofline (an estimate)
 // The heatmap grid of one case (used by the panel and the frame benchmark).
 void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::vector<std::string>& dims);

@@ -1,0 +1,168 @@
+// The learner's Kernel tab: the grid of blocks, each labelled with the slice
+// of the output it wrote (the faulted one red), the selected block in words,
+// and its recording after the check where the check's log did not reach it.
+#include <algorithm>
+
+#include "attnlab/common/protocol.hpp"
+#include "attnlab/core/number_format.hpp"
+#include "attnlab/core/report.hpp"
+#include "panel_learner_kernels.hpp"
+
+namespace attnlab::gui::learner_kernels {
+
+namespace {
+
+const ImU32 kIdle = IM_COL32(70, 70, 74, 255);
+
+std::string block_text(Ui& ui, const BlockFootprint& f, const std::string& out) {
+    const Lang lang = ui.session.lang();  // counts grouped as the language writes them (26,304 / 26.304)
+    const std::map<std::string, std::string> id = {{"id", std::to_string(f.block)},
+                                                   {"x", std::to_string(f.index.x)},
+                                                   {"y", std::to_string(f.index.y)},
+                                                   {"z", std::to_string(f.index.z)},
+                                                   {"out", out},
+                                                   {"reads", format_count(f.global_reads, lang)}};
+    if (f.stopped) return ui.t("gui.kview.block_stopped", id);
+    if (!f.recorded && !f.wrote_output()) return ui.t("gui.kview.block_unrecorded", id);
+    if (!f.wrote_output()) return ui.t("gui.kview.block_idle", id);
+    std::map<std::string, std::string> args = id;
+    args["slice"] = f.written.empty() ? ui.t("gui.kview.block_whole", {{"out", out}}) : describe_slice(f.written, lang);
+    args["writes"] = format_count(f.output_writes, lang);
+    args["sreads"] = format_count(f.shared_reads, lang);
+    args["swrites"] = format_count(f.shared_writes, lang);
+    return ui.t("gui.kview.block_wrote", args);
+}
+
+ImU32 block_color(const BlockFootprint& f, int64_t numel, bool selected) {
+    if (f.faulted) return kFault;
+    if (f.stopped || (!f.recorded && !f.wrote_output())) return selected ? IM_COL32(90, 90, 96, 255) : IM_COL32(58, 58, 64, 255);  // unknown, not idle
+    if (!f.wrote_output()) return selected ? IM_COL32(120, 120, 126, 255) : kIdle;
+    // Where in the output it wrote, on viridis (the lighter two thirds, so the
+    // dark labels stay readable): neighbouring slices look alike, and the
+    // order reads with any colour vision.
+    const double at = numel > 0 ? static_cast<double>(f.first_written) / static_cast<double>(numel) : 0.0;
+    const Rgba c = map_color(ColorMap::Viridis, 0.38 + 0.62 * std::clamp(at, 0.0, 1.0));
+    const float k = selected ? 1.0f : 0.85f;
+    return IM_COL32(static_cast<int>(c[0] * k), static_cast<int>(c[1] * k), static_cast<int>(c[2] * k), 255);
+}
+
+// The grid: grid.x columns and grid.y·grid.z rows; a one-row grid wraps.
+void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string& out, int64_t numel) {
+    CudaKernelView& v = ui.cuda_kernel;
+    const long count = static_cast<long>(v.blocks.size());
+    if (count == 0) {  // an empty grid (the fault line says why) or one too large to draw
+        if (launch.grid.count() > 0)
+            ImGui::TextDisabled("%s", ui.t("gui.kview.grid_too_large", {{"n", std::to_string(launch.grid.count())}}).c_str());
+        return;
+    }
+    constexpr long kMaxCells = 4096;
+    const long shown = std::min(count, kMaxCells);
+    size_t widest = 1;
+    for (long b = 0; b < shown; ++b) widest = std::max(widest, slice_values(v.blocks[static_cast<size_t>(b)].written).size());
+    const float font = ImGui::GetFontSize();
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float label_w = ImGui::CalcTextSize(std::string(std::min<size_t>(widest, 9), '0').c_str()).x + 8.0f;
+    long cols = static_cast<long>(launch.grid.x);
+    if (launch.grid.y * launch.grid.z == 1) cols = std::clamp(static_cast<long>(avail / std::max(label_w, font * 1.4f)), 1L, cols);
+    const long rows = (shown + cols - 1) / cols;
+    v.grid_columns = cols;
+    const float cell_w = std::clamp(avail / static_cast<float>(cols), 6.0f, font * 6.0f);
+    const float cell_h = std::clamp(std::min(cell_w, font * 1.5f), 5.0f, font * 1.5f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("kview_grid", ImVec2(cell_w * static_cast<float>(cols), cell_h * static_cast<float>(rows)));
+    ui.note_item("kview_grid");
+    const bool hovered = ImGui::IsItemHovered();
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const long hover_col = static_cast<long>((m.x - origin.x) / cell_w), hover_row = static_cast<long>((m.y - origin.y) / cell_h);
+    const long under = hovered ? std::clamp(hover_row, 0L, rows - 1) * cols + std::clamp(hover_col, 0L, cols - 1) : -1;
+    if (ImGui::IsItemClicked() && under >= 0 && under < shown) v.block = under;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const bool labels = cell_w >= label_w && cell_h >= font;
+    for (long b = 0; b < shown; ++b) {
+        const BlockFootprint& f = v.blocks[static_cast<size_t>(b)];
+        const ImVec2 a(origin.x + static_cast<float>(b % cols) * cell_w, origin.y + static_cast<float>(b / cols) * cell_h);
+        const ImVec2 z(a.x + cell_w - 2, a.y + cell_h - 2);
+        dl->AddRectFilled(a, z, block_color(f, numel, b == v.block), 2.0f);
+        if (b == v.block) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), IM_COL32(255, 255, 255, 255), 2.0f, 0, 2.0f);
+        if (!labels) continue;
+        const std::string label = f.wrote_output() ? (f.written.empty() ? "*" : slice_values(f.written)) : f.stopped || !f.recorded ? "?" : "–";
+        const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+        if (ts.x > cell_w - 4) continue;
+        dl->AddText(ImVec2(a.x + (cell_w - 2 - ts.x) / 2, a.y + (cell_h - 2 - ts.y) / 2), f.wrote_output() || f.faulted ? kDarkText : IM_COL32(200, 200, 200, 255),
+                    label.c_str());
+    }
+    if (under >= 0 && under < shown && pointer_moved()) wrapped_tooltip(block_text(ui, v.blocks[static_cast<size_t>(under)], out));
+    if (shown < count) ImGui::TextDisabled("%s", ui.t("gui.kview.grid_too_large", {{"n", std::to_string(count)}}).c_str());
+}
+
+// The recording of a block after the check (or why there is none): a button
+// where the check's log did not reach the selected block, its progress, and
+// in plain words what is still unknown.
+void draw_block_recording(Ui& ui, const BlockFootprint& f) {
+    const CudaKernelView& v = ui.cuda_kernel;
+    const int case_index = v.built_case;
+    const size_t launch = static_cast<size_t>(v.launch);
+    const std::map<std::string, std::string> id = {{"id", std::to_string(f.block)},
+                                                   {"n", std::to_string(protocol::ProtocolLimits::max_trace_events)}};
+    if (f.recorded_alone) {
+        wrapped(ui.t(f.recorded ? "gui.kview.block_recorded_alone" : "gui.kview.block_partly_recorded", id));
+        ui.note_item("kview_block_recorded");
+        return;  // recording it again would give the same accesses
+    }
+    if (f.recorded) return;
+    // The log filled inside this block: what it wrote so far is drawn, the rest is unknown.
+    if (f.wrote_output()) wrapped(ui.t("gui.kview.block_log_filled", id));
+    const BlockRecordingRequest* running = ui.session.recording_block();
+    if (running && running->case_index == case_index && running->launch == launch && running->block == f.block) {
+        ImGui::TextDisabled("%s", ui.t("gui.kview.block_recording", id).c_str());
+        ui.note_item("kview_block_recording");
+        return;
+    }
+    for (const BlockRecording& r : ui.session.recorded_blocks())
+        if (r.case_index == case_index && r.launch == launch && r.block == f.block && !r.usable()) {
+            const std::string why = r.problem == BlockRecording::Problem::LaunchMissing
+                                        ? ui.t("gui.kview.record_no_launch", {{"launch", std::to_string(launch + 1)}})
+                                        : ui.t("gui.kview.record_run_failed", {{"verdict", verdict_title(r.rerun_verdict, ui.session.lang())}});
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
+            wrapped(ui.t("gui.kview.record_failed", {{"id", id.at("id")}, {"why", why}}));
+            ImGui::PopStyleColor();
+        }
+    ImGui::BeginDisabled(running != nullptr);  // one recording at a time
+    if (ImGui::Button(ui.t("gui.kview.record_block").c_str())) ui.session.record_block(case_index, launch, f.block);
+    ImGui::EndDisabled();
+    ui.note_item("kview_record_block");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled) && pointer_moved()) wrapped_tooltip(ui.t("gui.kview.record_block_tip"));
+}
+
+}  // namespace
+
+void draw_blocks(Ui& ui, const emu::LaunchReport& launch, const KernelBuffer& out, int64_t numel) {
+    CudaKernelView& v = ui.cuda_kernel;
+    std::string how = ui.t("gui.kview.grid_legend", {{"out", out.name}});
+    if (!out.axes.empty()) {
+        std::string axes;
+        for (size_t a = 0; a < out.axes.size(); ++a) {
+            const AxisSpan named{static_cast<int>(a), out.axes[a], 0, 0};
+            const std::string word = describe_slice({named}, ui.session.lang());  // "batch 0"
+            axes += (a ? ", " : "") + word.substr(0, word.rfind(' '));
+        }
+        how += " " + ui.t("gui.kview.grid_axes", {{"axes", axes}});
+    }
+    legend(ui, how, "blocks");
+    if (launch.trace_truncated) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
+        wrapped(ui.t("gui.kview.trace_truncated_record"));
+        ImGui::PopStyleColor();
+        ui.note_item("kview_trace_truncated");
+    }
+    draw_block_grid(ui, launch, out.name, numel);
+    if (v.block >= 0 && v.block < static_cast<long>(v.blocks.size())) {
+        const BlockFootprint& f = v.blocks[static_cast<size_t>(v.block)];
+        wrapped(block_text(ui, f, out.name));
+        ui.note_item("kview_block");
+        if (f.faulted) ImGui::TextColored(ImVec4(1.0f, 0.47f, 0.43f, 1.0f), "%s", ui.t("gui.kview.block_faulted").c_str());
+        draw_block_recording(ui, f);
+    }
+}
+
+}  // namespace attnlab::gui::learner_kernels
