@@ -734,6 +734,24 @@ TEST_CASE("Settings: 60 000 nested arrays are a warning, not a stack overflow") 
     CHECK(text.language == Lang::Id);
 }
 
+TEST_CASE("a failed write says so in the learner's language, and in English as what()") {
+    TempDir tmp;
+    write_file_atomic(tmp.path() / "plain", "a file, not a folder");
+    try {
+        write_file_atomic(tmp.path() / "plain" / "inside.json", "{}");
+        FAIL("writing under a file must fail");
+    } catch (const std::exception& e) {
+        CHECK(contains(e.what(), "cannot create the folder"));
+        CHECK(contains(e.what(), "plain"));
+        const KeyedMessage m = message_of(e);
+        CHECK(m.key == "io.create_folder");
+        CHECK(contains(m.text(Lang::Id), "tidak dapat membuat folder"));
+        CHECK_FALSE(contains(m.text(Lang::Id), "ATTNLAB_HOME"));  // not a permission problem: no such hint
+    }
+    // Any other exception is shown as it is.
+    CHECK(message_of(std::runtime_error("raw words")).text(Lang::Id) == "raw words");
+}
+
 TEST_CASE("Settings: a file over 1 MB is not read") {
     TempDir tmp;
     const fs::path file = tmp.path() / "settings.json";

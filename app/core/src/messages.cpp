@@ -1,5 +1,8 @@
 #include "attnlab/core/messages.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 #include "attnlab/core/util.hpp"
 
 namespace attnlab {
@@ -846,6 +849,13 @@ const Entry kMessages[] = {
      "berkas kemajuan {file} tidak terbaca ({why}) dan tidak dapat dipindahkan ({error}); kemajuan tidak akan disimpan selama sesi ini"},
     {"startup.progress_set_aside", "progress file {file} was unreadable ({why}); it was kept as {aside} and progress starts afresh",
      "berkas kemajuan {file} tidak terbaca ({why}); berkas itu disimpan sebagai {aside} dan kemajuan dimulai dari awal"},
+    {"io.create_folder", "cannot create the folder {path}: {error}{hint}", "tidak dapat membuat folder {path}: {error}{hint}"},
+    {"io.create_temporary", "cannot create a temporary file in {path}: {error}{hint}", "tidak dapat membuat berkas sementara di {path}: {error}{hint}"},
+    {"io.write", "cannot write {path}: {error}{hint}", "tidak dapat menulis {path}: {error}{hint}"},
+    {"io.flush", "cannot flush {path}: {error}{hint}", "tidak dapat menuntaskan penulisan {path}: {error}{hint}"},
+    {"io.replace", "cannot replace {path}: {error}{hint}", "tidak dapat mengganti {path}: {error}{hint}"},
+    {"io.no_permission", " (no permission to write there: check the folder's owner and permissions, or set ATTNLAB_HOME)",
+     " (tidak ada izin menulis di sana: periksa pemilik dan izin folder itu, atau atur ATTNLAB_HOME)"},
     {"file.too_large", "larger than {limit}", "lebih besar dari {limit}"},
     {"file.too_deep", "nested deeper than {levels} levels", "bersarang lebih dalam dari {levels} tingkat"},
     {"file.not_whole_number", "\"{key}\" is not a whole number between 0 and {max}", "\"{key}\" bukan bilangan bulat antara 0 dan {max}"},
@@ -1031,6 +1041,14 @@ KeyedError::KeyedError(KeyedMessage message) : std::runtime_error(message.text(L
 KeyedMessage message_of(const std::exception& e) {
     if (const auto* keyed = dynamic_cast<const KeyedError*>(&e)) return keyed->message();
     return verbatim(e.what());
+}
+
+void throw_io_error(const char* key, const std::string& path, int error_number) {
+    KeyedMessage m{key, {{"path", path}, {"error", std::strerror(error_number)}}, {}};
+    const bool permission = error_number == EACCES || error_number == EPERM || error_number == EROFS;
+    if (permission) m.parts["hint"] = KeyedMessage{"io.no_permission", {}, {}};
+    else m.args["hint"] = "";
+    throw KeyedError(std::move(m));
 }
 
 bool has_message(Lang lang, const std::string& key) {

@@ -80,7 +80,7 @@ void Session::save_settings() {
     try {
         lab_.settings().save(lab_.paths().settings_file());
     } catch (const std::exception& e) {
-        add_notice(e.what());
+        add_notice(message_of(e).text(lang()));
     }
 }
 
@@ -105,14 +105,14 @@ bool Session::open(const std::string& id) {
     try {
         lab_.workspace().ensure_learner_file(*current_, lab_.lang());
     } catch (const std::exception& e) {
-        add_notice(e.what());
+        add_notice(message_of(e).text(lang()));
     }
     load_buffer();
     lab_.progress().set_last_exercise(id);
     try {
         lab_.progress().save();
     } catch (const std::exception& e) {
-        add_notice(e.what());
+        add_notice(message_of(e).text(lang()));
     }
     return true;
 }
@@ -151,7 +151,7 @@ bool Session::save() {
         }
         lab_.workspace().save(*current_, editor_.text());
     } catch (const std::exception& e) {
-        add_notice(e.what());
+        add_notice(message_of(e).text(lang()));
         return false;
     }
     editor_.mark_saved();
@@ -165,7 +165,7 @@ fs::path Session::reset_to_starter() {
     try {
         backup = lab_.workspace().reset(*current_, lab_.lang());
     } catch (const std::exception& e) {
-        add_notice(e.what());
+        add_notice(message_of(e).text(lang()));
     }
     load_buffer();
     return backup;
@@ -241,7 +241,7 @@ void Session::reveal_next_hint() {
     try {
         lab_.progress().save();
     } catch (const std::exception& e) {
-        add_notice(e.what());
+        add_notice(message_of(e).text(lang()));
     }
 }
 
@@ -269,7 +269,7 @@ void Session::collect_finished() {
             try {
                 lab_.progress().record_check(r.exercise_id, r);
             } catch (const std::exception& e) {
-                add_notice(e.what());
+                add_notice(message_of(e).text(lang()));
             }
         }
         // Once per run of attnlab: which protections are off here, and why.

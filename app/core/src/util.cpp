@@ -1,5 +1,7 @@
 #include "attnlab/core/util.hpp"
 
+#include "attnlab/core/messages.hpp"  // throw_io_error: a failed write in words
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,10 +41,10 @@ void write_file_atomic(const fs::path& requested, const std::string& contents) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec)  // say why (a read-only or foreign folder), not the "No such file" that follows from it
-        throw std::runtime_error("cannot create the folder " + dir.string() + ": " + ec.message());
+        throw_io_error("io.create_folder", dir.string(), ec.value());
     std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
     int fd = mkostemp(tmpl.data(), O_CLOEXEC);  // never inherited by a program started meanwhile
-    if (fd < 0) throw std::runtime_error("cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno));
+    if (fd < 0) throw_io_error("io.create_temporary", dir.string(), errno);
     const char* p = contents.data();
     size_t left = contents.size();
     while (left > 0) {
@@ -52,7 +54,7 @@ void write_file_atomic(const fs::path& requested, const std::string& contents) {
             int err = errno;
             ::close(fd);
             ::unlink(tmpl.c_str());
-            throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(err));
+            throw_io_error("io.write", path.string(), err);
         }
         p += n;
         left -= static_cast<size_t>(n);
@@ -63,12 +65,12 @@ void write_file_atomic(const fs::path& requested, const std::string& contents) {
     const bool closed = ::close(fd) == 0;
     if (!synced || !closed) {
         ::unlink(tmpl.c_str());
-        throw std::runtime_error("cannot flush " + path.string() + ": " + std::strerror(synced ? errno : sync_errno));
+        throw_io_error("io.flush", path.string(), synced ? errno : sync_errno);
     }
     if (::rename(tmpl.c_str(), path.c_str()) != 0) {
         int err = errno;
         ::unlink(tmpl.c_str());
-        throw std::runtime_error("cannot replace " + path.string() + ": " + std::strerror(err));
+        throw_io_error("io.replace", path.string(), err);
     }
     int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
     if (dfd >= 0) {

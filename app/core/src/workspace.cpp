@@ -223,14 +223,6 @@ ExerciseProgress merged(const ExerciseProgress& mine, const ExerciseProgress& sy
     return m;
 }
 
-// "Permission denied" and friends, worded so the learner sees what it is.
-[[noreturn]] void throw_io(const std::string& what, const fs::path& path, const std::error_code& ec) {
-    throw std::runtime_error("cannot " + what + " " + path.string() + ": " + ec.message() +
-                             (ec == std::errc::permission_denied || ec == std::errc::read_only_file_system ||
-                                      ec == std::errc::operation_not_permitted
-                                  ? " (no permission to write there: check the folder's owner and permissions, or set ATTNLAB_HOME)"
-                                  : ""));
-}
 
 }  // namespace
 
@@ -275,12 +267,12 @@ void ProgressStore::save() {
     if (readonly_) return;
     std::error_code ec;
     fs::create_directories(file_.parent_path(), ec);
-    if (ec) throw_io("create the folder", file_.parent_path(), ec);
+    if (ec) throw_io_error("io.create_folder", file_.parent_path().string(), ec.value());  // "permission" when it is one
     // One writer at a time; merge what another process wrote since we read.
     const std::string lock_path = file_.string() + ".lock";
     const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lock < 0 && (errno == EACCES || errno == EPERM || errno == EROFS))
-        throw_io("write", lock_path, std::error_code(errno, std::generic_category()));
+        throw_io_error("io.write", lock_path, errno);
     if (lock >= 0) ::flock(lock, LOCK_EX);
     struct Unlock {
         int fd;

@@ -43,5 +43,8 @@ private:
 };
 // e's words: its message when it is a KeyedError, else its what() verbatim.
 KeyedMessage message_of(const std::exception& e);
+// A file operation that failed ("io.write", "io.replace"...), with the
+// system's reason and, where it is one, a hint about write permission.
+[[noreturn]] void throw_io_error(const char* key, const std::string& path, int error_number);
 
 }  // namespace attnlab
