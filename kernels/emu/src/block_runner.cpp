@@ -1,0 +1,319 @@
+// The emulator's scheduler: a pool of OS threads takes blocks; each block's
+// threads are boost.context fibers run round-robin on one OS thread.
+//
+// One "sweep" runs every runnable fiber once; a fiber runs until it blocks
+// at __syncthreads, at a warp operation whose lanes have not all arrived, or
+// until it returns. After a sweep with nothing runnable left, either every
+// live thread waits at the same barrier (release it: a new barrier interval)
+// or the block cannot go on (synccheck fault). A warp operation completes in
+// the fiber of its last arriving lane, which wakes the others. A blocked
+// fiber switches directly to the next runnable one of the sweep; the last one
+// switches back to the scheduler.
+//
+// This file: a block from start to end on one OS thread (block_state.hpp
+// holds what it keeps); the pool (thread_pool.cpp) gives blocks to OS threads.
+#include <algorithm>
+#include <utility>
+
+#include "block_state.hpp"
+
+namespace attnlab::emu::detail {
+
+thread_local Worker worker;
+
+uint64_t running_dynamic_shared_bytes() { return worker.launch ? worker.launch->smem : 0; }
+
+uint32_t running_launch_first_epoch() { return worker.launch_first_epoch; }
+
+bool block_of_epoch(uint32_t epoch, Dim3& block) {
+    const auto& serials = worker.block_serials;
+    auto it = std::upper_bound(serials.begin(), serials.end(), epoch,
+                               [](uint32_t e, const std::pair<uint32_t, uint64_t>& p) { return e < p.first; });
+    if (it == serials.begin() || !worker.launch) return false;
+    block = unlinear(std::prev(it)->second, worker.launch->grid);
+    return true;
+}
+
+unsigned active_lanes() {
+    FiberThread* ft = current();
+    if (!ft) return 0;
+    Worker& w = worker;
+    const unsigned first = ft->warp * 32;
+    unsigned mask = 0;
+    for (unsigned l = 0; l < 32 && first + l < w.nthreads; ++l)
+        if (w.threads[first + l]->state != RunState::Done) mask |= 1u << l;
+    return mask;
+}
+
+Dim3 thread_of_linear(unsigned linear) { return unlinear(linear, {blockDim.x, blockDim.y, blockDim.z}); }
+
+// ---------------------------------------------------------- counters
+
+// Turn one warp's logs into requests and empty them. Called when every lane
+// of the warp is at one program point: a barrier, a completed warp
+// operation, the end.
+void close_warp(Worker& w, unsigned warp) {
+    static constexpr std::pair<AccessLog, std::vector<uint64_t> ThreadState::*> kLogs[] = {
+        {AccessLog::GlobalLoads, &ThreadState::global_loads},
+        {AccessLog::GlobalStores, &ThreadState::global_stores},
+        {AccessLog::SharedLoads, &ThreadState::shared_loads},
+        {AccessLog::SharedStores, &ThreadState::shared_stores}};
+    const unsigned first = warp * 32;
+    WarpLogs logs;
+    logs.count = int(std::min(32u, w.nthreads - first));
+    for (const auto& [kind, log] : kLogs) {
+        for (int l = 0; l < logs.count; ++l) logs.lanes[l] = &(w.threads[first + l].get()->*log);
+        w.requests.count(kind, logs, w.counters);
+        for (int l = 0; l < logs.count; ++l) (w.threads[first + l].get()->*log).clear();
+    }
+}
+
+namespace {
+
+// End of a barrier interval (or of the block): turn the logs into requests.
+void close_interval(Worker& w) {
+    for (unsigned warp = 0; warp * 32 < w.nthreads; ++warp) close_warp(w, warp);
+    for (unsigned i = 0; i < w.nthreads; ++i) {
+        FiberThread& t = *w.threads[i];
+        ++t.interval_index;
+        std::fill(std::begin(t.trace_k), std::end(t.trace_k), 0u);
+    }
+}
+
+// -------------------------------------------------------- running blocks
+
+// The emulated thread: runs the kernel body, turns whatever escapes it into
+// a fault (except boost's forced unwind, which must pass), and returns to the
+// scheduler.
+ctx::fiber make_fiber(Worker& w, Launch& L, FiberThread* ft) {
+    return ctx::fiber(std::allocator_arg, PooledStack{&w.stacks}, [ft, &L](ctx::fiber&& from) -> ctx::fiber {
+        park(worker, std::move(from));
+        Fault f;
+        try {
+            L.body();
+        } catch (const KernelAbort&) {
+        } catch (const ctx::detail::forced_unwind&) {
+            throw;
+        } catch (const std::exception& e) {
+            f.kind = FaultKind::KernelException;
+            f.detail = e.what();
+        } catch (...) {
+            f.kind = FaultKind::KernelException;
+            f.detail = "unknown exception";
+        }
+        if (f.kind != FaultKind::None) {
+            f.thread = to_dim(ft->idx);
+            record_fault(std::move(f));
+        }
+        Worker& w = worker;
+        ft->state = RunState::Done;
+        ++w.done;
+        // Hand over like yield() does; this fiber's own slot receives nothing.
+        FiberThread* next = w.block_fault ? nullptr : next_runnable(w, int(ft->linear));
+        current_thread = next;
+        if (next) threadIdx = next->idx;
+        w.suspending = ft;
+        return next ? std::move(next->fiber) : std::move(w.scheduler);
+    });
+}
+
+void start_threads(Worker& w, Launch& L) {
+    const unsigned n = unsigned(L.block.count());
+    while (w.threads.size() < n) w.threads.push_back(std::make_unique<FiberThread>());
+    w.nthreads = n;
+    if (w.stacks.size != L.options.stack_bytes) {
+        w.stacks.clear();
+        w.stacks.size = L.options.stack_bytes;
+    }
+    w.warps.assign((n + 31) / 32, WarpState{});
+    w.at_barrier = w.at_warp = w.done = 0;
+    w.barrier_lines_differ = false;
+    for (unsigned i = 0; i < n; ++i) {
+        FiberThread* ft = w.threads[i].get();
+        const Dim3 id = unlinear(i, L.block);
+        ft->idx = dim3(id.x, id.y, id.z);
+        ft->linear = i;
+        ft->lane = i % 32;
+        ft->warp = i / 32;
+        w.warps[ft->warp].existing |= 1u << ft->lane;
+        ft->warp_sync = &w.warps[ft->warp].syncs;
+        ft->checks = L.options.checks;
+        ft->counters = L.options.counters;
+        ft->steps = 0;
+        ft->step_limit = L.options.max_steps_per_thread;
+        ft->bytes_read = ft->bytes_written = ft->atomics = ft->reloaded_bytes = 0;
+        ft->global_loads.clear();
+        ft->global_stores.clear();
+        ft->shared_loads.clear();
+        ft->shared_stores.clear();
+        ft->interval_index = 0;
+        std::fill(std::begin(ft->trace_k), std::end(ft->trace_k), 0u);
+        ft->state = RunState::Runnable;
+        ft->fiber = make_fiber(w, L, ft);
+    }
+}
+
+// Release a barrier every live thread waits at: one pass over the threads,
+// then the warps that logged accesses turn them into requests.
+bool release_barrier(Worker& w) {
+    ++w.barrier_generation;
+    w.barrier_votes[w.barrier_generation & 1] = 0;
+    bool dirty[32] = {false};
+    for (unsigned i = 0; i < w.nthreads; ++i) {
+        FiberThread& t = *w.threads[i];
+        t.state = RunState::Runnable;
+        ++t.interval_index;
+        std::fill(std::begin(t.trace_k), std::end(t.trace_k), 0u);
+        if (!t.global_loads.empty() || !t.global_stores.empty() || !t.shared_loads.empty() ||
+            !t.shared_stores.empty())
+            dirty[t.warp] = true;
+        if (++t.steps > t.step_limit) {  // a barrier inside an endless loop
+            Fault f;
+            f.kind = FaultKind::StepLimit;
+            f.thread = to_dim(t.idx);
+            f.line = t.wait_line;
+            record_fault(std::move(f));
+            return false;
+        }
+    }
+    for (unsigned warp = 0; warp * 32 < w.nthreads; ++warp)
+        if (dirty[warp]) close_warp(w, warp);
+    if (std::find(w.released_barrier_lines.begin(), w.released_barrier_lines.end(), w.barrier_line) ==
+        w.released_barrier_lines.end())
+        w.released_barrier_lines.push_back(w.barrier_line);
+    w.at_barrier = 0;
+    w.barrier_lines_differ = false;
+    clock.interval = ++w.epoch;
+    ++w.counters.barriers;
+    return true;
+}
+
+// After a sweep: release a barrier, finish, or report why the block is stuck.
+// Returns false when the block is over (done or faulted).
+bool after_sweep(Worker& w) {
+    if (w.at_barrier + w.at_warp + w.done < w.nthreads) return true;  // someone can run
+    if (w.done == w.nthreads) {  // every thread returned
+        report_unwritten_reads(w);
+        return false;
+    }
+    if (w.at_warp || w.done || w.barrier_lines_differ) {
+        stuck_block_fault(w, w.at_warp > 0, w.done > 0);
+        return false;
+    }
+    if (report_unwritten_reads(w)) return false;
+    return release_barrier(w);
+}
+
+// Unwind the fibers still suspended (after a fault, an abort or a failure of
+// the scheduler itself).
+void unwind_fibers(Worker& w) noexcept {
+    for (unsigned i = 0; i < w.nthreads && i < w.threads.size(); ++i) {
+        FiberThread* ft = w.threads[i].get();
+        if (ft->abandoned) {  // its frames cannot be unwound: keep its stack for ever (one per stopped launch)
+            static auto* kept = new std::vector<ctx::fiber>;
+            kept->push_back(std::move(ft->fiber));
+            ft->abandoned = false;
+            continue;
+        }
+        current_thread = ft;
+        ft->fiber = ctx::fiber();
+        current_thread = nullptr;
+    }
+}
+
+// Something the scheduler itself did threw (outside every fiber), e.g. no
+// memory for the emulated threads' stacks: a fault of the launch, never an
+// exception out of a pool thread (std::terminate) or out of launch().
+void scheduler_failed(Worker& w, Launch& L, const char* what) noexcept {
+    current_thread = nullptr;
+    unwind_fibers(w);
+    try {
+        Fault f;
+        f.kind = FaultKind::KernelException;
+        f.detail = what;
+        record_fault(std::move(f));
+    } catch (...) {  // not even the fault's text fits: stop the launch all the same
+        w.block_fault = true;
+        L.abort = true;
+    }
+}
+
+void run_block(Worker& w, Launch& L, uint64_t b) {
+    const Dim3 bid = unlinear(b, L.grid);
+    blockIdx = dim3(bid.x, bid.y, bid.z);
+    blockDim = dim3(L.block.x, L.block.y, L.block.z);
+    gridDim = dim3(L.grid.x, L.grid.y, L.grid.z);
+    clock.block_serial = clock.interval = ++w.epoch;
+    clock.block_id = next_block_id.fetch_add(1, std::memory_order_relaxed) + 1;
+    w.block_serials.emplace_back(clock.block_serial, b);
+    w.released_barrier_lines.clear();
+    w.block_fault = false;
+    w.unwritten_reads.clear();
+    w.requests.take_pages();  // a block the scheduler failed in may have left some
+    start_threads(w, L);
+    w.barrier_votes[0] = w.barrier_votes[1] = 0;
+    w.barrier_generation = 0;
+    const bool traced = L.options.trace && (L.options.trace_all_blocks || bid == L.options.trace_block);
+    w.block_linear = b;
+    for (unsigned i = 0; i < w.nthreads; ++i) w.threads[i]->trace = traced ? &w.trace : nullptr;
+
+    bool going = true;
+    while (going) {
+        if (FiberThread* first = next_runnable(w, -1)) switch_to(w, nullptr, first);  // one sweep
+        current_thread = nullptr;
+        going = !w.block_fault && !L.abort && after_sweep(w);
+    }
+    unwind_fibers(w);
+    close_interval(w);
+    LaunchCounters& c = w.counters;
+    c.global_pages += w.requests.take_pages();
+    c.blocks += 1;
+    c.threads += w.nthreads;
+    c.warps += (w.nthreads + 31) / 32;
+    for (unsigned i = 0; i < w.nthreads; ++i) {
+        const FiberThread& t = *w.threads[i];
+        c.global_bytes_read += t.bytes_read;
+        c.global_reloaded_bytes += t.reloaded_bytes;
+        c.global_bytes_written += t.bytes_written;
+        c.global_atomics += t.atomics;
+        w.threads[i]->trace = nullptr;
+    }
+}
+
+}  // namespace
+
+void run_blocks(Launch& L) {
+    Worker& w = worker;
+    w.launch = &L;
+    w.launch_first_epoch = w.epoch + 1;
+    w.block_serials.clear();
+    w.counters = LaunchCounters{};
+    w.trace.clear();
+    for (;;) {
+        if (L.abort) break;
+        const uint64_t b = L.next_block.fetch_add(1);
+        if (b >= L.nblocks) break;
+        try {
+            run_block(w, L, b);
+        } catch (const std::bad_alloc&) {
+            scheduler_failed(w, L, "cannot allocate emulated thread stacks");
+        } catch (const std::exception& e) {
+            scheduler_failed(w, L, e.what());
+        } catch (...) {
+            scheduler_failed(w, L, "unknown exception in the emulator's scheduler");
+        }
+    }
+    std::lock_guard<std::mutex> lock(L.m);
+    L.counters.add(w.counters);
+    if (!w.trace.empty()) {  // several workers may have traced blocks (trace_all_blocks)
+        L.trace.insert(L.trace.end(), std::make_move_iterator(w.trace.begin()), std::make_move_iterator(w.trace.end()));
+        w.trace.clear();
+        if (L.trace.size() > L.options.trace_limit) {
+            L.trace_truncated = true;
+            L.trace.resize(L.options.trace_limit);
+        }
+    }
+    w.launch = nullptr;
+}
+
+}  // namespace attnlab::emu::detail

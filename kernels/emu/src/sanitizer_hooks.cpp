@@ -1,0 +1,167 @@
+// What a learner's code instrumented by g++ calls: -fsanitize=thread's hooks
+// for every load, store and atomic (no libtsan is linked: these are the only
+// definitions), and -fsanitize=bounds/alignment/null's handlers. Loads and
+// stores go to raw::access (raw_access.cpp), which checks and counts them.
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "attnlab/cuda_emu.hpp"
+#include "attnlab/emu/raw_memory.hpp"
+#include "raw_access.hpp"
+
+// ------------------------------------------------------------------ the hooks
+// What g++ -fsanitize=thread calls (no libtsan is linked: these are the only
+// definitions), and -fsanitize=bounds's handler. Learner code is compiled
+// with -fnon-call-exceptions, so a fault may unwind out of a hook.
+namespace {
+using attnlab::emu::raw::access;
+using attnlab::emu::raw::access_range;
+inline uintptr_t caller(void* ra) { return reinterpret_cast<uintptr_t>(ra); }
+}  // namespace
+
+#define ATTNLAB_TSAN_ACCESS(N)                                                                                      \
+    extern "C" void __tsan_read##N(void* p) { access(uintptr_t(p), N, false, caller(__builtin_return_address(0))); } \
+    extern "C" void __tsan_write##N(void* p) { access(uintptr_t(p), N, true, caller(__builtin_return_address(0))); } \
+    extern "C" void __tsan_unaligned_read##N(void* p) { access(uintptr_t(p), N, false, caller(__builtin_return_address(0))); } \
+    extern "C" void __tsan_unaligned_write##N(void* p) { access(uintptr_t(p), N, true, caller(__builtin_return_address(0))); } \
+    extern "C" void __tsan_volatile_read##N(void* p) { access(uintptr_t(p), N, false, caller(__builtin_return_address(0))); } \
+    extern "C" void __tsan_volatile_write##N(void* p) { access(uintptr_t(p), N, true, caller(__builtin_return_address(0))); }
+ATTNLAB_TSAN_ACCESS(1)
+ATTNLAB_TSAN_ACCESS(2)
+ATTNLAB_TSAN_ACCESS(4)
+ATTNLAB_TSAN_ACCESS(8)
+ATTNLAB_TSAN_ACCESS(16)
+#undef ATTNLAB_TSAN_ACCESS
+
+extern "C" void __tsan_read_range(void* p, unsigned long size) { access_range(uintptr_t(p), size, false, caller(__builtin_return_address(0))); }
+extern "C" void __tsan_write_range(void* p, unsigned long size) { access_range(uintptr_t(p), size, true, caller(__builtin_return_address(0))); }
+extern "C" void __tsan_init() {}
+extern "C" void __tsan_func_entry(void*) {}
+extern "C" void __tsan_func_exit() {}
+extern "C" void __tsan_vptr_update(void**, void*) {}
+extern "C" void __tsan_vptr_read(void**) {}
+extern "C" void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+extern "C" void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+// Atomics in learner code (std::atomic, __atomic builtins, the guards of
+// function-local statics) reach these in place of the instruction: they do
+// it, unchecked (CUDA's atomicAdd and friends are checked: raw_memory.hpp).
+#define ATTNLAB_TSAN_ATOMIC(BITS, T)                                                                                     \
+    extern "C" T __tsan_atomic##BITS##_load(const volatile T* a, int) { return __atomic_load_n(a, __ATOMIC_SEQ_CST); }   \
+    extern "C" void __tsan_atomic##BITS##_store(volatile T* a, T v, int) { __atomic_store_n(a, v, __ATOMIC_SEQ_CST); }   \
+    extern "C" T __tsan_atomic##BITS##_exchange(volatile T* a, T v, int) { return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##BITS##_fetch_add(volatile T* a, T v, int) { return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##BITS##_fetch_sub(volatile T* a, T v, int) { return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##BITS##_fetch_and(volatile T* a, T v, int) { return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##BITS##_fetch_or(volatile T* a, T v, int) { return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST); }   \
+    extern "C" T __tsan_atomic##BITS##_fetch_xor(volatile T* a, T v, int) { return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" T __tsan_atomic##BITS##_fetch_nand(volatile T* a, T v, int) { return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST); } \
+    extern "C" int __tsan_atomic##BITS##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {                     \
+        return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                         \
+    }                                                                                                                    \
+    extern "C" int __tsan_atomic##BITS##_compare_exchange_weak(volatile T* a, T* c, T v, int, int) {                       \
+        return __atomic_compare_exchange_n(a, c, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                          \
+    }                                                                                                                    \
+    extern "C" T __tsan_atomic##BITS##_compare_exchange_val(volatile T* a, T c, T v, int, int) {                           \
+        __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                               \
+        return c;                                                                                                        \
+    }
+ATTNLAB_TSAN_ATOMIC(8, unsigned char)
+ATTNLAB_TSAN_ATOMIC(16, unsigned short)
+ATTNLAB_TSAN_ATOMIC(32, unsigned)
+ATTNLAB_TSAN_ATOMIC(64, unsigned long long)
+#undef ATTNLAB_TSAN_ATOMIC
+
+// -fsanitize=bounds: an index past an array whose size the compiler knows.
+namespace {
+struct UbsanLocation {
+    const char* file;
+    uint32_t line, column;
+};
+struct UbsanType {
+    uint16_t kind, info;
+    char name[1];
+};
+struct UbsanOutOfBounds {
+    UbsanLocation location;
+    const UbsanType* array_type;
+    const UbsanType* index_type;
+};
+
+int64_t ubsan_index(const UbsanType* t, uintptr_t value) {
+    const bool is_signed = t->kind == 0 && (t->info & 1);
+    const unsigned bits = 1u << (t->info >> 1);
+    if (!is_signed || bits >= 64) return int64_t(value);
+    const uint64_t sign = uint64_t(1) << (bits - 1);
+    const uint64_t v = value & ((sign << 1) - 1);
+    return int64_t((v ^ sign) - sign);
+}
+
+// 'float [32]' -> 32 (the outermost extent of the type indexed).
+int64_t extent_of(const char* type) {
+    const char* open = std::strchr(type, '[');
+    return open ? std::atoll(open + 1) : 0;
+}
+
+[[noreturn]] void out_of_bounds(const UbsanOutOfBounds* d, uintptr_t index) {
+    const int64_t i = ubsan_index(d->index_type, index);
+    std::string type = d->array_type->name;
+    if (type.size() >= 2 && type.front() == '\'' && type.back() == '\'') type = type.substr(1, type.size() - 2);
+    if (!attnlab::emu::raw::in_kernel())
+        throw std::out_of_range("index " + std::to_string(i) + " outside an array of type '" + type + "' on line " +
+                                std::to_string(d->location.line));
+    attnlab::emu::detail::fault_access(attnlab::emu::FaultKind::OutOfBounds, attnlab::emu::MemorySpace::Local, false,
+                                       type, i, extent_of(type.c_str()), "", int(d->location.line));
+}
+}  // namespace
+
+// -fsanitize=alignment,null: a typed pointer dereferenced where a GPU would
+// fault (misaligned for its type, e.g. a float4* one float in; or null).
+namespace {
+struct UbsanTypeMismatch {
+    UbsanLocation location;
+    const UbsanType* type;
+    unsigned char log_alignment;
+    unsigned char check_kind;  // load, store, member access...
+};
+
+void type_mismatch(const UbsanTypeMismatch* d, uintptr_t pointer) {
+    using namespace attnlab::emu;
+    const int line = int(d->location.line);
+    std::string type = d->type->name;
+    if (type.size() >= 2 && type.front() == '\'' && type.back() == '\'') type = type.substr(1, type.size() - 2);
+    const bool write = d->check_kind == 1;  // TCK_Store
+    if (!raw::in_kernel()) {
+        if (pointer == 0) throw std::invalid_argument("null pointer of type '" + type + "' dereferenced on line " + std::to_string(line));
+        return;  // misaligned host data: no GPU involved
+    }
+    if (pointer == 0) detail::fault_access(FaultKind::OutOfBounds, MemorySpace::Global, write, "", 0, 0, "", line);
+    Fault f;
+    f.kind = FaultKind::MisalignedAddress;
+    f.space = MemorySpace::Global;
+    f.is_write = write;
+    f.buffer = type;
+    f.line = line;
+    f.detail = std::to_string(1u << d->log_alignment);
+    f.index = int64_t(pointer % (uintptr_t(1) << d->log_alignment));  // bytes past the last aligned address
+    detail::raise_fault(std::move(f));
+}
+}  // namespace
+
+extern "C" void __ubsan_handle_type_mismatch_v1(void* data, uintptr_t pointer) {
+    type_mismatch(static_cast<const UbsanTypeMismatch*>(data), pointer);
+}
+extern "C" void __ubsan_handle_type_mismatch_v1_abort(void* data, uintptr_t pointer) {
+    type_mismatch(static_cast<const UbsanTypeMismatch*>(data), pointer);
+}
+
+extern "C" void __ubsan_handle_out_of_bounds(void* data, uintptr_t index) {
+    out_of_bounds(static_cast<const UbsanOutOfBounds*>(data), index);
+}
+extern "C" void __ubsan_handle_out_of_bounds_abort(void* data, uintptr_t index) {
+    out_of_bounds(static_cast<const UbsanOutOfBounds*>(data), index);
+}
+

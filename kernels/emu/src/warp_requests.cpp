@@ -1,0 +1,216 @@
+// A warp's access logs turned into requests, as a GPU issues them
+// (attnlab/emu/warp_requests.hpp).
+#include "attnlab/emu/warp_requests.hpp"
+
+#include <algorithm>
+
+namespace attnlab::emu {
+namespace {
+
+using detail::kLogAddressMask;
+using detail::kLogLineShift;
+using detail::log_width_class;
+
+// Sorts a handful of values (at most 32) in place and returns how many differ.
+int distinct(uint64_t* v, int n) {
+    if (!std::is_sorted(v, v + n)) std::sort(v, v + n);  // lane order is often address order
+    return int(std::unique(v, v + n) - v);
+}
+
+// Where the logged accesses of one warp go: request, unit and partial counts.
+struct RequestTally {
+    int64_t& requests;
+    int64_t& units;     // sectors or wavefronts
+    int64_t& partial;   // requests with some lanes absent
+    int64_t* wasted = nullptr;  // global requests: sectors beyond what the lanes' bytes fill
+    void add(int64_t n_units, int lanes, uint64_t key) {
+        ++requests;
+        units += n_units;
+        if (!wasted) return;
+        const int64_t packed = (int64_t(lanes) * (4 << log_width_class(key)) + 31) / 32;
+        if (n_units > packed) *wasted += n_units - packed;
+    }
+};
+
+using LaneLogs = const std::vector<uint64_t>* const*;
+
+// True when every lane made the same accesses line by line (no divergence):
+// then the k-th entries already form the requests.
+bool same_lines(LaneLogs logs, int nlanes) {
+    const std::vector<uint64_t>& first = *logs[0];
+    for (int l = 1; l < nlanes; ++l) {
+        const std::vector<uint64_t>& other = *logs[l];
+        if (other.size() != first.size()) return false;
+        for (size_t k = 0; k < first.size(); ++k)
+            if ((other[k] >> kLogLineShift) != (first[k] >> kLogLineShift)) return false;
+    }
+    return true;
+}
+
+// Lanes diverged (a causal loop runs a different number of rounds per lane,
+// a strided loop a different number of rows): replay the warp as a GPU runs
+// it. Each round issues one instruction (site) for the lanes waiting at it:
+// the one earliest in the program among the lanes that may go, where a lane
+// that jumps back (a loop's next iteration) waits for the lanes still between
+// its target and where it was (the rest of the current iteration), as lanes
+// that left a loop early wait at its end for the others. Structured loops and
+// branches then pair exactly as on a GPU; at worst (nothing may go) the
+// earliest lanes go.
+template <class Measure>
+void diverged_requests(LaneLogs logs, int nlanes, ProgramPosition program_position, RequestTally t, Measure measure) {
+    size_t at[32] = {};
+    uint64_t last[32], next[32], key[32];
+    bool started[32] = {};
+    uint64_t cached_key = ~uint64_t(0), cached_position = 0;
+    auto position = [&](uint64_t k) {
+        if (k != cached_key) cached_key = k, cached_position = program_position(k);
+        return cached_position;
+    };
+    uint64_t v[32];
+    for (;;) {
+        int active = 0;
+        for (int l = 0; l < nlanes; ++l) {
+            if (at[l] == logs[l]->size()) continue;
+            ++active;
+            key[l] = (*logs[l])[at[l]] >> kLogLineShift;
+            next[l] = position(key[l]);
+        }
+        if (active == 0) break;
+        uint64_t waiting_at[32];  // the distinct sites lanes wait at (usually one to three)
+        int sites = 0;
+        for (int l = 0; l < nlanes; ++l)
+            if (at[l] < logs[l]->size() && std::find(waiting_at, waiting_at + sites, next[l]) == waiting_at + sites)
+                waiting_at[sites++] = next[l];
+        auto may_go = [&](int l) {
+            if (!started[l] || next[l] > last[l]) return true;  // forward
+            for (int i = 0; i < sites; ++i)
+                if (waiting_at[i] > next[l] && waiting_at[i] <= last[l]) return false;  // a lane still in this iteration
+            return true;
+        };
+        int chosen = -1;
+        for (int pass = 0; pass < 2 && chosen < 0; ++pass)
+            for (int l = 0; l < nlanes; ++l)
+                if (at[l] < logs[l]->size() && (chosen < 0 || next[l] < next[chosen]) && (pass == 1 || may_go(l))) chosen = l;
+        const uint64_t k = key[chosen];
+        const bool forced = !may_go(chosen);
+        int n = 0;
+        for (int l = 0; l < nlanes; ++l) {
+            if (at[l] == logs[l]->size() || key[l] != k || (!forced && !may_go(l))) continue;
+            v[n++] = (*logs[l])[at[l]++] & kLogAddressMask;
+            last[l] = next[l];
+            started[l] = true;
+        }
+        if (n < nlanes) ++t.partial;
+        t.add(measure(v, n, k), n, k);
+    }
+}
+
+// Group the k-th access of each lane at one source line into one warp-wide
+// request and measure it (sectors or wavefronts).
+template <class Measure>
+void warp_requests(const WarpLogs& warp, ProgramPosition position, RequestTally t, Measure measure) {
+    LaneLogs logs = warp.lanes;
+    const int nlanes = warp.count;
+    bool any = false;
+    for (int l = 0; l < nlanes; ++l) any = any || !logs[l]->empty();
+    if (!any) return;
+    if (same_lines(logs, nlanes)) {
+        uint64_t v[32];
+        for (size_t k = 0; k < logs[0]->size(); ++k) {
+            for (int l = 0; l < nlanes; ++l) v[l] = (*logs[l])[k] & kLogAddressMask;
+            const uint64_t key = (*logs[0])[k] >> kLogLineShift;
+            t.add(measure(v, nlanes, key), nlanes, key);
+        }
+    } else {
+        diverged_requests(logs, nlanes, position, t, measure);
+    }
+}
+
+constexpr int kSectorsPerPageShift = 7;  // 4096 / 32
+
+// Wavefronts of one shared request of 4-byte accesses: the most distinct
+// words that fall in one bank. Same word in one bank = broadcast, one pass.
+int64_t wavefronts_of_words(uint64_t* v, int n) {
+    bool one_row = true;  // all words in one 128-byte row: every bank at most once
+    for (int i = 1; i < n && one_row; ++i) one_row = (v[i] >> 5) == (v[0] >> 5);
+    if (one_row) return 1;
+    const int d = distinct(v, n);
+    int per_bank[32] = {0};
+    int most = 0;
+    for (int i = 0; i < d; ++i) most = std::max(most, ++per_bank[v[i] & 31]);
+    return most;
+}
+
+// 8- and 16-byte accesses are served in phases of 16 or 8 lanes, as on a GPU
+// (a warp's 64- or 128-bit request moves 256 or 512 bytes: two or four
+// passes at best); each lane covers 2 or 4 consecutive words.
+int64_t wavefronts_of(uint64_t* v, int n, uint64_t key) {
+    const unsigned words = 1u << log_width_class(key);  // 1, 2 or 4 words per lane
+    if (words == 1) return wavefronts_of_words(v, n);
+    const int lanes_per_phase = int(32 / words);
+    int64_t total = 0;
+    for (int first = 0; first < n; first += lanes_per_phase) {
+        uint64_t phase[32];
+        int m = 0;
+        for (int l = first; l < n && l < first + lanes_per_phase; ++l)
+            for (unsigned k = 0; k < words; ++k) phase[m++] = v[l] + k;
+        total += wavefronts_of_words(phase, m);
+    }
+    return total;
+}
+
+}  // namespace
+
+// The distinct sectors of one global request; their pages are remembered.
+int64_t WarpRequestCounter::measure_sectors(uint64_t* v, int n) {
+    bool same = true;
+    for (int i = 1; i < n && same; ++i) same = v[i] == v[0];
+    const int d = same ? 1 : distinct(v, n);  // v[0..d) are now the distinct sectors
+    for (int i = 0; i < d; ++i) {
+        const uint64_t page = v[i] >> kSectorsPerPageShift;
+        if (page == last_page_) continue;
+        last_page_ = page;
+        pages_.insert(page);
+    }
+    return d;
+}
+
+void WarpRequestCounter::count(AccessLog kind, const WarpLogs& warp, LaunchCounters& c) {
+    auto sectors = [this](uint64_t* v, int n, uint64_t /*key*/) { return measure_sectors(v, n); };
+    int64_t requests = 0, wavefronts = 0;
+    switch (kind) {
+    case AccessLog::GlobalLoads:
+        return warp_requests(warp, position_, {c.global_load_requests, c.global_load_sectors, c.partial_requests,
+                                               &c.global_load_wasted_sectors}, sectors);
+    case AccessLog::GlobalStores:
+        return warp_requests(warp, position_, {c.global_store_requests, c.global_store_sectors, c.partial_requests,
+                                               &c.global_store_wasted_sectors}, sectors);
+    case AccessLog::SharedLoads:
+    case AccessLog::SharedStores:
+        warp_requests(warp, position_, {requests, wavefronts, c.partial_requests}, wavefronts_of);
+        (kind == AccessLog::SharedLoads ? c.shared_load_requests : c.shared_store_requests) += requests;
+        c.shared_wavefronts += wavefronts;
+        c.shared_bank_conflicts += wavefronts - requests;
+        return;
+    }
+}
+
+int64_t WarpRequestCounter::take_pages() {
+    const int64_t n = int64_t(pages_.size());
+    pages_.clear();
+    last_page_ = ~uint64_t(0);
+    return n;
+}
+
+LaunchCounters count_warp(AccessLog kind, const std::vector<std::vector<uint64_t>>& logs, ProgramPosition position) {
+    WarpLogs warp;
+    warp.count = int(std::min<size_t>(logs.size(), 32));
+    for (int l = 0; l < warp.count; ++l) warp.lanes[l] = &logs[l];
+    WarpRequestCounter counter(position);
+    LaunchCounters c;
+    counter.count(kind, warp, c);
+    c.global_pages = counter.take_pages();
+    return c;
+}
+
+}  // namespace attnlab::emu
