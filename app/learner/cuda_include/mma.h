@@ -25,7 +25,7 @@
 #include "cuda_fp16.h"
 
 namespace attnlab::emu::detail {
-[[noreturn]] void raise_fault(Fault f);  // the emulator's: stop the launch with f (scheduler.cpp)
+[[noreturn]] void raise_fault(Fault f);  // the emulator's: stop the launch with f (faults.cpp)
 }  // namespace attnlab::emu::detail
 
 namespace nvcuda {

@@ -35,7 +35,7 @@ inline const std::vector<GpuModel>& gpu_models() {
     //   H100 SXM: 132 SMs, 3.35 TB/s HBM3, 67 TFLOP/s (H100 datasheet)
     //   H200 (SXM): the H100's GH100 with 141 GB HBM3e at 4.8 TB/s, 67 TFLOP/s
     // The SM's limits (resident threads, blocks, registers, shared memory) are
-    // gpu_resources.cpp's ArchLimits of the GPU's architecture.
+    // gpu_resources.hpp's ArchLimits of the GPU's architecture.
     static const std::vector<GpuModel> models = {
         {"RTX 4090", "sm_89", 128, 1008e9, 82.6e12},
         {"A100 80GB SXM", "sm_80", 108, 2039e9, 19.5e12},
