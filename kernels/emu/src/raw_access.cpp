@@ -1,6 +1,7 @@
-// Plain CUDA on the emulator: the device memory the hooks g++'s
-// -fsanitize=thread and -fsanitize=bounds call from a learner's instrumented
-// code check (the hooks: sanitizer_hooks.cpp; see attnlab/emu/raw_memory.hpp).
+// Plain CUDA on the emulator: the checks and counters of every access the
+// hooks g++'s -fsanitize=thread and -fsanitize=bounds call from a learner's
+// instrumented code (the hooks: sanitizer_hooks.cpp; the device memory they
+// check: raw_heap.hpp; see attnlab/emu/raw_memory.hpp).
 //
 // Every load and store of an instrumented kernel arrives as
 // access(address, size, is_write, return address). The address decides what
@@ -32,15 +33,13 @@
 
 #include "attnlab/cuda_emu.hpp"
 #include "raw_access.hpp"
+#include "raw_heap.hpp"
 
 namespace attnlab::emu::raw {
 namespace {
 
 using detail::current_thread;
 using detail::ThreadState;
-
-constexpr uint8_t kInitialised = 1;    // the byte was written (by anything)
-constexpr uint8_t kKernelWritten = 2;  // ... by a kernel
 
 // ------------------------------------------------------------------ lines
 
@@ -60,7 +59,6 @@ Sites& sites() {
 // a learner's file has far fewer loads and stores). A loop's few sites are
 // answered from a direct-mapped cache before the table.
 unsigned site_lookup(uintptr_t pc);
-struct Allocation;
 struct SiteCache {
     uintptr_t pc[128] = {};
     uint16_t id[128] = {};
@@ -144,128 +142,6 @@ int line_of_site(unsigned id) {
         s.lines[id] = line_of_pc(s.pcs[id]);
     }
     return s.lines[id];
-}
-
-// ------------------------------------------------------------ allocations
-
-// Shadow of one granule (4 bytes, or 2 or 1 once smaller accesses were seen)
-// of global memory: the last plain write and read of the running launches,
-// as (barrier-interval epoch, thread, site). Epochs only grow: one from an
-// earlier launch is ordered before everything now.
-struct GlobalShadow {
-    uint32_t write_epoch = 0, read_epoch = 0;
-    uint16_t writer = 0, reader = 0, write_site = 0, read_site = 0;
-    uint32_t loaded_in_block = 0;  // BlockClock::block_id of the last block that loaded it
-    uint32_t write_sync = 0, read_sync = 0;  // the accessing warp's __syncwarp count then
-};
-
-constexpr size_t kPage = 4096;
-constexpr size_t kGuard = 64 * 1024;  // inaccessible bytes on each side
-
-struct Allocation {
-    uintptr_t base = 0, end = 0;          // the bytes asked for
-    void* mapping = nullptr;
-    size_t mapping_bytes = 0;
-    std::string name;
-    int line = 0;
-    bool learner_owned = false;
-    size_t elem_size = 4;
-    const char* type = "float";
-    std::vector<uint8_t> flags;           // per byte: kInitialised | kKernelWritten
-    std::vector<GlobalShadow> shadow;     // made at the first kernel access
-    unsigned granule = 4;                 // bytes per shadow entry: 4, 2 or 1
-    unsigned granule_shift = 2;
-    int64_t index_of(uintptr_t a) const { return (int64_t(a) - int64_t(base)) / int64_t(elem_size); }
-    int64_t count() const { return int64_t((end - base) / elem_size); }
-};
-
-struct Heap {
-    std::vector<std::unique_ptr<Allocation>> live;  // sorted by base
-    Allocation* last = nullptr;
-    bool host_refused = false;
-    uintptr_t low = ~uintptr_t(0), high = 0;  // every live allocation and its guards are inside
-    uint64_t generation = 1;                  // changes with every allocation and release
-    // Released buffers, kept inaccessible (PROT_NONE) for a while so that a
-    // kernel touching one is told "after cudaFree" instead of crashing.
-    std::vector<std::unique_ptr<Allocation>> freed;  // in the order they were released
-    size_t freed_bytes = 0;
-    std::vector<std::pair<uintptr_t, const Allocation*>> freed_by_base;  // sorted: one search per stray access
-};
-constexpr size_t kFreedKeptBytes = size_t(256) << 20;  // beyond it, the oldest go back to the system
-Heap* the_heap = nullptr;  // made at the first allocation; never destroyed (hooks may run during exit)
-Heap& heap() {
-    if (!the_heap) the_heap = new Heap;
-    return *the_heap;
-}
-
-// The allocation whose bytes or guards contain `a` (nullptr: none).
-inline Allocation* find_allocation(uintptr_t a) {
-    if (!the_heap) return nullptr;
-    Heap& h = *the_heap;
-    if (h.last && a + kGuard >= h.last->base && a < h.last->end + kGuard) return h.last;
-    if (a < h.low || a >= h.high) return nullptr;
-    auto it = std::upper_bound(h.live.begin(), h.live.end(), a,
-                               [](uintptr_t x, const std::unique_ptr<Allocation>& p) { return x + kGuard < p->base; });
-    if (it == h.live.begin()) return nullptr;
-    Allocation* cand = std::prev(it)->get();
-    if (a + kGuard >= cand->base && a < cand->end + kGuard) return h.last = cand;
-    return nullptr;
-}
-
-Allocation* allocation_at(const void* base) {
-    Allocation* a = find_allocation(reinterpret_cast<uintptr_t>(base));
-    return a && a->base == reinterpret_cast<uintptr_t>(base) ? a : nullptr;
-}
-
-// ----------------------------------------------------------- shared arena
-
-constexpr size_t kStaticSharedBytes = 1 << 20;   // every kernel's static __shared__ variables
-constexpr size_t kDynamicSharedBytes = 232448;   // 227 KiB: the largest a GPU gives a block
-
-struct SharedClaim {
-    detail::SharedRegion region;                 // data, shadow, count, element, name
-    std::vector<detail::Shadow> shadow;
-    size_t bytes = 0;
-    std::string name;
-    std::atomic<uint32_t> touched_in_launch{0};  // launch_serial of the last launch that used it
-};
-std::atomic<uint32_t> launch_serial{1};          // bumped after each launch (resolve_lines)
-
-struct Arena {
-    unsigned char* base = nullptr;               // [static part | guard | dynamic part]
-    unsigned char* dynamic = nullptr;
-    size_t static_used = 0;
-    std::vector<std::unique_ptr<SharedClaim>> claims;  // by offset
-    SharedClaim* last = nullptr;
-    detail::SharedRegion dynamic_region;
-    std::vector<detail::Shadow> dynamic_shadow;
-    size_t dynamic_granule = 4;
-};
-Arena* the_arena = nullptr;  // made at the first __shared__ variable or dynamic shared memory
-Arena& arena() {
-    static Arena* a = [] {
-        auto* arena = new Arena;
-        const size_t total = kStaticSharedBytes + kGuard + kDynamicSharedBytes + kGuard;
-        void* m = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (m == MAP_FAILED) throw std::bad_alloc();
-        arena->base = static_cast<unsigned char*>(m);
-        arena->dynamic = arena->base + kStaticSharedBytes + kGuard;
-        arena->dynamic_region.data = arena->dynamic;
-        arena->dynamic_region.name = "dynamic shared memory";
-        return arena;
-    }();
-    the_arena = a;
-    return *a;
-}
-
-inline bool in_static_shared(uintptr_t a) {
-    return the_arena && a >= uintptr_t(the_arena->base) && a < uintptr_t(the_arena->base) + kStaticSharedBytes + kGuard;
-}
-inline bool in_dynamic_shared(uintptr_t a) {
-    return the_arena && a >= uintptr_t(the_arena->dynamic) && a < uintptr_t(the_arena->dynamic) + kDynamicSharedBytes + kGuard;
-}
-inline bool in_shared(uintptr_t a) {  // both parts and the guard between them
-    return the_arena && a >= uintptr_t(the_arena->base) && a < uintptr_t(the_arena->dynamic) + kDynamicSharedBytes + kGuard;
 }
 
 // ------------------------------------------------------------------ faults
@@ -629,171 +505,6 @@ template <class T> T float_atomic(T* p, AtomicOp op, T v) {
 
 }  // namespace
 
-// ------------------------------------------------------------ the runtime side
-
-void* allocate(size_t bytes, const std::string& name, int line, bool learner_owned, size_t elem_size, const char* type) {
-    const size_t body = std::max(kPage, (bytes + kPage - 1) / kPage * kPage);
-    const size_t total = body + 2 * kGuard;
-    void* m = ::mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED) return nullptr;
-    unsigned char* base = static_cast<unsigned char*>(m) + kGuard;
-    if (::mprotect(base, body, PROT_READ | PROT_WRITE) != 0) {
-        ::munmap(m, total);
-        return nullptr;
-    }
-    std::memset(base, 0xff, body);  // NaN for floats: garbage that shows
-    auto A = std::make_unique<Allocation>();
-    A->base = reinterpret_cast<uintptr_t>(base);
-    A->end = A->base + bytes;
-    A->mapping = m;
-    A->mapping_bytes = total;
-    A->name = name;
-    A->line = line;
-    A->learner_owned = learner_owned;
-    A->elem_size = elem_size ? elem_size : 1;
-    A->type = type;
-    try {
-        A->flags.assign(bytes, 0);
-    } catch (...) {
-        ::munmap(m, total);
-        return nullptr;
-    }
-    Heap& h = heap();
-    h.low = std::min(h.low, A->base - kGuard);
-    h.high = std::max(h.high, A->end + kGuard);
-    auto at = std::upper_bound(h.live.begin(), h.live.end(), A->base,
-                               [](uintptr_t x, const std::unique_ptr<Allocation>& p) { return x < p->base; });
-    h.live.insert(at, std::move(A));
-    ++h.generation;
-    return base;
-}
-
-bool release(void* p) {
-    Heap& h = heap();
-    Allocation* A = allocation_at(p);
-    if (!A) return false;
-    ::mprotect(A->mapping, A->mapping_bytes, PROT_NONE);
-    if (h.last == A) h.last = nullptr;
-    ++h.generation;
-    auto it = std::find_if(h.live.begin(), h.live.end(), [&](const std::unique_ptr<Allocation>& x) { return x.get() == A; });
-    A->flags.clear();
-    A->flags.shrink_to_fit();
-    A->shadow.clear();
-    A->shadow.shrink_to_fit();
-    h.freed_bytes += A->mapping_bytes;
-    h.freed.push_back(std::move(*it));
-    h.live.erase(it);
-    while (h.freed_bytes > kFreedKeptBytes && !h.freed.empty()) {
-        h.freed_bytes -= h.freed.front()->mapping_bytes;
-        ::munmap(h.freed.front()->mapping, h.freed.front()->mapping_bytes);
-        h.freed.erase(h.freed.begin());
-    }
-    h.freed_by_base.clear();
-    for (const auto& F : h.freed) h.freed_by_base.emplace_back(F->base, F.get());
-    std::sort(h.freed_by_base.begin(), h.freed_by_base.end());
-    return true;
-}
-
-bool is_device_pointer(const void* p) {
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    const Allocation* A = find_allocation(a);
-    return A && a >= A->base && a < std::max(A->end, A->base + 1);
-}
-
-size_t allocation_bytes(const void* base) {
-    const Allocation* A = allocation_at(base);
-    return A ? A->end - A->base : 0;
-}
-
-void host_wrote(void* dst, size_t bytes) {
-    const uintptr_t a = reinterpret_cast<uintptr_t>(dst);
-    Allocation* A = find_allocation(a);
-    if (!A || a < A->base || a + bytes > A->end) return;
-    uint8_t* f = A->flags.data() + (a - A->base);
-    for (size_t i = 0; i < bytes; ++i) f[i] = uint8_t((f[i] & ~kKernelWritten) | kInitialised);
-}
-
-void copy_flags(void* dst, const void* src, size_t bytes) {
-    const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
-    Allocation* D = find_allocation(d);
-    Allocation* S = find_allocation(s);
-    if (!D || d < D->base || d + bytes > D->end) return;
-    if (!S || s < S->base || s + bytes > S->end) return host_wrote(dst, bytes);
-    std::memmove(D->flags.data() + (d - D->base), S->flags.data() + (s - S->base), bytes);
-}
-
-int64_t not_kernel_written(const void* p, size_t count, size_t elem_size, int64_t& first, int64_t* host_set) {
-    first = -1;
-    if (host_set) *host_set = 0;
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    const Allocation* A = find_allocation(a);
-    if (!A || a < A->base || a + count * elem_size > A->end) {
-        if (count) first = 0;
-        return int64_t(count);
-    }
-    const uint8_t* f = A->flags.data() + (a - A->base);
-    int64_t missing = 0;
-    for (size_t i = 0; i < count; ++i) {
-        bool all = true;
-        bool host = true;
-        for (size_t b = 0; b < elem_size; ++b) {
-            all = all && (f[i * elem_size + b] & kKernelWritten) != 0;
-            host = host && (f[i * elem_size + b] & kInitialised) != 0;
-        }
-        if (all) continue;
-        if (host_set && host) ++*host_set;
-        if (missing++ == 0) first = int64_t(i);
-    }
-    return missing;
-}
-
-std::vector<Leak> release_learner_allocations() {
-    std::vector<Leak> leaks;
-    std::vector<void*> bases;
-    for (const auto& A : heap().live)
-        if (A->learner_owned) {
-            leaks.push_back({A->name, A->end - A->base, A->line});
-            bases.push_back(reinterpret_cast<void*>(A->base));
-        }
-    for (void* b : bases) release(b);
-    return leaks;
-}
-
-void* claim_shared(const char* name, size_t bytes, size_t align, size_t elem_size, const char* type) {
-    Arena& s = arena();
-    align = std::max<size_t>(align, 16);
-    const size_t offset = (s.static_used + align - 1) / align * align;
-    if (offset + std::max<size_t>(bytes, 1) > kStaticSharedBytes) throw std::bad_alloc();
-    s.static_used = offset + std::max<size_t>(bytes, 1);
-    auto c = std::make_unique<SharedClaim>();
-    c->name = name ? name : "shared array";
-    c->bytes = bytes;
-    c->region.data = s.base + offset;
-    c->region.elem_size = elem_size ? elem_size : 1;
-    c->region.count = int64_t(bytes / c->region.elem_size);
-    c->shadow.resize(size_t(std::max<int64_t>(1, c->region.count)));
-    c->region.shadow = c->shadow.data();
-    c->region.type = type;
-    c->region.name = c->name.c_str();
-    void* p = c->region.data;
-    s.claims.push_back(std::move(c));  // offsets only grow: still sorted
-    return p;
-}
-
-void* dynamic_shared(size_t elem_size) {
-    Arena& s = arena();
-    size_t g = s.dynamic_granule;
-    while (g > 1 && g > elem_size) g /= 2;  // a `__half smem[]` view: finer shadow
-    if (g != s.dynamic_granule || s.dynamic_shadow.empty()) {
-        s.dynamic_granule = g;
-        s.dynamic_shadow.assign(kDynamicSharedBytes / g, detail::Shadow{});
-        s.dynamic_region.shadow = s.dynamic_shadow.data();
-        s.dynamic_region.elem_size = g;
-        s.dynamic_region.type = g == 4 ? "float" : "";  // "": a type the words leave unnamed
-    }
-    return s.dynamic;
-}
-
 int atomic_i32(int* p, AtomicOp op, int v, int compare, int line) {
     return integer_atomic(atomic_target(p, uintptr_t(__builtin_return_address(0)), line), op, v, compare);
 }
@@ -845,7 +556,6 @@ void set_learner_source(const char* path) {
 
 int line_of_return_address(const void* pc) { return line_of_pc(reinterpret_cast<uintptr_t>(pc)); }
 
-void refuse_host_access(bool refuse) { heap().host_refused = refuse; }
 
 bool in_kernel() { return current_thread != nullptr; }
 
