@@ -62,7 +62,7 @@ TEST_CASE("a check runs the file on the GPU where there is one, and says so in b
     }
     REQUIRE(r.gpu.has_value());
     CAPTURE(r.gpu->detail);
-    CHECK(r.gpu->status == "ran");
+    CHECK(r.gpu->status == GpuRunStatus::Ran);
     CHECK(r.gpu->agreeing == static_cast<int>(env.ex().cases.size()));
     CHECK(attnlab::testing::contains(explain_gpu(r, Lang::En), r.gpu->device));
     CHECK(explain_gpu(r, Lang::Id) != explain_gpu(r, Lang::En));

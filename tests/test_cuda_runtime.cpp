@@ -85,7 +85,7 @@ TEST_CASE("a passing CUDA check reports every launch with its shape and, when as
     if (!emulator_built()) return;
     CheckControl traced;
     traced.trace_kernels = true;
-    const CheckResult r = env().runner.check(env().ex(), env().ex().dir / "solution.cu", traced);
+    CheckResult r = env().runner.check(env().ex(), env().ex().dir / "solution.cu", traced);
     REQUIRE(r.verdict == Verdict::Pass);
     for (const CaseOutcome& c : r.cases) {
         CAPTURE(c.index);
@@ -117,6 +117,7 @@ TEST_CASE("a passing CUDA check reports every launch with its shape and, when as
     }
     // NVRTC's report: where the toolkit is installed, the same file compiles
     // for the GPU too and its kernel has figures; elsewhere it says so.
+    wait_for_resources(r);  // NVRTC may finish after the verdict
     REQUIRE(r.resources);
     if (!nvrtc::Library::open().loaded()) {
         CHECK(r.resources->status == ResourceReport::Status::Unavailable);
@@ -285,8 +286,9 @@ TEST_CASE("NVRTC's resource report covers a templated kernel, instantiated only 
         "    const int B = x.size(0), T = x.size(1), D = x.size(2);\n"
         "    split_kernel<4><<<ceil_div(out.numel(), 64), 64>>>(out.data(), x.data(), B, T, n_heads, D / n_heads);\n"
         "}\n";
-    const CheckResult r = env().check_text(source);
+    CheckResult r = env().check_text(source);
     CHECK(r.verdict == Verdict::Pass);
+    wait_for_resources(r);  // NVRTC may finish after the verdict
     REQUIRE(r.resources);
     CAPTURE(r.resources->log);
     REQUIRE(r.resources->status == ResourceReport::Status::Ok);
@@ -323,8 +325,9 @@ TEST_CASE("NVRTC's resource report accepts the standard headers a correct CUDA f
         "void split_heads(DeviceTensor& out, const DeviceTensor& x, int n_heads) {\n"
         "    const int B = x.size(0), T = x.size(1), D = x.size(2);\n" + kLaunch64 +
         "}\n";
-    const CheckResult r = env().check_text(source);
+    CheckResult r = env().check_text(source);
     CHECK(r.verdict == Verdict::Pass);
+    wait_for_resources(r);  // NVRTC may finish after the verdict
     REQUIRE(r.resources);
     CAPTURE(r.resources->log);
     CHECK(r.resources->status == ResourceReport::Status::Ok);
@@ -346,8 +349,9 @@ TEST_CASE("the occupancy of a kernel launched under another spelling than NVRTC'
         "    const int B = x.size(0), T = x.size(1), D = x.size(2);\n"
         "    split_kernel<kUnroll><<<ceil_div(out.numel(), 64), 64>>>(out.data(), x.data(), B, T, n_heads, D / n_heads);\n"
         "}\n";
-    const CheckResult r = env().check_text(source);
+    CheckResult r = env().check_text(source);
     CHECK(r.verdict == Verdict::Pass);
+    wait_for_resources(r);  // NVRTC may finish after the verdict
     REQUIRE(r.resources);
     REQUIRE(r.resources->kernels.size() == 1);
     CHECK(r.resources->kernels[0].kernel == "split_kernel<4>");
@@ -402,7 +406,7 @@ TEST_CASE("dynamic shared memory the launch forgot to size: the fault says so, i
 
 TEST_CASE("a temporary DeviceTensor in the host code compiles for NVRTC too") {
     if (!emulator_built() || !nvrtc::Library::open().loaded()) return;
-    const CheckResult r = env().check_text(program(
+    CheckResult r = env().check_text(program(
         "__global__ void copy_kernel(dev_ptr<float> dst, dev_ptr<const float> src, int n) {\n"
         "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "    if (i < n) dst[i] = src[i];\n"
@@ -412,6 +416,7 @@ TEST_CASE("a temporary DeviceTensor in the host code compiles for NVRTC too") {
         "    copy_kernel<<<ceil_div(staged.numel(), 64), 64>>>(staged.data(), x.data(), B * T * D);\n"
         "    split_kernel<<<ceil_div(out.numel(), 64), 64>>>(out.data(), staged.data(), B, T, n_heads, D / n_heads);\n"));
     CHECK(r.verdict == Verdict::Pass);
+    wait_for_resources(r);  // NVRTC may finish after the verdict
     REQUIRE(r.resources);
     CAPTURE(r.resources->log);
     CHECK(r.resources->status == ResourceReport::Status::Ok);
@@ -420,13 +425,14 @@ TEST_CASE("a temporary DeviceTensor in the host code compiles for NVRTC too") {
 
 TEST_CASE("the std:: functions a C++ learner writes (std::sqrt, std::max, numeric_limits) compile for NVRTC too") {
     if (!emulator_built() || !nvrtc::Library::open().loaded()) return;
-    const CheckResult r = env().check_text(program(
+    CheckResult r = env().check_text(program(
         "constexpr float kNegInf = -std::numeric_limits<float>::infinity();\n",
         "    const float scale = 1.0f / std::sqrt(static_cast<float>(hd)) + 0.0f * std::exp(kNegInf);\n"
         "    if (i < n) out[i] = std::max(float(x[src]), -std::numeric_limits<float>::max()) + std::abs(0.0f) * scale;\n",
         "    const int threads = std::min(64, std::max(32, static_cast<int>(std::sqrt(4096.0))));\n"
         "    split_kernel<<<ceil_div(out.numel(), threads), threads>>>(out.data(), x.data(), B, T, n_heads, D / n_heads);\n"));
     CHECK(r.verdict == Verdict::Pass);
+    wait_for_resources(r);  // NVRTC may finish after the verdict
     REQUIRE(r.resources);
     CAPTURE(r.resources->log);
     CHECK(r.resources->status == ResourceReport::Status::Ok);

@@ -5,6 +5,8 @@
 // with the learner's own line, in both languages.
 #include <doctest/doctest.h>
 
+#include <future>
+
 #include <filesystem>
 #include <string>
 
@@ -145,6 +147,22 @@ TEST_CASE("NVRTC finishing after the program started: a launch its register coun
     // A kernel within its registers is not run again, and passes.
     const CheckResult fine = late.check("solution.cu");
     CHECK(fine.verdict == Verdict::Pass);
+}
+
+TEST_CASE("the verdict does not wait for NVRTC when no launch could be refused for its registers; the report joins it later") {
+    if (!emulator_built()) return;
+    attnlab::testing::ExerciseEnv held{"plain-cuda-held-nvrtc", fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course", "fx-cuda-attention"};
+    std::promise<void> release;
+    held.runner.nvrtc_gate_for_test = release.get_future().share();
+    CheckResult r = held.check("solution.cu");  // blocks of 64 threads: no register count can refuse them
+    CHECK(r.verdict == Verdict::Pass);
+    CHECK_FALSE(r.resources);
+    CHECK_FALSE(r.resources_ready());  // NVRTC has not even started
+    release.set_value();
+    wait_for_resources(r);
+    REQUIRE(r.resources);
+    CHECK(r.resources_ready());
+    CHECK_FALSE(r.resources_pending.valid());
 }
 
 TEST_CASE("valid CUDA the emulator once got wrong: __syncwarp orders global memory, streams, an atomic's own line") {

@@ -303,14 +303,18 @@ int cmd_show(Context& ctx) {
     return kExitOk;
 }
 
-void print_result(Context& ctx, const Exercise& e, const CheckResult& r) {
+// The verdict first; NVRTC's report (and the occupancy it gives the
+// performance report) when NVRTC has finished, which may be later.
+void print_result(Context& ctx, const Exercise& e, CheckResult& r) {
     if (ctx.opt.json) {
+        wait_for_resources(r);
         std::cout << to_json(r, e, ctx.lang).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
         return;
     }
     // Learner output, exception texts and compiler lines are already escaped
     // by the core; the whole text once more, so nothing in it can drive the terminal.
-    std::cout << inert_text(explain(r, e, ctx.lang)) << "\n";
+    std::cout << inert_text(explain(r, e, ctx.lang)) << std::endl;
+    wait_for_resources(r);
     if (const std::string resources = explain_resources(r, ctx.lang); !resources.empty()) std::cout << inert_text(resources) << "\n";
     if (const std::optional<Performance> perf = check_performance(r, e)) std::cout << "\n" << describe_performance(*perf, ctx.lang) << "\n";
     std::cout << "\n"
@@ -458,7 +462,7 @@ int cmd_watch(Context& ctx) {
                 shown_case = p.case_index;
             }
             if (job->done()) {
-                const CheckResult& r = job->result();
+                CheckResult r = job->result();  // a copy: its NVRTC report joins it when printed
                 if (r.verdict != Verdict::Cancelled) {
                     try {
                         ctx.lab->progress().record_check(e.id, r);

@@ -322,37 +322,79 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
     return finish(v);
 }
 
-std::future<ResourceReport> Runner::start_resource_report(const std::string& source, const std::string& display_name,
-                                                          const CheckControl& control) {
+PendingResources Runner::start_resource_report(const std::string& source, const std::string& display_name, const CheckControl& control,
+                                               const std::shared_ptr<std::atomic<bool>>& stop) {
     const fs::path work_dir = compiler_.cache_dir() / "tmp";
     std::string nvrtc_source = cuda_source::for_nvrtc(source);
     // Unchanged file, same architecture: the report NVRTC gave last time (a
     // recheck costs no compile).
     const std::string key = control.gpu_arch + "/" + display_name + "/" + hex64(hash64(nvrtc_source));
+    auto ready = std::make_shared<std::promise<std::shared_ptr<const ResourceReport>>>();
+    PendingResources pending = ready->get_future().share();
     {
         std::lock_guard<std::mutex> lock(resources_mutex_);
         if (auto it = resources_cache_.find(key); it != resources_cache_.end()) {
-            std::promise<ResourceReport> ready;
-            ready.set_value(it->second);
-            return ready.get_future();
+            ready->set_value(it->second);
+            return pending;
         }
     }
-    return std::async(std::launch::async, [this, key, nvrtc_source = std::move(nvrtc_source), display_name, arch = control.gpu_arch,
-                                           work_dir, cancel = control.cancel] {
-        ResourceReport report =
-            compile_resources(nvrtc_source, display_name, {{"attnlab/cuda.hpp", cuda_source::nvrtc_prelude()}}, arch, work_dir, cancel);
+    // A thread the runner owns (joined by ~Runner), not std::async: the last
+    // copy of a std::async future blocks in its destructor, and a result
+    // dropped while NVRTC still runs must not hold up the window.
+    auto compile = [this, key, nvrtc_source = std::move(nvrtc_source), display_name, arch = control.gpu_arch, work_dir, stop, ready,
+                    gate = nvrtc_gate_for_test] {
+        if (gate.valid()) gate.wait();
+        std::shared_ptr<const ResourceReport> report;
+        try {
+            report = std::make_shared<const ResourceReport>(
+                compile_resources(nvrtc_source, display_name, {{"attnlab/cuda.hpp", cuda_source::nvrtc_prelude()}}, arch, work_dir, stop.get()));
+        } catch (const std::exception& e) {  // nothing may escape the thread: the report says what happened
+            ResourceReport failed;
+            failed.arch = arch;
+            failed.log = e.what();
+            report = std::make_shared<const ResourceReport>(std::move(failed));
+        }
         // Kept: what the file itself decides (figures, or NVRTC's errors on
         // it). Not kept: a timeout or a killed NVRTC, which a busy machine
         // may cause and a retry may not.
-        const bool settled = report.status == ResourceReport::Status::Ok ||
-                             (report.status == ResourceReport::Status::CompileError && !report.diagnostics.empty());
-        if (settled) {
+        if (report->status == ResourceReport::Status::Ok || (report->status == ResourceReport::Status::CompileError && !report->diagnostics.empty())) {
             std::lock_guard<std::mutex> lock(resources_mutex_);
             if (resources_cache_.size() >= 64) resources_cache_.clear();  // bounded; a miss only costs a compile
             resources_cache_[key] = report;
         }
-        return report;
-    });
+        ready->set_value(std::move(report));
+    };
+    std::lock_guard<std::mutex> lock(nvrtc_threads_mutex_);
+    join_finished_nvrtc_threads();
+    nvrtc_threads_.push_back({std::thread(std::move(compile)), stop, pending});
+    return pending;
+}
+
+void Runner::join_finished_nvrtc_threads() {
+    for (auto it = nvrtc_threads_.begin(); it != nvrtc_threads_.end();) {
+        if (it->report.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+            ++it;
+            continue;
+        }
+        it->thread.join();  // it has set its value: about to return
+        it = nvrtc_threads_.erase(it);
+    }
+}
+
+Runner::~Runner() {
+    std::lock_guard<std::mutex> lock(nvrtc_threads_mutex_);
+    for (NvrtcThread& t : nvrtc_threads_) t.stop->store(true);  // the sandbox kills NVRTC: no 30 s wait at exit
+    for (NvrtcThread& t : nvrtc_threads_) t.thread.join();
+}
+
+void wait_for_resources(CheckResult& r) {
+    if (!r.resources_pending.valid()) return;
+    r.resources = r.resources_pending.get();  // never throws: the compile thread catches
+    r.resources_pending = {};
+}
+
+bool CheckResult::resources_ready() const {
+    return !resources_pending.valid() || resources_pending.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
 namespace {
@@ -360,14 +402,10 @@ namespace {
 // whose block needs more registers than an SM has, as a GPU does. Taken only
 // when the report is ready (`wait` = false: never waiting for it, so a slow
 // NVRTC compile does not hold the verdict back; see registers_changed_verdict).
-std::vector<std::string> kernel_register_args(std::future<ResourceReport>& resources, CheckResult& res, bool wait) {
-    if (!resources.valid()) return {};
-    if (!wait && resources.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return {};
-    try {
-        res.resources = std::make_shared<const ResourceReport>(resources.get());
-    } catch (const std::exception&) {
-        return {};  // the report's own failure is not the program's business
-    }
+std::vector<std::string> kernel_register_args(CheckResult& res, bool wait) {
+    if (!res.resources_pending.valid() && !res.resources) return {};
+    if (!wait && !res.resources_ready()) return {};
+    wait_for_resources(res);
     std::string list;
     for (const KernelResources& k : res.resources->kernels) {
         if (k.registers <= 0 || k.kernel.find_first_of(",=") != std::string::npos) continue;
@@ -380,6 +418,16 @@ std::vector<std::string> kernel_register_args(std::future<ResourceReport>& resou
 // Would a GPU have refused one of the launches the program made without
 // NVRTC's counts? Then the run must be repeated with them (rare: only a
 // block too large for its kernel's registers).
+// Could registers refuse any launch the program made? Not a block of at most
+// 256 threads: even at the 255 registers a thread may have, it needs no more
+// than the register file holds, so the verdict need not wait for NVRTC.
+bool registers_could_refuse_a_launch(const CheckResult& res) {
+    for (const CaseOutcome& c : res.cases)
+        for (const emu::LaunchReport& L : c.launches)
+            if (block_exceeds_register_file(kMaxRegistersPerThread, static_cast<int64_t>(L.block.count()))) return true;
+    return false;
+}
+
 bool registers_refuse_a_launch(const CheckResult& res) {
     if (!res.resources) return false;
     for (const CaseOutcome& c : res.cases)
@@ -396,22 +444,18 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
     report(control, Phase::Compiling, 0, count);
     // A CUDA file also goes to NVRTC (registers, shared memory, spills), on
     // another thread while the host compiler and the run take theirs.
-    std::future<ResourceReport> resources;
-    if (ex.profile().resource_report) resources = start_resource_report(source, display_name, control);
-    struct AttachResources {  // whatever the verdict, the report joins the result
-        std::future<ResourceReport>& f;
-        CheckResult& res;
-        ~AttachResources() {
-            if (!f.valid()) return;
-            try {
-                res.resources = std::make_shared<const ResourceReport>(f.get());
-            } catch (const std::exception& e) {  // never out of a destructor: the report says what happened
-                ResourceReport failed;
-                failed.log = e.what();
-                res.resources = std::make_shared<const ResourceReport>(std::move(failed));
-            }
-        }
-    } attach{resources, res};
+    auto stop_nvrtc = std::make_shared<std::atomic<bool>>(false);
+    if (ex.profile().resource_report) res.resources_pending = start_resource_report(source, display_name, control, stop_nvrtc);
+    const Verdict v = build_and_run(ex, source, display_name, control, res);
+    if (v == Verdict::Cancelled) stop_nvrtc->store(true);  // nobody will read its report
+    // Whatever the verdict, the report joins the result, now or (still
+    // compiling) through res.resources_pending.
+    if (res.resources_pending.valid() && res.resources_ready()) wait_for_resources(res);
+    return v;
+}
+
+Verdict Runner::build_and_run(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
+                              CheckResult& res) {
     CompileOutput co = compiler_.compile(ex, source, display_name, control.cancel);
     res.compile_ms = co.ms;
     res.compile_cached = co.cached;
@@ -432,7 +476,7 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
         if (co.defines_main) res.problem = Problem::DefinesMain;
         return Verdict::CompileError;
     }
-    const Verdict v = run_with_register_counts(ex, co.binary, control, res, resources);
+    const Verdict v = run_with_register_counts(ex, co.binary, control, res);
     const bool recording_one_block = control.trace_case >= 0;  // only the emulator's trace is wanted
     if (ex.profile().runs_on_gpu && v != Verdict::Cancelled && v != Verdict::InternalError && !recording_one_block)
         run_on_gpu(ex, source, display_name, control, res);
@@ -520,18 +564,19 @@ void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std
 // ready. If NVRTC finishes later and its counts refuse a launch the program
 // made, the run is repeated with them: the verdict a GPU gives, without
 // making every check wait for NVRTC.
-Verdict Runner::run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
-                                         std::future<ResourceReport>& resources) {
-    if (!resources.valid()) return run_cases(ex, binary, control, res);
+Verdict Runner::run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res) {
+    if (!res.resources_pending.valid()) return run_cases(ex, binary, control, res);
     const CheckResult before_run = res;
-    std::vector<std::string> registers = nvrtc_late_for_test ? std::vector<std::string>{} : kernel_register_args(resources, res, false);
+    std::vector<std::string> registers = nvrtc_late_for_test ? std::vector<std::string>{} : kernel_register_args(res, false);
     const Verdict v = run_cases(ex, binary, control, res, registers);
     if (!registers.empty() || v == Verdict::Cancelled || v == Verdict::InternalError) return v;
-    registers = kernel_register_args(resources, res, true);
+    if (!registers_could_refuse_a_launch(res)) return v;  // final without NVRTC: the report joins when it is done
+    registers = kernel_register_args(res, true);
     if (registers.empty() || !registers_refuse_a_launch(res)) return v;
     const std::shared_ptr<const ResourceReport> report = res.resources;
     res = before_run;
     res.resources = report;
+    res.resources_pending = {};
     return run_cases(ex, binary, control, res, registers);
 }
 

@@ -251,6 +251,7 @@ void Session::poll() {
     collect_finished();
     collect_recording();
     timing_.poll();
+    collect_pending_resources();
     const int resource_reports = resources_job_.generation();
     resources_job_.poll();
     if (resources_job_.generation() != resource_reports && resources_job_.result()->arch == prefs_.gpu_arch)
@@ -259,6 +260,16 @@ void Session::poll() {
     // Look at the disk before autosaving, so an outside change is noticed
     // (and becomes a conflict) instead of being written over.
     poll_disk(now);
+}
+
+// A check's NVRTC report that finished after its verdict joins the result
+// it belongs to (and the resource panel, for the chosen architecture).
+void Session::collect_pending_resources() {
+    for (auto& [id, r] : results_) {
+        if (!r.resources_pending.valid() || !r.resources_ready()) continue;
+        wait_for_resources(r);
+        if (r.resources && r.resources->arch == prefs_.gpu_arch) resources_[id] = r.resources;
+    }
 }
 
 void Session::collect_finished() {

@@ -9,6 +9,8 @@ namespace attnlab {
 
 // Registers of one SM: 64 K 32-bit registers on every architecture attnlab knows.
 inline constexpr int64_t kRegistersPerSm = 65536;
+// The most a thread may be given (ptxas never allocates more).
+inline constexpr int kMaxRegistersPerThread = 255;
 
 // Registers a block of `threads` needs at `per_thread` registers per thread:
 // each warp is given them in units of 256.

@@ -3,6 +3,7 @@
 // report.cpp in the learner's language; nothing here is pre-formatted text
 // except what came from the learner's own program or the compiler.
 #include <array>
+#include <future>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -240,6 +241,12 @@ struct CheckResult {
     // CUDA: the learner's file compiled by NVRTC for one architecture (null for
     // C++ exercises, or when the check did not get that far).
     std::shared_ptr<const ResourceReport> resources;
+    // The same report while NVRTC is still compiling: the verdict does not
+    // wait for it when no launch could be refused for its registers (see
+    // Runner::run_with_register_counts). wait_for_resources() (runner.hpp)
+    // moves it into `resources`; a window polls it (resources_ready()).
+    std::shared_future<std::shared_ptr<const ResourceReport>> resources_pending;
+    bool resources_ready() const;  // nothing pending, or NVRTC has finished
     std::optional<GpuSummary> gpu;  // CUDA: the same file on a real GPU, where one exists
 
     // Timings (ms)

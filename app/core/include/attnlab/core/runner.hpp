@@ -9,6 +9,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "attnlab/core/check_result.hpp"
 #include "attnlab/core/compiler.hpp"
@@ -43,9 +45,15 @@ struct CheckControl {
     std::function<void(const CheckProgress&)> on_progress;
 };
 
+// NVRTC's report on a CUDA file, while it is being compiled.
+using PendingResources = std::shared_future<std::shared_ptr<const ResourceReport>>;
+
 class Runner {
 public:
     explicit Runner(Compiler& compiler) : compiler_(compiler) {}
+    ~Runner();  // stops and joins the NVRTC compiles still running
+    Runner(const Runner&) = delete;
+    Runner& operator=(const Runner&) = delete;
     // `display_name` names the file in messages (defaults to `source_path`).
     CheckResult check(const Exercise& exercise, const fs::path& source_path, const CheckControl& control = {},
                       const std::string& display_name = "");
@@ -62,6 +70,9 @@ public:
     // starts, as when NVRTC finishes after g++ (the run is then repeated if
     // its register counts refuse a launch). Never set by attnlab itself.
     bool nvrtc_late_for_test = false;
+    // Test seam: NVRTC's compiles wait for this before they start (a test
+    // holds NVRTC back to see the verdict arrive without it). Never set by attnlab.
+    std::shared_future<void> nvrtc_gate_for_test;
 
 private:
     // The reference op's CUDA kernel on one case, computed once per exercise
@@ -70,8 +81,9 @@ private:
                                              const std::vector<NamedTensor>& reference_stages);
     bool prepare_cases(const Exercise& ex, CheckResult& res);
     // NVRTC's view of a CUDA file, computed while the check runs.
-    std::future<ResourceReport> start_resource_report(const std::string& source, const std::string& display_name,
-                                                             const CheckControl& control);
+    PendingResources start_resource_report(const std::string& source, const std::string& display_name, const CheckControl& control,
+                                           const std::shared_ptr<std::atomic<bool>>& stop);
+    void join_finished_nvrtc_threads();  // with nvrtc_threads_mutex_ held
     // Where a GPU exists: a CUDA file through nvcc, run there, compared case by case.
     void run_on_gpu(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
                     CheckResult& res);
@@ -80,13 +92,25 @@ private:
     Verdict run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
                       const std::vector<std::string>& extra_args = {});
     // A CUDA program's run, with NVRTC's registers per thread when ready (runner.cpp).
-    Verdict run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
-                                     std::future<ResourceReport>& resources);
+    Verdict run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res);
+    Verdict build_and_run(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
+                          CheckResult& res);
     Compiler& compiler_;
     std::mutex kernel_mutex_;
     std::map<std::string, std::optional<KernelOutcome>> kernel_cache_;
     std::mutex resources_mutex_;
-    std::map<std::string, ResourceReport> resources_cache_;  // arch/file/hash of the NVRTC source -> report
+    std::map<std::string, std::shared_ptr<const ResourceReport>> resources_cache_;  // arch/file/hash of the NVRTC source -> report
+    struct NvrtcThread {
+        std::thread thread;
+        std::shared_ptr<std::atomic<bool>> stop;
+        PendingResources report;  // ready once the thread is about to return
+    };
+    std::mutex nvrtc_threads_mutex_;
+    std::vector<NvrtcThread> nvrtc_threads_;
 };
+
+// Moves a check's pending NVRTC report into r.resources, waiting for it if
+// NVRTC is still compiling (the CLI prints the verdict first, then this).
+void wait_for_resources(CheckResult& r);
 
 }  // namespace attnlab

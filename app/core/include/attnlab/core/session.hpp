@@ -156,7 +156,12 @@ public:
     // and, for an open CUDA exercise, compiles its buffer again for it with
     // NVRTC in the background. Re-choosing the same one recomputes too.
     bool set_gpu_arch(const std::string& arch);
-    bool computing_resources() const { return resources_job_.running(); }
+    // NVRTC is compiling the current file: for another architecture, or a
+    // check's report that its verdict did not wait for.
+    bool computing_resources() const {
+        const CheckResult* r = last_result();
+        return resources_job_.running() || (r && !r->resources_ready());
+    }
     // The current exercise's newest resource report for gpu_arch(): from the
     // last check or a later recomputation (nullptr when there is neither).
     std::shared_ptr<const ResourceReport> resources() const;
@@ -181,6 +186,7 @@ public:
 private:
     void load_buffer();
     void collect_finished();
+    void collect_pending_resources();
     void poll_disk(std::chrono::steady_clock::time_point now);
     void save_settings();
     std::shared_ptr<CheckJob> current_job() const;
