@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "attnlab/core/build_config.hpp"
-#include "attnlab/core/compiler.hpp"
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/install_layout.hpp"
-#include "attnlab/core/report.hpp"
-#include "attnlab/core/runner.hpp"
-#include "attnlab/core/util.hpp"
+#include "attnlab/core/check/compiler.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/base/install_layout.hpp"
+#include "attnlab/core/text/report.hpp"
+#include "attnlab/core/check/runner.hpp"
+#include "attnlab/core/base/util.hpp"
 
 using namespace attnlab;
 

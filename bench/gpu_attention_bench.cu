@@ -10,7 +10,7 @@
 // cuDNN's scaled-dot-product attention needs the cudnn-frontend graph API,
 // which is not installed with the toolkit here; it is left out.
 // Each of attnlab's kernels also gets the performance report's roofline
-// estimate (app/core/include/attnlab/core/roofline.hpp: the same GPU table and
+// estimate (app/core/include/attnlab/core/check/roofline.hpp: the same GPU table and
 // model as `attnlab check`) beside its measured time: the model's calibration.
 // A GPU has no sector counters, so the estimate takes the least traffic (every
 // input and output byte once) and the resident blocks per SM from the threads
@@ -25,7 +25,7 @@
 #include <random>
 #include <vector>
 
-#include "attnlab/core/roofline.hpp"
+#include "attnlab/core/check/roofline.hpp"
 #include "attnlab/common/launch_report.hpp"
 
 // The launchers of kernels/attention/*.cu as built by nvcc (attnlab_kernels_native).

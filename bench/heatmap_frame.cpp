@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/core/case_inputs.hpp"
+#include "attnlab/core/course/case_inputs.hpp"
 #include "fonts.hpp"
 #include "ui.hpp"
 

@@ -119,8 +119,8 @@ def include_target(inc):
     if len(parts) < 2 or parts[0] != "attnlab":
         return None
     layer = parts[1]
-    if layer == "core":
-        return "app/core/" + parts[2] if len(parts) > 3 else "app/core"
+    if layer == "core":  # attnlab/core/<folder>/x.hpp; the generated build_config.hpp is the base's
+        return "app/core/" + parts[2] if len(parts) > 3 else "app/core/base"
     table = {"common": "app/common", "reference": "reference", "kernels": "kernels", "emu": "kernels", "gui": "app/gui"}
     if layer in table:
         return table[layer]
@@ -129,9 +129,12 @@ def include_target(inc):
     return "app/learner"  # tensor.hpp, entry.hpp, cuda.hpp: the learner API
 
 
-# Lower layers must not include higher ones. Folders inside app/core are
-# ordered along the data path by the LAYER_ORDER prefix list.
-LAYERS = ["app/common", "app/learner", "reference", "kernels", "app/nvrtc", "app/sandbox", "app/core", "app/cli", "app/gui", "bench"]
+# Lower layers must not include higher ones; app/core's folders are ordered
+# along the data path.
+LAYERS = ["app/common", "app/emu", "app/learner", "reference", "kernels", "app/nvrtc", "app/sandbox",
+          # app/core along the data path: exercise -> compile, run, judge -> words -> views -> the learner's desk
+          "app/core/base", "app/core/course", "app/core/check", "app/core/text", "app/core/views", "app/core/desk", "app/core",
+          "app/cli", "app/gui", "bench"]
 
 
 def layer_rank(folder):

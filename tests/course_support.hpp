@@ -10,9 +10,9 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "attnlab/core/compare.hpp"
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/runner.hpp"
+#include "attnlab/core/check/compare.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/check/runner.hpp"
 
 namespace attnlab::testing {
 

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <string>
 
-#include "attnlab/core/compiler.hpp"
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/runner.hpp"
+#include "attnlab/core/check/compiler.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/check/runner.hpp"
 #include "test_support.hpp"
 
 namespace attnlab::testing {

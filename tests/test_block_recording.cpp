@@ -18,10 +18,10 @@
 #include <string>
 
 #include "attnlab/common/protocol.hpp"
-#include "attnlab/core/background_task.hpp"
-#include "attnlab/core/block_recording.hpp"
-#include "attnlab/core/kernel_views.hpp"
-#include "attnlab/core/util.hpp"
+#include "attnlab/core/base/background_task.hpp"
+#include "attnlab/core/desk/block_recording.hpp"
+#include "attnlab/core/views/kernel_views.hpp"
+#include "attnlab/core/base/util.hpp"
 #include "cuda_check_env.hpp"
 #include "test_support.hpp"
 

@@ -2,10 +2,10 @@
 // loads, and every kind of broken data is reported with the file and the field
 // at fault. Broken variants are made at test time by copying the valid fixture
 // into a temporary folder and editing one file.
-#include "attnlab/core/case_inputs.hpp"
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/course_check.hpp"
-#include "attnlab/core/util.hpp"
+#include "attnlab/core/course/case_inputs.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/desk/course_check.hpp"
+#include "attnlab/core/base/util.hpp"
 
 #include <doctest/doctest.h>
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/course_check.hpp"
-#include "attnlab/core/workspace.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/desk/course_check.hpp"
+#include "attnlab/core/desk/workspace.hpp"
 #include "course_support.hpp"
 
 using namespace attnlab;

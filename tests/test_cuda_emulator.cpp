@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "attnlab/core/launch_words.hpp"
+#include "attnlab/core/text/launch_words.hpp"
 #include "attnlab/cuda_emu.hpp"
 
 using namespace attnlab::emu;

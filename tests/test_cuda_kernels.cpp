@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "attnlab/core/launch_words.hpp"
+#include "attnlab/core/text/launch_words.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/reference/registry.hpp"
 

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <string>
 
-#include "attnlab/core/compiler.hpp"
-#include "attnlab/core/report.hpp"
-#include "attnlab/core/runner.hpp"
-#include "attnlab/core/util.hpp"
+#include "attnlab/core/check/compiler.hpp"
+#include "attnlab/core/text/report.hpp"
+#include "attnlab/core/check/runner.hpp"
+#include "attnlab/core/base/util.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "test_support.hpp"
 

@@ -9,13 +9,13 @@
 #include <filesystem>
 #include <string>
 
-#include "attnlab/core/compiler.hpp"
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/course_check.hpp"
-#include "attnlab/core/gpu_resources.hpp"
+#include "attnlab/core/check/compiler.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/desk/course_check.hpp"
+#include "attnlab/core/check/gpu_resources.hpp"
 #include "attnlab/nvrtc/library.hpp"
-#include "attnlab/core/report.hpp"
-#include "attnlab/core/runner.hpp"
+#include "attnlab/core/text/report.hpp"
+#include "attnlab/core/check/runner.hpp"
 #include "test_support.hpp"
 
 using namespace attnlab;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "attnlab/core/cuda_source.hpp"
+#include "attnlab/core/check/cuda_source.hpp"
 
 using namespace attnlab;
 

@@ -8,7 +8,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "attnlab/core/doctor.hpp"
+#include "attnlab/core/desk/doctor.hpp"
 #include "test_support.hpp"
 
 using namespace attnlab;

@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "attnlab/core/gpu_resources.hpp"
-#include "attnlab/core/install_layout.hpp"
-#include "attnlab/core/messages.hpp"
+#include "attnlab/core/check/gpu_resources.hpp"
+#include "attnlab/core/base/install_layout.hpp"
+#include "attnlab/core/text/messages.hpp"
 #include "attnlab/nvrtc/library.hpp"
 #include "test_support.hpp"
 

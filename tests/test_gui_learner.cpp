@@ -11,11 +11,11 @@
 
 #include <doctest/doctest.h>
 
-#include "attnlab/core/kernel_views.hpp"
-#include "attnlab/core/learner_view.hpp"
-#include "attnlab/core/number_format.hpp"
-#include "attnlab/core/report.hpp"
-#include "attnlab/core/visuals.hpp"
+#include "attnlab/core/views/kernel_views.hpp"
+#include "attnlab/core/views/learner_view.hpp"
+#include "attnlab/core/text/number_format.hpp"
+#include "attnlab/core/text/report.hpp"
+#include "attnlab/core/views/visuals.hpp"
 #include "gui_harness.hpp"
 #include "input_queue.hpp"
 #include "syntax.hpp"

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "attnlab/core/messages.hpp"
-#include "attnlab/core/performance.hpp"
+#include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/check/performance.hpp"
 #include "gui_harness.hpp"
 
 using namespace attnlab;

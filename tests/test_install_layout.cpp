@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "attnlab/core/install_layout.hpp"
+#include "attnlab/core/base/install_layout.hpp"
 #include "test_support.hpp"
 
 using namespace attnlab;

@@ -5,7 +5,7 @@
 
 #include <doctest/doctest.h>
 
-#include "attnlab/core/kernel_views.hpp"
+#include "attnlab/core/views/kernel_views.hpp"
 
 using namespace attnlab;
 using emu::AccessEvent;

@@ -4,7 +4,7 @@
 // words in both languages, and is told apart from the right answer by at
 // least one of the exercise's cases, beyond the exercise's tolerance. Also the
 // new ops themselves, and the variants' defining properties.
-#include "attnlab/core/course.hpp"
+#include "attnlab/core/course/course.hpp"
 #include "course_support.hpp"
 #include "attnlab/reference/ops.hpp"
 #include "attnlab/reference/registry.hpp"

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attnlab/core/course.hpp"
+#include "attnlab/core/course/course.hpp"
 #include "course_support.hpp"
 #include "attnlab/reference/ops.hpp"
 #include "attnlab/reference/registry.hpp"

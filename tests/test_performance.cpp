@@ -6,10 +6,11 @@
 #include <cmath>
 #include <string>
 
-#include "attnlab/core/check_result.hpp"
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/messages.hpp"
-#include "attnlab/core/performance.hpp"
+#include "attnlab/core/check/check_result.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/check/performance.hpp"
+#include "attnlab/core/text/performance_words.hpp"
 #include "attnlab/reference/registry.hpp"
 #include "test_support.hpp"
 

@@ -6,8 +6,8 @@
 
 #include <doctest/doctest.h>
 
-#include "attnlab/core/messages.hpp"
-#include "attnlab/core/report.hpp"
+#include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/text/report.hpp"
 
 using namespace attnlab;
 

@@ -22,12 +22,12 @@
 
 #include <doctest/doctest.h>
 
-#include "attnlab/core/check_job.hpp"
-#include "attnlab/core/compiler.hpp"
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/report.hpp"
-#include "attnlab/core/runner.hpp"
-#include "attnlab/core/util.hpp"
+#include "attnlab/core/desk/check_job.hpp"
+#include "attnlab/core/check/compiler.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/text/report.hpp"
+#include "attnlab/core/check/runner.hpp"
+#include "attnlab/core/base/util.hpp"
 #include "test_support.hpp"
 
 using namespace attnlab;

@@ -27,14 +27,14 @@
 
 #include <doctest/doctest.h>
 
-#include "attnlab/core/compiler.hpp"
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/doctor.hpp"
-#include "attnlab/core/gpu_resources.hpp"
-#include "attnlab/core/process.hpp"
-#include "attnlab/core/report.hpp"
-#include "attnlab/core/runner.hpp"
-#include "attnlab/core/util.hpp"
+#include "attnlab/core/check/compiler.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/desk/doctor.hpp"
+#include "attnlab/core/check/gpu_resources.hpp"
+#include "attnlab/core/check/process.hpp"
+#include "attnlab/core/text/report.hpp"
+#include "attnlab/core/check/runner.hpp"
+#include "attnlab/core/base/util.hpp"
 #include "test_support.hpp"
 
 using namespace attnlab;

@@ -4,7 +4,7 @@
 
 #include <doctest/doctest.h>
 
-#include "attnlab/core/verdict.hpp"
+#include "attnlab/core/check/verdict.hpp"
 
 using namespace attnlab;
 using S = ProcessOutcome::Status;

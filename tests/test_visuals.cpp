@@ -10,7 +10,7 @@
 
 #include <doctest/doctest.h>
 
-#include "attnlab/core/visuals.hpp"
+#include "attnlab/core/views/visuals.hpp"
 
 using namespace attnlab;
 

@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <string>
 
-#include "attnlab/core/compiler.hpp"
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/report.hpp"
-#include "attnlab/core/runner.hpp"
+#include "attnlab/core/check/compiler.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/text/report.hpp"
+#include "attnlab/core/check/runner.hpp"
 #include "cuda_check_env.hpp"
 #include "test_support.hpp"
 

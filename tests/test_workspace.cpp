@@ -1,11 +1,11 @@
 // Where the learner's things live (Paths, Workspace), progress and settings
 // files, the small helpers in util.hpp, and the message table. Every test uses
 // a private temporary directory; environment variables are restored after use.
-#include "attnlab/core/check_result.hpp"
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/messages.hpp"
-#include "attnlab/core/util.hpp"
-#include "attnlab/core/workspace.hpp"
+#include "attnlab/core/check/check_result.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/base/util.hpp"
+#include "attnlab/core/desk/workspace.hpp"
 
 #include <doctest/doctest.h>
 

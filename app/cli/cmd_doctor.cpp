@@ -1,11 +1,11 @@
 // `attnlab doctor [--json]`: what this machine gives attnlab. The probing is
-// the core's (attnlab/core/doctor.hpp); this only prints it. It needs no
+// the core's (attnlab/core/desk/doctor.hpp); this only prints it. It needs no
 // course, so it works when nothing else does.
 #include <iostream>
 
-#include "attnlab/core/compiler.hpp"
-#include "attnlab/core/doctor.hpp"
-#include "attnlab/core/workspace.hpp"
+#include "attnlab/core/check/compiler.hpp"
+#include "attnlab/core/desk/doctor.hpp"
+#include "attnlab/core/desk/workspace.hpp"
 #include "commands.hpp"
 
 namespace attnlab::cli {

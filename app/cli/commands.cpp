@@ -15,22 +15,23 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attnlab/core/number_format.hpp"
-#include "attnlab/core/gpu_resources.hpp"
+#include "attnlab/core/text/number_format.hpp"
+#include "attnlab/core/check/gpu_resources.hpp"
 
-#include "attnlab/core/check_job.hpp"
-#include "attnlab/core/compiler.hpp"
-#include "attnlab/core/course_check.hpp"
-#include "attnlab/core/doctor.hpp"
-#include "attnlab/core/course.hpp"
-#include "attnlab/core/install_layout.hpp"
-#include "attnlab/core/lab.hpp"
-#include "attnlab/core/performance.hpp"
-#include "attnlab/core/messages.hpp"
-#include "attnlab/core/report.hpp"
-#include "attnlab/core/runner.hpp"
-#include "attnlab/core/util.hpp"
-#include "attnlab/core/workspace.hpp"
+#include "attnlab/core/desk/check_job.hpp"
+#include "attnlab/core/check/compiler.hpp"
+#include "attnlab/core/desk/course_check.hpp"
+#include "attnlab/core/desk/doctor.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/base/install_layout.hpp"
+#include "attnlab/core/desk/lab.hpp"
+#include "attnlab/core/check/performance.hpp"
+#include "attnlab/core/text/performance_words.hpp"
+#include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/text/report.hpp"
+#include "attnlab/core/check/runner.hpp"
+#include "attnlab/core/base/util.hpp"
+#include "attnlab/core/desk/workspace.hpp"
 #include "attnlab/reference/registry.hpp"
 #include "gui.hpp"  // GuiOptions only; the window itself is linked when built
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "attnlab/core/install_layout.hpp"
+#include "attnlab/core/base/install_layout.hpp"
 
 namespace attnlab::gui {
 

@@ -1,7 +1,7 @@
 // One frame of the GUI: a full-window host with a menu bar, the three columns
 // (course | editor over results | statement) with draggable splitters,
 // notices, overlays and keyboard shortcuts.
-#include "attnlab/core/report.hpp"
+#include "attnlab/core/text/report.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {

@@ -3,8 +3,8 @@
 // Q/K/V projections done per head versus fused.
 #include <chrono>
 
-#include "attnlab/core/number_format.hpp"
-#include "attnlab/core/util.hpp"
+#include "attnlab/core/text/number_format.hpp"
+#include "attnlab/core/base/util.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {

@@ -2,7 +2,7 @@
 // at each step, the learner's tensors beside the reference's, and a memory
 // strip showing the same buffer before and after the transpose, coloured by
 // head, so one sees each head's slice become contiguous.
-#include "attnlab/core/util.hpp"
+#include "attnlab/core/base/util.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {

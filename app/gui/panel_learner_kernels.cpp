@@ -10,7 +10,7 @@
 // gpu_resources.hpp); nothing is judged here.
 // The views are one file each (panel_learner_kernels.hpp lists them); this
 // one lays them out.
-#include "attnlab/core/report.hpp"
+#include "attnlab/core/text/report.hpp"
 #include "panel_learner_kernels.hpp"
 
 namespace attnlab::gui::learner_kernels {

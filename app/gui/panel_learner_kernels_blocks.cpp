@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "attnlab/common/protocol.hpp"
-#include "attnlab/core/number_format.hpp"
-#include "attnlab/core/report.hpp"
+#include "attnlab/core/text/number_format.hpp"
+#include "attnlab/core/text/report.hpp"
 #include "panel_learner_kernels.hpp"
 
 namespace attnlab::gui::learner_kernels {

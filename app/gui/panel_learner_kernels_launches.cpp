@@ -2,8 +2,8 @@
 // show, the launch's counts, and the fault that stopped it.
 #include <algorithm>
 
-#include "attnlab/core/number_format.hpp"
-#include "attnlab/core/report.hpp"
+#include "attnlab/core/text/number_format.hpp"
+#include "attnlab/core/text/report.hpp"
 #include "panel_learner_kernels.hpp"
 
 namespace attnlab::gui::learner_kernels {

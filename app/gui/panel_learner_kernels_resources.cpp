@@ -6,8 +6,8 @@
 #include <functional>
 #include <optional>
 
-#include "attnlab/core/gpu_resources.hpp"
-#include "attnlab/core/report.hpp"
+#include "attnlab/core/check/gpu_resources.hpp"
+#include "attnlab/core/text/report.hpp"
 #include "panel_learner_kernels.hpp"
 
 namespace attnlab::gui::learner_kernels {

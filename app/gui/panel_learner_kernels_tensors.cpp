@@ -3,7 +3,7 @@
 // order, and a fault on an element where it falls.
 #include <algorithm>
 
-#include "attnlab/core/number_format.hpp"
+#include "attnlab/core/text/number_format.hpp"
 #include "panel_learner_kernels.hpp"
 
 namespace attnlab::gui::learner_kernels {

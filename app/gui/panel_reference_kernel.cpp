@@ -3,7 +3,7 @@
 // blocks labelled (batch, head), and for a selected block its threads and the
 // (T, hd) slices of Q, K, V it reads; then the launch's structural counters,
 // and the same attention kernel on the un-transposed (B, T, H, hd) layout
-// beside the transposed one. Reads core data only (kernel_check.hpp).
+// beside the transposed one. Reads core data only (check/reference_kernel.hpp).
 // This is attnlab's own kernel; where the learner writes the kernels (CUDA
 // exercises) the Kernel tab shows theirs instead (draw_kernel_tab, at the
 // end; panel_learner_kernels.cpp).
@@ -11,9 +11,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "attnlab/core/kernel_check.hpp"
-#include "attnlab/core/report.hpp"
-#include "attnlab/core/util.hpp"
+#include "attnlab/core/check/reference_kernel.hpp"
+#include "attnlab/core/text/report.hpp"
+#include "attnlab/core/base/util.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {

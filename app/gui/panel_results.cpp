@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attnlab/core/report.hpp"
-#include "attnlab/core/util.hpp"
-#include "attnlab/core/number_format.hpp"
+#include "attnlab/core/text/report.hpp"
+#include "attnlab/core/base/util.hpp"
+#include "attnlab/core/text/number_format.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {

@@ -11,8 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/core/number_format.hpp"
-#include "attnlab/core/performance.hpp"
+#include "attnlab/core/text/number_format.hpp"
+#include "attnlab/core/check/performance.hpp"
+#include "attnlab/core/text/performance_words.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {

@@ -1,8 +1,8 @@
 // Settings window: font size, interface scale, tab width, theme, auto-run,
 // autosave, language; and a line on the sandbox's protections here. Every change is saved at once (settings.json in the
 // XDG config dir, together with the window layout).
-#include "attnlab/core/doctor.hpp"
-#include "attnlab/core/gpu_resources.hpp"
+#include "attnlab/core/desk/doctor.hpp"
+#include "attnlab/core/check/gpu_resources.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {

@@ -2,9 +2,9 @@
 // intermediates, with shape and max error; the first stage that differs is
 // highlighted, and clicking a drawable stage opens its heatmaps. When the
 // reference op has a CUDA kernel, its stages stand in two more columns.
-#include "attnlab/core/report.hpp"
-#include "attnlab/core/util.hpp"
-#include "attnlab/core/number_format.hpp"
+#include "attnlab/core/text/report.hpp"
+#include "attnlab/core/base/util.hpp"
+#include "attnlab/core/text/number_format.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {

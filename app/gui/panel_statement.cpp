@@ -1,6 +1,6 @@
 // Statement panel: the exercise's Markdown, hints revealed one at a time, and
 // after a pass the explanation with the reference solution.
-#include "attnlab/core/util.hpp"
+#include "attnlab/core/base/util.hpp"
 #include "markdown.hpp"
 #include "ui.hpp"
 

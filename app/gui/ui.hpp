@@ -9,10 +9,10 @@
 #include <imgui.h>
 #include <imgui_internal.h>
 
-#include "attnlab/core/kernel_views.hpp"
-#include "attnlab/core/messages.hpp"
-#include "attnlab/core/session.hpp"
-#include "attnlab/core/visuals.hpp"
+#include "attnlab/core/views/kernel_views.hpp"
+#include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/desk/session.hpp"
+#include "attnlab/core/views/visuals.hpp"
 
 #include <future>
 #include <optional>

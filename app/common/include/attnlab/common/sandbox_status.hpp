@@ -1,7 +1,7 @@
 #pragma once
 // What attnlab-sandbox tells the process that started it, and how: text lines
 // on one descriptor (kStatusFd), written by the sandbox and read by the core
-// (app/core/src/process.cpp). This header is the only definition of them.
+// (app/core/src/check/process.cpp). This header is the only definition of them.
 //
 //   pgid=1234
 //   status=exited code=0 signal=0 cpu_ms=12 wall_ms=40 maxrss_kb=3120 peak_kb=5200 uid=65534 accounting=cgroup
@@ -82,7 +82,7 @@ const char* run_status_code(RunStatus s);   // "exited", ..., "isolation_refused
 
 // The explicit opt-in to run learner code without a layer the kernel refuses
 // (or an ATTNLAB_NO_* switch turns off): the environment variable and the
-// settings.json key, both needed (see attnlab/core/process.hpp).
+// settings.json key, both needed (see attnlab/core/check/process.hpp).
 constexpr const char* kWeakSandboxEnv = "ATTNLAB_ALLOW_WEAK_SANDBOX";
 constexpr const char* kWeakSandboxSetting = "allow_weak_sandbox";
 

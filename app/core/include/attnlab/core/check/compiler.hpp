@@ -1,0 +1,120 @@
+#pragma once
+// Compiling a learner's file: the toolchain, the binary cache and the
+// translation of compiler output into diagnostics on the learner's own file.
+#include <atomic>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "attnlab/core/check/check_result.hpp"
+#include "attnlab/core/course/course.hpp"
+
+namespace attnlab {
+
+namespace fs = std::filesystem;
+
+struct Toolchain {
+    std::string compiler;        // g++ by default (ATTNLAB_CXX overrides), resolved on PATH to an absolute path
+    fs::path include_dir;        // holds attnlab/tensor.hpp and attnlab/entry.hpp
+    fs::path learner_library;    // libattnlab_learner.a
+    fs::path sandbox;            // attnlab-sandbox
+    // CUDA exercises: the runtime with the emulator, its headers, boost.context
+    fs::path learner_cuda_library;   // libattnlab_learner_cuda.a ("" when built without the emulator)
+    fs::path emu_include_dir;        // holds attnlab/emu_device.hpp and attnlab/emu/raw_memory.hpp
+    fs::path launch_report_include_dir;  // holds attnlab/common/launch_report.hpp (the emulator's headers include it)
+    fs::path cuda_include_dir;       // CUDA's headers on the emulator: <cuda_runtime.h>, <cuda_fp16.h>...
+    fs::path link_stubs_dir;         // empty stand-ins for libtsan (app/learner/link_stubs)
+    // A learner's .cu: every load and store instrumented (attnlab/emu/raw_memory.hpp)
+    std::vector<std::string> cuda_flags;
+    fs::path boost_context_library;  // the shared library the emulator's fibers need
+    // CUDA exercises on a real GPU (beside the emulator, where a GPU exists)
+    std::string nvcc;                // nvcc ("" when attnlab was built without it; ATTNLAB_NVCC overrides)
+    fs::path learner_gpu_library;    // libattnlab_learner_gpu.a
+    fs::path gpu_include_dir;        // holds the GPU's attnlab/cuda.hpp
+    std::vector<std::string> flags;  // language, optimisation and diagnostic flags
+    std::vector<std::string> link_flags;  // e.g. -fuse-ld=gold when available
+    bool use_pch = true;             // precompile the learner headers (gcc only)
+
+    // The runtime and sandbox of this attnlab's InstallLayout (installed or
+    // build tree); overridable with ATTNLAB_CXX, ATTNLAB_CXXFLAGS,
+    // ATTNLAB_LEARNER_INCLUDE, ATTNLAB_LEARNER_LIB and ATTNLAB_SANDBOX.
+    static Toolchain detect();
+    // Changes whenever the compiler, the flags, the learner runtime or the
+    // header change: part of every cache key, so a stale binary is never reused.
+    std::string fingerprint() const;
+    // "" when usable, else what is missing (for C++ exercises; for CUDA ones
+    // the emulator's runtime too).
+    std::string problem() const;
+    std::string problem(Runtime runtime) const;
+    // "" when a learner's .cu file can be compiled for a GPU here (nvcc and the
+    // GPU runtime exist; whether a GPU does is the runner's question).
+    std::string gpu_problem() const;
+};
+
+struct CompileOutput {
+    bool ok = false;
+    bool cached = false;
+    fs::path binary;
+    std::vector<Diagnostic> diagnostics;
+    std::string raw_output;                // paths mapped to the learner's file
+    bool missing_entry = false;            // the entry point is not defined (link error)
+    bool defines_main = false;             // the learner wrote main(): the harness owns it
+    std::string internal_error;            // the compiler could not run at all
+    bool machine_problem = false;          // with internal_error: a full disk, a quota or the file-size limit, not the learner's code
+    bool isolation_refused = false;        // with internal_error: the sandbox could not isolate the compiler (see protections)
+    sandbox_status::Protections protections;
+    bool cancelled = false;
+    double ms = 0;
+};
+
+struct BuildRecipe;  // compiler.cpp: what one cached build differs in
+
+// Learner sources above this size are refused before compiling.
+inline constexpr size_t kMaxSourceBytes = 1u << 20;
+
+class Compiler {
+public:
+    Compiler(Toolchain toolchain, fs::path cache_dir);
+    // `display_name` is how diagnostics name the file (the learner's path).
+    CompileOutput compile(const Exercise& exercise, const std::string& source, const std::string& display_name,
+                          const std::atomic<bool>* cancel);
+    // A CUDA exercise's file compiled by nvcc for a real GPU (`arch`: an nvcc
+    // -arch value, "native" where a GPU is present), cached like compile().
+    // Diagnostics are nvcc's, on the learner's lines.
+    CompileOutput compile_gpu(const Exercise& exercise, const std::string& source, const std::string& display_name,
+                              const std::string& arch, const std::atomic<bool>* cancel);
+    const Toolchain& toolchain() const { return toolchain_; }
+    const fs::path& cache_dir() const { return cache_dir_; }
+
+private:
+    enum class EntryFile { Declaration, Registration, Complete };
+    // The one path from a recipe to a cached binary, for every runtime and device.
+    CompileOutput build_cached(const BuildRecipe& recipe, const Exercise& exercise, const std::string& display_name,
+                               const std::atomic<bool>* cancel);
+    fs::path entry_file(const Exercise& exercise, EntryFile kind);
+    fs::path entry_object(const Exercise& exercise, const fs::path& registration, const std::atomic<bool>* cancel);
+    // The learner headers of a runtime precompiled once per toolchain
+    // fingerprint; "" when unavailable (clang, or the build failed), in which
+    // case we compile without.
+    fs::path precompiled_header(Runtime runtime, const std::atomic<bool>* cancel);
+    std::vector<std::string> compiler_prefix(Runtime runtime) const;
+    bool build_beside(std::vector<std::string> argv, const fs::path& dir, const fs::path& tmp, const fs::path& target,
+                      const std::atomic<bool>* cancel, bool& refused);
+    void remove_stale(const fs::path& parent) const;
+    std::vector<std::string> compile_command(const Exercise& exercise, const fs::path& src, const fs::path& bin,
+                                             const std::atomic<bool>* cancel);
+    Toolchain toolchain_;
+    fs::path cache_dir_;
+    std::string fingerprint_;
+    std::mutex pch_mu_;  // checks of different exercises may compile at once
+    bool pch_failed_[kRuntimeCount] = {};  // per runtime
+    std::mutex entry_mu_;
+    bool entry_object_failed_ = false;
+};
+
+// Parses gcc/clang output ("file:line:col: error: message" plus context lines)
+// into diagnostics, in the order the compiler printed them.
+std::vector<Diagnostic> parse_diagnostics(const std::string& output);
+
+}  // namespace attnlab

@@ -1,0 +1,65 @@
+#pragma once
+// `attnlab dev check`: the rules a course must keep, as data the CLI prints.
+//  - every starter compiles and fails (it leaves work to do);
+//  - every solution passes;
+//  - every fixture gives what it declares: a verdict, or a named mistake
+//    (a wrong fixture must fail AND be diagnosed as that mistake; a "pass"
+//    fixture, a correct alternative, must pass with nothing flagged);
+//  - returns.dims names every axis of the reference's output;
+//  - every Indonesian text keeps the glossary (glossary_problems), and the
+//    decimal convention is stated exactly once in the course;
+//  - nothing lies in the course unlisted (listing_problems): every exercise
+//    folder is in the manifest, every file of an exercise's wrong/ and right/
+//    is one of its "fixtures" (a fixture no check runs silently rots).
+#include <string>
+#include <vector>
+
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/check/runner.hpp"
+
+namespace attnlab {
+
+struct FixtureCheck {
+    std::string file;     // relative to the exercise folder
+    std::string expect;   // verdict code, mistake id, or (CUDA) kernel fault / rule cause
+    std::string verdict;  // what the check said
+    std::string mistake;  // the mistake it named ("" when none)
+    std::string cause;    // CUDA: the kernel fault or rule the verdict named ("" when none)
+    bool ok = false;
+};
+
+struct ExerciseCheck {
+    std::string id;
+    std::string starter_verdict;
+    std::string solution_verdict;
+    std::vector<FixtureCheck> fixtures;
+    std::vector<std::string> problems;  // English: the course author's language
+    bool ok() const { return problems.empty(); }
+};
+
+struct CourseCheck {
+    std::vector<ExerciseCheck> exercises;
+    std::vector<std::string> course_problems;  // the loader's and the course-wide rules' (unlisted folders, …)
+    std::vector<std::string> problems;         // course_problems, then every exercise's, prefixed with its id
+    bool ok() const { return problems.empty(); }
+};
+
+// The course's Indonesian glossary, on one text (code spans and blocks
+// excluded): "barisan" for a sequence (never "kalimat"), "blok thread" (then
+// "blok") for a thread block, "pustaka" for a library, "galat" for an error,
+// "saling meniadakan" for factors that cancel, and decimals with a point (the
+// convention qkv-projections states once). One English problem per rule broken.
+std::vector<std::string> glossary_problems(const std::string& indonesian_text);
+// The marker of the one place that states the decimal convention.
+inline constexpr const char* kDecimalConventionMarker = "titik desimal";
+
+// Exercise folders (those with an exercise.json) that manifest.json does not
+// list, and files in a loaded exercise's wrong/ and right/ that its
+// exercise.json "fixtures" do not list. Other folders (mistakes/) and other
+// files (probes/) are not fixtures. English problems, as for check_course.
+std::vector<std::string> listing_problems(const Course& course);
+
+ExerciseCheck check_exercise(Runner& runner, const Exercise& exercise);
+CourseCheck check_course(Runner& runner, const Course& course);
+
+}  // namespace attnlab

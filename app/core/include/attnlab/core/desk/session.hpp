@@ -1,0 +1,220 @@
+#pragma once
+// A learner's session at the desk: the open exercise, the editor buffer and its
+// file, background checks, hints, progress and preferences. This is what the
+// GUI's panels read and command; it has no GUI code in it, so it is tested
+// headlessly and could drive any front end.
+#include <chrono>
+#include <future>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnlab/core/desk/block_recording.hpp"
+#include "attnlab/core/desk/check_job.hpp"
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/core/desk/editor_buffer.hpp"
+#include "attnlab/core/views/experiments.hpp"
+#include "attnlab/core/desk/lab.hpp"
+#include "attnlab/core/views/learner_view.hpp"
+#include "attnlab/core/desk/resource_job.hpp"
+#include "attnlab/core/check/runner.hpp"
+#include "attnlab/core/desk/workspace.hpp"
+
+namespace attnlab {
+
+namespace fs = std::filesystem;
+
+// Preferences the GUI persists (in settings.json, beside the language).
+struct Preferences {
+    float font_size = 16.0f;
+    float ui_scale = 1.0f;
+    int tab_width = 4;
+    bool dark_theme = true;
+    bool auto_run_on_save = false;
+    bool autosave = true;
+    std::string layout_ini;  // Dear ImGui's window layout, stored as text
+    float course_width = 230.0f;     // pane sizes (pixels at scale 1)
+    float statement_width = 440.0f;
+    float results_height = 340.0f;  // older settings only: the split is editor_fraction now
+    float editor_fraction = 0.6f;    // the editor's share of the centre column's height
+    std::string gpu_arch = kDefaultGpuArch;  // the CUDA resource panel's architecture
+};
+
+class Session {
+public:
+    using Options = Lab::Options;
+    explicit Session(Options options);
+    ~Session();
+
+    // ---- course and language ------------------------------------------------
+    const Course& course() const { return lab_.course(); }
+    bool course_loaded() const { return lab_.course_loaded(); }
+    const std::string& course_error() const { return lab_.course_error(); }
+    // Warnings for the learner (corrupt progress file, unreadable settings…).
+    const std::vector<std::string>& notices() const { return notices_; }
+    void dismiss_notices() { notices_.clear(); }
+    void add_notice(std::string text);  // the same text is not added twice
+    Lang lang() const { return lab_.lang(); }
+    void set_lang(Lang lang);
+    ExerciseStatus status(const std::string& id) const { return lab_.progress().get(id).status; }
+    const ExerciseProgress& progress(const std::string& id) const { return lab_.progress().get(id); }
+
+    // ---- the open exercise and its file ---------------------------------------
+    const Exercise* current() const { return current_; }
+    // Saves the buffer of the exercise being left, then loads `id`'s file
+    // (created from the starter on first open). False for an unknown id.
+    bool open(const std::string& id);
+    // The exercise to continue with: the last one opened, else the first not passed.
+    std::string continue_id() const;
+    fs::path file() const;
+    // The editor edits this string directly; call mark_edited() after a change.
+    std::string& buffer() { return editor_.text(); }
+    const std::string& buffer() const { return editor_.text(); }
+    void mark_edited() { editor_.mark_edited(); }
+    bool dirty() const { return editor_.dirty(); }
+    // Bumped whenever the buffer is replaced from outside the editor (another
+    // exercise, a reload, a reset): an editor widget holding its own copy must
+    // drop it then.
+    int buffer_generation() const { return editor_.generation(); }
+    // Atomic save of the buffer. Returns false (and adds a notice) on failure.
+    bool save();
+    // Restores the starter (keeps a backup of the file) and reloads the buffer.
+    fs::path reset_to_starter();
+
+    // The file changed on disk (another editor). With no unsaved edits it is
+    // reloaded silently; with unsaved edits the GUI must ask: keep_mine() or
+    // take_disk().
+    bool disk_conflict() const { return editor_.conflict(); }
+    // How often poll() has looked at the file on disk (about every
+    // kDiskPollInterval, and when an autosave is due): tests wait on it instead
+    // of sleeping.
+    int disk_checks() const { return editor_.disk_checks(); }
+    static constexpr std::chrono::milliseconds kAutosaveDelay = EditorBuffer::kAutosaveDelay;
+    static constexpr std::chrono::milliseconds kDiskPollInterval = EditorBuffer::kDiskPollInterval;
+    void keep_mine();   // overwrite the file with the buffer
+    void take_disk();   // drop the edits, load the file
+    // $VISUAL, $EDITOR, else xdg-open; runs detached. Returns the command line used.
+    std::string open_in_external_editor();
+
+    // ---- checks -----------------------------------------------------------------
+    // Saves, then checks the buffer in the background (cancelling a running one).
+    void run_check();
+    void cancel_check();
+    bool checking() const;  // a check of the current exercise is running
+    CheckProgress check_progress() const;
+    // The latest finished check of the current exercise (nullptr when none yet).
+    const CheckResult* last_result() const {
+        auto it = current_ ? results_.find(current_->id) : results_.end();
+        return it == results_.end() ? nullptr : &it->second;
+    }
+    // Bumped each time a new result arrives: views rebuild caches when it changes.
+    int result_generation() const { return result_generation_; }
+
+    // ---- the Kernel view's blocks recorded after the check -------------------------
+    // Re-runs the latest result's program (as it was checked; the binary is
+    // cached) with only block `block` of launch `launch` of case `case_index`
+    // traced, in the background. False when there is no such result or a
+    // recording is running.
+    bool record_block(int case_index, size_t launch, uint64_t block);
+    // The recording running for the current exercise's latest result, if any.
+    const BlockRecordingRequest* recording_block() const;
+    // Finished recordings of the latest result (cleared when a new one arrives).
+    const std::vector<BlockRecording>& recorded_blocks() const;
+    // Bumped when a recording arrives: the Kernel view rebuilds its blocks and
+    // keeps its selection (result_generation() would reset every view).
+    int recordings_generation() const { return recordings_generation_; }
+
+    // ---- the learner's own work ---------------------------------------------------
+    // The lines of the open file the latest check names (compiler diagnostics,
+    // a kernel fault and its racing access), worded in the session's language.
+    const std::vector<LineMark>& verdict_lines() const;
+    // Where probe("stage", …) would go in the buffer (suggest_probe), nullopt when
+    // no variable stands for the stage.
+    std::optional<ProbeInsertion> probe_suggestion(const std::string& stage) const { return suggest_probe(buffer(), stage); }
+    // Inserts that line, then checks again. False when there is no place for it.
+    bool insert_probe(const std::string& stage);
+
+    // ---- hints --------------------------------------------------------------------
+    int hints_revealed() const;
+    void reveal_next_hint();
+
+    // ---- experiments ----------------------------------------------------------------
+    // Times the Q/K/V projections per head against fused, in the background.
+    // False when one is running or the sizes do not divide.
+    bool measure_projections(int tokens, int d_model, int heads) { return timing_.start(tokens, d_model, heads); }
+    bool measuring_projections() const { return timing_.running(); }
+    const std::optional<ProjectionTiming>& projection_timing() const { return timing_.result(); }
+    bool projection_timing_failed() const { return timing_.failed(); }
+
+    // ---- the CUDA resource panel -------------------------------------------------------
+    // The GPU architecture NVRTC's figures are for (checks use it too); persisted.
+    const std::string& gpu_arch() const { return prefs_.gpu_arch; }
+    // Stores `arch` (one of known_gpu_archs(); anything else is refused: false)
+    // and, for an open CUDA exercise, compiles its buffer again for it with
+    // NVRTC in the background. Re-choosing the same one recomputes too.
+    bool set_gpu_arch(const std::string& arch);
+    // NVRTC is compiling the current file: for another architecture, or a
+    // check's report that its verdict did not wait for.
+    bool computing_resources() const {
+        const CheckResult* r = last_result();
+        return resources_job_.running() || (r && !r->resources_ready());
+    }
+    // The current exercise's newest resource report for gpu_arch(): from the
+    // last check or a later recomputation (nullptr when there is neither).
+    std::shared_ptr<const ResourceReport> resources() const;
+
+    // What learner programs run under here: probed once, in the background (one
+    // sandboxed run of /bin/true), so asking never waits; nullptr until known.
+    const sandbox_status::Protections* sandbox_protections();
+
+    // ---- preferences ----------------------------------------------------------------
+    const Preferences& preferences() const { return prefs_; }
+    void set_preferences(const Preferences& p);  // saved at once
+    fs::path preferences_file() const { return lab_.paths().settings_file(); }
+    fs::path exports_dir() const { return lab_.paths().data / "exports"; }
+
+    // Call once per frame (cheap): collects finished checks, notices disk
+    // changes, autosaves after a pause in typing, runs auto-run-on-save.
+    void poll();
+
+    // For tests: the runner this session uses.
+    Runner& runner() { return lab_.runner(); }
+
+private:
+    void load_buffer();
+    void collect_finished();
+    void collect_pending_resources();
+    void poll_disk(std::chrono::steady_clock::time_point now);
+    void save_settings();
+    std::shared_ptr<CheckJob> current_job() const;
+
+    Lab lab_;
+    std::vector<std::string> notices_;
+    Preferences prefs_;
+    std::unique_ptr<CheckScheduler> scheduler_;
+    ProjectionTimingJob timing_;
+    ResourceJob resources_job_;
+    std::map<std::string, std::shared_ptr<const ResourceReport>> resources_;  // per exercise id
+    std::shared_future<sandbox_status::Protections> protections_probe_;
+
+    const Exercise* current_ = nullptr;
+    EditorBuffer editor_;
+    std::vector<int> editors_;  // pids of external editors we started
+    std::map<std::string, CheckResult> results_;  // the latest finished check of each exercise
+    // What produced each result (source, file name, architecture), and the
+    // blocks recorded for it since.
+    std::map<std::string, BlockRecordingRequest> checked_;
+    std::map<std::string, std::vector<BlockRecording>> recordings_;
+    BlockRecordingJob recording_job_;
+    int recordings_generation_ = 0;
+    void collect_recording();
+    int result_generation_ = 0;
+    mutable std::vector<LineMark> lines_;  // verdict_lines() for (lines_generation_, lines_lang_)
+    mutable int lines_generation_ = -1;
+    mutable Lang lines_lang_ = Lang::En;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,54 @@
+#pragma once
+// Turning a CheckResult into words (for the CLI and the GUI) and into JSON.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/core/check/check_result.hpp"
+#include "attnlab/core/course/course.hpp"
+
+namespace attnlab {
+
+struct LaunchShape;  // gpu_resources.hpp
+
+std::string verdict_title(Verdict v, Lang lang);
+// "(head 1, row 3, col 0)" using the exercise's axis names (translated when known).
+std::string format_index(const std::vector<int64_t>& index, const std::vector<std::string>& dims, Lang lang);
+// The learner-facing explanation of the verdict: what went wrong, where, and
+// what to look at. Several lines, no trailing newline.
+std::string explain(const CheckResult& result, const Exercise& exercise, Lang lang);
+// Only the verdict-specific part of explain(): no title, no per-case list, no
+// program output (the GUI shows those as widgets).
+std::string explain_detail(const CheckResult& result, const Exercise& exercise, Lang lang);
+// Where a wrong answer first differs (check/mistakes.hpp: locate_difference),
+// in words; "" when there is no telling, or a mistake was named.
+std::string explain_difference(const Exercise& exercise, const CheckResult& result, Lang lang);
+// The named mistake, if the check found one ("" otherwise).
+std::string explain_mistake(const CheckResult& result, Lang lang);
+// The problem (CheckResult::problem) in words, "" when there is none.
+std::string problem_text(const CheckResult& result, Lang lang);
+// The CUDA column in one line: which backend ran the reference op's kernel and
+// whether it agreed with the Eigen reference ("" when no case has a kernel).
+std::string explain_cuda(const CheckResult& result, Lang lang);
+// CUDA exercises: NVRTC's figures for the learner's kernels (registers,
+// shared memory, spills) and the occupancy each one's launch gets; "" for
+// C++ exercises.
+std::string explain_resources(const CheckResult& result, Lang lang);
+// CUDA exercises on a machine with a GPU: how the same file did there ("" elsewhere).
+std::string explain_gpu(const CheckResult& result, Lang lang);
+// The lines explain() gives about the other backends: attnlab's own kernel of
+// the reference op (C++ exercises), the learner's file on a GPU (CUDA ones).
+std::string explain_backends(const CheckResult& result, const Exercise& exercise, Lang lang);
+// The block size and dynamic shared memory each of the learner's kernels was
+// launched with: the largest launch of each name over the cases, under the
+// launch's own name and, for a kernel NVRTC names otherwise (`tile<16>` for a
+// launch of `tile<TILE>`), under NVRTC's name too.
+std::map<std::string, LaunchShape> learner_launch_shapes(const CheckResult& result);
+// "CPU emulator" / "GPU NVIDIA H200", in the learner's language.
+std::string cuda_backend_text(const KernelOutcome& kernel, Lang lang);
+// Stable machine-readable form (used by --json).
+nlohmann::json to_json(const CheckResult& result, const Exercise& exercise, Lang lang);
+
+}  // namespace attnlab

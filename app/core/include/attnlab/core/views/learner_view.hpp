@@ -1,0 +1,48 @@
+#pragma once
+// What a check says about the learner's own file, as data for an editor:
+// the lines a verdict names (compiler diagnostics, a kernel fault and the
+// racing access) and where a probe() call would record a stage the learner
+// did not probe. The GUI draws these; it never parses diagnostics or source
+// itself.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnlab/core/check/check_result.hpp"
+#include "attnlab/core/text/messages.hpp"
+
+namespace attnlab {
+
+enum class LineMarkKind { Error, Warning, Fault };
+
+// One line of the learner's file that the verdict names.
+struct LineMark {
+    int line = 0;        // 1-based
+    int column = 0;      // 1-based, 0 when unknown
+    LineMarkKind kind = LineMarkKind::Error;
+    std::string message;  // in the learner's language (the compiler's own words for diagnostics)
+};
+
+// Every line of `learner_file` the check names, in the order the verdict
+// gives them (the first is where a click on the verdict should jump).
+// Compiler notes are left out; diagnostics in other files too.
+std::vector<LineMark> verdict_lines(const CheckResult& r, const std::string& learner_file, Lang lang);
+
+// A fault or rule code ("shared_race", "out_of_bounds", "uncoalesced_loads")
+// in words of the learner's language; an unknown code is returned as it is.
+std::string fault_name(const std::string& code, Lang lang);
+
+// Where `probe("stage", variable);` records `stage` in the learner's source:
+// the last variable defined or assigned with a name that stands for the stage
+// (scores, weights, ...), probed just before the `return` of the scope it
+// lives in (so the value is final), with that line's indentation.
+struct ProbeInsertion {
+    int line = 0;          // the new line goes before this 1-based line
+    std::string variable;  // the learner's variable
+    std::string text;      // the whole line to insert, with indentation and '\n'
+};
+std::optional<ProbeInsertion> suggest_probe(const std::string& source, const std::string& stage);
+// `source` with `insertion.text` inserted before its line.
+std::string apply_probe(const std::string& source, const ProbeInsertion& insertion);
+
+}  // namespace attnlab

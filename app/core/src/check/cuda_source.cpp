@@ -1,0 +1,502 @@
+#include "attnlab/core/check/cuda_source.hpp"
+#include "attnlab/core/check/nvrtc_headers.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <vector>
+
+namespace attnlab::cuda_source {
+namespace {
+
+bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Learner code is at most 1 MiB, yet every scan below must stay linear in it
+// (a hostile file must not make a check take minutes): scans that start over
+// at each match are capped by what real code needs.
+constexpr size_t kMaxKernelNameChars = 512;   // `ns::tile_kernel<float, 16, true>`
+constexpr size_t kMaxConfigChars = 4096;      // grid, block, bytes, stream
+constexpr size_t kMaxDeclarationChars = 4096; // `__shared__ float a[...], b[...];`
+
+// The end of the identifier or preprocessing number at `i` (1'024, 0x1p-3,
+// 1e+5): a digit separator `'` in one opens no character literal.
+size_t token_end(const std::string& s, size_t i) {
+    const bool number = std::isdigit(static_cast<unsigned char>(s[i])) != 0;
+    for (++i; i < s.size(); ++i) {
+        const char c = s[i];
+        if (is_ident(c)) continue;
+        if (!number) break;
+        const bool separator = c == '\'' && i + 1 < s.size() && is_ident(s[i + 1]);
+        const bool exponent_sign = (c == '+' || c == '-') && std::strchr("eEpP", s[i - 1]) != nullptr;
+        if (c != '.' && !separator && !exponent_sign) break;
+    }
+    return i;
+}
+
+// Where the raw string literal whose `"` is at `quote` ends (just past it), or
+// npos when that `"` does not open one (R"delim( ... )delim").
+size_t raw_string_end(const std::string& s, size_t quote) {
+    if (quote == 0 || s[quote - 1] != 'R') return std::string::npos;
+    size_t prefix = quote - 1;  // R, or its encoding prefix u8R, uR, UR, LR
+    if (prefix >= 2 && s.compare(prefix - 2, 2, "u8") == 0) prefix -= 2;
+    else if (prefix >= 1 && (s[prefix - 1] == 'u' || s[prefix - 1] == 'U' || s[prefix - 1] == 'L')) prefix -= 1;
+    if (prefix > 0 && is_ident(s[prefix - 1])) return std::string::npos;  // FOOR"...": an identifier, then a string
+    size_t open = quote + 1;  // the delimiter has at most 16 characters
+    while (open < s.size() && open - quote - 1 <= 16 && s[open] != '(') ++open;
+    if (open >= s.size() || s[open] != '(') return std::string::npos;
+    const std::string delimiter = s.substr(quote + 1, open - quote - 1);
+    if (delimiter.find_first_of(" \\\n\t)\"") != std::string::npos) return std::string::npos;
+    const size_t close = s.find(")" + delimiter + "\"", open + 1);
+    return close == std::string::npos ? s.size() : close + delimiter.size() + 2;
+}
+
+// The source with comments (and, with `literals`, the insides of string and
+// character literals) blanked, newlines kept, so every search below sees code
+// only, at the same offsets as the original.
+std::string blanked(const std::string& s, bool literals) {
+    std::string out = s;
+    size_t i = 0;
+    auto blank = [&](size_t from, size_t to) {
+        for (size_t k = from; k < to && k < out.size(); ++k)
+            if (out[k] != '\n') out[k] = ' ';
+    };
+    while (i < s.size()) {
+        if (s.compare(i, 2, "//") == 0) {
+            size_t end = s.find('\n', i);
+            while (end != std::string::npos && end > 0 && s[end - 1] == '\\') end = s.find('\n', end + 1);  // continued
+            if (end == std::string::npos) end = s.size();
+            blank(i, end);
+            i = end;
+        } else if (s.compare(i, 2, "/*") == 0) {
+            size_t end = s.find("*/", i + 2);
+            end = end == std::string::npos ? s.size() : end + 2;
+            blank(i, end);
+            i = end;
+        } else if (s[i] == '"' && raw_string_end(s, i) != std::string::npos) {
+            const size_t end = raw_string_end(s, i);
+            if (literals) blank(i + 1, end - 1);  // the quotes stay: a literal is still a token
+            i = end;
+        } else if (s[i] == '"' || s[i] == '\'') {
+            const char quote = s[i];
+            size_t k = i + 1;
+            while (k < s.size() && s[k] != quote && s[k] != '\n') k += s[k] == '\\' ? 2 : 1;
+            if (literals) blank(i + 1, k);
+            i = k + 1;
+        } else if (is_ident(s[i])) {
+            i = token_end(s, i);
+        } else {
+            ++i;
+        }
+    }
+    return out;
+}
+
+std::string code_only(const std::string& s) { return blanked(s, true); }
+
+// A blank at `i`: whitespace, or the backslash of a line continuation.
+bool is_blank(const std::string& code, size_t i) {
+    return std::isspace(static_cast<unsigned char>(code[i])) || (code[i] == '\\' && i + 1 < code.size() && code[i + 1] == '\n');
+}
+
+// Offset just past the bracket that closes the one at `open` (any of ( [ <
+// nested), or npos. `<` only counts for template arguments before `<<<`.
+size_t matching_triple_close(const std::string& code, size_t from) {
+    int depth = 0;
+    const size_t end = std::min(code.size(), from + kMaxConfigChars);
+    for (size_t i = from; i + 2 < end; ++i) {
+        const char c = code[i];
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        else if (c == ')' || c == ']' || c == '}') {
+            if (--depth < 0) return std::string::npos;
+        } else if (depth == 0 && code.compare(i, 3, ">>>") == 0) {
+            return i;
+        } else if (c == ';') {
+            return std::string::npos;
+        }
+    }
+    return std::string::npos;
+}
+
+// The kernel expression before `<<<` at `at`: an identifier, qualified or
+// with template arguments (`ns::k`, `k<float, 4>`). Returns its start, or npos.
+size_t kernel_name_start(const std::string& code, size_t at) {
+    size_t i = at;
+    while (i > 0 && is_blank(code, i - 1)) --i;
+    const size_t end = i;
+    const size_t limit = end > kMaxKernelNameChars ? end - kMaxKernelNameChars : 0;
+    while (i > limit) {
+        const char c = code[i - 1];
+        if (c == '>') {  // template arguments: back to the matching '<'
+            int depth = 0;
+            size_t k = i;
+            while (k > limit) {
+                --k;
+                if (code[k] == '>') ++depth;
+                else if (code[k] == '<' && --depth == 0) break;
+            }
+            if (depth != 0) return std::string::npos;
+            i = k;
+        } else if (is_ident(c) || c == ':') {
+            --i;
+        } else {
+            break;
+        }
+    }
+    if (i == limit && limit > 0) return std::string::npos;  // longer than any kernel's name
+    return i < end ? i : std::string::npos;
+}
+
+// The replacement of `replaced` with the same number of lines: the newlines
+// it lacks (a declaration spread over lines becomes one) follow it, continued
+// with a backslash where the learner's were (a launch inside a macro).
+std::string keep_lines(const std::string& replaced, std::string replacement) {
+    const auto count = [](const std::string& t, const char* what) {
+        long n = 0;
+        for (size_t at = t.find(what); at != std::string::npos; at = t.find(what, at + 1)) ++n;
+        return n;
+    };
+    const long missing = count(replaced, "\n") - count(replacement, "\n");
+    const long continued = std::min(missing, count(replaced, "\\\n") - count(replacement, "\\\n"));
+    for (long k = 0; k < missing; ++k) replacement += k < continued ? "\\\n" : "\n";
+    return replacement;
+}
+
+struct Edit {
+    size_t from, to;
+    std::string text;
+};
+
+std::string apply(const std::string& s, const std::vector<Edit>& edits) {
+    std::string out;
+    size_t at = 0;
+    for (const Edit& e : edits) {
+        out.append(s, at, e.from - at);
+        out += keep_lines(s.substr(e.from, e.to - e.from), e.text);
+        at = e.to;
+    }
+    out.append(s, at, std::string::npos);
+    return out;
+}
+
+std::string trim(const std::string& s) {
+    size_t a = 0, b = s.size();
+    while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+    while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+    return s.substr(a, b - a);
+}
+
+// Text on one line: every run of blanks, newlines and line continuations
+// becomes one space.
+std::string one_line(const std::string& t) {
+    std::string out;
+    bool blank = false;
+    for (size_t i = 0; i < t.size(); ++i) {
+        const bool continuation = t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '\n';
+        if (continuation || std::isspace(static_cast<unsigned char>(t[i]))) {
+            blank = true;
+            i += continuation;
+            continue;
+        }
+        if (blank && !out.empty()) out += ' ';
+        blank = false;
+        out += t[i];
+    }
+    return out;
+}
+
+// `t` as the inside of a C++ string literal.
+std::string escaped(const std::string& t) {
+    std::string out;
+    for (char c : t) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// Every `name<<<config>>>(` in the code, rewritten by `make(name, label,
+// config)`: the name without comments, on one line; the label the same as
+// the inside of a string literal.
+template <class Make> void find_launches(const std::string& s, const std::string& code, std::vector<Edit>& edits, Make make) {
+    const std::string uncommented = blanked(s, false);
+    for (size_t at = code.find("<<<"); at != std::string::npos; at = code.find("<<<", at + 3)) {
+        const size_t name_from = kernel_name_start(code, at);
+        const size_t close = matching_triple_close(code, at + 3);
+        if (name_from == std::string::npos || close == std::string::npos) continue;
+        size_t paren = close + 3;
+        while (paren < code.size() && is_blank(code, paren)) ++paren;
+        if (paren >= code.size() || code[paren] != '(') continue;
+        const std::string name = one_line(uncommented.substr(name_from, at - name_from));
+        const std::string config = s.substr(at + 3, close - at - 3);
+        edits.push_back({name_from, paren + 1, make(name, escaped(name), config)});
+        at = paren;
+    }
+}
+
+// `text` cut at its commas outside brackets.
+std::vector<std::string> top_level_parts(const std::string& text) {
+    std::vector<std::string> parts(1);
+    int depth = 0;
+    for (char c : text) {
+        if (c == '(' || c == '[') ++depth;
+        if (c == ')' || c == ']') --depth;
+        if (c == ',' && depth == 0) parts.emplace_back();
+        else parts.back() += c;
+    }
+    return parts;
+}
+
+// One declarator of a shared declaration: `name` or `name[dims]...`, with
+// what precedes the name (the type, in the first one).
+struct Declarator {
+    std::string before, name, dims;
+};
+
+// True when `dims` is nothing but bracketed extents: `[N]`, `[TILE * HD][(n + 1)]`.
+bool only_extents(const std::string& dims) {
+    size_t i = 0;
+    while (i < dims.size()) {
+        if (dims[i] != '[') return false;
+        int depth = 0;
+        for (; i < dims.size(); ++i) {
+            if (dims[i] == '[' || dims[i] == '(') ++depth;
+            if ((dims[i] == ']' || dims[i] == ')') && --depth == 0) break;
+        }
+        if (i == dims.size()) return false;
+        ++i;
+        while (i < dims.size() && std::isspace(static_cast<unsigned char>(dims[i]))) ++i;
+    }
+    return true;
+}
+
+bool parse_declarator(const std::string& part, Declarator& d) {
+    const size_t bracket = part.find('[');
+    size_t name_end = bracket == std::string::npos ? part.size() : bracket;
+    while (name_end > 0 && std::isspace(static_cast<unsigned char>(part[name_end - 1]))) --name_end;
+    size_t name_begin = name_end;
+    while (name_begin > 0 && is_ident(part[name_begin - 1])) --name_begin;
+    d.before = part.substr(0, name_begin);
+    d.name = part.substr(name_begin, name_end - name_begin);
+    d.dims = bracket == std::string::npos ? "" : trim(part.substr(bracket));
+    if (bracket == std::string::npos && !trim(part.substr(name_end)).empty()) return false;
+    return !d.name.empty() && !std::isdigit(static_cast<unsigned char>(d.name[0])) &&
+           d.before.find_first_of("*&(){}[]") == std::string::npos && only_extents(d.dims);
+}
+
+// Whether a position is outside every function and class: each brace open
+// there is a namespace's or an `extern "C"` block's. Asked for positions in
+// increasing order, it reads the code once.
+class NamespaceScope {
+public:
+    explicit NamespaceScope(const std::string& code) : code_(code) {}
+    bool at(size_t position) {
+        for (; next_ < position; ++next_) {
+            if (code_[next_] == '}' && !braces_.empty()) {
+                non_namespace_ -= !braces_.back();
+                braces_.pop_back();
+            }
+            if (code_[next_] != '{') continue;
+            braces_.push_back(opens_namespace(next_));
+            non_namespace_ += !braces_.back();
+        }
+        return non_namespace_ == 0;
+    }
+
+private:
+    // `namespace {`, `namespace a::b {`, `inline namespace v {`, `extern "C" {`
+    bool opens_namespace(size_t brace) const {
+        size_t k = brace;  // back over `name`, `a::b` or nothing, then the word before
+        while (k > 0 && std::isspace(static_cast<unsigned char>(code_[k - 1]))) --k;
+        if (k > 0 && code_[k - 1] == '"') {  // extern "C" {
+            size_t q = k >= 2 ? code_.rfind('"', k - 2) : std::string::npos;
+            while (q != std::string::npos && q > 0 && std::isspace(static_cast<unsigned char>(code_[q - 1]))) --q;
+            return q != std::string::npos && q >= 6 && code_.compare(q - 6, 6, "extern") == 0;
+        }
+        size_t word_end = k;
+        while (k > 0 && (is_ident(code_[k - 1]) || code_[k - 1] == ':')) --k;
+        std::string word = code_.substr(k, word_end - k);
+        if (word != "namespace") {  // a named namespace: the word before its name
+            while (k > 0 && std::isspace(static_cast<unsigned char>(code_[k - 1]))) --k;
+            word_end = k;
+            while (k > 0 && is_ident(code_[k - 1])) --k;
+            word = code_.substr(k, word_end - k);
+        }
+        return word == "namespace";
+    }
+
+    const std::string& code_;
+    size_t next_ = 0;
+    std::vector<bool> braces_;
+    size_t non_namespace_ = 0;
+};
+
+// `__align__(16)`, `alignas(16)` or `__attribute__((aligned(16)))` in a
+// declaration's type: removed from `type`, the number returned (0: none).
+std::string take_alignment(std::string& type) {
+    for (const char* spelling : {"__align__", "alignas", "__attribute__"}) {
+        const size_t at = type.find(spelling);
+        if (at == std::string::npos) continue;
+        size_t open = type.find('(', at);
+        if (open == std::string::npos) continue;
+        int depth = 0;
+        size_t close = open;
+        for (; close < type.size(); ++close) {
+            if (type[close] == '(') ++depth;
+            if (type[close] == ')' && --depth == 0) break;
+        }
+        if (close >= type.size()) continue;
+        std::string inside = type.substr(open + 1, close - open - 1);
+        type.erase(at, close + 1 - at);
+        std::string digits;
+        for (char c : inside)
+            if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
+        return digits.empty() ? std::string() : digits;
+    }
+    return "";
+}
+
+// `[static] [extern] __shared__ T a[dims], b[dims], c;` -> references into the
+// block's shared memory (raw_memory.hpp): the names keep their C++ types
+// (`float (&a)[N][M]`), so indexing, sizeof and decay to a pointer are the
+// learner's own, and every access is checked through the instrumentation.
+// `extern __shared__ T s[];` becomes a pointer to the launch's dynamic shared
+// memory. Anything else (a pointer array, an initialiser) is left alone and
+// stays an unchecked static.
+void find_shared(const std::string& code, std::vector<Edit>& edits) {
+    const std::string key = "__shared__";
+    NamespaceScope scope(code);
+    size_t next_semicolon = 0;  // the first `;` at or after the last search
+    bool searched = false;
+    for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + key.size())) {
+        if ((at > 0 && is_ident(code[at - 1])) || is_ident(code[at + key.size()])) continue;
+        if (!searched || next_semicolon < at) {
+            next_semicolon = code.find(';', at);
+            searched = true;
+        }
+        if (next_semicolon == std::string::npos) break;  // no declaration ends after here
+        const size_t semi = next_semicolon;
+        if (semi - at > kMaxDeclarationChars) continue;
+        std::string decl = code.substr(at + key.size(), semi - at - key.size());
+        if (decl.find_first_of("={}") != std::string::npos) continue;
+        const std::string alignment = take_alignment(decl);
+        std::vector<Declarator> declarators;
+        bool understood = true;
+        for (const std::string& part : top_level_parts(decl)) {
+            Declarator d;
+            understood = understood && parse_declarator(part, d) && (declarators.empty() ? !trim(d.before).empty() : trim(d.before).empty());
+            declarators.push_back(std::move(d));
+        }
+        if (!understood) continue;
+        const std::string type = trim(declarators[0].before);
+        if (type.empty()) continue;
+        size_t before = at;
+        while (before > 0 && std::isspace(static_cast<unsigned char>(code[before - 1]))) --before;
+        const bool is_extern = before >= 6 && code.compare(before - 6, 6, "extern") == 0 && (before == 6 || !is_ident(code[before - 7]));
+        if (is_extern) {
+            if (declarators.size() != 1 || declarators[0].dims != "[]") continue;
+            edits.push_back({before - 6, semi + 1,
+                             std::string(scope.at(at) ? "static " : "") + type + "* const " + declarators[0].name +
+                                 " = ::attnlab::emu::raw::dynamic_shared_as<" + type + ">();"});
+            continue;
+        }
+        std::string text;
+        const std::string align_arg = alignment.empty() ? "" : ", " + alignment;
+        for (const Declarator& d : declarators) {
+            if (!d.dims.empty() && d.dims.find("[]") != std::string::npos) { text.clear(); break; }
+            if (!text.empty()) text += ' ';
+            const std::string dims = one_line(d.dims), t = one_line(type);  // written twice: on one line, so lines stay
+            const std::string reference = dims.empty() ? t + "& " + d.name : t + " (&" + d.name + ")" + dims;
+            text += reference + " = ::attnlab::emu::raw::shared_variable<" + t + dims + ">(\"" + d.name + "\", [] {}" +
+                    align_arg + ");";
+        }
+        if (!text.empty()) edits.push_back({at, semi + 1, text});
+    }
+}
+
+std::vector<Edit> sorted(std::vector<Edit> edits) {
+    std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.from < b.from; });
+    std::vector<Edit> out;  // overlapping edits cannot happen in valid code; keep the first
+    for (Edit& e : edits)
+        if (out.empty() || e.from >= out.back().to) out.push_back(std::move(e));
+    return out;
+}
+
+}  // namespace
+
+std::string for_emulator(const std::string& source) {
+    const std::string code = code_only(source);
+    std::vector<Edit> edits;
+    find_launches(source, code, edits, [](const std::string& name, const std::string& label, const std::string& config) {
+        return "::attnlab::detail::launch_site(\"" + label + "\", " + name + ", " + config + ")(";
+    });
+    find_shared(code, edits);
+    return apply(source, sorted(std::move(edits)));
+}
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    size_t at = 0;
+    while (at <= text.size()) {
+        const size_t nl = text.find('\n', at);
+        lines.push_back(text.substr(at, nl == std::string::npos ? std::string::npos : nl - at));
+        if (nl == std::string::npos) break;
+        at = nl + 1;
+    }
+    return lines;
+}
+
+// "   12 | text" -> 12 (0: not an excerpt line).
+int excerpt_line(const std::string& line, size_t& bar) {
+    size_t i = 0;
+    while (i < line.size() && line[i] == ' ') ++i;
+    const size_t digits = i;
+    while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+    if (i == digits || line.compare(i, 3, " | ") != 0) return 0;
+    bar = i + 3;
+    return std::atoi(line.c_str() + digits);
+}
+
+bool caret_line(const std::string& line) {
+    size_t i = 0;
+    while (i < line.size() && line[i] == ' ') ++i;
+    return line.compare(i, 2, "| ") == 0 || line.compare(i, 1, "|") == 0;
+}
+
+}  // namespace
+
+std::string restore_learner_lines(const std::string& output, const std::string& original, const std::string& rewritten) {
+    const std::vector<std::string> before = split_lines(original), after = split_lines(rewritten);
+    std::vector<std::string> lines = split_lines(output);
+    std::string out;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        size_t bar = 0;
+        const int n = excerpt_line(lines[i], bar);
+        if (n > 0 && size_t(n) <= before.size() && size_t(n) <= after.size() && before[n - 1] != after[n - 1] &&
+            lines[i].compare(bar, std::string::npos, after[n - 1]) == 0) {
+            out += lines[i].substr(0, bar) + before[n - 1] + "\n";
+            while (i + 1 < lines.size() && caret_line(lines[i + 1])) ++i;  // its columns were the rewrite's
+            continue;
+        }
+        out += lines[i];
+        if (i + 1 < lines.size()) out += "\n";
+    }
+    return out;
+}
+
+std::string for_nvrtc(const std::string& source) {
+    const std::string code = code_only(source);
+    std::vector<Edit> edits;
+    // The kernel is named, as on the emulator: that instantiates a templated
+    // kernel, which NVRTC otherwise never compiles (no figures for it).
+    find_launches(source, code, edits, [](const std::string& name, const std::string& label, const std::string& config) {
+        return "::attnlab::detail::launch_site(\"" + label + "\", " + name + ", " + config + ")(";
+    });
+    return apply(source, sorted(std::move(edits)));
+}
+
+// The prelude is app/core/nvrtc_headers/attnlab/cuda.hpp, a header of its own.
+const std::string& nvrtc_prelude() { return embedded_nvrtc_header("attnlab/cuda.hpp"); }
+
+}  // namespace attnlab::cuda_source

@@ -1,0 +1,89 @@
+#include "result_channel.hpp"
+
+#include "attnlab/core/base/util.hpp"
+
+namespace attnlab {
+
+using protocol::DecodeError;
+
+ResultChannel::ResultChannel(size_t case_count, std::function<void(int)> on_case_begin)
+    : on_case_begin_(std::move(on_case_begin)), reports_(case_count) {}
+
+bool ResultChannel::feed(const char* data, size_t size) {
+    if (!corrupt_code_.empty()) return false;
+    received_ += size;
+    if (received_ > protocol::ProtocolLimits::max_channel_bytes) {
+        corrupt_code_ = "channel_too_large";
+        return false;
+    }
+    decoder_.feed(data, size);
+    wire::FrameType type;
+    std::string payload;
+    while (true) {
+        const auto status = decoder_.next(type, payload);
+        if (status == wire::FrameDecoder::Status::NeedMore) return true;
+        if (status == wire::FrameDecoder::Status::Corrupt) {
+            corrupt_code_ = decoder_.error();
+            return false;
+        }
+        if (!handle(type, payload)) return false;
+    }
+}
+
+bool ResultChannel::fail(DecodeError e) {
+    corrupt_code_ = protocol::decode_error_code(e);
+    return false;
+}
+
+bool ResultChannel::handle(wire::FrameType type, const std::string& payload) {
+    switch (type) {
+        case wire::FrameType::Hello:
+            if (DecodeError e = protocol::decode_hello(payload); e != DecodeError::None) return fail(e);
+            hello_ = true;
+            return true;
+        case wire::FrameType::CaseBegin: {
+            uint32_t k = 0;
+            if (DecodeError e = protocol::decode_case_begin(payload, k); e != DecodeError::None) return fail(e);
+            // Cases run in order, one at a time: anything else is not the harness talking.
+            if (running_ >= 0 || k >= reports_.size() || k != static_cast<uint32_t>(next_case_)) return fail(DecodeError::OutOfOrder);
+            running_ = static_cast<int>(k);
+            if (on_case_begin_) on_case_begin_(running_);
+            return true;
+        }
+        case wire::FrameType::CaseResult: {
+            protocol::CaseReport report;
+            if (DecodeError e = protocol::decode_case_result(payload, report); e != DecodeError::None) return fail(e);
+            // Compared unsigned: an index of 0xFFFFFFFF must not pass as "no case running" (-1).
+            if (running_ < 0 || report.index != static_cast<uint32_t>(running_)) return fail(DecodeError::OutOfOrder);
+            report.exception_type = sanitize_utf8(report.exception_type);
+            report.exception_what = sanitize_utf8(report.exception_what);
+            for (NamedTensor& p : report.probes) p.name = sanitize_utf8(p.name);
+            reports_[report.index] = std::move(report);
+            running_ = -1;
+            ++next_case_;
+            return true;
+        }
+        case wire::FrameType::Done:
+            if (running_ >= 0 || next_case_ != static_cast<int>(reports_.size())) return fail(DecodeError::FinishedEarly);
+            done_ = true;
+            return true;
+    }
+    return fail(DecodeError::UnknownFrame);
+}
+
+ChannelSummary ResultChannel::summary() const {
+    ChannelSummary s;
+    s.hello = hello_;
+    s.done = done_;
+    s.running = running_;
+    for (size_t k = 0; k < reports_.size(); ++k)
+        if (!reports_[k]) {
+            s.first_unreported = static_cast<int>(k);
+            break;
+        }
+    s.corrupt = !corrupt_code_.empty();
+    s.corrupt_code = corrupt_code_;
+    return s;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,226 @@
+#include "attnlab/core/check/verdict.hpp"
+
+#include <signal.h>
+#include <string.h>
+
+namespace attnlab {
+
+std::string signal_name(int sig) {
+    switch (sig) {
+        case SIGSEGV: return "SIGSEGV";
+        case SIGABRT: return "SIGABRT";
+        case SIGFPE: return "SIGFPE";
+        case SIGBUS: return "SIGBUS";
+        case SIGILL: return "SIGILL";
+        case SIGKILL: return "SIGKILL";
+        case SIGXCPU: return "SIGXCPU";
+        case SIGXFSZ: return "SIGXFSZ";
+        case SIGPIPE: return "SIGPIPE";
+        case SIGTERM: return "SIGTERM";
+        case SIGTRAP: return "SIGTRAP";
+        case SIGSYS: return "SIGSYS";
+        default: {
+            const char* d = strsignal(sig);
+            return std::string("signal ") + std::to_string(sig) + (d ? std::string(" (") + d + ")" : "");
+        }
+    }
+}
+
+namespace {
+
+ProcessVerdict classify_signal(const ProcessOutcome& p, const Limits& limits) {
+    ProcessVerdict v;
+    v.signal = p.signal;
+    // RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one.
+    if (p.signal == SIGXCPU || (p.signal == SIGKILL && p.cpu_ms >= static_cast<long>(limits.cpu_seconds * 1000))) {
+        v.verdict = Verdict::Timeout;
+        v.limit = LimitKind::CpuTime;
+        v.limit_value = limits.cpu_seconds;
+    } else if (p.signal == SIGXFSZ) {
+        v.verdict = Verdict::OutputLimit;
+        v.limit = LimitKind::FileSize;
+        v.limit_value = static_cast<double>(limits.file_size_mb);
+    } else {
+        v.verdict = Verdict::Crash;
+    }
+    return v;
+}
+
+}  // namespace
+
+ProcessVerdict classify(const ProcessOutcome& p, const ChannelSummary& channel, const Limits& limits) {
+    using S = ProcessOutcome::Status;
+    ProcessVerdict v;
+    switch (p.status) {
+        case S::Exited:
+            if (channel.done) return v;  // a normal end: the cases decide
+            v.verdict = Verdict::ProtocolError;
+            v.exit_code = p.exit_code;
+            v.problem = channel.hello ? Problem::ExitedEarly : Problem::ExitedBeforeHarness;
+            break;
+        case S::Signaled: v = classify_signal(p, limits); break;
+        case S::WallTimeout:
+            v.verdict = Verdict::Timeout;
+            v.limit = LimitKind::WallTime;
+            v.limit_value = limits.wall_seconds;
+            break;
+        case S::OutputLimit:
+            v.verdict = Verdict::OutputLimit;
+            v.limit = LimitKind::Output;
+            v.limit_value = static_cast<double>(limits.output_kb);
+            break;
+        case S::ChannelStop:
+            v.verdict = Verdict::ProtocolError;
+            v.problem = Problem::ChannelCorrupt;
+            v.detail = channel.corrupt_code;
+            break;
+        case S::SandboxKilled:
+            v.verdict = Verdict::ProtocolError;
+            v.problem = Problem::SandboxKilled;
+            break;
+        case S::Cancelled: v.verdict = Verdict::Cancelled; return v;
+        case S::IsolationRefused:  // nothing of the learner's ran: not an attempt
+            v.verdict = Verdict::InternalError;
+            v.problem = Problem::IsolationUnavailable;
+            return v;
+        case S::MemoryLimit:  // its processes together went over the limit
+            v.verdict = Verdict::MemoryLimit;
+            v.limit = LimitKind::Memory;
+            v.limit_value = static_cast<double>(limits.memory_mb);
+            break;
+        case S::ExecFailed:
+        case S::SpawnFailed:
+            v.verdict = Verdict::InternalError;
+            v.problem = Problem::CannotStartProgram;
+            v.detail = p.error;
+            return v;
+    }
+    // Output and protocol problems after the harness finished are no crash
+    // before the entry point; anything else before the Hello frame is.
+    v.crashed_before_entry = !channel.hello && v.verdict != Verdict::OutputLimit && p.status != S::ChannelStop;
+    // The case that was running is to blame; between cases, the first one that
+    // never reported.
+    v.blamed_case = channel.running >= 0 ? channel.running : channel.first_unreported;
+    return v;
+}
+
+OverallVerdict overall_verdict(const std::vector<Verdict>& case_verdicts, Verdict process_verdict) {
+    OverallVerdict o;
+    for (size_t k = 0; k < case_verdicts.size(); ++k) {
+        if (case_verdicts[k] == Verdict::Pass) continue;
+        o.failed_case = static_cast<int>(k);
+        o.verdict = case_verdicts[k] == Verdict::NotRun ? process_verdict : case_verdicts[k];
+        break;
+    }
+    if (o.verdict == Verdict::Pass && process_verdict != Verdict::Pass) o.verdict = process_verdict;
+    // Every case passed (or was blamed on nothing) yet one never reported: a
+    // pass is impossible, and nobody's values are wrong. The channel lied.
+    if (o.verdict == Verdict::Pass || o.verdict == Verdict::NotRun) {
+        for (size_t k = 0; k < case_verdicts.size(); ++k)
+            if (case_verdicts[k] == Verdict::NotRun) {
+                o.verdict = Verdict::ProtocolError;
+                o.problem = Problem::CaseNeverReported;
+                o.problem_case = static_cast<int>(k);
+                break;
+            }
+    }
+    return o;
+}
+
+namespace {
+// The case's wasted global sectors, summed over its launches, against the
+// least traffic the operation needs: named after the side that wastes more.
+bool wasteful(const std::vector<emu::LaunchReport>& launches, int64_t minimum_sectors, double limit, KernelCaseVerdict& v) {
+    if (limit <= 0 || minimum_sectors <= 0) return false;
+    int64_t loads = 0, stores = 0;
+    for (const emu::LaunchReport& L : launches) {
+        loads += L.counters.global_load_wasted_sectors;
+        stores += L.counters.global_store_wasted_sectors;
+    }
+    const double ratio = double(loads + stores) / double(minimum_sectors);
+    if (ratio <= limit) return false;
+    v.verdict = Verdict::KernelRule;
+    v.cause = loads >= stores ? "uncoalesced_loads" : "uncoalesced_stores";
+    v.value = ratio;
+    v.limit = limit;
+    v.rule = "max_wasted_sector_ratio";
+    return true;
+}
+
+// The launch with the most shared memory per block over the bound, or the
+// first launch whose blocks reloaded global data (the figure: bytes reloaded).
+bool breaks_tile_promises(const std::vector<emu::LaunchReport>& launches, const KernelRules& rules, KernelCaseVerdict& v) {
+    for (size_t i = 0; i < launches.size() && rules.max_shared_bytes_per_block > 0; ++i) {
+        const double bytes = double(launches[i].dynamic_shared_bytes) + double(launches[i].counters.static_shared_bytes);
+        if (bytes <= rules.max_shared_bytes_per_block || bytes <= v.value) continue;
+        v.verdict = Verdict::KernelRule;
+        v.cause = "shared_memory_over_budget";
+        v.rule = "max_shared_bytes_per_block";
+        v.value = bytes;
+        v.limit = rules.max_shared_bytes_per_block;
+        v.launch = int(i);
+    }
+    if (v.verdict == Verdict::KernelRule) return true;
+    for (size_t i = 0; i < launches.size() && rules.inputs_loaded_once_per_block; ++i) {
+        if (launches[i].counters.global_reloaded_bytes == 0) continue;
+        v.verdict = Verdict::KernelRule;
+        v.cause = "inputs_reloaded";
+        v.rule = "inputs_loaded_once_per_block";
+        v.value = double(launches[i].counters.global_reloaded_bytes);
+        v.launch = int(i);
+        return true;
+    }
+    return false;
+}
+}  // namespace
+
+KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
+                                    int64_t unwritten_count, int64_t output_size, int64_t minimum_sectors, const KernelRules& rules,
+                                    int64_t leaked_buffers) {
+    KernelCaseVerdict v;
+    for (size_t i = 0; i < launches.size(); ++i) {
+        if (launches[i].ok()) continue;
+        v.verdict = Verdict::KernelFault;
+        v.cause = emu::fault_code(launches[i].fault.kind);
+        v.launch = static_cast<int>(i);
+        return v;
+    }
+    if (unwritten_count > 0) {
+        v.verdict = Verdict::KernelRule;
+        v.cause = "output_not_written";
+        v.value = static_cast<double>(unwritten_count);
+        v.limit = static_cast<double>(output_size);
+        return v;
+    }
+    if (values_verdict != Verdict::Pass) {
+        v.verdict = values_verdict;
+        return v;
+    }
+    if (leaked_buffers > 0) {
+        v.verdict = Verdict::KernelRule;
+        v.cause = "memory_leak";
+        v.value = static_cast<double>(leaked_buffers);
+        return v;
+    }
+    // Each launch on its own: an extra, well-coalesced launch must not hide
+    // an uncoalesced one in an average. The worst launch is the figure.
+    auto over = [&](double limit, double (emu::LaunchCounters::*per_request)() const, const char* cause) {
+        if (limit <= 0) return false;
+        for (const emu::LaunchReport& L : launches) {
+            const double value = (L.counters.*per_request)();
+            if (value <= limit || value <= v.value) continue;
+            v.verdict = Verdict::KernelRule;
+            v.cause = cause;
+            v.value = value;
+            v.limit = limit;
+        }
+        return v.verdict == Verdict::KernelRule;
+    };
+    if (breaks_tile_promises(launches, rules, v)) return v;
+    if (wasteful(launches, minimum_sectors, rules.max_wasted_sector_ratio, v)) return v;
+    if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, "uncoalesced_loads")) return v;
+    if (over(rules.max_sectors_per_store_request, &emu::LaunchCounters::sectors_per_store_request, "uncoalesced_stores")) return v;
+    return v;
+}
+
+}  // namespace attnlab

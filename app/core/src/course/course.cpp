@@ -1,0 +1,490 @@
+#include "attnlab/core/course/course.hpp"
+#include "attnlab/common/launch_report.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "attnlab/core/course/case_inputs.hpp"
+#include "attnlab/core/base/util.hpp"
+#include "attnlab/reference/registry.hpp"
+
+namespace attnlab {
+
+using nlohmann::json;
+
+const char* lang_code(Lang lang) { return lang == Lang::Id ? "id" : "en"; }
+
+bool parse_lang(const std::string& s, Lang& out) {
+    std::string head = s.substr(0, 2);
+    if (head == "en" || s == "C" || s == "POSIX") {
+        out = Lang::En;
+        return true;
+    }
+    if (head == "id") {
+        out = Lang::Id;
+        return true;
+    }
+    return false;
+}
+
+CourseError::CourseError(const fs::path& file, const std::string& field, const std::string& problem)
+    : std::runtime_error(file.string() + (field.empty() ? "" : ": field '" + field + "'") + ": " + problem),
+      file_(file),
+      field_(field) {}
+
+const Exercise* Course::find(const std::string& id) const {
+    for (const auto& e : exercises)
+        if (e.id == id) return &e;
+    return nullptr;
+}
+
+std::string Course::topic_label(const std::string& topic, Lang lang) const {
+    auto it = topics.find(topic);
+    return it == topics.end() ? topic : it->second.get(lang);
+}
+
+namespace {
+
+const char* cpp_param_type(ValueKind k) {
+    switch (k) {
+        case ValueKind::Tensor: return "const Tensor&";
+        case ValueKind::Int: return "int";
+        case ValueKind::Float: return "float";
+    }
+    return "?";
+}
+
+const char* cpp_return_type(ValueKind k) {
+    switch (k) {
+        case ValueKind::Tensor: return "Tensor";
+        case ValueKind::Int: return "long long";
+        case ValueKind::Float: return "double";
+    }
+    return "?";
+}
+
+std::string qualify(std::string type) {
+    const std::string t = "Tensor";
+    auto pos = type.find(t);
+    if (pos != std::string::npos) type.replace(pos, t.size(), "attnlab::Tensor");
+    return type;
+}
+
+// Reads JSON and reports problems as CourseError naming the file and field.
+class JsonFile {
+public:
+    explicit JsonFile(fs::path path) : path_(std::move(path)) {
+        auto text = read_file(path_);
+        if (!text) throw CourseError(path_, "", "cannot read the file");
+        try {
+            root_ = json::parse(*text);
+        } catch (const json::parse_error& e) {
+            throw CourseError(path_, "", std::string("invalid JSON: ") + e.what());
+        }
+    }
+    const json& root() const { return root_; }
+    [[noreturn]] void fail(const std::string& field, const std::string& problem) const {
+        throw CourseError(path_, field, problem);
+    }
+    const json& require(const json& obj, const std::string& key, const std::string& field) const {
+        if (!obj.is_object()) fail(field, "expected an object");
+        auto it = obj.find(key);
+        if (it == obj.end()) fail(field.empty() ? key : field + "." + key, "is missing");
+        return *it;
+    }
+    std::string string(const json& obj, const std::string& key, const std::string& field) const {
+        const json& v = require(obj, key, field);
+        const std::string f = field.empty() ? key : field + "." + key;
+        if (!v.is_string() || v.get_ref<const std::string&>().empty()) fail(f, "expected a non-empty string");
+        return v.get<std::string>();
+    }
+    LocalizedText localized(const json& v, const std::string& field) const {
+        LocalizedText t;
+        if (v.is_string()) {
+            t.en = t.id = v.get<std::string>();
+            return t;
+        }
+        if (!v.is_object()) fail(field, "expected {\"en\": …, \"id\": …}");
+        t.en = string(v, "en", field);
+        t.id = string(v, "id", field);
+        return t;
+    }
+    ValueKind kind(const json& v, const std::string& field) const {
+        if (v.is_string()) {
+            const std::string s = v.get<std::string>();
+            if (s == "tensor") return ValueKind::Tensor;
+            if (s == "int") return ValueKind::Int;
+            if (s == "float") return ValueKind::Float;
+        }
+        fail(field, "expected one of \"tensor\", \"int\", \"float\"");
+    }
+    double positive(const json& obj, const std::string& key, const std::string& field, double fallback) const {
+        if (!obj.contains(key)) return fallback;
+        const json& v = obj[key];
+        if (!v.is_number() || v.get<double>() <= 0) fail(field + "." + key, "expected a positive number");
+        return v.get<double>();
+    }
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+    json root_;
+};
+
+LocalizedText read_text_pair(const fs::path& dir, const std::string& stem) {
+    LocalizedText t;
+    for (Lang lang : {Lang::En, Lang::Id}) {
+        const fs::path p = dir / (stem + "." + lang_code(lang) + ".md");
+        auto text = read_file(p);
+        if (!text) throw CourseError(p, "", "missing file (every text exists in English and Indonesian)");
+        if (text->find_first_not_of(" \t\r\n") == std::string::npos) throw CourseError(p, "", "the file is empty");
+        (lang == Lang::En ? t.en : t.id) = *text;
+    }
+    return t;
+}
+
+Value parse_value(const JsonFile& f, const json& v, ValueKind kind, const std::string& field) {
+    switch (kind) {
+        case ValueKind::Tensor:
+            try {
+                return Value::of_tensor(parse_tensor_literal(v));
+            } catch (const std::invalid_argument& e) {
+                f.fail(field, e.what());
+            }
+        case ValueKind::Int:
+            if (!v.is_number_integer()) f.fail(field, "expected an integer");
+            return Value::of_int(v.get<int64_t>());
+        case ValueKind::Float:
+            if (!v.is_number()) f.fail(field, "expected a number");
+            return Value::of_float(v.get<double>());
+    }
+    f.fail(field, "unknown kind");
+}
+
+std::vector<Case> load_cases(const fs::path& path, const std::vector<ParamSpec>& params) {
+    JsonFile f(path);
+    const json& list = f.require(f.root(), "cases", "");
+    if (!list.is_array() || list.empty()) f.fail("cases", "expected a non-empty array");
+    std::vector<Case> cases;
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string field = "cases[" + std::to_string(i) + "]";
+        const json& c = list[i];
+        Case out;
+        out.name = f.localized(f.require(c, "name", field), field + ".name");
+        const json& inputs = f.require(c, "inputs", field);
+        if (!inputs.is_object()) f.fail(field + ".inputs", "expected an object of named inputs");
+        for (const auto& [key, _] : inputs.items()) {
+            if (std::none_of(params.begin(), params.end(), [&](const ParamSpec& p) { return p.name == key; }))
+                f.fail(field + ".inputs." + key, "is not a parameter of the entry point");
+        }
+        for (const auto& p : params) {
+            const std::string pf = field + ".inputs." + p.name;
+            auto it = inputs.find(p.name);
+            if (it == inputs.end()) f.fail(pf, "is missing");
+            out.args.push_back(parse_value(f, *it, p.kind, pf));
+        }
+        if (c.contains("tokens")) {
+            const json& t = c["tokens"];
+            if (!t.is_array()) f.fail(field + ".tokens", "expected an array of strings");
+            for (const auto& s : t) {
+                if (!s.is_string()) f.fail(field + ".tokens", "expected an array of strings");
+                out.tokens.push_back(s.get<std::string>());
+            }
+        }
+        cases.push_back(std::move(out));
+    }
+    return cases;
+}
+
+}  // namespace
+
+namespace {
+
+// The entry point's declaration; `qualified` spells namespaces out (for the
+// generated header), otherwise it reads as the learner writes it.
+std::string declaration(const Exercise& ex, bool qualified) {
+    auto q = [&](std::string type) { return qualified ? qualify(std::move(type)) : type; };
+    const bool cuda = ex.profile().entry_shape == EntryShape::FillsDeviceOutput;  // void f(DeviceTensor& out, ...)
+    const std::string device_tensor = qualified ? "attnlab::DeviceTensor" : "DeviceTensor";
+    std::string s = (cuda ? std::string("void") : q(cpp_return_type(ex.returns.kind))) + " " + ex.function + "(";
+    if (cuda) s += device_tensor + "& " + ex.output.name;
+    for (size_t i = 0; i < ex.params.size(); ++i) {
+        if (i || cuda) s += ", ";
+        const bool tensor = ex.params[i].kind == ValueKind::Tensor;
+        s += (cuda && tensor ? "const " + device_tensor + "&" : q(cpp_param_type(ex.params[i].kind))) + " " + ex.params[i].name;
+    }
+    return s + ")";
+}
+
+}  // namespace
+
+std::string Exercise::signature() const { return declaration(*this, false); }
+std::string Exercise::qualified_declaration() const { return declaration(*this, true); }
+
+namespace {
+
+bool is_identifier(const std::string& s) {
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+    return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+void load_topics(JsonFile& f, const json& root, const std::map<std::string, LocalizedText>& topics, Exercise& ex) {
+    const json& topic_list = f.require(root, "topics", "");
+    if (!topic_list.is_array()) f.fail("topics", "expected an array of topic ids");
+    for (const auto& t : topic_list) {
+        if (!t.is_string()) f.fail("topics", "expected an array of topic ids");
+        if (!topics.count(t.get<std::string>())) f.fail("topics", "unknown topic \"" + t.get<std::string>() + "\" (declare it in manifest.json)");
+        ex.topics.push_back(t.get<std::string>());
+    }
+}
+
+void load_entry(JsonFile& f, const json& root, Exercise& ex) {
+    const json& entry = f.require(root, "entry", "");
+    ex.function = f.string(entry, "function", "entry");
+    if (!is_identifier(ex.function) || ex.function == "main") f.fail("entry.function", "expected a C++ identifier other than main");
+    const json& params = f.require(entry, "params", "entry");
+    if (!params.is_array()) f.fail("entry.params", "expected an array");
+    std::set<std::string> seen;
+    for (size_t i = 0; i < params.size(); ++i) {
+        const std::string field = "entry.params[" + std::to_string(i) + "]";
+        ParamSpec p;
+        p.name = f.string(params[i], "name", field);
+        if (!is_identifier(p.name) || !seen.insert(p.name).second) f.fail(field + ".name", "expected a unique C++ identifier");
+        p.kind = f.kind(f.require(params[i], "kind", field), field + ".kind");
+        p.shape = params[i].value("shape", "");
+        ex.params.push_back(p);
+    }
+    const json& ret = f.require(entry, "returns", "entry");
+    ex.returns.kind = f.kind(f.require(ret, "kind", "entry.returns"), "entry.returns.kind");
+    ex.returns.shape = ret.value("shape", "");
+    if (ret.contains("dims")) {
+        if (!ret["dims"].is_array()) f.fail("entry.returns.dims", "expected an array of axis names");
+        for (const auto& d : ret["dims"]) {
+            if (!d.is_string()) f.fail("entry.returns.dims", "expected an array of axis names");
+            ex.returns.dims.push_back(d.get<std::string>());
+        }
+    }
+}
+
+// The entry point must take exactly the reference op's parameters.
+void load_reference(JsonFile& f, const json& root, Exercise& ex) {
+    ex.reference = f.string(root, "reference", "");
+    const reference::Op* op = reference::find_op(ex.reference);
+    if (!op) f.fail("reference", "no reference op named \"" + ex.reference + "\" (`attnlab dev ops` lists them)");
+    if (op->params.size() != ex.params.size()) f.fail("entry.params", "the reference op \"" + op->name + "\" takes " + std::to_string(op->params.size()) + " parameters");
+    for (size_t i = 0; i < op->params.size(); ++i) {
+        const auto& want = op->params[i];
+        auto it = std::find_if(ex.params.begin(), ex.params.end(), [&](const ParamSpec& p) { return p.name == want.name; });
+        if (it == ex.params.end()) f.fail("entry.params", "the reference op \"" + op->name + "\" needs a parameter named \"" + want.name + "\"");
+        if (it->kind != want.kind) f.fail("entry.params", "\"" + want.name + "\" must be of kind " + value_kind_name(want.kind));
+    }
+    if (op->returns != ex.returns.kind) f.fail("entry.returns.kind", std::string("the reference op returns ") + value_kind_name(op->returns));
+}
+
+// "runtime": "cpp" (default) or "cuda"; a CUDA exercise names the device
+// tensor its launcher fills ("entry.output") and may set kernel rules.
+void load_runtime(JsonFile& f, const json& root, Exercise& ex) {
+    const std::string runtime = root.contains("runtime") ? f.string(root, "runtime", "") : "cpp";
+    const RuntimeProfile* profile = profile_by_code(runtime);
+    if (!profile) {
+        std::string codes;
+        for (const RuntimeProfile* p : all_runtime_profiles()) codes += std::string(codes.empty() ? "" : " or ") + "\"" + p->code + "\"";
+        f.fail("runtime", "expected " + codes);
+    }
+    ex.runtime = profile->runtime;
+    if (profile->entry_shape != EntryShape::FillsDeviceOutput) return;
+    const json& out = f.require(f.require(root, "entry", ""), "output", "entry");
+    ex.output.name = f.string(out, "name", "entry.output");
+    ex.output.shape = out.value("shape", "");
+    if (!is_identifier(ex.output.name) || std::any_of(ex.params.begin(), ex.params.end(), [&](const ParamSpec& p) { return p.name == ex.output.name; }))
+        f.fail("entry.output.name", "expected a C++ identifier that is not one of the parameters");
+    if (ex.returns.kind != ValueKind::Tensor) f.fail("entry.returns.kind", "a CUDA exercise returns a tensor (its output)");
+    if (root.contains("kernel_rules")) {
+        const json& rules = root["kernel_rules"];
+        if (!rules.is_object()) f.fail("kernel_rules", "expected an object");
+        for (const auto& [key, value] : rules.items())
+            if (key != "max_sectors_per_load_request" && key != "max_sectors_per_store_request" && key != "max_wasted_sector_ratio" &&
+                key != "max_shared_bytes_per_block" && key != "inputs_loaded_once_per_block")
+                f.fail("kernel_rules." + key,
+                       "unknown rule (max_sectors_per_load_request, max_sectors_per_store_request, max_wasted_sector_ratio, "
+                       "max_shared_bytes_per_block, inputs_loaded_once_per_block)");
+        ex.kernel_rules.max_sectors_per_load_request = f.positive(rules, "max_sectors_per_load_request", "kernel_rules", 0);
+        ex.kernel_rules.max_sectors_per_store_request = f.positive(rules, "max_sectors_per_store_request", "kernel_rules", 0);
+        ex.kernel_rules.max_wasted_sector_ratio = f.positive(rules, "max_wasted_sector_ratio", "kernel_rules", 0);
+        ex.kernel_rules.max_shared_bytes_per_block = f.positive(rules, "max_shared_bytes_per_block", "kernel_rules", 0);
+        if (rules.contains("inputs_loaded_once_per_block")) {
+            if (!rules["inputs_loaded_once_per_block"].is_boolean()) f.fail("kernel_rules.inputs_loaded_once_per_block", "expected true or false");
+            ex.kernel_rules.inputs_loaded_once_per_block = rules["inputs_loaded_once_per_block"].get<bool>();
+        }
+    }
+}
+
+void load_tolerance_and_limits(JsonFile& f, const json& root, Exercise& ex) {
+    if (root.contains("tolerance")) {
+        const json& t = root["tolerance"];
+        if (!t.is_object()) f.fail("tolerance", "expected {\"atol\": …, \"rtol\": …}");
+        auto non_negative = [&](const char* key, double fallback) {
+            if (!t.contains(key)) return fallback;
+            if (!t[key].is_number() || t[key].get<double>() < 0) f.fail(std::string("tolerance.") + key, "expected a number ≥ 0");
+            return t[key].get<double>();
+        };
+        ex.tolerance.atol = non_negative("atol", ex.tolerance.atol);
+        ex.tolerance.rtol = non_negative("rtol", ex.tolerance.rtol);
+        if (t.contains("why")) ex.tolerance.why = f.string(t, "why", "tolerance");
+    }
+    if (root.contains("limits")) {
+        const json& l = root["limits"];
+        if (!l.is_object()) f.fail("limits", "expected an object");
+        ex.limits.cpu_seconds = f.positive(l, "cpu_seconds", "limits", ex.limits.cpu_seconds);
+        ex.limits.wall_seconds = f.positive(l, "wall_seconds", "limits", ex.limits.wall_seconds);
+        ex.limits.memory_mb = static_cast<long>(f.positive(l, "memory_mb", "limits", static_cast<double>(ex.limits.memory_mb)));
+        ex.limits.output_kb = static_cast<long>(f.positive(l, "output_kb", "limits", static_cast<double>(ex.limits.output_kb)));
+    }
+}
+
+// "mistakes": ids of the reference op's catalogued variants; the learner's
+// words for each are in the course's catalogue, <course>/mistakes/<id>.json.
+void load_mistakes(JsonFile& f, const json& root, Exercise& ex) {
+    if (!root.contains("mistakes")) return;
+    const json& list = root["mistakes"];
+    if (!list.is_array()) f.fail("mistakes", "expected an array of mistake ids");
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string field = "mistakes[" + std::to_string(i) + "]";
+        if (!list[i].is_string()) f.fail(field, "expected a mistake id");
+        MistakeSpec m;
+        m.id = list[i].get<std::string>();
+        if (!is_identifier(m.id)) f.fail(field, "\"" + m.id + "\" is not a mistake id (letters, digits, _)");
+        if (!reference::find_mistake(ex.reference, m.id))
+            f.fail(field, "the reference op \"" + ex.reference + "\" has no mistake \"" + m.id + "\" (`attnlab dev ops` lists them)");
+        JsonFile words(ex.dir.parent_path() / "mistakes" / (m.id + ".json"));
+        m.title = words.localized(words.require(words.root(), "title", ""), "title");
+        m.message = words.localized(words.require(words.root(), "message", ""), "message");
+        ex.mistakes.push_back(std::move(m));
+    }
+}
+
+bool is_verdict_code(const std::string& s) {
+    static const char* const codes[] = {"pass", "wrong_answer", "wrong_shape", "non_finite", "compile_error", "missing_entry",
+                                        "runtime_error", "crash", "timeout", "memory_limit", "output_limit", "modified_input",
+                                        "kernel_fault", "kernel_rule"};
+    return std::find(std::begin(codes), std::end(codes), s) != std::end(codes);
+}
+
+// An emulator fault code or a kernel rule's cause (CUDA fixtures name these).
+bool is_kernel_cause(const std::string& s) {
+    for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::kLastFaultKind); ++k)
+        if (s == emu::fault_code(static_cast<emu::FaultKind>(k))) return true;
+    return std::find(std::begin(kKernelRuleCauses), std::end(kKernelRuleCauses), s) != std::end(kKernelRuleCauses);
+}
+
+// "fixtures": solutions kept with the exercise and what a check must say of them.
+void load_fixtures(JsonFile& f, const json& root, Exercise& ex) {
+    if (!root.contains("fixtures")) return;
+    const json& list = root["fixtures"];
+    if (!list.is_array()) f.fail("fixtures", "expected an array of {\"file\": …, \"expect\": …}");
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string field = "fixtures[" + std::to_string(i) + "]";
+        Fixture fx;
+        fx.file = f.string(list[i], "file", field);
+        fx.expect = f.string(list[i], "expect", field);
+        if (fx.file.is_absolute() || fx.file.lexically_normal().string().rfind("..", 0) == 0)
+            f.fail(field + ".file", "expected a path inside the exercise folder");
+        if (!fs::is_regular_file(ex.dir / fx.file)) f.fail(field + ".file", "no file " + fx.file.string());
+        const bool names_mistake = std::any_of(ex.mistakes.begin(), ex.mistakes.end(), [&](const MistakeSpec& m) { return m.id == fx.expect; });
+        const bool kernels = ex.profile().reports_kernel_launches;
+        const bool names_kernel_cause = kernels && is_kernel_cause(fx.expect);
+        if (!names_mistake && !names_kernel_cause && !is_verdict_code(fx.expect))
+            f.fail(field + ".expect", "\"" + fx.expect + "\" is neither a verdict code, nor one of this exercise's mistakes" +
+                                          (kernels ? ", nor a kernel fault or rule (shared_race, output_not_written, …)" : ""));
+        ex.fixtures.push_back(std::move(fx));
+    }
+}
+
+void load_texts(const fs::path& dir, Exercise& ex) {
+    ex.statement = read_text_pair(dir, "statement");
+    ex.explanation = read_text_pair(dir, "explanation");
+    for (int n = 1;; ++n) {
+        const std::string stem = "hint-" + std::to_string(n);
+        if (!fs::exists(dir / (stem + ".en.md")) && !fs::exists(dir / (stem + ".id.md"))) break;
+        ex.hints.push_back(read_text_pair(dir, stem));
+    }
+    if (ex.hints.size() < 3) throw CourseError(dir / "hint-1.en.md", "", "an exercise needs at least 3 hints (hint-1 … hint-3, in .en.md and .id.md), found " + std::to_string(ex.hints.size()));
+    for (const fs::path& file : {ex.starter_path(), ex.solution_path()})
+        if (!fs::is_regular_file(file)) throw CourseError(file, "", "missing file");
+}
+
+}  // namespace
+
+Exercise load_exercise(const fs::path& dir, const std::map<std::string, LocalizedText>& topics) {
+    JsonFile f(dir / "exercise.json");
+    const json& root = f.root();
+    Exercise ex;
+    ex.dir = dir;
+    ex.id = f.string(root, "id", "");
+    if (ex.id != dir.filename().string()) f.fail("id", "\"" + ex.id + "\" must equal the folder name \"" + dir.filename().string() + "\"");
+    ex.title = f.localized(f.require(root, "title", ""), "title");
+    load_topics(f, root, topics, ex);
+    load_entry(f, root, ex);
+    load_reference(f, root, ex);
+    load_runtime(f, root, ex);
+    load_tolerance_and_limits(f, root, ex);
+    load_mistakes(f, root, ex);
+    load_fixtures(f, root, ex);
+    ex.cases = load_cases(dir / "cases.json", ex.params);
+    load_texts(dir, ex);
+    return ex;
+}
+
+namespace {
+
+// "format_version": the course format the manifest is written in. Before it
+// had a meaning it was spelled "version" (always 1), still read for one
+// release so that a course written then keeps loading.
+int read_format_version(const JsonFile& f, const json& root) {
+    if (!root.is_object()) f.fail("", "expected an object with format_version, topics and exercises");
+    const char* key = root.contains("format_version") ? "format_version" : root.contains("version") ? "version" : nullptr;
+    const std::string supported = "this build reads up to " + std::to_string(kCourseFormatVersion);
+    if (!key) f.fail("format_version", "is missing: the course format the manifest is written in (" + supported + ")");
+    const json& v = root[key];
+    if (!v.is_number_integer() || v.get<int64_t>() < 1) f.fail(key, "expected a positive integer (the course format; " + supported + ")");
+    if (v.get<int64_t>() > kCourseFormatVersion)
+        f.fail(key, "this course needs a newer attnlab: format " + std::to_string(v.get<int64_t>()) + ", " + supported);
+    return static_cast<int>(v.get<int64_t>());
+}
+
+}  // namespace
+
+Course load_course(const fs::path& dir) {
+    Course course;
+    course.dir = dir;
+    JsonFile f(dir / "manifest.json");
+    const json& root = f.root();
+    course.format_version = read_format_version(f, root);
+    if (root.contains("topics")) {
+        const json& t = root["topics"];
+        if (!t.is_object()) f.fail("topics", "expected an object of topic id → {en, id}");
+        for (const auto& [key, value] : t.items()) course.topics[key] = f.localized(value, "topics." + key);
+    }
+    const json& list = f.require(root, "exercises", "");
+    if (!list.is_array()) f.fail("exercises", "expected an array of exercise folder names");
+    std::set<std::string> seen;
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string field = "exercises[" + std::to_string(i) + "]";
+        if (!list[i].is_string()) f.fail(field, "expected a folder name");
+        const std::string id = list[i].get<std::string>();
+        if (id.empty() || id.find('/') != std::string::npos || id[0] == '.') f.fail(field, "\"" + id + "\" is not a folder name");
+        if (!seen.insert(id).second) f.fail(field, "\"" + id + "\" is listed twice");
+        try {
+            if (!fs::is_directory(dir / id)) throw CourseError(dir / id, "", "the folder listed in manifest.json does not exist");
+            course.exercises.push_back(load_exercise(dir / id, course.topics));
+        } catch (const CourseError& e) {
+            course.problems.push_back(e.what());
+            course.broken[id] = e.what();
+        }
+    }
+    return course;
+}
+
+}  // namespace attnlab

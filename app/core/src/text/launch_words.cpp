@@ -1,0 +1,274 @@
+// Launch reports in words: the emulator's codes and numbers (Fault,
+// LaunchCounters) turned into sentences through the keyed messages, so one
+// translation system serves the whole program.
+#include "attnlab/core/text/launch_words.hpp"
+
+#include <cstdio>
+#include <map>
+
+#include "attnlab/core/text/messages.hpp"
+
+namespace attnlab {
+namespace {
+
+using emu::Fault;
+using emu::FaultKind;
+using emu::LaunchLimits;
+using emu::MemorySpace;
+using Args = std::map<std::string, std::string>;
+
+std::string num(int64_t v) { return std::to_string(v); }
+
+std::string dim(const emu::Dim3& d) {
+    return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+}
+
+std::string on_line(int line, Lang lang) { return line <= 0 ? "" : tr(lang, "launch.on_line", {{"line", num(line)}}); }
+
+std::string who(const emu::Dim3& thread, const emu::Dim3& block, Lang lang) {
+    return tr(lang, "launch.who", {{"thread", dim(thread)}, {"block", dim(block)}});
+}
+
+const std::string& did(bool write, Lang lang) { return tr(lang, write ? "launch.did.write" : "launch.did.read"); }
+const std::string& did_it(bool write, Lang lang) { return tr(lang, write ? "launch.did_it.write" : "launch.did_it.read"); }
+
+std::string warp_size() { return num(LaunchLimits::warp_size); }
+
+bool null_pointer(const Fault& f) { return f.space == MemorySpace::Global && f.buffer.empty() && f.size == 0; }
+
+// The place itself, without its size: "global buffer 'k'", "dynamic shared memory"...
+std::string place_name(const Fault& f, Lang lang) {
+    if (f.space == MemorySpace::Local)  // -fsanitize=bounds names the array by its type only
+        return tr(lang, "launch.where.local_array", {{"type", f.buffer}});
+    if (f.space == MemorySpace::Global) return tr(lang, "launch.where.global", {{"name", f.buffer}});
+    if (f.buffer == "dynamic shared memory") return tr(lang, "launch.where.dynamic_shared");
+    if (f.buffer.empty() || f.buffer == "shared array") return tr(lang, "launch.where.shared");
+    // named by its declaration (attnlab's rewrite of a learner's __shared__ array)
+    return tr(lang, "launch.where.shared_named", {{"name", f.buffer}});
+}
+
+// "global buffer 'k' (128 floats, valid indices 0..127)"
+std::string where(const Fault& f, Lang lang) {
+    if (null_pointer(f)) return tr(lang, "launch.where.null");
+    const std::string key = std::string(f.element_type.empty() ? "launch.where.sized_untyped" : "launch.where.sized") +
+                            (f.size == 1 ? ".one" : ".many");
+    return tr(lang, key, {{"place", place_name(f, lang)}, {"n", num(f.size)}, {"type", f.element_type}, {"last", num(f.size - 1)}});
+}
+
+std::string group_text(const emu::ThreadGroup& g, Lang lang) {
+    const std::string key = std::string("launch.group.") + emu::thread_activity_code(g.what) + (g.threads.size() == 1 ? ".one" : ".many");
+    return tr(lang, key, {{"threads", emu::thread_ranges(g.threads)}, {"on_line", on_line(g.line, lang)}});
+}
+
+std::string join_groups(const Fault& f, Lang lang) {
+    std::string out;
+    for (size_t i = 0; i < f.groups.size(); ++i) {
+        if (i) out += i + 1 == f.groups.size() ? tr(lang, "launch.and") : ", ";
+        out += group_text(f.groups[i], lang);
+    }
+    return out;
+}
+
+std::string barrier_text(const Fault& f, Lang lang) {
+    return tr(lang, "launch.fault.barrier_divergence", {{"block", dim(f.block)}, {"groups", join_groups(f, lang)}});
+}
+
+// "0-3, 8, 30-31": the lanes set in a 32-bit mask.
+std::string lane_ranges(unsigned mask) {
+    std::vector<unsigned> lanes;
+    for (unsigned l = 0; l < LaunchLimits::warp_size; ++l)
+        if (mask >> l & 1) lanes.push_back(l);
+    return emu::thread_ranges(lanes);
+}
+
+// A wmma function (f.buffer) called by part of a warp, or from different places.
+std::string wmma_text(const Fault& f, Lang lang) {
+    const Args where_called{{"function", f.buffer}, {"block", dim(f.block)}, {"on_line", on_line(f.line, lang)}, {"warp_size", warp_size()}};
+    if (f.detail == "wmma_diverged") return tr(lang, "launch.warp.wmma_diverged", where_called);
+    const unsigned present = unsigned(f.index);  // the lanes that called it
+    Args args = where_called;
+    args.insert({{"count", num(__builtin_popcount(present))}, {"thread", dim(f.thread)}, {"lanes", lane_ranges(present)}});
+    return tr(lang, "launch.warp.wmma_partial_warp", args);
+}
+
+std::string warp_text(const Fault& f, Lang lang) {
+    if (f.detail == "wmma_partial_warp" || f.detail == "wmma_diverged") return wmma_text(f, lang);
+    const std::string head = tr(lang, "launch.warp.head", {{"block", dim(f.block)}, {"on_line", on_line(f.line, lang)}});
+    if (f.detail == "bad_width") return tr(lang, "launch.warp.bad_width", {{"head", head}, {"warp_size", warp_size()}});
+    if (f.detail == "lane_not_in_mask") return tr(lang, "launch.warp.lane_not_in_mask", {{"head", head}, {"thread", dim(f.thread)}});
+    const Args args{{"head", head}, {"groups", join_groups(f, lang)}};
+    if (f.detail == "mismatched_ops")
+        return tr(lang, f.groups.empty() ? "launch.warp.mismatched_ops" : "launch.warp.mismatched_ops_groups", args);
+    return tr(lang, "launch.warp.missing_lanes", args);
+}
+
+std::string access_text(const Fault& f, Lang lang) {
+    Args args{{"who", who(f.thread, f.block, lang)}, {"did", did(f.is_write, lang)}, {"index", num(f.index)},
+              {"on_line", on_line(f.line, lang)}};
+    if (f.kind == FaultKind::OutOfBounds && f.space == MemorySpace::Shared && f.size == 0) {
+        // Only dynamic shared memory can have no elements: the launch gave it no bytes.
+        const bool unnamed = f.buffer.empty() || f.buffer == "dynamic shared memory" || f.buffer == "shared array";
+        args["place"] = unnamed ? tr(lang, "launch.where.dynamic_shared") : tr(lang, "launch.where.shared_named", {{"name", f.buffer}});
+        return tr(lang, "launch.fault.out_of_bounds_no_shared", args);
+    }
+    args["place"] = where(f, lang);
+    if (f.kind == FaultKind::OutOfBounds && f.detail == "freed") return tr(lang, "launch.fault.use_after_free", args);
+    if (f.kind == FaultKind::OutOfBounds) {
+        args["past"] = f.index < 0 || null_pointer(f) ? "" : tr(lang, "launch.past_end", {{"count", num(f.index - f.size + 1)}});
+        return tr(lang, "launch.fault.out_of_bounds", args);
+    }
+    return tr(lang, f.space == MemorySpace::Shared ? "launch.fault.uninitialized_read.shared" : "launch.fault.uninitialized_read.global",
+              args);
+}
+
+// What to do about a race, from where its two accesses are: the earlier
+// access on a later line is a load of the next loop round overwriting what
+// another thread still reads (a barrier is missing at the end of the loop
+// body); two lanes of one warp need __syncwarp, not a __syncthreads that
+// would sit inside `if (tid < 32)`.
+std::string race_advice(const Fault& f, Lang lang) {
+    if (f.detail == "loop_wraparound") {
+        const int w = f.is_write ? f.line : f.other_line, r = f.is_write ? f.other_line : f.line;
+        return tr(lang, "launch.race.loop_wraparound", {{"write_line", num(w)}, {"read_line", num(r)}});
+    }
+    // (One warp = 32 consecutive x when blocks are 1-D or x is a multiple of 32, as is usual.)
+    const unsigned ws = LaunchLimits::warp_size;
+    const bool same_warp = f.other_block == f.block && f.thread.y == f.other_thread.y && f.thread.z == f.other_thread.z &&
+                           f.thread.x / ws == f.other_thread.x / ws;
+    if (same_warp) return tr(lang, "launch.race.same_warp", {{"warp_size", warp_size()}});
+    return tr(lang, "launch.race.timing");
+}
+
+// Both races name the pair: the earlier access (other_*) then the faulting one.
+Args race_pair(const Fault& f, Lang lang) {
+    return {{"index", num(f.index)},
+            {"place", where(f, lang)},
+            {"block", dim(f.block)},
+            {"thread", dim(f.thread)},
+            {"other_block", dim(f.other_block)},
+            {"other_thread", dim(f.other_thread)},
+            {"first", did_it(f.other_is_write, lang)},
+            {"second", did_it(f.is_write, lang)},
+            {"on_line", on_line(f.line, lang)},
+            {"other_on_line", on_line(f.other_line, lang)},
+            {"advice", race_advice(f, lang)}};
+}
+
+std::string global_race_text(const Fault& f, Lang lang) {
+    const Args pair = race_pair(f, lang);
+    const std::string race = tr(lang, "launch.global_race.head", pair);
+    if (f.other_block == f.block)
+        return tr(lang, "launch.fault.global_race.same_block", {{"race", race}, {"advice", pair.at("advice")}});
+    return tr(lang, "launch.fault.global_race.blocks", {{"race", race}});
+}
+
+// A wmma load or store: its pointer, or its ldm.
+std::string wmma_misaligned_text(const Fault& f, Lang lang) {
+    Args args{{"who", who(f.thread, f.block, lang)}, {"function", f.buffer}, {"type", f.element_type}, {"on_line", on_line(f.line, lang)}};
+    if (f.detail == "ldm") {
+        args["ldm"] = num(f.index);
+        args["multiple"] = f.element_type == "float" ? "4" : "8";  // 16 bytes of elements
+        return tr(lang, "launch.fault.wmma_ldm", args);
+    }
+    args["offset"] = num(f.index);
+    return tr(lang, "launch.fault.wmma_misaligned", args);
+}
+
+// Two sources: the emulator's own check of an access (buffer and index
+// known), or -fsanitize=alignment on a typed pointer (its type, and how many
+// bytes past an aligned address it points, in `index`).
+std::string misaligned_text(const Fault& f, Lang lang) {
+    if (f.buffer.rfind("wmma::", 0) == 0) return wmma_misaligned_text(f, lang);
+    const std::string bytes = f.detail.empty() ? "?" : f.detail;
+    const std::string what =
+        f.size == 0 ? tr(lang, "launch.misaligned.through_pointer", {{"type", f.buffer}, {"offset", num(f.index)}, {"bytes", bytes}})
+                    : tr(lang, "launch.misaligned.from_index", {{"bytes", bytes}, {"index", num(f.index)}, {"place", where(f, lang)}});
+    return tr(lang, "launch.fault.misaligned_address",
+              {{"who", who(f.thread, f.block, lang)}, {"did", did(f.is_write, lang)}, {"what", what}, {"bytes", bytes},
+               {"on_line", on_line(f.line, lang)}});
+}
+
+std::string race_text(const Fault& f, Lang lang) { return tr(lang, "launch.fault.shared_race", race_pair(f, lang)); }
+
+// The emulator's launch refusals: a code in `detail`, the offending number in
+// `size` and the limit in `index`; any other detail is a raw message.
+std::string launch_text(const Fault& f, Lang lang) {
+    static const char* const kCodes[] = {"empty_launch",        "block_too_large",     "grid_too_large",
+                                         "shared_too_large",    "shared_static_too_large", "shared_needs_opt_in",
+                                         "shared_above_arch",   "too_many_registers",  "nested_launch"};
+    std::string why = f.detail;
+    for (const char* code : kCodes)
+        if (f.detail == code)
+            why = tr(lang, std::string("launch.invalid.") + code,
+                     {{"n", num(f.size)},
+                      {"limit", num(f.index)},
+                      {"max_xy", num(LaunchLimits::max_block_xy)},
+                      {"max_z", num(LaunchLimits::max_block_z)}});
+    return tr(lang, "launch.fault.invalid_launch", {{"why", why}});
+}
+
+std::string thread_fault_text(const char* key, const Fault& f, Lang lang) {
+    return tr(lang, key, {{"thread", dim(f.thread)}, {"block", dim(f.block)}, {"on_line", on_line(f.line, lang)}, {"detail", f.detail}});
+}
+
+std::string fault_text(const Fault& f, Lang lang) {
+    switch (f.kind) {
+    case FaultKind::None: return "";
+    case FaultKind::BarrierDivergence: return barrier_text(f, lang);
+    case FaultKind::WarpDivergence: return warp_text(f, lang);
+    case FaultKind::OutOfBounds:
+    case FaultKind::UninitializedRead: return access_text(f, lang);
+    case FaultKind::SharedRace: return race_text(f, lang);
+    case FaultKind::GlobalRace: return global_race_text(f, lang);
+    case FaultKind::MisalignedAddress: return misaligned_text(f, lang);
+    case FaultKind::DeviceAssert: return thread_fault_text("launch.fault.device_assert", f, lang);
+    case FaultKind::InvalidLaunch: return launch_text(f, lang);
+    case FaultKind::StepLimit: return thread_fault_text("launch.fault.step_limit", f, lang);
+    case FaultKind::KernelException: return thread_fault_text("launch.fault.kernel_exception", f, lang);
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string describe_fault(const Fault& f, Lang lang) {
+    if (f.kind == FaultKind::None) return "";
+    const std::string tool = emu::sanitizer_tool(f.kind);
+    return (tool == "launch" ? "" : tool + ": ") + tr(lang, "launch.fault.stopped", {{"text", fault_text(f, lang)}});
+}
+
+std::string describe_counters(const emu::LaunchCounters& c, Lang lang) {
+    char ratio_loads[32], ratio_stores[32];
+    std::snprintf(ratio_loads, sizeof ratio_loads, "%.2f", c.sectors_per_load_request());
+    std::snprintf(ratio_stores, sizeof ratio_stores, "%.2f", c.sectors_per_store_request());
+    return tr(lang, "launch.counters.global_loads",
+              {{"requests", num(c.global_load_requests)}, {"sectors", num(c.global_load_sectors)}, {"ratio", ratio_loads}}) +
+           "\n" +
+           tr(lang, "launch.counters.global_stores",
+              {{"requests", num(c.global_store_requests)}, {"sectors", num(c.global_store_sectors)}, {"ratio", ratio_stores}}) +
+           "\n" +
+           tr(lang, "launch.counters.shared",
+              {{"loads", num(c.shared_load_requests)},
+               {"stores", num(c.shared_store_requests)},
+               {"wavefronts", num(c.shared_wavefronts)},
+               {"conflicts", num(c.shared_bank_conflicts)}}) +
+           "\n" +
+           tr(lang, "launch.counters.sync",
+              {{"barriers", num(c.barriers)}, {"warp_syncs", num(c.warp_syncs)}, {"partial", num(c.partial_requests)}}) +
+           "\n" +
+           tr(lang, "launch.counters.bytes",
+              {{"read", num(c.global_bytes_read)},
+               {"written", num(c.global_bytes_written)},
+               {"atomics", num(c.global_atomics)},
+               {"pages", num(c.global_pages)}}) +
+           "\n";
+}
+
+std::string describe_launch(const emu::LaunchReport& r, Lang lang) {
+    std::string out = r.kernel + "<<<" + dim(r.grid) + ", " + dim(r.block) + ", " + std::to_string(r.dynamic_shared_bytes) +
+                      ">>>: " + tr(lang, r.ok() ? "launch.completed" : "launch.stopped") + "\n";
+    if (!r.ok()) out += describe_fault(r.fault, lang) + "\n";
+    return out + describe_counters(r.counters, lang);
+}
+
+}  // namespace attnlab

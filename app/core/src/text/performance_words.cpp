@@ -1,0 +1,104 @@
+#include "attnlab/core/text/performance_words.hpp"
+
+#include <cmath>
+
+#include "attnlab/core/check/roofline.hpp"
+#include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/text/number_format.hpp"
+
+namespace attnlab {
+
+// ---- words --------------------------------------------------------------------
+
+std::string format_seconds(double s, Lang lang) {
+    auto three = [&](double v) { return format_fixed(v, v >= 100 ? 0 : v >= 10 ? 1 : 2, lang); };
+    if (!(s > 0) || !std::isfinite(s)) return "0 s";
+    if (s < 1e-6) return three(s * 1e9) + " ns";
+    if (s < 1e-3) return three(s * 1e6) + " \xC2\xB5s";
+    if (s < 1) return three(s * 1e3) + " ms";
+    return three(s) + " s";
+}
+
+namespace {
+
+// 1,536 B / 12.3 KB / 4.5 MB / 1.2 GB (decimal units, like bandwidths).
+std::string format_bytes(double b, Lang lang) {
+    if (b < 1e3) return format_count(static_cast<int64_t>(b), lang) + " B";
+    if (b < 1e6) return format_fixed(b / 1e3, 1, lang) + " KB";
+    if (b < 1e9) return format_fixed(b / 1e6, 1, lang) + " MB";
+    return format_fixed(b / 1e9, 2, lang) + " GB";
+}
+
+std::string format_flops(double f, Lang lang) {
+    if (f < 1e3) return format_count(static_cast<int64_t>(f), lang) + " FLOP";
+    if (f < 1e6) return format_fixed(f / 1e3, 1, lang) + " KFLOP";
+    if (f < 1e9) return format_fixed(f / 1e6, 1, lang) + " MFLOP";
+    return format_fixed(f / 1e9, 2, lang) + " GFLOP";
+}
+
+}  // namespace
+
+std::string performance_assumptions(Lang lang) {
+    std::string gpus;
+    for (const GpuModel& g : gpu_models())
+        gpus += (gpus.empty() ? "" : "; ") + g.name + " (" + g.arch + ", " + std::to_string(g.sms) + " SMs, " +
+                format_number(g.bandwidth / 1e9, lang) + " GB/s, " + format_number(g.fp32_flops / 1e12, lang) + " TFLOP/s)";
+    return tr(lang, "perf.assumptions", {{"gpus", gpus}});
+}
+
+std::string describe_performance(const Performance& p, Lang lang) {
+    std::string s = tr(lang, "perf.header", {{"case", std::to_string(p.case_index + 1)}});
+    s += "\n  " + tr(lang, "perf.traffic", {{"bytes", format_bytes(double(p.bytes), lang)},
+                                            {"min_bytes", format_bytes(double(p.min_bytes), lang)},
+                                            {"ratio", format_fixed(p.traffic_ratio, 2, lang)}});
+    if (p.flops)
+        s += "\n  " + tr(lang, "perf.flops", {{"flops", format_flops(*p.flops, lang)},
+                                              {"intensity", format_fixed(p.intensity.value_or(0), 2, lang)}});
+    else s += "\n  " + tr(lang, "perf.flops_unknown");
+    s += "\n  " + tr(lang, "perf.estimate_header");
+    for (const TimeEstimate& e : p.estimates) {
+        s += "\n    " + tr(lang, "perf.estimate", {{"gpu", e.gpu}, {"time", format_seconds(e.seconds, lang)},
+                                                  {"bound", tr(lang, std::string("perf.bound.") + perf_bound_code(e.bound))}});
+        if (e.bound == PerfBound::TooFewBlocks)
+            s += " " + tr(lang, "perf.fill", {{"percent", format_percent(e.fill, lang)}});
+    }
+    if (p.measured_seconds)
+        s += "\n  " + tr(lang, "perf.measured", {{"device", p.measured_device}, {"time", format_seconds(*p.measured_seconds, lang)}});
+    s += "\n  " + performance_assumptions(lang);
+    return s;
+}
+
+namespace {
+
+nlohmann::json estimates_json(const std::vector<TimeEstimate>& estimates) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const TimeEstimate& e : estimates)
+        a.push_back({{"gpu", e.gpu}, {"seconds", e.seconds}, {"bound", perf_bound_code(e.bound)}, {"memory_seconds", e.memory_seconds},
+                     {"compute_seconds", e.compute_seconds}, {"fill", e.fill}, {"blocks_per_sm", e.blocks_per_sm}});
+    return a;
+}
+
+nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+}  // namespace
+
+nlohmann::json performance_to_json(const Performance& p, Lang lang) {
+    nlohmann::json launches = nlohmann::json::array();
+    for (const LaunchPerformance& L : p.launches)
+        launches.push_back({{"kernel", L.kernel}, {"blocks", L.demand.blocks}, {"threads_per_block", L.demand.threads_per_block},
+                            {"registers_known", L.resources_known}, {"bytes", L.bytes}, {"flops", optional_number(L.flops)},
+                            {"estimates", estimates_json(L.estimates)}});
+    nlohmann::json j = {{"case", p.case_index},
+                        {"bytes", p.bytes},
+                        {"min_bytes", p.min_bytes},
+                        {"traffic_ratio", p.traffic_ratio},
+                        {"flops", optional_number(p.flops)},
+                        {"intensity", optional_number(p.intensity)},
+                        {"estimates", estimates_json(p.estimates)},
+                        {"launches", launches},
+                        {"assumptions", performance_assumptions(lang)}};
+    if (p.measured_seconds) j["measured"] = {{"device", p.measured_device}, {"seconds", *p.measured_seconds}};
+    return j;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,630 @@
+#include "attnlab/core/text/report.hpp"
+
+#include "attnlab/core/desk/doctor.hpp"
+
+#include "attnlab/core/views/learner_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "attnlab/common/protocol.hpp"  // ProtocolLimits: the probes a case keeps
+#include "attnlab/core/check/compiler.hpp"  // kMaxSourceBytes
+#include "attnlab/core/check/gpu_resources.hpp"
+#include "attnlab/core/text/launch_words.hpp"
+#include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/check/mistakes.hpp"
+#include "attnlab/core/text/number_format.hpp"
+#include "attnlab/core/check/performance.hpp"
+#include "attnlab/core/text/performance_words.hpp"
+#include "attnlab/core/base/util.hpp"
+
+namespace attnlab {
+
+const char* verdict_code(Verdict v) {
+    switch (v) {
+        case Verdict::Pass: return "pass";
+        case Verdict::WrongAnswer: return "wrong_answer";
+        case Verdict::WrongShape: return "wrong_shape";
+        case Verdict::NonFinite: return "non_finite";
+        case Verdict::CompileError: return "compile_error";
+        case Verdict::MissingEntry: return "missing_entry";
+        case Verdict::RuntimeError: return "runtime_error";
+        case Verdict::Crash: return "crash";
+        case Verdict::Timeout: return "timeout";
+        case Verdict::MemoryLimit: return "memory_limit";
+        case Verdict::OutputLimit: return "output_limit";
+        case Verdict::ProtocolError: return "protocol_error";
+        case Verdict::ModifiedInput: return "modified_input";
+        case Verdict::KernelFault: return "kernel_fault";
+        case Verdict::KernelRule: return "kernel_rule";
+        case Verdict::Cancelled: return "cancelled";
+        case Verdict::InternalError: return "internal_error";
+        case Verdict::NotRun: return "not_run";
+    }
+    return "?";
+}
+
+const char* limit_code(LimitKind k) {
+    switch (k) {
+        case LimitKind::None: return "none";
+        case LimitKind::CpuTime: return "cpu_time";
+        case LimitKind::WallTime: return "wall_time";
+        case LimitKind::Memory: return "memory";
+        case LimitKind::Output: return "output";
+        case LimitKind::FileSize: return "file_size";
+    }
+    return "?";
+}
+
+const char* problem_code(Problem p) {
+    switch (p) {
+        case Problem::None: return "none";
+        case Problem::SourceTooLarge: return "source_too_large";
+        case Problem::DefinesMain: return "defines_main";
+        case Problem::CannotReadSource: return "cannot_read_source";
+        case Problem::ToolchainMissing: return "toolchain_missing";
+        case Problem::CompilerFailed: return "compiler_failed";
+        case Problem::CaseDoesNotFitReference: return "case_does_not_fit_reference";
+        case Problem::CannotPrepareRun: return "cannot_prepare_run";
+        case Problem::CannotStartProgram: return "cannot_start_program";
+        case Problem::ChannelCorrupt: return "channel_corrupt";
+        case Problem::ExitedBeforeHarness: return "exited_before_harness";
+        case Problem::ExitedEarly: return "exited_early";
+        case Problem::SandboxKilled: return "sandbox_killed";
+        case Problem::CaseNeverReported: return "case_never_reported";
+        case Problem::KernelDisagrees: return "kernel_disagrees";
+        case Problem::KernelFailed: return "kernel_failed";
+        case Problem::IsolationUnavailable: return "isolation_unavailable";
+        case Problem::MachineResources: return "machine_resources";
+    }
+    return "?";
+}
+
+namespace {
+
+// A limit that is a whole number of MiB, as the sentences quoting it write it: "1 MB".
+std::string whole_megabytes(size_t bytes) { return std::to_string(bytes >> 20) + " MB"; }
+
+// The reference kernel's fault in the learner's language (launch_words.cpp
+// words it); an input the kernel refused is internal and stays as its detail.
+std::string kernel_fault_text(const CheckResult& r, Lang lang) {
+    if (r.problem_case < 0 || r.problem_case >= static_cast<int>(r.cases.size())) return r.detail;
+    const auto& cuda = r.cases[static_cast<size_t>(r.problem_case)].cuda;
+    if (!cuda || cuda->fault.get(lang).empty()) return "`" + r.detail + "`";
+    return cuda->fault.get(lang);
+}
+
+}  // namespace
+
+std::string problem_text(const CheckResult& r, Lang lang) {
+    if (r.problem == Problem::None) return "";
+    std::map<std::string, std::string> args = {
+        {"detail", r.detail}, {"code", std::to_string(r.exit_code)}, {"case", std::to_string(r.problem_case + 1)}};
+    if (r.problem == Problem::KernelFailed) args["fault"] = kernel_fault_text(r, lang);
+    if (r.problem == Problem::IsolationUnavailable) args["detail"] = isolation_refusal_text(r.protections, lang);
+    if (r.problem == Problem::SourceTooLarge) args["limit"] = whole_megabytes(kMaxSourceBytes);
+    return tr(lang, std::string("problem.") + problem_code(r.problem), args);
+}
+
+std::string cuda_backend_text(const KernelOutcome& k, Lang lang) {
+    return k.backend == KernelBackend::Gpu ? tr(lang, "cuda.backend.gpu", {{"device", k.device}}) : tr(lang, "cuda.backend.emulator");
+}
+
+std::string explain_cuda(const CheckResult& r, Lang lang) {
+    const KernelOutcome* first = nullptr;
+    bool all_ok = true;
+    double worst = 0;
+    int count = 0;
+    for (const auto& c : r.cases) {
+        if (!c.cuda) continue;
+        if (!first) first = &*c.cuda;
+        all_ok = all_ok && c.cuda->ok;
+        worst = std::max(worst, c.cuda->max_abs_error_vs_reference);
+        ++count;
+    }
+    if (!first) return "";
+    bool faulted = false;
+    for (const auto& c : r.cases) faulted = faulted || (c.cuda && (!c.cuda->fault_code.empty() || !c.cuda->input_error.empty()));
+    const std::string backend = cuda_backend_text(*first, lang);
+    if (faulted) return tr(lang, "explain.cuda_faulted", {{"backend", backend}});
+    if (!all_ok) return tr(lang, "explain.cuda_failed", {{"backend", backend}});
+    return tr(lang, count == 1 ? "explain.cuda_agrees_one" : "explain.cuda_agrees",
+              {{"backend", backend}, {"count", format_count(count, lang)}, {"max_error", format_number(worst, lang)}});
+}
+
+std::string verdict_title(Verdict v, Lang lang) { return tr(lang, std::string("verdict.") + verdict_code(v)); }
+
+std::string format_index(const std::vector<int64_t>& index, const std::vector<std::string>& dims, Lang lang) {
+    std::string s = "(";
+    for (size_t i = 0; i < index.size(); ++i) {
+        if (i) s += ", ";
+        if (i < dims.size() && dims.size() == index.size()) {
+            const std::string key = "dim." + dims[i];
+            s += (has_message(lang, key) ? tr(lang, key) : dims[i]) + " ";
+        }
+        s += std::to_string(index[i]);
+    }
+    return s + ")";
+}
+
+namespace {
+
+std::string describe_value(const Value& v) {
+    switch (v.kind) {
+        case ValueKind::Tensor: return "tensor " + shape_to_string(v.tensor.shape);
+        case ValueKind::Int: return "int";
+        case ValueKind::Float: return "float";
+    }
+    return "?";
+}
+
+std::string case_label(const CaseOutcome& c, Lang lang) {
+    return std::to_string(c.index + 1) + " (" + c.name.get(lang) + ")";
+}
+
+std::string scalar_text(const Value& v, Lang lang) {
+    if (v.kind == ValueKind::Int) return format_count(v.int_value, lang);
+    if (v.kind == ValueKind::Float) return format_number(v.float_value, lang);
+    return shape_to_string(v.tensor.shape);
+}
+
+std::string size_text(double bytes, Lang lang) { return format_fixed(bytes / (1024.0 * 1024.0), 1, lang) + " MB"; }
+
+std::string dim3_text(const emu::Dim3& d) {
+    if (d.z > 1) return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+    if (d.y > 1) return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ")";
+    return std::to_string(d.x);
+}
+
+// The learner's launch that faulted, with the emulator's own words for the
+// fault (block, thread, line, buffer and index, in the learner's language).
+std::string explain_learner_kernel_fault(const CaseOutcome& c, Lang lang, const std::string& label) {
+    for (size_t i = 0; i < c.launches.size(); ++i) {
+        const emu::LaunchReport& L = c.launches[i];
+        if (L.ok()) continue;
+#if ATTNLAB_HAVE_KERNELS
+        const std::string detail = describe_fault(L.fault, lang);
+#else
+        const std::string detail = std::string(emu::sanitizer_tool(L.fault.kind)) + ": " + fault_name(emu::fault_code(L.fault.kind), lang);
+#endif
+        return tr(lang, "explain.learner_kernel_fault",
+                  {{"case", label}, {"kernel", L.kernel}, {"launch", std::to_string(i + 1)}, {"grid", dim3_text(L.grid)},
+                   {"block", dim3_text(L.block)}, {"detail", detail}});
+    }
+    return tr(lang, "explain.kernel_fault", {{"case", label}, {"detail", fault_name(c.kernel_cause, lang)}});
+}
+
+std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
+    std::vector<int64_t> index(shape.size(), 0);
+    for (size_t k = shape.size(); k-- > 0;) {
+        if (shape[k] <= 0) break;
+        index[k] = flat % shape[k];
+        flat /= shape[k];
+    }
+    return index;
+}
+
+std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang lang, const std::string& label) {
+    if (c.kernel_cause == "output_not_written") {
+        if (c.launches.empty()) return tr(lang, "explain.kernel_rule.no_launch", {{"case", label}, {"name", ex.output.name}});
+        // Set by cudaMemset or cudaMemcpy: not the thread count, but where the
+        // values came from (the exercise checks what a kernel computes).
+        const char* key = c.host_set_count > 0 ? "explain.kernel_rule.output_set_by_host" : "explain.kernel_rule.output_not_written";
+        return tr(lang, key,
+                  {{"case", label}, {"count", format_count(c.unwritten_count, lang)}, {"total", format_number(c.rule_limit, lang)},
+                   {"name", ex.output.name},
+                   {"index", format_index(unravel(c.first_unwritten, c.expected.tensor.shape), ex.returns.dims, lang)}});
+    }
+    if (c.kernel_cause == "memory_leak")
+        return tr(lang, "explain.kernel_rule.memory_leak",
+                  {{"case", label}, {"count", format_count(c.leaked_buffers, lang)}, {"bytes", format_count(static_cast<int64_t>(c.leaked_bytes), lang)},
+                   {"line", std::to_string(c.first_leak_line)}});
+    const std::string variant = c.rule_name == "max_wasted_sector_ratio" ? ".wasted" : "";
+    const bool in_bytes = c.kernel_cause == "shared_memory_over_budget" || c.kernel_cause == "inputs_reloaded";
+    // A ratio just over its bound must not print as the bound ("1.00× ... at most 1×").
+    const int decimals = c.rule_value > c.rule_limit && c.rule_value < c.rule_limit * 1.01 ? 3 : 2;
+    const std::string value =
+        in_bytes ? format_count(static_cast<int64_t>(c.rule_value), lang) : format_fixed(c.rule_value, decimals, lang);
+    return tr(lang, "explain.kernel_rule." + c.kernel_cause + variant,
+              {{"case", label}, {"value", value}, {"limit", format_number(c.rule_limit, lang)}});
+}
+
+std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exercise& ex, Lang lang) {
+    const std::string label = case_label(c, lang);
+    switch (c.verdict) {
+        case Verdict::WrongShape:
+            if (!c.unsent_shape.empty())  // too large to send back: only its shape came
+                return tr(lang, "explain.wrong_shape",
+                          {{"case", label},
+                           {"expected", c.expected.kind == ValueKind::Tensor ? shape_to_string(c.expected.tensor.shape) : describe_value(c.expected)},
+                           {"actual", c.unsent_shape}});
+            if (c.actual.kind != c.expected.kind || c.actual.kind != ValueKind::Tensor)
+                return tr(lang, "explain.wrong_kind", {{"case", label}, {"expected", describe_value(c.expected)}, {"actual", describe_value(c.actual)}});
+            return tr(lang, "explain.wrong_shape",
+                      {{"case", label}, {"expected", shape_to_string(c.expected.tensor.shape)}, {"actual", shape_to_string(c.actual.tensor.shape)}});
+        case Verdict::WrongAnswer: {
+            if (c.expected.kind != ValueKind::Tensor)
+                return tr(lang, "explain.scalar_mismatch", {{"case", label}, {"actual", scalar_text(c.actual, lang)}, {"expected", scalar_text(c.expected, lang)}});
+            std::string s = tr(lang, "explain.wrong_answer",
+                               {{"case", label},
+                                {"count", format_count(c.mismatch_count, lang)},
+                                {"total", format_count(c.expected.tensor.numel(), lang)},
+                                {"max_error", format_number(c.max_abs_error, lang)},
+                                {"atol", format_short(ex.tolerance.atol, lang)},
+                                {"rtol", format_short(ex.tolerance.rtol, lang)}});
+            for (const Mismatch& m : c.mismatches) {
+                s += "\n  - " + tr(lang, m.masked ? "explain.mismatch_masked" : "explain.mismatch",
+                                   {{"index", format_index(m.index, ex.returns.dims, lang)},
+                                    {"actual", format_number(m.actual, lang)},
+                                    {"expected", format_number(m.expected, lang)}});
+            }
+            if (c.one_sided_count > 0) s += "\n" + tr(lang, "explain.one_sided", {{"count", format_count(c.one_sided_count, lang)}});
+            return s;
+        }
+        case Verdict::NonFinite:
+            return tr(lang, "explain.non_finite",
+                      {{"case", label},
+                       {"value", format_number(c.nonfinite_value, lang)},
+                       {"index", format_index(c.nonfinite_index, ex.returns.dims, lang)},
+                       {"expected", format_number(c.nonfinite_expected, lang)}});
+        case Verdict::RuntimeError:
+            if (c.exception_type == "attnlab::emu::HostAccessError")  // a CUDA host function touched device memory
+                return tr(lang, "explain.host_device_access", {{"case", label}, {"what", c.exception_what}});
+            return tr(lang, "explain.runtime_error", {{"case", label}, {"type", c.exception_type}, {"what", c.exception_what}});
+        case Verdict::MemoryLimit:
+            return tr(lang, "explain.memory_limit", {{"case", label}, {"limit", format_count(ex.limits.memory_mb, lang)}});
+        case Verdict::Crash: {
+            std::string s = r.crashed_before_entry ? tr(lang, "explain.crash_static", {{"signal", r.signal_name}})
+                                                   : tr(lang, "explain.crash", {{"case", label}, {"signal", r.signal_name}});
+            // A runtime may explain a signal its own way (the emulator's fibers:
+            // a segfault is most often a thread's small stack overflowing).
+            const std::string hint_key = std::string("explain.crash.") + ex.profile().message_prefix + r.signal_name;
+            if (has_message(lang, hint_key))
+                s += " " + tr(lang, hint_key, {{"stack_kib", std::to_string(emu::LaunchLimits::emulated_thread_stack_bytes / 1024)}});
+            return s;
+        }
+        case Verdict::Timeout: {
+            const std::string secs = format_number(r.limit_value, lang);
+            if (r.crashed_before_entry) return tr(lang, "explain.timeout_static", {{"seconds", secs}});
+            return tr(lang, r.limit == LimitKind::CpuTime ? "explain.timeout_cpu" : "explain.timeout_wall", {{"case", label}, {"seconds", secs}});
+        }
+        case Verdict::OutputLimit:
+            return tr(lang, r.limit == LimitKind::FileSize ? "explain.file_size_limit" : "explain.output_limit",
+                      {{"limit", format_number(r.limit_value, lang)}});
+        case Verdict::ProtocolError: return tr(lang, "explain.protocol_error", {{"detail", problem_text(r, lang)}});
+        case Verdict::ModifiedInput: return tr(lang, "explain.modified_input", {{"case", label}, {"name", c.modified_input}});
+        case Verdict::KernelFault: return explain_learner_kernel_fault(c, lang, label);
+        case Verdict::KernelRule: return explain_kernel_rule(c, ex, lang, label);
+        default: return "";
+    }
+}
+
+}  // namespace
+
+// A failure no case is to blame for: before the harness started, or after
+// every case had reported (a destructor, an atexit handler, a stray thread).
+std::string explain_without_case(const CheckResult& r, Lang lang) {
+    const std::string secs = format_number(r.limit_value, lang);
+    switch (r.verdict) {
+        case Verdict::Crash:
+            return tr(lang, r.crashed_before_entry ? "explain.crash_static" : "explain.after.crash", {{"signal", r.signal_name}});
+        case Verdict::Timeout:
+            if (r.crashed_before_entry) return tr(lang, "explain.timeout_static", {{"seconds", secs}});
+            return tr(lang, r.limit == LimitKind::CpuTime ? "explain.after.timeout_cpu" : "explain.after.timeout_wall", {{"seconds", secs}});
+        case Verdict::OutputLimit:
+            return tr(lang, r.limit == LimitKind::FileSize ? "explain.file_size_limit" : "explain.output_limit", {{"limit", secs}});
+        case Verdict::ProtocolError: return tr(lang, "explain.protocol_error", {{"detail", problem_text(r, lang)}});
+        default: return "";
+    }
+}
+
+std::string explain_mistake(const CheckResult& r, Lang lang) {
+    if (!r.mistake) return "";
+    std::string s = tr(lang, "explain.mistake", {{"title", r.mistake->title.get(lang)}, {"message", r.mistake->message.get(lang)}});
+    // Point at the Stages view only where the reference records stages.
+    const bool has_stages = !r.cases.empty() && !r.cases.front().stages.empty();
+    if (!r.mistake->stage.empty() && has_stages) s += " " + tr(lang, "explain.mistake_stage", {{"stage", r.mistake->stage}});
+    return s;
+}
+
+std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) {
+    std::string s;
+    auto add = [&](const std::string& line) {
+        if (!line.empty()) s += (s.empty() ? "" : "\n") + line;
+    };
+    switch (r.verdict) {
+        case Verdict::Pass: {
+            double worst = 0;
+            for (const auto& c : r.cases) worst = std::max(worst, c.max_abs_error);
+            add(tr(lang, "explain.pass", {{"count", format_count(static_cast<int64_t>(r.cases.size()), lang)}, {"max_error", format_number(worst, lang)}}));
+            break;
+        }
+        case Verdict::CompileError:
+            if (r.problem == Problem::SourceTooLarge) {
+                add(tr(lang, "explain.source_too_large", {{"size", size_text(r.limit_value, lang)}, {"limit", whole_megabytes(kMaxSourceBytes)}}));
+                break;
+            }
+            if (r.problem == Problem::DefinesMain) add(tr(lang, "explain.defines_main"));
+            add(tr(lang, "explain.compile_error"));
+            {
+                int shown = 0;
+                for (const Diagnostic& d : r.diagnostics) {
+                    if (d.severity != "error" && d.severity != "fatal error") continue;
+                    add("  " + d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message);
+                    if (!d.context.empty()) {
+                        std::string ctx = d.context;
+                        if (ctx.back() == '\n') ctx.pop_back();
+                        add(ctx);
+                    }
+                    if (++shown == 5) break;
+                }
+                if (shown == 0) add(r.compiler_output.substr(0, 4000));
+            }
+            break;
+        case Verdict::MissingEntry: add(tr(lang, "explain.missing_entry", {{"signature", r.missing_entry_signature}})); break;
+        case Verdict::Cancelled: add(tr(lang, "explain.cancelled")); break;
+        case Verdict::InternalError: add(tr(lang, "explain.internal_error", {{"detail", problem_text(r, lang)}})); break;
+        default:
+            if (r.failed_case >= 0) add(explain_case(r, r.cases[static_cast<size_t>(r.failed_case)], ex, lang));
+            else add(explain_without_case(r, lang));
+            break;
+    }
+    add(explain_mistake(r, lang));
+    if (!r.mistake && r.verdict != Verdict::Pass) add(explain_difference(ex, r, lang));
+    return s;
+}
+
+std::string explain_gpu(const CheckResult& r, Lang lang) {
+    if (!r.gpu) return "";
+    const GpuSummary& g = *r.gpu;
+    if (g.status == GpuRunStatus::CompileFailed) return tr(lang, "gpu_run.compile_failed", {{"device", g.device}, {"detail", g.detail}});
+    if (g.first_disagreeing >= 0) {
+        const std::string what = g.cause.empty() ? verdict_title(g.verdict, lang) : fault_name(g.cause, lang);
+        return tr(lang, "gpu_run.disagrees", {{"device", g.device}, {"case", std::to_string(g.first_disagreeing + 1)}, {"what", what},
+                                               {"detail", g.detail.empty() ? "" : " (" + g.detail + ")"}});
+    }
+    if (g.status == GpuRunStatus::RunFailed) return tr(lang, "gpu_run.run_failed", {{"device", g.device}, {"detail", g.detail}});
+    return tr(lang, "gpu_run.agrees", {{"device", g.device}, {"count", format_count(g.agreeing, lang)}, {"max_error", format_number(g.max_abs_error, lang)}});
+}
+
+std::string explain_difference(const Exercise& exercise, const CheckResult& result, Lang lang) {
+    const DifferenceLocation where = locate_difference(exercise, result);
+    if (where.stage.empty()) return "";
+    if (where.from_probes) return tr(lang, "explain.difference.probed", {{"stage", where.stage}});
+    const std::string in_sequence =
+        where.sequence >= 0 ? tr(lang, "explain.difference.in_sequence", {{"sequence", std::to_string(where.sequence)}}) : "";
+    return tr(lang, "explain.difference." + where.stage, {{"case", std::to_string(where.case_index + 1)}, {"in_sequence", in_sequence}});
+}
+
+std::string explain_backends(const CheckResult& r, const Exercise& ex, Lang lang) {
+    std::string s;
+    // Beside a verdict on the learner's values, or when the kernel is the problem.
+    // Not in a CUDA exercise: there the learner's own kernels are the CUDA, and
+    // "CUDA agrees with the reference" (attnlab's kernel) would read as theirs.
+    const bool reference_kernel_news = r.ran() && !ex.profile().learner_writes_kernels;
+    if (reference_kernel_news || r.problem == Problem::KernelDisagrees || r.problem == Problem::KernelFailed) s = explain_cuda(r, lang);
+    if (const std::string gpu = explain_gpu(r, lang); !gpu.empty()) s += (s.empty() ? "" : "\n") + gpu;
+    return s;
+}
+
+namespace {
+
+// The first case whose probe() records went past the protocol's limits.
+std::string explain_probes_dropped(const CheckResult& r, Lang lang) {
+    for (const CaseOutcome& c : r.cases)
+        if (c.probes_dropped > 0)
+            return tr(lang, "explain.probes_dropped",
+                      {{"case", std::to_string(c.index + 1)},
+                       {"count", format_count(c.probes_dropped, lang)},
+                       {"max_probes", format_count(protocol::ProtocolLimits::max_probes, lang)},
+                       {"max_size", whole_megabytes(protocol::ProtocolLimits::max_probe_bytes)}});
+    return "";
+}
+
+}  // namespace
+
+std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
+    std::string s = verdict_title(r.verdict, lang);
+    auto add = [&](const std::string& line) {
+        if (!line.empty()) s += "\n" + line;
+    };
+    add(explain_detail(r, ex, lang));
+    add(explain_backends(r, ex, lang));
+    const bool ran = r.ran();
+    if (ran && !r.cases.empty()) {
+        for (const auto& c : r.cases)
+            add("  " + tr(lang, "explain.case_line", {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}, {"verdict", verdict_title(c.verdict, lang)}}));
+        add(explain_probes_dropped(r, lang));
+    }
+    if (ran && (!r.stdout_text.empty() || !r.stderr_text.empty())) {
+        add(tr(lang, "explain.stdout"));
+        std::string out = r.stdout_text + r.stderr_text;
+        if (out.size() > 2000) out = out.substr(0, 2000);
+        if (!out.empty() && out.back() == '\n') out.pop_back();
+        add(out);
+        if (r.output_truncated || r.stdout_text.size() + r.stderr_text.size() > 2000) add(tr(lang, "explain.truncated"));
+    }
+    return s;
+}
+
+namespace {
+
+nlohmann::json value_json(const Value& v) {
+    switch (v.kind) {
+        case ValueKind::Tensor: {
+            nlohmann::json data = nlohmann::json::array();
+            for (float f : v.tensor.data) {
+                if (std::isfinite(f)) data.push_back(f);
+                else data.push_back(std::isnan(f) ? "nan" : (f < 0 ? "-inf" : "inf"));
+            }
+            return {{"kind", "tensor"}, {"shape", v.tensor.shape}, {"data", data}};
+        }
+        case ValueKind::Int: return {{"kind", "int"}, {"value", v.int_value}};
+        case ValueKind::Float: return {{"kind", "float"}, {"value", v.float_value}};
+    }
+    return {};
+}
+
+}  // namespace
+
+namespace {
+
+// Every counter of a launch, and the two averages the coalescing rules judge.
+nlohmann::json launch_counters_json(const emu::LaunchCounters& counters) {
+    nlohmann::json j = {{"sectors_per_load_request", counters.sectors_per_load_request()},
+                        {"sectors_per_store_request", counters.sectors_per_store_request()}};
+    emu::for_each_counter(counters, [&](const char* name, int64_t value) { j[name] = value; });
+    return j;
+}
+
+// A CUDA program's case: its launches (shape, fault, the counters the rules
+// and the Kernel view read) and what the verdict named.
+nlohmann::json learner_kernel_json(const CaseOutcome& c) {
+    nlohmann::json launches = nlohmann::json::array();
+    for (const emu::LaunchReport& L : c.launches) {
+        nlohmann::json lj = {{"kernel", L.kernel},
+                             {"grid", {L.grid.x, L.grid.y, L.grid.z}},
+                             {"block", {L.block.x, L.block.y, L.block.z}},
+                             {"dynamic_shared_bytes", L.dynamic_shared_bytes},
+                             {"fault", L.ok() ? nlohmann::json() : nlohmann::json({{"code", emu::fault_code(L.fault.kind)},
+                                                                                  {"tool", emu::sanitizer_tool(L.fault.kind)},
+                                                                                  {"block", {L.fault.block.x, L.fault.block.y, L.fault.block.z}},
+                                                                                  {"thread", {L.fault.thread.x, L.fault.thread.y, L.fault.thread.z}},
+                                                                                  {"line", L.fault.line}})},
+                             {"counters", launch_counters_json(L.counters)}};
+        launches.push_back(std::move(lj));
+    }
+    nlohmann::json j = {{"launches", launches}, {"unwritten", c.unwritten_count}};
+    if (!c.kernel_cause.empty()) j["cause"] = c.kernel_cause;
+    if (c.verdict == Verdict::KernelRule && c.kernel_cause != "output_not_written") j["rule"] = {{"name", c.rule_name}, {"value", c.rule_value}, {"limit", c.rule_limit}};
+    return j;
+}
+
+}  // namespace
+
+// Per kernel, the launch that asks most of an SM (the largest block, then the
+// most dynamic shared memory) over every case: the occupancy a learner should
+// plan for, not the smallest case's.
+namespace {
+
+void keep_largest(std::map<std::string, LaunchShape>& shapes, const std::string& kernel, const LaunchShape& shape) {
+    auto [it, fresh] = shapes.emplace(kernel, shape);
+    if (!fresh && std::make_pair(shape.threads_per_block, shape.dynamic_shared_bytes) >
+                      std::make_pair(it->second.threads_per_block, it->second.dynamic_shared_bytes))
+        it->second = shape;
+}
+
+// A kernel's name without namespaces and template arguments: how a launch
+// (`tile<TILE>`, `ns::k`) and NVRTC (`tile<16>`, `ns::k`) both start.
+std::string base_kernel_name(const std::string& name) {
+    std::string base = name.substr(0, name.find('<'));
+    if (const size_t colon = base.rfind("::"); colon != std::string::npos) base = base.substr(colon + 2);
+    base.erase(std::remove(base.begin(), base.end(), ' '), base.end());
+    return base;
+}
+
+}  // namespace
+
+std::map<std::string, LaunchShape> learner_launch_shapes(const CheckResult& r) {
+    std::map<std::string, LaunchShape> shapes;  // by the launch's name, as the learner wrote it
+    for (const CaseOutcome& c : r.cases)
+        for (const emu::LaunchReport& L : c.launches)
+            keep_largest(shapes, L.kernel, {static_cast<int>(L.block.count()), static_cast<int64_t>(L.dynamic_shared_bytes)});
+    if (!r.resources) return shapes;
+    // NVRTC's name of a kernel launched under another spelling (a named
+    // template argument, a namespace): the launches of the same kernel.
+    std::map<std::string, LaunchShape> by_nvrtc_name;
+    for (const KernelResources& k : r.resources->kernels) {
+        if (shapes.count(k.kernel)) continue;
+        for (const auto& [launch, shape] : shapes)
+            if (base_kernel_name(launch) == base_kernel_name(k.kernel)) keep_largest(by_nvrtc_name, k.kernel, shape);
+    }
+    shapes.insert(by_nvrtc_name.begin(), by_nvrtc_name.end());
+    return shapes;
+}
+
+std::string explain_resources(const CheckResult& r, Lang lang) {
+    if (!r.resources) return "";
+    std::string s = describe_resources(*r.resources, lang);
+    const auto shapes = learner_launch_shapes(r);
+    for (const KernelResources& k : r.resources->kernels) {
+        const auto shape = shapes.find(k.kernel);
+        if (shape == shapes.end()) continue;
+        if (const std::optional<Occupancy> o = kernel_occupancy(r.resources->arch, k, shape->second))
+            s += "\n  " + tr(lang, "explain.occupancy_of", {{"kernel", k.kernel}, {"threads", std::to_string(shape->second.threads_per_block)}}) +
+                 " " + describe_occupancy(*o, lang);
+    }
+    return s;
+}
+
+nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
+    nlohmann::json j;
+    j["exercise"] = r.exercise_id;
+    j["verdict"] = verdict_code(r.verdict);
+    j["title"] = verdict_title(r.verdict, lang);
+    j["message"] = explain(r, ex, lang);
+    j["failed_case"] = r.failed_case;
+    j["timing_ms"] = {{"compile", r.compile_ms}, {"run", r.run_ms}, {"total", r.total_ms}, {"cpu", r.cpu_ms}};
+    j["compile_cached"] = r.compile_cached;
+    if (r.signal) j["signal"] = r.signal_name;
+    if (r.limit != LimitKind::None) j["limit"] = {{"kind", limit_code(r.limit)}, {"value", r.limit_value}};
+    if (r.ran() || r.problem == Problem::IsolationUnavailable) {
+        // Which protections the program ran under (or were missing, so it never ran): "applied", "not_asked",
+        // "disabled" (an ATTNLAB_NO_* switch) or "refused" (with the errno).
+        static const char* const states[] = {"not_asked", "applied", "disabled", "refused"};
+        nlohmann::json p = nlohmann::json::object();
+        for (sandbox_status::Layer l : sandbox_status::kLayers) {
+            const auto& layer = r.protections[l];
+            p[sandbox_status::layer_code(l)] = {{"state", states[static_cast<int>(layer.state)]}, {"errno", layer.error}};
+        }
+        j["protections"] = p;
+    }
+    if (!r.cause.empty()) j["cause"] = r.cause;
+    if (r.resources) j["resources"] = resources_to_json(*r.resources, learner_launch_shapes(r));
+    if (const std::optional<Performance> perf = check_performance(r, ex)) j["performance"] = performance_to_json(*perf, lang);
+    if (r.gpu)
+        j["gpu"] = {{"device", r.gpu->device}, {"status", gpu_run_status_code(r.gpu->status)}, {"cases", r.gpu->cases}, {"agreeing", r.gpu->agreeing},
+                    {"first_disagreeing_case", r.gpu->first_disagreeing}, {"verdict", verdict_code(r.gpu->verdict)}, {"cause", r.gpu->cause},
+                    {"max_abs_error_vs_reference", r.gpu->max_abs_error}, {"detail", r.gpu->detail},
+                    {"compile_ms", r.gpu->compile_ms}, {"run_ms", r.gpu->run_ms}};
+    if (r.problem != Problem::None) j["problem"] = {{"code", problem_code(r.problem)}, {"message", problem_text(r, lang)}, {"detail", r.detail}};
+    if (!r.mistake && r.verdict != Verdict::Pass)
+        if (const DifferenceLocation d = locate_difference(ex, r); !d.stage.empty()) j["first_differing_stage"] = d.stage;
+    if (r.mistake)
+        j["mistake"] = {{"id", r.mistake->id}, {"stage", r.mistake->stage}, {"title", r.mistake->title.get(lang)},
+                        {"message", r.mistake->message.get(lang)}};
+    j["diagnostics"] = nlohmann::json::array();
+    for (const auto& d : r.diagnostics)
+        j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}});
+    j["cases"] = nlohmann::json::array();
+    for (const auto& c : r.cases) {
+        nlohmann::json cj = {{"index", c.index}, {"name", c.name.get(lang)}, {"verdict", verdict_code(c.verdict)},
+                             {"max_abs_error", c.max_abs_error}, {"mismatch_count", c.mismatch_count}};
+        if (c.verdict != Verdict::NotRun) cj["actual_shape"] = c.actual.kind == ValueKind::Tensor ? nlohmann::json(c.actual.tensor.shape) : nlohmann::json();
+        if (c.expected.kind == ValueKind::Tensor) cj["expected_shape"] = c.expected.tensor.shape;
+        cj["mismatches"] = nlohmann::json::array();
+        for (const auto& m : c.mismatches)
+            cj["mismatches"].push_back({{"index", m.index}, {"actual", format_number(m.actual)}, {"expected", format_number(m.expected)}, {"masked", m.masked}});
+        if (!c.exception_what.empty()) cj["exception"] = {{"type", c.exception_type}, {"what", c.exception_what}};
+        if (!c.modified_input.empty()) cj["modified_input"] = c.modified_input;
+        if (c.one_sided_count) cj["one_sided_count"] = c.one_sided_count;
+        cj["probes"] = nlohmann::json::array();
+        for (const auto& p : c.probes) cj["probes"].push_back({{"name", p.name}, {"shape", p.tensor.shape}});
+        if (c.verdict != Verdict::NotRun && c.actual.kind != ValueKind::Tensor) cj["actual"] = value_json(c.actual);
+        if (!c.launches.empty() || !c.kernel_cause.empty()) cj["kernel"] = learner_kernel_json(c);
+        if (c.cuda)
+            cj["cuda"] = {{"backend", kernel_backend_code(c.cuda->backend)},
+                          {"device", c.cuda->device},
+                          {"max_abs_error_vs_reference", c.cuda->max_abs_error_vs_reference},
+                          {"ok", c.cuda->ok}};
+        cj["expected"] = c.expected.kind == ValueKind::Tensor ? nlohmann::json({{"kind", "tensor"}, {"shape", c.expected.tensor.shape}}) : value_json(c.expected);
+        j["cases"].push_back(cj);
+    }
+    j["stdout"] = r.stdout_text;
+    j["stderr"] = r.stderr_text;
+    return j;
+}
+
+}  // namespace attnlab
