@@ -121,11 +121,11 @@ def include_target(inc):
     layer = parts[1]
     if layer == "core":  # attnlab/core/<folder>/x.hpp; the generated build_config.hpp is the base's
         return "app/core/" + parts[2] if len(parts) > 3 else "app/core/base"
-    table = {"common": "app/common", "reference": "reference", "kernels": "kernels", "emu": "kernels", "gui": "app/gui"}
+    table = {"common": "app/common", "reference": "reference", "kernels": "kernels", "emu": "app/emu", "gui": "app/gui"}
     if layer in table:
         return table[layer]
     if layer.startswith(("cuda_emu", "emu_device")):
-        return "kernels"
+        return "app/emu"
     return "app/learner"  # tensor.hpp, entry.hpp, cuda.hpp: the learner API
 
 
