@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 
+#include "attnlab/core/check/launch_shapes.hpp"
 #include "attnlab/core/check/gpu_resources.hpp"
 #include "attnlab/core/text/report.hpp"
 #include "panel_learner_kernels.hpp"

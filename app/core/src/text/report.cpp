@@ -12,6 +12,7 @@
 #include "attnlab/common/protocol.hpp"  // ProtocolLimits: the probes a case keeps
 #include "attnlab/core/check/compiler.hpp"  // kMaxSourceBytes
 #include "attnlab/core/check/gpu_resources.hpp"
+#include "attnlab/core/check/launch_shapes.hpp"
 #include "attnlab/core/text/launch_words.hpp"
 #include "attnlab/core/text/messages.hpp"
 #include "attnlab/core/check/mistakes.hpp"
@@ -21,66 +22,6 @@
 #include "attnlab/core/base/util.hpp"
 
 namespace attnlab {
-
-const char* verdict_code(Verdict v) {
-    switch (v) {
-        case Verdict::Pass: return "pass";
-        case Verdict::WrongAnswer: return "wrong_answer";
-        case Verdict::WrongShape: return "wrong_shape";
-        case Verdict::NonFinite: return "non_finite";
-        case Verdict::CompileError: return "compile_error";
-        case Verdict::MissingEntry: return "missing_entry";
-        case Verdict::RuntimeError: return "runtime_error";
-        case Verdict::Crash: return "crash";
-        case Verdict::Timeout: return "timeout";
-        case Verdict::MemoryLimit: return "memory_limit";
-        case Verdict::OutputLimit: return "output_limit";
-        case Verdict::ProtocolError: return "protocol_error";
-        case Verdict::ModifiedInput: return "modified_input";
-        case Verdict::KernelFault: return "kernel_fault";
-        case Verdict::KernelRule: return "kernel_rule";
-        case Verdict::Cancelled: return "cancelled";
-        case Verdict::InternalError: return "internal_error";
-        case Verdict::NotRun: return "not_run";
-    }
-    return "?";
-}
-
-const char* limit_code(LimitKind k) {
-    switch (k) {
-        case LimitKind::None: return "none";
-        case LimitKind::CpuTime: return "cpu_time";
-        case LimitKind::WallTime: return "wall_time";
-        case LimitKind::Memory: return "memory";
-        case LimitKind::Output: return "output";
-        case LimitKind::FileSize: return "file_size";
-    }
-    return "?";
-}
-
-const char* problem_code(Problem p) {
-    switch (p) {
-        case Problem::None: return "none";
-        case Problem::SourceTooLarge: return "source_too_large";
-        case Problem::DefinesMain: return "defines_main";
-        case Problem::CannotReadSource: return "cannot_read_source";
-        case Problem::ToolchainMissing: return "toolchain_missing";
-        case Problem::CompilerFailed: return "compiler_failed";
-        case Problem::CaseDoesNotFitReference: return "case_does_not_fit_reference";
-        case Problem::CannotPrepareRun: return "cannot_prepare_run";
-        case Problem::CannotStartProgram: return "cannot_start_program";
-        case Problem::ChannelCorrupt: return "channel_corrupt";
-        case Problem::ExitedBeforeHarness: return "exited_before_harness";
-        case Problem::ExitedEarly: return "exited_early";
-        case Problem::SandboxKilled: return "sandbox_killed";
-        case Problem::CaseNeverReported: return "case_never_reported";
-        case Problem::KernelDisagrees: return "kernel_disagrees";
-        case Problem::KernelFailed: return "kernel_failed";
-        case Problem::IsolationUnavailable: return "isolation_unavailable";
-        case Problem::MachineResources: return "machine_resources";
-    }
-    return "?";
-}
 
 namespace {
 
@@ -449,101 +390,6 @@ std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
     return s;
 }
 
-namespace {
-
-nlohmann::json value_json(const Value& v) {
-    switch (v.kind) {
-        case ValueKind::Tensor: {
-            nlohmann::json data = nlohmann::json::array();
-            for (float f : v.tensor.data) {
-                if (std::isfinite(f)) data.push_back(f);
-                else data.push_back(std::isnan(f) ? "nan" : (f < 0 ? "-inf" : "inf"));
-            }
-            return {{"kind", "tensor"}, {"shape", v.tensor.shape}, {"data", data}};
-        }
-        case ValueKind::Int: return {{"kind", "int"}, {"value", v.int_value}};
-        case ValueKind::Float: return {{"kind", "float"}, {"value", v.float_value}};
-    }
-    return {};
-}
-
-}  // namespace
-
-namespace {
-
-// Every counter of a launch, and the two averages the coalescing rules judge.
-nlohmann::json launch_counters_json(const emu::LaunchCounters& counters) {
-    nlohmann::json j = {{"sectors_per_load_request", counters.sectors_per_load_request()},
-                        {"sectors_per_store_request", counters.sectors_per_store_request()}};
-    emu::for_each_counter(counters, [&](const char* name, int64_t value) { j[name] = value; });
-    return j;
-}
-
-// A CUDA program's case: its launches (shape, fault, the counters the rules
-// and the Kernel view read) and what the verdict named.
-nlohmann::json learner_kernel_json(const CaseOutcome& c) {
-    nlohmann::json launches = nlohmann::json::array();
-    for (const emu::LaunchReport& L : c.launches) {
-        nlohmann::json lj = {{"kernel", L.kernel},
-                             {"grid", {L.grid.x, L.grid.y, L.grid.z}},
-                             {"block", {L.block.x, L.block.y, L.block.z}},
-                             {"dynamic_shared_bytes", L.dynamic_shared_bytes},
-                             {"fault", L.ok() ? nlohmann::json() : nlohmann::json({{"code", emu::fault_code(L.fault.kind)},
-                                                                                  {"tool", emu::sanitizer_tool(L.fault.kind)},
-                                                                                  {"block", {L.fault.block.x, L.fault.block.y, L.fault.block.z}},
-                                                                                  {"thread", {L.fault.thread.x, L.fault.thread.y, L.fault.thread.z}},
-                                                                                  {"line", L.fault.line}})},
-                             {"counters", launch_counters_json(L.counters)}};
-        launches.push_back(std::move(lj));
-    }
-    nlohmann::json j = {{"launches", launches}, {"unwritten", c.unwritten_count}};
-    if (!c.kernel_cause.empty()) j["cause"] = c.kernel_cause;
-    if (c.verdict == Verdict::KernelRule && c.kernel_cause != "output_not_written") j["rule"] = {{"name", c.rule_name}, {"value", c.rule_value}, {"limit", c.rule_limit}};
-    return j;
-}
-
-}  // namespace
-
-// Per kernel, the launch that asks most of an SM (the largest block, then the
-// most dynamic shared memory) over every case: the occupancy a learner should
-// plan for, not the smallest case's.
-namespace {
-
-void keep_largest(std::map<std::string, LaunchShape>& shapes, const std::string& kernel, const LaunchShape& shape) {
-    auto [it, fresh] = shapes.emplace(kernel, shape);
-    if (!fresh && std::make_pair(shape.threads_per_block, shape.dynamic_shared_bytes) >
-                      std::make_pair(it->second.threads_per_block, it->second.dynamic_shared_bytes))
-        it->second = shape;
-}
-
-// A kernel's name without namespaces and template arguments: how a launch
-// (`tile<TILE>`, `ns::k`) and NVRTC (`tile<16>`, `ns::k`) both start.
-std::string base_kernel_name(const std::string& name) {
-    std::string base = name.substr(0, name.find('<'));
-    if (const size_t colon = base.rfind("::"); colon != std::string::npos) base = base.substr(colon + 2);
-    base.erase(std::remove(base.begin(), base.end(), ' '), base.end());
-    return base;
-}
-
-}  // namespace
-
-std::map<std::string, LaunchShape> learner_launch_shapes(const CheckResult& r) {
-    std::map<std::string, LaunchShape> shapes;  // by the launch's name, as the learner wrote it
-    for (const CaseOutcome& c : r.cases)
-        for (const emu::LaunchReport& L : c.launches)
-            keep_largest(shapes, L.kernel, {static_cast<int>(L.block.count()), static_cast<int64_t>(L.dynamic_shared_bytes)});
-    if (!r.resources) return shapes;
-    // NVRTC's name of a kernel launched under another spelling (a named
-    // template argument, a namespace): the launches of the same kernel.
-    std::map<std::string, LaunchShape> by_nvrtc_name;
-    for (const KernelResources& k : r.resources->kernels) {
-        if (shapes.count(k.kernel)) continue;
-        for (const auto& [launch, shape] : shapes)
-            if (base_kernel_name(launch) == base_kernel_name(k.kernel)) keep_largest(by_nvrtc_name, k.kernel, shape);
-    }
-    shapes.insert(by_nvrtc_name.begin(), by_nvrtc_name.end());
-    return shapes;
-}
 
 std::string explain_resources(const CheckResult& r, Lang lang) {
     if (!r.resources) return "";
@@ -557,74 +403,6 @@ std::string explain_resources(const CheckResult& r, Lang lang) {
                  " " + describe_occupancy(*o, lang);
     }
     return s;
-}
-
-nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
-    nlohmann::json j;
-    j["exercise"] = r.exercise_id;
-    j["verdict"] = verdict_code(r.verdict);
-    j["title"] = verdict_title(r.verdict, lang);
-    j["message"] = explain(r, ex, lang);
-    j["failed_case"] = r.failed_case;
-    j["timing_ms"] = {{"compile", r.compile_ms}, {"run", r.run_ms}, {"total", r.total_ms}, {"cpu", r.cpu_ms}};
-    j["compile_cached"] = r.compile_cached;
-    if (r.signal) j["signal"] = r.signal_name;
-    if (r.limit != LimitKind::None) j["limit"] = {{"kind", limit_code(r.limit)}, {"value", r.limit_value}};
-    if (r.ran() || r.problem == Problem::IsolationUnavailable) {
-        // Which protections the program ran under (or were missing, so it never ran): "applied", "not_asked",
-        // "disabled" (an ATTNLAB_NO_* switch) or "refused" (with the errno).
-        static const char* const states[] = {"not_asked", "applied", "disabled", "refused"};
-        nlohmann::json p = nlohmann::json::object();
-        for (sandbox_status::Layer l : sandbox_status::kLayers) {
-            const auto& layer = r.protections[l];
-            p[sandbox_status::layer_code(l)] = {{"state", states[static_cast<int>(layer.state)]}, {"errno", layer.error}};
-        }
-        j["protections"] = p;
-    }
-    if (!r.cause.empty()) j["cause"] = r.cause;
-    if (r.resources) j["resources"] = resources_to_json(*r.resources, learner_launch_shapes(r));
-    if (const std::optional<Performance> perf = check_performance(r, ex)) j["performance"] = performance_to_json(*perf, lang);
-    if (r.gpu)
-        j["gpu"] = {{"device", r.gpu->device}, {"status", gpu_run_status_code(r.gpu->status)}, {"cases", r.gpu->cases}, {"agreeing", r.gpu->agreeing},
-                    {"first_disagreeing_case", r.gpu->first_disagreeing}, {"verdict", verdict_code(r.gpu->verdict)}, {"cause", r.gpu->cause},
-                    {"max_abs_error_vs_reference", r.gpu->max_abs_error}, {"detail", r.gpu->detail},
-                    {"compile_ms", r.gpu->compile_ms}, {"run_ms", r.gpu->run_ms}};
-    if (r.problem != Problem::None) j["problem"] = {{"code", problem_code(r.problem)}, {"message", problem_text(r, lang)}, {"detail", r.detail}};
-    if (!r.mistake && r.verdict != Verdict::Pass)
-        if (const DifferenceLocation d = locate_difference(ex, r); !d.stage.empty()) j["first_differing_stage"] = d.stage;
-    if (r.mistake)
-        j["mistake"] = {{"id", r.mistake->id}, {"stage", r.mistake->stage}, {"title", r.mistake->title.get(lang)},
-                        {"message", r.mistake->message.get(lang)}};
-    j["diagnostics"] = nlohmann::json::array();
-    for (const auto& d : r.diagnostics)
-        j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column}, {"severity", d.severity}, {"message", d.message}});
-    j["cases"] = nlohmann::json::array();
-    for (const auto& c : r.cases) {
-        nlohmann::json cj = {{"index", c.index}, {"name", c.name.get(lang)}, {"verdict", verdict_code(c.verdict)},
-                             {"max_abs_error", c.max_abs_error}, {"mismatch_count", c.mismatch_count}};
-        if (c.verdict != Verdict::NotRun) cj["actual_shape"] = c.actual.kind == ValueKind::Tensor ? nlohmann::json(c.actual.tensor.shape) : nlohmann::json();
-        if (c.expected.kind == ValueKind::Tensor) cj["expected_shape"] = c.expected.tensor.shape;
-        cj["mismatches"] = nlohmann::json::array();
-        for (const auto& m : c.mismatches)
-            cj["mismatches"].push_back({{"index", m.index}, {"actual", format_number(m.actual)}, {"expected", format_number(m.expected)}, {"masked", m.masked}});
-        if (!c.exception_what.empty()) cj["exception"] = {{"type", c.exception_type}, {"what", c.exception_what}};
-        if (!c.modified_input.empty()) cj["modified_input"] = c.modified_input;
-        if (c.one_sided_count) cj["one_sided_count"] = c.one_sided_count;
-        cj["probes"] = nlohmann::json::array();
-        for (const auto& p : c.probes) cj["probes"].push_back({{"name", p.name}, {"shape", p.tensor.shape}});
-        if (c.verdict != Verdict::NotRun && c.actual.kind != ValueKind::Tensor) cj["actual"] = value_json(c.actual);
-        if (!c.launches.empty() || !c.kernel_cause.empty()) cj["kernel"] = learner_kernel_json(c);
-        if (c.cuda)
-            cj["cuda"] = {{"backend", kernel_backend_code(c.cuda->backend)},
-                          {"device", c.cuda->device},
-                          {"max_abs_error_vs_reference", c.cuda->max_abs_error_vs_reference},
-                          {"ok", c.cuda->ok}};
-        cj["expected"] = c.expected.kind == ValueKind::Tensor ? nlohmann::json({{"kind", "tensor"}, {"shape", c.expected.tensor.shape}}) : value_json(c.expected);
-        j["cases"].push_back(cj);
-    }
-    j["stdout"] = r.stdout_text;
-    j["stderr"] = r.stderr_text;
-    return j;
 }
 
 }  // namespace attnlab

@@ -41,11 +41,6 @@ std::string explain_gpu(const CheckResult& result, Lang lang);
 // The lines explain() gives about the other backends: attnlab's own kernel of
 // the reference op (C++ exercises), the learner's file on a GPU (CUDA ones).
 std::string explain_backends(const CheckResult& result, const Exercise& exercise, Lang lang);
-// The block size and dynamic shared memory each of the learner's kernels was
-// launched with: the largest launch of each name over the cases, under the
-// launch's own name and, for a kernel NVRTC names otherwise (`tile<16>` for a
-// launch of `tile<TILE>`), under NVRTC's name too.
-std::map<std::string, LaunchShape> learner_launch_shapes(const CheckResult& result);
 // "CPU emulator" / "GPU NVIDIA H200", in the learner's language.
 std::string cuda_backend_text(const KernelOutcome& kernel, Lang lang);
 // Stable machine-readable form (used by --json).
