@@ -281,41 +281,41 @@ TEST_CASE("occupancy: the calculator's figures, worked by hand") {
         int threads;
         int blocks, warps, max_warps;
         double fraction;
-        const char* limited_by;
+        OccupancyLimit limited_by;
     };
     const Row rows[] = {
         // 8 warps a block: 64 warp slots / 8 = 8 blocks; 32 regs x 32 = 1024 per warp, 16 warps per
         // quarter of the register file -> 64 warps -> 8 blocks too: a tie goes to threads.
-        {"sm_90 full", "sm_90", 32, 0, 256, 8, 64, 64, 1.0, "threads"},
+        {"sm_90 full", "sm_90", 32, 0, 256, 8, 64, 64, 1.0, OccupancyLimit::Threads},
         // 2048 registers a warp: 8 warps per quarter, 32 warps, 4 blocks.
-        {"sm_90 64 registers", "sm_90", 64, 0, 256, 4, 32, 64, 0.5, "registers"},
+        {"sm_90 64 registers", "sm_90", 64, 0, 256, 4, 32, 64, 0.5, OccupancyLimit::Registers},
         // 33 x 32 = 1056 rounds up to 1280: 12 warps per quarter, 48 warps, 12 blocks of 4 warps.
-        {"register rounding", "sm_90", 33, 0, 128, 12, 48, 64, 0.75, "registers"},
+        {"register rounding", "sm_90", 33, 0, 128, 12, 48, 64, 0.75, OccupancyLimit::Registers},
         // 48 KB + 1 KB reserved = 50176 B a block; 233472 / 50176 = 4 blocks.
-        {"48 KB of shared memory", "sm_90", 32, 48 * 1024, 256, 4, 32, 64, 0.5, "shared_memory"},
+        {"48 KB of shared memory", "sm_90", 32, 48 * 1024, 256, 4, 32, 64, 0.5, OccupancyLimit::SharedMemory},
         // 10000 + 1024 rounds up to 11136; 167936 / 11136 = 15 blocks of 2 warps (16 without the reserve).
-        {"shared rounding and reserve", "sm_80", 16, 10000, 64, 15, 30, 64, 30.0 / 64, "shared_memory"},
+        {"shared rounding and reserve", "sm_80", 16, 10000, 64, 15, 30, 64, 30.0 / 64, OccupancyLimit::SharedMemory},
         // One warp a block: 32 blocks fill half of the 64 warp slots.
-        {"block slots", "sm_90", 16, 0, 32, 32, 32, 64, 0.5, "blocks"},
-        {"sm_86 warp slots", "sm_86", 32, 0, 128, 12, 48, 48, 1.0, "threads"},
-        {"sm_89 block slots", "sm_89", 16, 0, 32, 24, 24, 48, 0.5, "blocks"},
-        {"sm_75 one big block", "sm_75", 32, 0, 1024, 1, 32, 32, 1.0, "threads"},
+        {"block slots", "sm_90", 16, 0, 32, 32, 32, 64, 0.5, OccupancyLimit::Blocks},
+        {"sm_86 warp slots", "sm_86", 32, 0, 128, 12, 48, 48, 1.0, OccupancyLimit::Threads},
+        {"sm_89 block slots", "sm_89", 16, 0, 32, 24, 24, 48, 0.5, OccupancyLimit::Blocks},
+        {"sm_75 one big block", "sm_75", 32, 0, 1024, 1, 32, 32, 1.0, OccupancyLimit::Threads},
         // sm_75: no reserve, 256-byte units: 16384 B -> 4 blocks in 64 KB (a tie with the 4 that
         // the warp slots allow); one byte more rounds up to 16640 B -> 3 blocks.
-        {"sm_75 shared", "sm_75", 32, 16384, 256, 4, 32, 32, 1.0, "threads"},
-        {"sm_75 shared limit", "sm_75", 32, 16385, 256, 3, 24, 32, 0.75, "shared_memory"},
+        {"sm_75 shared", "sm_75", 32, 16384, 256, 4, 32, 32, 1.0, OccupancyLimit::Threads},
+        {"sm_75 shared limit", "sm_75", 32, 16385, 256, 3, 24, 32, 0.75, OccupancyLimit::SharedMemory},
         // A partial warp still takes a whole warp slot: 33 threads = 2 warps.
-        {"partial warp", "sm_90", 16, 0, 33, 32, 64, 64, 1.0, "threads"},
-        {"registers unknown", "sm_90", 0, 0, 1024, 2, 64, 64, 1.0, "threads"},
+        {"partial warp", "sm_90", 16, 0, 33, 32, 64, 64, 1.0, OccupancyLimit::Threads},
+        {"registers unknown", "sm_90", 0, 0, 1024, 2, 64, 64, 1.0, OccupancyLimit::Threads},
         // Nothing fits.
-        {"1025 threads", "sm_90", 32, 0, 1025, 0, 0, 64, 0.0, "block_too_large"},
-        {"no threads", "sm_90", 32, 0, 0, 0, 0, 64, 0.0, "block_too_large"},
-        {"256 registers", "sm_90", 256, 0, 32, 0, 0, 64, 0.0, "registers"},
+        {"1025 threads", "sm_90", 32, 0, 1025, 0, 0, 64, 0.0, OccupancyLimit::BlockTooLarge},
+        {"no threads", "sm_90", 32, 0, 0, 0, 0, 64, 0.0, OccupancyLimit::BlockTooLarge},
+        {"256 registers", "sm_90", 256, 0, 32, 0, 0, 64, 0.0, OccupancyLimit::Registers},
         // 65 x 32 = 2080 -> 2304 a warp, x 32 warps = 73728 > 65536 registers a block.
-        {"1024 threads x 65 registers", "sm_90", 65, 0, 1024, 0, 0, 64, 0.0, "registers"},
-        {"1024 threads x 64 registers", "sm_90", 64, 0, 1024, 1, 32, 64, 0.5, "registers"},
-        {"227 KB fits once", "sm_90", 32, 227 * 1024, 128, 1, 4, 64, 4.0 / 64, "shared_memory"},
-        {"228 KB does not fit", "sm_90", 32, 228 * 1024, 128, 0, 0, 64, 0.0, "shared_memory"},
+        {"1024 threads x 65 registers", "sm_90", 65, 0, 1024, 0, 0, 64, 0.0, OccupancyLimit::Registers},
+        {"1024 threads x 64 registers", "sm_90", 64, 0, 1024, 1, 32, 64, 0.5, OccupancyLimit::Registers},
+        {"227 KB fits once", "sm_90", 32, 227 * 1024, 128, 1, 4, 64, 4.0 / 64, OccupancyLimit::SharedMemory},
+        {"228 KB does not fit", "sm_90", 32, 228 * 1024, 128, 0, 0, 64, 0.0, OccupancyLimit::SharedMemory},
     };
     for (const Row& r : rows) {
         CAPTURE(r.what);
@@ -336,7 +336,7 @@ TEST_CASE("kernel_occupancy: static plus dynamic shared memory, on the report's 
     const auto o = kernel_occupancy("sm_90", k, {256, 24 * 1024});  // 48 KB in all
     REQUIRE(o.has_value());
     CHECK(o->active_blocks_per_sm == 4);
-    CHECK(o->limited_by == "shared_memory");
+    CHECK(o->limited_by == OccupancyLimit::SharedMemory);
     CHECK_FALSE(kernel_occupancy("sm_120", k, {256, 0}).has_value());  // no limits known
     CHECK_FALSE(kernel_occupancy("sm_90", k, {0, 0}).has_value());     // no launch seen
 }
@@ -403,9 +403,14 @@ TEST_CASE("describe_occupancy: the figures and what limits them, in both languag
     ArchLimits small = limits_of("sm_90");
     small.max_threads_per_block = 512;
     CHECK(contains(describe_occupancy(occupancy(small, 32, 0, 600), Lang::En), "at most 512 threads"));
-    for (const char* limit : {"threads", "blocks", "registers", "shared_memory", "block_too_large"}) {
-        CHECK(has_message(Lang::En, std::string("gpu.limit.") + limit));
-        CHECK(has_message(Lang::Id, std::string("gpu.limit.") + limit));
+    // Every limit has its words, in the core and in the window.
+    for (OccupancyLimit limit : {OccupancyLimit::Threads, OccupancyLimit::Blocks, OccupancyLimit::Registers, OccupancyLimit::SharedMemory,
+                                 OccupancyLimit::BlockTooLarge}) {
+        CAPTURE(occupancy_limit_code(limit));
+        CHECK(has_message(Lang::En, std::string("gpu.limit.") + occupancy_limit_code(limit)));
+        CHECK(has_message(Lang::Id, std::string("gpu.limit.") + occupancy_limit_code(limit)));
+        CHECK(has_message(Lang::En, std::string("gui.kview.limit.") + occupancy_limit_code(limit)));
+        CHECK(has_message(Lang::Id, std::string("gui.kview.limit.") + occupancy_limit_code(limit)));
     }
 }
 

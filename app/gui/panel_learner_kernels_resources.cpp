@@ -92,7 +92,7 @@ void draw_resource_table(Ui& ui, const ResourceReport& report, const CheckResult
         std::snprintf(pct, sizeof pct, "%.0f%%", k.occupancy->fraction * 100.0);
         return std::string(pct);
     });
-    row("gui.kview.col_limit", [&](const Column& k) { return k.occupancy ? ui.t("gui.kview.limit." + k.occupancy->limited_by) : std::string("—"); });
+    row("gui.kview.col_limit", [&](const Column& k) { return k.occupancy ? ui.t(std::string("gui.kview.limit.") + occupancy_limit_code(k.occupancy->limited_by)) : std::string("—"); });
     ImGui::EndTable();
     ui.note_item("kview_resources");
     for (const Column& k : cols)

@@ -99,15 +99,15 @@ Occupancy occupancy(const ArchLimits& l, int registers_per_thread, int64_t share
     o.max_warps_per_sm = l.max_threads_per_sm / l.warp_size;
     o.max_threads_per_block = l.max_threads_per_block;
     if (threads_per_block < 1 || threads_per_block > l.max_threads_per_block) {
-        o.limited_by = "block_too_large";
+        o.limited_by = OccupancyLimit::BlockTooLarge;
         return o;
     }
     const int warps_per_block = (threads_per_block + l.warp_size - 1) / l.warp_size;
-    const std::pair<const char*, int64_t> limits[] = {
-        {"threads", o.max_warps_per_sm / warps_per_block},
-        {"blocks", l.max_blocks_per_sm},
-        {"registers", blocks_by_registers(l, registers_per_thread, warps_per_block)},
-        {"shared_memory", blocks_by_shared_memory(l, shared_bytes_per_block)},
+    const std::pair<OccupancyLimit, int64_t> limits[] = {
+        {OccupancyLimit::Threads, o.max_warps_per_sm / warps_per_block},
+        {OccupancyLimit::Blocks, l.max_blocks_per_sm},
+        {OccupancyLimit::Registers, blocks_by_registers(l, registers_per_thread, warps_per_block)},
+        {OccupancyLimit::SharedMemory, blocks_by_shared_memory(l, shared_bytes_per_block)},
     };
     const auto* tightest = &limits[0];
     for (const auto& limit : limits)

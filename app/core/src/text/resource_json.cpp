@@ -32,7 +32,7 @@ nlohmann::json kernel_json(const std::string& arch, const KernelResources& k, co
     if (const std::optional<Occupancy> o = kernel_occupancy(arch, k, launch->second))
         j["occupancy"] = {{"active_blocks_per_sm", o->active_blocks_per_sm}, {"active_warps_per_sm", o->active_warps_per_sm},
                           {"max_warps_per_sm", o->max_warps_per_sm},         {"fraction", o->fraction},
-                          {"limited_by", o->limited_by},                     {"threads_per_block", launch->second.threads_per_block},
+                          {"limited_by", occupancy_limit_code(o->limited_by)},                     {"threads_per_block", launch->second.threads_per_block},
                           {"dynamic_shared_bytes", launch->second.dynamic_shared_bytes}};
     return j;
 }

@@ -49,7 +49,7 @@ std::string describe_resources(const ResourceReport& r, Lang lang) {
 }
 
 std::string describe_occupancy(const Occupancy& o, Lang lang) {
-    const std::string limit = tr(lang, "gpu.limit." + o.limited_by, {{"max_threads", format_count(o.max_threads_per_block, lang)}});
+    const std::string limit = tr(lang, std::string("gpu.limit.") + occupancy_limit_code(o.limited_by), {{"max_threads", format_count(o.max_threads_per_block, lang)}});
     if (o.active_blocks_per_sm == 0) return tr(lang, "gpu.occupancy.none", {{"limit", limit}});
     return tr(lang, "gpu.occupancy",
               {{"percent", format_percent(o.fraction, lang)}, {"warps", std::to_string(o.active_warps_per_sm)},

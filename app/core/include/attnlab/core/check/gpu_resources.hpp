@@ -107,15 +107,27 @@ std::vector<std::string> known_gpu_archs();
 // from the same table as arch_limits().
 std::string gpu_arch_label(const std::string& arch);
 
+// What caps the resident warps of an SM: its warp slots, its block slots,
+// its registers, its shared memory, or nothing runs (more threads than a
+// block may have). Ties go to the first in that order.
+enum class OccupancyLimit { Threads, Blocks, Registers, SharedMemory, BlockTooLarge };
+inline const char* occupancy_limit_code(OccupancyLimit limit) {  // stable: --json, message keys (gpu.limit.<code>)
+    switch (limit) {
+        case OccupancyLimit::Threads: return "threads";
+        case OccupancyLimit::Blocks: return "blocks";
+        case OccupancyLimit::Registers: return "registers";
+        case OccupancyLimit::SharedMemory: return "shared_memory";
+        case OccupancyLimit::BlockTooLarge: return "block_too_large";
+    }
+    return "?";
+}
+
 struct Occupancy {
     int active_blocks_per_sm = 0;
     int active_warps_per_sm = 0;
     int max_warps_per_sm = 0;
     double fraction = 0;     // active / max warps
-    // "threads" (warp slots), "blocks" (resident block slots), "registers",
-    // "shared_memory", or "block_too_large" (no block can run: more threads
-    // than a block may have). Ties go to the first in that order.
-    std::string limited_by;
+    OccupancyLimit limited_by = OccupancyLimit::Threads;
     int max_threads_per_block = 0;  // the architecture's, which "block_too_large" is against
 };
 // The CUDA occupancy calculator's rules: warps per block rounded up; each
