@@ -69,5 +69,5 @@ TEST_CASE("a check runs the file on the GPU where there is one, and says so in b
     // A kernel that leaves half of out unwritten is named on the GPU too.
     const CheckResult gap = env.runner.check(env.ex(), env.ex().dir / "wrong/grid_too_small.cu");
     REQUIRE(gap.gpu.has_value());
-    CHECK(gap.gpu->cause == "output_not_written");
+    CHECK(gap.gpu->cause.code() == "output_not_written");
 }

@@ -139,7 +139,7 @@ TEST_CASE("an out-of-bounds read names the learner's kernel, block, thread and o
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/no_bounds_check.cu");
     REQUIRE(r.verdict == Verdict::KernelFault);
-    CHECK(r.cause == "out_of_bounds");
+    CHECK(r.cause.code() == "out_of_bounds");
     REQUIRE(r.failed_case == 0);
     const CaseOutcome& c = r.cases[0];
     REQUIRE(c.launches.size() == 1);
@@ -167,7 +167,7 @@ TEST_CASE("a shared-memory race and a barrier in a branch are named by racecheck
         "    const int j = blockIdx.x * blockDim.x + (threadIdx.x ^ 1);\n"
         "    if (j < n) out[j] = staged[threadIdx.x ^ 1];\n"));
     CHECK(race.verdict == Verdict::KernelFault);
-    CHECK(race.cause == "shared_race");
+    CHECK(race.cause.code() == "shared_race");
     // The same with a barrier only the first half of each block reaches.
     const CheckResult divergent = env().check_text(program_with_kernel(
         "    __shared__ float staged[64];\n" + kSource +
@@ -175,7 +175,7 @@ TEST_CASE("a shared-memory race and a barrier in a branch are named by racecheck
         "    if (threadIdx.x < 32) __syncthreads();\n"
         "    if (i < n) out[i] = staged[threadIdx.x];\n"));
     CHECK(divergent.verdict == Verdict::KernelFault);
-    CHECK(divergent.cause == "barrier_divergence");
+    CHECK(divergent.cause.code() == "barrier_divergence");
     REQUIRE(divergent.failed_case >= 0);
     CHECK(divergent.cases[static_cast<size_t>(divergent.failed_case)].launches[0].fault.line == 9);  // the barrier's line
     // With the barrier in place for every thread (and each thread reading its own slot) it passes.
@@ -240,7 +240,7 @@ TEST_CASE("a shared array sized by an expression, or declared beside another, is
         CAPTURE(declaration);
         const CheckResult race = env().check_text(program("", declaration + kNeighbourRace, kLaunch64));
         CHECK(race.verdict == Verdict::KernelFault);
-        CHECK(race.cause == "shared_race");
+        CHECK(race.cause.code() == "shared_race");
     }
 }
 
@@ -254,7 +254,7 @@ TEST_CASE("a fault after many launches is still reported, never dropped with the
                                                    "    if (i < n) out[i] = v;\n",
                                                    "    for (int k = 0; k < 300; ++k) nothing<<<1, 1>>>(out.data());\n" + kLaunch64));
     CHECK(r.verdict == Verdict::KernelFault);
-    CHECK(r.cause == "out_of_bounds");
+    CHECK(r.cause.code() == "out_of_bounds");
 }
 
 TEST_CASE("dynamic shared memory declared at file scope, as CUDA allows, works like one declared in the kernel") {
@@ -308,7 +308,7 @@ TEST_CASE("`static __shared__` (as in NVIDIA's block reductions) compiles and is
     CAPTURE(explain(ok, env().ex(), Lang::En));
     CHECK(ok.verdict == Verdict::Pass);
     const CheckResult race = env().check_text(program("", "    static __shared__ float staged[64];\n" + kNeighbourRace, kLaunch64));
-    CHECK(race.cause == "shared_race");
+    CHECK(race.cause.code() == "shared_race");
 }
 
 TEST_CASE("NVRTC's resource report accepts the standard headers a correct CUDA file includes") {
@@ -393,7 +393,7 @@ TEST_CASE("dynamic shared memory the launch forgot to size: the fault says so, i
                                                    "    if (i < n) out[i] = staged[threadIdx.x];\n",
                                                    kLaunch64));  // no third <<<>>> value
     REQUIRE(r.verdict == Verdict::KernelFault);
-    CHECK(r.cause == "out_of_bounds");
+    CHECK(r.cause.code() == "out_of_bounds");
     const std::string en = explain(r, env().ex(), Lang::En), id = explain(r, env().ex(), Lang::Id);
     CAPTURE(en);
     CAPTURE(id);
@@ -448,7 +448,7 @@ TEST_CASE("a host function that checks cudaGetLastError and throws after a fault
                                                        "    const cudaError_t err = cudaGetLastError();\n"
                                                        "    if (err != cudaSuccess) throw std::runtime_error(cudaGetErrorString(err));\n"));
     CHECK(r.verdict == Verdict::KernelFault);
-    CHECK(r.cause == "out_of_bounds");
+    CHECK(r.cause.code() == "out_of_bounds");
     CHECK(contains(explain(r, env().ex(), Lang::En), "split_kernel"));
     // Without a fault, an exception is the learner's own runtime error, as before.
     const CheckResult thrown = env().check_text(program("", "    if (i < n) out[i] = x[src];\n",
@@ -497,7 +497,7 @@ TEST_CASE("exit(1) in a CUDA_CHECK-style macro after a fault still reports the f
     const CheckResult r = env().check_text(source);
     CAPTURE(explain(r, env().ex(), Lang::En));
     CHECK(r.verdict == Verdict::KernelFault);
-    CHECK(r.cause == "out_of_bounds");
+    CHECK(r.cause.code() == "out_of_bounds");
     CHECK(r.failed_case == 0);
     // An exit(1) with no fault before it stays what it is: the program ended early.
     const CheckResult plain = env().check_text(

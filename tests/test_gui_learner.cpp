@@ -405,13 +405,13 @@ TEST_CASE("Indonesian: a kernel fault or rule shown to a person is in words, nev
     r.failed_case = 0;
     CaseOutcome c;
     c.verdict = Verdict::KernelFault;
-    c.kernel_cause = "shared_race";
+    c.kernel_cause = KernelCause::of_fault(emu::FaultKind::SharedRace);
     r.cases.push_back(c);
     GpuSummary g;
     g.device = "GPU";
     g.status = GpuRunStatus::Ran;
     g.first_disagreeing = 0;
-    g.cause = "out_of_bounds";
+    g.cause = KernelCause::of_fault(emu::FaultKind::OutOfBounds);
     r.gpu = g;
     Exercise e;
     const std::string text = explain_detail(r, e, Lang::Id) + "\n" + explain_gpu(r, Lang::Id);

@@ -47,7 +47,7 @@ TEST_CASE("tutorial-style kernels pass unchanged and every bugged one gets its n
     for (const FixtureCheck& f : ec.fixtures) {
         CAPTURE(f.file);
         CAPTURE(f.verdict);
-        CAPTURE(f.cause);
+        CAPTURE(f.cause.code());
         CHECK(f.ok);
     }
 }
@@ -56,7 +56,7 @@ TEST_CASE("two blocks adding into one element: a global-memory race naming both 
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/blocks_accumulate.cu");
     REQUIRE(r.verdict == Verdict::KernelFault);
-    CHECK(r.cause == "global_race");
+    CHECK(r.cause.code() == "global_race");
     const emu::Fault& f = first_fault(r);
     CHECK(f.line == 29);  // `out[...] += part;`
     CHECK(f.buffer == "out");
@@ -73,7 +73,7 @@ TEST_CASE("a per-thread float acc[32] indexed at hd = 64: memcheck names the arr
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/local_array_overflow.cu");
     REQUIRE(r.verdict == Verdict::KernelFault);
-    CHECK(r.cause == "out_of_bounds");
+    CHECK(r.cause.code() == "out_of_bounds");
     CHECK(r.failed_case == 1);  // hd = 2 fits; the hd = 64 case overflows
     const emu::Fault& f = first_fault(r);
     CHECK(f.space == emu::MemorySpace::Local);
@@ -194,7 +194,7 @@ TEST_CASE("output set by cudaMemset instead of a kernel: the rule names the host
     if (!emulator_built()) return;
     const CheckResult r = env().check("probes/memset_rows.cu");
     REQUIRE(r.verdict == Verdict::KernelRule);
-    CHECK(r.cause == "output_not_written");
+    CHECK(r.cause.code() == "output_not_written");
     const std::string en = explain(r, env().ex(), Lang::En), id = explain(r, env().ex(), Lang::Id);
     CAPTURE(en);
     CHECK(contains(en, "cudaMemset"));
@@ -206,7 +206,7 @@ TEST_CASE("output set by cudaMemset instead of a kernel: the rule names the host
         "__global__ void none(float* out) {}\n"
         "void causal_attention(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v) {\n"
         "    none<<<1, 32>>>(out.data());\n}\n");
-    REQUIRE(bare.cause == "output_not_written");
+    REQUIRE(bare.cause.code() == "output_not_written");
     CHECK(contains(explain(bare, env().ex(), Lang::En), "Count the threads"));
 }
 
@@ -227,7 +227,7 @@ TEST_CASE("the next tile's load overwriting a tile still read: the barrier missi
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/loop_overwrites_tile.cu");
     REQUIRE(r.verdict == Verdict::KernelFault);
-    CHECK(r.cause == "shared_race");
+    CHECK(r.cause.code() == "shared_race");
     const emu::Fault& f = first_fault(r);
     CHECK(f.detail == "loop_wraparound");
     CHECK(f.buffer == "kt");
@@ -240,7 +240,7 @@ TEST_CASE("a race inside the last warp suggests __syncwarp, not a __syncthreads 
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/last_warp_unsynced.cu");
     REQUIRE(r.verdict == Verdict::KernelFault);
-    CHECK(r.cause == "shared_race");
+    CHECK(r.cause.code() == "shared_race");
     CHECK(contains(explain(r, env().ex(), Lang::En), "__syncwarp()"));
     CHECK(contains(explain(r, env().ex(), Lang::Id), "__syncwarp()"));
 }
@@ -248,24 +248,24 @@ TEST_CASE("a race inside the last warp suggests __syncwarp, not a __syncthreads 
 TEST_CASE("misaligned float4, a leak, a refused launch and a device assert are named with CUDA's words") {
     if (!emulator_built()) return;
     const CheckResult misaligned = env().check("wrong/misaligned_float4.cu");
-    CHECK(misaligned.cause == "misaligned_address");
+    CHECK(misaligned.cause.code() == "misaligned_address");
     CHECK(contains(explain(misaligned, env().ex(), Lang::En), "misaligned address"));
     CHECK(contains(explain(misaligned, env().ex(), Lang::Id), "alamat tidak sejajar"));
 
     const CheckResult leak = env().check("wrong/leaks_scratch.cu");
     REQUIRE(leak.verdict == Verdict::KernelRule);
-    CHECK(leak.cause == "memory_leak");
+    CHECK(leak.cause.code() == "memory_leak");
     CHECK(contains(explain(leak, env().ex(), Lang::En), "line 30"));  // the learner's cudaMalloc
     CHECK(contains(explain(leak, env().ex(), Lang::Id), "cudaFree"));
 
     const CheckResult refused = env().check("wrong/no_shared_opt_in.cu");
-    CHECK(refused.cause == "invalid_launch");
+    CHECK(refused.cause.code() == "invalid_launch");
     CHECK(first_fault(refused).detail == "shared_needs_opt_in");
     CHECK(contains(explain(refused, env().ex(), Lang::En), "cudaFuncSetAttribute"));
     CHECK(contains(explain(refused, env().ex(), Lang::Id), "cudaFuncSetAttribute"));
 
     const CheckResult asserted = env().check("wrong/assert_head_dim.cu");
-    CHECK(asserted.cause == "device_assert");
+    CHECK(asserted.cause.code() == "device_assert");
     CHECK(first_fault(asserted).line == 6);
     CHECK(contains(explain(asserted, env().ex(), Lang::En), "hd >= 32"));
     CHECK(contains(explain(asserted, env().ex(), Lang::Id), "assert gagal"));
@@ -274,7 +274,7 @@ TEST_CASE("misaligned float4, a leak, a refused launch and a device assert are n
 TEST_CASE("a cudaMalloc'd buffer read where no kernel wrote it: initcheck names the allocation's line") {
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/uninitialised_scratch.cu");
-    CHECK(r.cause == "uninitialized_read");
+    CHECK(r.cause.code() == "uninitialized_read");
     const emu::Fault& f = first_fault(r);
     CHECK(f.buffer == "cudaMalloc:25");
     CHECK(f.line == 18);

@@ -212,7 +212,7 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
         L.fault.groups = {{emu::ThreadActivity::Waiting, 12, {0, 1}}, {emu::ThreadActivity::Exited, 0, {2}}};
         L.fault.detail = "block_too_large";
         r.cases[0].launches = {L};
-        r.cases[0].kernel_cause = emu::fault_code(kind);
+        r.cases[0].kernel_cause = KernelCause::of_fault(kind);
         r.cause = r.cases[0].kernel_cause;
         return r;
     };
@@ -221,7 +221,7 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
         results.push_back(with_launch(static_cast<emu::FaultKind>(k)));
     for (const char* cause : {"output_not_written", "uncoalesced_loads", "uncoalesced_stores"}) {
         CheckResult r = result(Verdict::KernelRule);
-        r.cases[0].kernel_cause = cause;
+        r.cases[0].kernel_cause = *kernel_cause_from_code(cause);
         r.cases[0].unwritten_count = std::string(cause) == "output_not_written" ? 3 : 0;
         r.cases[0].first_unwritten = 1;
         r.cases[0].rule_value = 16.5;
@@ -230,14 +230,14 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
         results.push_back(r);
     }
     CheckResult no_launch = result(Verdict::KernelRule);  // the host function launched nothing
-    no_launch.cases[0].kernel_cause = "output_not_written";
+    no_launch.cases[0].kernel_cause = KernelCause::of_rule(KernelRuleCause::OutputNotWritten);
     no_launch.cases[0].unwritten_count = 4;
     results.push_back(no_launch);
     results.push_back(result(Verdict::Crash));  // a SIGSEGV on the emulator's fibers
     for (const CheckResult& r : results) {
         const std::string id = explain(r, e, Lang::Id);
         const std::string en = explain(r, e, Lang::En);
-        CAPTURE(r.cases[0].kernel_cause);
+        CAPTURE(r.cases[0].kernel_cause.code());
         CAPTURE(id);
         CHECK(english_words(id).empty());
         CHECK(id != en);

@@ -2,6 +2,11 @@
 // and the limits make of a run. Pure functions: no process is spawned.
 #include <signal.h>
 
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
 #include <doctest/doctest.h>
 
 #include "attnlab/core/check/verdict.hpp"
@@ -189,7 +194,7 @@ TEST_CASE("judge_kernel_case: faults, coverage, values, then the rules, row by r
         CAPTURE(row.what);
         const KernelCaseVerdict v = judge_kernel_case(row.values, row.launches, row.unwritten, 24, 0, rules);
         CHECK(v.verdict == row.verdict);
-        CHECK(v.cause == row.cause);
+        CHECK(v.cause.code() == row.cause);
     }
     const KernelCaseVerdict worst = judge_kernel_case(Verdict::Pass, {ok, scattered, ok}, 0, 24, 0, rules);
     CHECK(worst.value == doctest::Approx(32.0));  // the scattered launch's own figure, not an average
@@ -232,7 +237,7 @@ TEST_CASE("judge_kernel_case: wasted sectors against the least traffic cannot be
         CAPTURE(row.what);
         const KernelCaseVerdict v = judge_kernel_case(Verdict::Pass, row.launches, 0, 24, minimum, rules);
         CHECK(v.verdict == row.verdict);
-        CHECK(v.cause == row.cause);
+        CHECK(v.cause.code() == row.cause);
         if (row.verdict == Verdict::KernelRule) {
             CHECK(v.value == doctest::Approx(row.ratio));
             CHECK(v.limit == 2.0);
@@ -280,8 +285,31 @@ TEST_CASE("judge_kernel_case: a tiled kernel's promises (shared memory that does
         CAPTURE(row.what);
         const KernelCaseVerdict v = judge_kernel_case(row.values, row.launches, 0, 24, 0, rules);
         CHECK(v.verdict == row.verdict);
-        CHECK(v.cause == row.cause);
+        CHECK(v.cause.code() == row.cause);
         if (row.verdict == Verdict::KernelRule) CHECK(v.value == doctest::Approx(row.value));
     }
     CHECK(judge_kernel_case(Verdict::Pass, {launch(40000, 0, 4096)}, 0, 24, 0, KernelRules{}).verdict == Verdict::Pass);
+}
+
+TEST_CASE("kernel causes: every fault and rule has a code, and each code names its cause back") {
+    std::vector<KernelCause> all;
+    for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::kLastFaultKind); ++k)
+        all.push_back(KernelCause::of_fault(static_cast<emu::FaultKind>(k)));
+    for (int r = static_cast<int>(KernelRuleCause::OutputNotWritten); r <= static_cast<int>(kLastKernelRuleCause); ++r)
+        all.push_back(KernelCause::of_rule(static_cast<KernelRuleCause>(r)));
+    std::set<std::string> codes;
+    for (const KernelCause& c : all) {
+        CAPTURE(c.code());
+        CHECK_FALSE(c.empty());
+        CHECK_FALSE(c.code().empty());
+        CHECK(codes.insert(c.code()).second);  // no two causes share a code
+        const std::optional<KernelCause> back = kernel_cause_from_code(c.code());
+        REQUIRE(back);
+        CHECK(*back == c);
+    }
+    CHECK(KernelCause{}.empty());
+    CHECK(KernelCause{}.code().empty());
+    CHECK_FALSE(kernel_cause_from_code("pass"));  // a verdict code is not a kernel cause
+    CHECK_FALSE(kernel_cause_from_code(""));
+    CHECK(kernel_cause_from_code("inputs_reloaded")->rule == KernelRuleCause::InputsReloaded);
 }

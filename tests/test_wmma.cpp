@@ -56,7 +56,7 @@ TEST_CASE("wmma: a call by part of a warp is synccheck, naming the function, the
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/sixteen_threads_per_block.cu");
     REQUIRE(r.verdict == Verdict::KernelFault);
-    CHECK(r.cause == "warp_divergence");
+    CHECK(r.cause.code() == "warp_divergence");
     const emu::Fault& f = first_fault(r);
     CHECK(f.detail == "wmma_partial_warp");
     CHECK(f.buffer == "wmma::fill_fragment");
@@ -73,7 +73,7 @@ TEST_CASE("wmma: a call by part of a warp is synccheck, naming the function, the
     // Lanes that returned before the call: the warp operation waits for lanes that left.
     const CheckResult guard = env().check("wrong/per_lane_row_guard.cu");
     REQUIRE(guard.verdict == Verdict::KernelFault);
-    CHECK(guard.cause == "warp_divergence");
+    CHECK(guard.cause.code() == "warp_divergence");
     CHECK(contains(explain(guard, env().ex(), Lang::En), "wmma::"));
 }
 
@@ -81,7 +81,7 @@ TEST_CASE("wmma: a pointer off a 32-byte boundary and an ldm not a multiple of 8
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/tile_col_times_8.cu");
     REQUIRE(r.verdict == Verdict::KernelFault);
-    CHECK(r.cause == "misaligned_address");
+    CHECK(r.cause.code() == "misaligned_address");
     const emu::Fault& f = first_fault(r);
     CHECK(f.buffer == "wmma::load_matrix_sync");
     CHECK(f.detail == "32");
@@ -94,7 +94,7 @@ TEST_CASE("wmma: a pointer off a 32-byte boundary and an ldm not a multiple of 8
 
     const CheckResult ldm = env().check("wrong/ldm_padded_by_one.cu");
     REQUIRE(ldm.verdict == Verdict::KernelFault);
-    CHECK(ldm.cause == "misaligned_address");
+    CHECK(ldm.cause.code() == "misaligned_address");
     const emu::Fault& g = first_fault(ldm);
     CHECK(g.detail == "ldm");
     CHECK(g.index == 17);
@@ -108,11 +108,11 @@ TEST_CASE("wmma: fragment loads are the learner's accesses (out of bounds, initc
     if (!emulator_built()) return;
     const CheckResult unpadded = env().check("wrong/no_padding.cu");
     REQUIRE(unpadded.verdict == Verdict::KernelFault);
-    CHECK(unpadded.cause == "out_of_bounds");
+    CHECK(unpadded.cause.code() == "out_of_bounds");
     CHECK(first_fault(unpadded).line == 27);  // the load of the x tile
     const CheckResult unwritten = env().check("wrong/padding_not_zeroed.cu");
     REQUIRE(unwritten.verdict == Verdict::KernelFault);
-    CHECK(unwritten.cause == "uninitialized_read");
+    CHECK(unwritten.cause.code() == "uninitialized_read");
     const CheckResult col = env().check("wrong/b_col_major.cu");
     CHECK(col.verdict == Verdict::WrongAnswer);
 }

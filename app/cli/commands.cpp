@@ -506,7 +506,7 @@ int cmd_dev(Context& ctx) {
         for (const ExerciseCheck& ec : check.exercises) {
             json fixtures = json::array();
             for (const FixtureCheck& f : ec.fixtures)
-                fixtures.push_back({{"file", f.file}, {"expect", f.expect}, {"verdict", f.verdict}, {"mistake", f.mistake}, {"cause", f.cause}, {"ok", f.ok}});
+                fixtures.push_back({{"file", f.file}, {"expect", f.expect}, {"verdict", f.verdict}, {"mistake", f.mistake}, {"cause", f.cause.code()}, {"ok", f.ok}});
             report.push_back({{"id", ec.id}, {"starter", ec.starter_verdict}, {"solution", ec.solution_verdict}, {"fixtures", fixtures},
                               {"problems", ec.problems}});
         }

@@ -504,7 +504,7 @@ void add_gpu_case(const Exercise& ex, protocol::CaseReport& rec, const CaseOutco
     ++gpu.cases;
     if (rec.index < gpu.device_time_ns.size()) gpu.device_time_ns[rec.index] = rec.kernel.device_time_ns;
     Verdict verdict = Verdict::RuntimeError;
-    std::string cause;
+    KernelCause cause;
     if (rec.status == protocol::CaseStatus::Ok) {
         const Comparison cmp = compare_values(rec.output, reference_side.expected, ex.tolerance);
         gpu.max_abs_error = std::max(gpu.max_abs_error, cmp.max_abs_error);

@@ -140,7 +140,7 @@ bool wasteful(const std::vector<emu::LaunchReport>& launches, int64_t minimum_se
     const double ratio = double(loads + stores) / double(minimum_sectors);
     if (ratio <= limit) return false;
     v.verdict = Verdict::KernelRule;
-    v.cause = loads >= stores ? "uncoalesced_loads" : "uncoalesced_stores";
+    v.cause = KernelCause::of_rule(loads >= stores ? KernelRuleCause::UncoalescedLoads : KernelRuleCause::UncoalescedStores);
     v.value = ratio;
     v.limit = limit;
     v.rule = "max_wasted_sector_ratio";
@@ -154,7 +154,7 @@ bool breaks_tile_promises(const std::vector<emu::LaunchReport>& launches, const 
         const double bytes = double(launches[i].dynamic_shared_bytes) + double(launches[i].counters.static_shared_bytes);
         if (bytes <= rules.max_shared_bytes_per_block || bytes <= v.value) continue;
         v.verdict = Verdict::KernelRule;
-        v.cause = "shared_memory_over_budget";
+        v.cause = KernelCause::of_rule(KernelRuleCause::SharedMemoryOverBudget);
         v.rule = "max_shared_bytes_per_block";
         v.value = bytes;
         v.limit = rules.max_shared_bytes_per_block;
@@ -164,7 +164,7 @@ bool breaks_tile_promises(const std::vector<emu::LaunchReport>& launches, const 
     for (size_t i = 0; i < launches.size() && rules.inputs_loaded_once_per_block; ++i) {
         if (launches[i].counters.global_reloaded_bytes == 0) continue;
         v.verdict = Verdict::KernelRule;
-        v.cause = "inputs_reloaded";
+        v.cause = KernelCause::of_rule(KernelRuleCause::InputsReloaded);
         v.rule = "inputs_loaded_once_per_block";
         v.value = double(launches[i].counters.global_reloaded_bytes);
         v.launch = int(i);
@@ -181,13 +181,13 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
     for (size_t i = 0; i < launches.size(); ++i) {
         if (launches[i].ok()) continue;
         v.verdict = Verdict::KernelFault;
-        v.cause = emu::fault_code(launches[i].fault.kind);
+        v.cause = KernelCause::of_fault(launches[i].fault.kind);
         v.launch = static_cast<int>(i);
         return v;
     }
     if (unwritten_count > 0) {
         v.verdict = Verdict::KernelRule;
-        v.cause = "output_not_written";
+        v.cause = KernelCause::of_rule(KernelRuleCause::OutputNotWritten);
         v.value = static_cast<double>(unwritten_count);
         v.limit = static_cast<double>(output_size);
         return v;
@@ -198,19 +198,19 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
     }
     if (leaked_buffers > 0) {
         v.verdict = Verdict::KernelRule;
-        v.cause = "memory_leak";
+        v.cause = KernelCause::of_rule(KernelRuleCause::MemoryLeak);
         v.value = static_cast<double>(leaked_buffers);
         return v;
     }
     // Each launch on its own: an extra, well-coalesced launch must not hide
     // an uncoalesced one in an average. The worst launch is the figure.
-    auto over = [&](double limit, double (emu::LaunchCounters::*per_request)() const, const char* cause) {
+    auto over = [&](double limit, double (emu::LaunchCounters::*per_request)() const, KernelRuleCause cause) {
         if (limit <= 0) return false;
         for (const emu::LaunchReport& L : launches) {
             const double value = (L.counters.*per_request)();
             if (value <= limit || value <= v.value) continue;
             v.verdict = Verdict::KernelRule;
-            v.cause = cause;
+            v.cause = KernelCause::of_rule(cause);
             v.value = value;
             v.limit = limit;
         }
@@ -218,8 +218,8 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
     };
     if (breaks_tile_promises(launches, rules, v)) return v;
     if (wasteful(launches, minimum_sectors, rules.max_wasted_sector_ratio, v)) return v;
-    if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, "uncoalesced_loads")) return v;
-    if (over(rules.max_sectors_per_store_request, &emu::LaunchCounters::sectors_per_store_request, "uncoalesced_stores")) return v;
+    if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, KernelRuleCause::UncoalescedLoads)) return v;
+    if (over(rules.max_sectors_per_store_request, &emu::LaunchCounters::sectors_per_store_request, KernelRuleCause::UncoalescedStores)) return v;
     return v;
 }
 

@@ -373,11 +373,7 @@ bool is_verdict_code(const std::string& s) {
 }
 
 // An emulator fault code or a kernel rule's cause (CUDA fixtures name these).
-bool is_kernel_cause(const std::string& s) {
-    for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::kLastFaultKind); ++k)
-        if (s == emu::fault_code(static_cast<emu::FaultKind>(k))) return true;
-    return std::find(std::begin(kKernelRuleCauses), std::end(kKernelRuleCauses), s) != std::end(kKernelRuleCauses);
-}
+bool is_kernel_cause(const std::string& s) { return kernel_cause_from_code(s).has_value(); }
 
 // "fixtures": solutions kept with the exercise and what a check must say of them.
 void load_fixtures(JsonFile& f, const json& root, Exercise& ex) {

@@ -25,7 +25,7 @@ FixtureCheck check_fixture(Runner& runner, const Exercise& e, const Fixture& fix
     if (expects_mistake) fc.ok = !r.passed() && fc.mistake == fixture.expect;
     else if (fixture.expect == "pass") fc.ok = r.passed() && fc.mistake.empty();
     else if (fc.verdict == fixture.expect) fc.ok = true;
-    else fc.ok = !fc.cause.empty() && fc.cause == fixture.expect;  // a kernel fault or rule, named
+    else fc.ok = !fc.cause.empty() && fc.cause.code() == fixture.expect;  // a kernel fault or rule, named
     return fc;
 }
 
@@ -101,7 +101,7 @@ std::vector<std::string> unlisted_fixture_files(const Exercise& e) {
 
 std::string fixture_problem(const FixtureCheck& fc) {
     std::string got = fc.verdict + (fc.mistake.empty() ? "" : " (mistake " + fc.mistake + ")") +
-                      (fc.cause.empty() ? "" : " (cause " + fc.cause + ")");
+                      (fc.cause.empty() ? "" : " (cause " + fc.cause.code() + ")");
     return "fixture " + fc.file + " should give " + fc.expect + ", got " + got;
 }
 

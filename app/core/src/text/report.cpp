@@ -134,7 +134,7 @@ std::string explain_learner_kernel_fault(const CaseOutcome& c, Lang lang, const 
                   {{"case", label}, {"kernel", L.kernel}, {"launch", std::to_string(i + 1)}, {"grid", dim3_text(L.grid)},
                    {"block", dim3_text(L.block)}, {"detail", detail}});
     }
-    return tr(lang, "explain.kernel_fault", {{"case", label}, {"detail", fault_name(c.kernel_cause, lang)}});
+    return tr(lang, "explain.kernel_fault", {{"case", label}, {"detail", fault_name(c.kernel_cause.code(), lang)}});
 }
 
 std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
@@ -148,7 +148,7 @@ std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
 }
 
 std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang lang, const std::string& label) {
-    if (c.kernel_cause == "output_not_written") {
+    if (c.kernel_cause.rule == KernelRuleCause::OutputNotWritten) {
         if (c.launches.empty()) return tr(lang, "explain.kernel_rule.no_launch", {{"case", label}, {"name", ex.output.name}});
         // Set by cudaMemset or cudaMemcpy: not the thread count, but where the
         // values came from (the exercise checks what a kernel computes).
@@ -158,17 +158,17 @@ std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang l
                    {"name", ex.output.name},
                    {"index", format_index(unravel(c.first_unwritten, c.expected.tensor.shape), ex.returns.dims, lang)}});
     }
-    if (c.kernel_cause == "memory_leak")
+    if (c.kernel_cause.rule == KernelRuleCause::MemoryLeak)
         return tr(lang, "explain.kernel_rule.memory_leak",
                   {{"case", label}, {"count", format_count(c.leaked_buffers, lang)}, {"bytes", format_count(static_cast<int64_t>(c.leaked_bytes), lang)},
                    {"line", std::to_string(c.first_leak_line)}});
     const std::string variant = c.rule_name == "max_wasted_sector_ratio" ? ".wasted" : "";
-    const bool in_bytes = c.kernel_cause == "shared_memory_over_budget" || c.kernel_cause == "inputs_reloaded";
+    const bool in_bytes = c.kernel_cause.rule == KernelRuleCause::SharedMemoryOverBudget || c.kernel_cause.rule == KernelRuleCause::InputsReloaded;
     // A ratio just over its bound must not print as the bound ("1.00× ... at most 1×").
     const int decimals = c.rule_value > c.rule_limit && c.rule_value < c.rule_limit * 1.01 ? 3 : 2;
     const std::string value =
         in_bytes ? format_count(static_cast<int64_t>(c.rule_value), lang) : format_fixed(c.rule_value, decimals, lang);
-    return tr(lang, "explain.kernel_rule." + c.kernel_cause + variant,
+    return tr(lang, "explain.kernel_rule." + c.kernel_cause.code() + variant,
               {{"case", label}, {"value", value}, {"limit", format_number(c.rule_limit, lang)}});
 }
 
@@ -322,7 +322,7 @@ std::string explain_gpu(const CheckResult& r, Lang lang) {
     const GpuSummary& g = *r.gpu;
     if (g.status == GpuRunStatus::CompileFailed) return tr(lang, "gpu_run.compile_failed", {{"device", g.device}, {"detail", g.detail}});
     if (g.first_disagreeing >= 0) {
-        const std::string what = g.cause.empty() ? verdict_title(g.verdict, lang) : fault_name(g.cause, lang);
+        const std::string what = g.cause.empty() ? verdict_title(g.verdict, lang) : fault_name(g.cause.code(), lang);
         return tr(lang, "gpu_run.disagrees", {{"device", g.device}, {"case", std::to_string(g.first_disagreeing + 1)}, {"what", what},
                                                {"detail", g.detail.empty() ? "" : " (" + g.detail + ")"}});
     }

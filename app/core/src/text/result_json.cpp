@@ -61,8 +61,8 @@ nlohmann::json learner_kernel_json(const CaseOutcome& c) {
         launches.push_back(std::move(lj));
     }
     nlohmann::json j = {{"launches", launches}, {"unwritten", c.unwritten_count}};
-    if (!c.kernel_cause.empty()) j["cause"] = c.kernel_cause;
-    if (c.verdict == Verdict::KernelRule && c.kernel_cause != "output_not_written") j["rule"] = {{"name", c.rule_name}, {"value", c.rule_value}, {"limit", c.rule_limit}};
+    if (!c.kernel_cause.empty()) j["cause"] = c.kernel_cause.code();
+    if (c.verdict == Verdict::KernelRule && c.kernel_cause.rule != KernelRuleCause::OutputNotWritten) j["rule"] = {{"name", c.rule_name}, {"value", c.rule_value}, {"limit", c.rule_limit}};
     return j;
 }
 
@@ -90,12 +90,12 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
         }
         j["protections"] = p;
     }
-    if (!r.cause.empty()) j["cause"] = r.cause;
+    if (!r.cause.empty()) j["cause"] = r.cause.code();
     if (r.resources) j["resources"] = resources_to_json(*r.resources, learner_launch_shapes(r));
     if (const std::optional<Performance> perf = check_performance(r, ex)) j["performance"] = performance_to_json(*perf, lang);
     if (r.gpu)
         j["gpu"] = {{"device", r.gpu->device}, {"status", gpu_run_status_code(r.gpu->status)}, {"cases", r.gpu->cases}, {"agreeing", r.gpu->agreeing},
-                    {"first_disagreeing_case", r.gpu->first_disagreeing}, {"verdict", verdict_code(r.gpu->verdict)}, {"cause", r.gpu->cause},
+                    {"first_disagreeing_case", r.gpu->first_disagreeing}, {"verdict", verdict_code(r.gpu->verdict)}, {"cause", r.gpu->cause.code()},
                     {"max_abs_error_vs_reference", r.gpu->max_abs_error}, {"detail", r.gpu->detail},
                     {"compile_ms", r.gpu->compile_ms}, {"run_ms", r.gpu->run_ms}};
     if (r.problem != Problem::None) j["problem"] = {{"code", problem_code(r.problem)}, {"message", problem_text(r, lang)}, {"detail", r.detail}};

@@ -158,7 +158,7 @@ struct GpuSummary {
     int agreeing = 0;              // of those, the ones within tolerance of the reference
     int first_disagreeing = -1;    // the first case that did not (index)
     Verdict verdict = Verdict::Pass;  // its verdict on the GPU
-    std::string cause;             // its kernel cause ("kernel_exception", "output_not_written", ...)
+    KernelCause cause;             // its kernel cause (a fault, or output no kernel wrote)
     double max_abs_error = 0;      // over the cases that returned values
     std::string detail;            // nvcc's first error, the CUDA error, or how the process ended
     double compile_ms = 0, run_ms = 0;
@@ -194,7 +194,7 @@ struct CaseOutcome {
     // faults, counters and every block's accesses), what the verdict named,
     // and the figures behind a kernel rule.
     std::vector<emu::LaunchReport> launches;
-    std::string kernel_cause;          // KernelFault: the fault code; KernelRule: the rule's cause
+    KernelCause kernel_cause;          // KernelFault: the fault; KernelRule: the rule
     int64_t unwritten_count = 0;       // output elements no kernel wrote
     int64_t first_unwritten = -1;      // row-major index of the first
     int64_t host_set_count = 0;        // of the unwritten, set by cudaMemset/cudaMemcpy instead
@@ -237,7 +237,7 @@ struct CheckResult {
     int problem_case = -1;    // the case a problem is about (CaseDoesNotFitReference, CaseNeverReported)
     std::string detail;       // technical data for `problem` (a path, an OS error, a code): never prose
     std::optional<MistakeMatch> mistake;  // a failing check whose output matches a catalogued mistake
-    std::string cause;        // CUDA: the failed case's kernel_cause ("shared_race", "output_not_written", ...)
+    KernelCause cause;        // CUDA: the failed case's kernel_cause
     // CUDA: the learner's file compiled by NVRTC for one architecture (null for
     // C++ exercises, or when the check did not get that far).
     std::shared_ptr<const ResourceReport> resources;

@@ -54,7 +54,7 @@ OverallVerdict overall_verdict(const std::vector<Verdict>& case_verdicts, Verdic
 // on each launch's counters (the worst launch is the figure).
 struct KernelCaseVerdict {
     Verdict verdict = Verdict::Pass;
-    std::string cause;       // fault code or rule cause, "" otherwise
+    KernelCause cause;       // the fault or the rule, none otherwise
     int launch = -1;         // KernelFault: the launch that faulted
     double value = 0;        // KernelRule: the measured figure
     double limit = 0;        // KernelRule: the bound

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attnlab/common/value.hpp"
+#include "attnlab/core/course/kernel_cause.hpp"
 #include "attnlab/core/course/limits.hpp"
 #include "attnlab/core/course/runtime_profile.hpp"
 
@@ -65,11 +66,6 @@ struct KernelRules {
     // per block, as an online softmax promises).
     bool inputs_loaded_once_per_block = false;
 };
-
-// The verdict's named causes for CUDA programs, beside the emulator's fault
-// codes ("shared_race", ...): what a fixture's "expect" may name.
-inline constexpr const char* kKernelRuleCauses[] = {"output_not_written", "uncoalesced_loads", "uncoalesced_stores", "memory_leak",
-                                                     "shared_memory_over_budget", "inputs_reloaded"};
 
 // A catalogued mistake of this exercise (exercise.json "mistakes"), with the
 // learner's words from the course's catalogue (mistakes/<id>.json).

@@ -24,7 +24,7 @@ struct FixtureCheck {
     std::string expect;   // verdict code, mistake id, or (CUDA) kernel fault / rule cause
     std::string verdict;  // what the check said
     std::string mistake;  // the mistake it named ("" when none)
-    std::string cause;    // CUDA: the kernel fault or rule the verdict named ("" when none)
+    KernelCause cause;    // CUDA: the kernel fault or rule the verdict named (none when none)
     bool ok = false;
 };
 
