@@ -222,10 +222,10 @@ void Session::cancel_check() {
 
 std::shared_ptr<CheckJob> Session::current_job() const { return current_ ? scheduler_->current(current_->id) : nullptr; }
 
-bool Session::checking() const {
-    auto job = current_job();
-    return job && !job->done();
-}
+// Until its result is collected (poll), not only until the job is done: a
+// job that finished between two polls would otherwise read as "not checking"
+// beside the previous result.
+bool Session::checking() const { return current_job() != nullptr; }
 
 CheckProgress Session::check_progress() const {
     auto job = current_job();

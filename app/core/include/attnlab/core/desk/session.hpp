@@ -103,7 +103,7 @@ public:
     // Saves, then checks the buffer in the background (cancelling a running one).
     void run_check();
     void cancel_check();
-    bool checking() const;  // a check of the current exercise is running
+    bool checking() const;  // a check of the current exercise is running, or its result is not collected yet
     CheckProgress check_progress() const;
     // The latest finished check of the current exercise (nullptr when none yet).
     const CheckResult* last_result() const {
