@@ -66,6 +66,11 @@ struct SiteCache {
     // is unchanged: a loop's loads from q, k and v each find theirs at once.
     Allocation* allocation[128] = {};
     uint64_t generation[128] = {};
+    // The last address the site touched that is no device memory (a
+    // threadIdx read, the thread's own stack), valid for the same
+    // generation: most instrumented loads are of these, and each would
+    // otherwise search the live and the freed buffers.
+    uintptr_t outside[128] = {};
 };
 thread_local SiteCache site_cache;
 inline unsigned site_slot(uintptr_t pc) {
@@ -74,6 +79,7 @@ inline unsigned site_slot(uintptr_t pc) {
         site_cache.pc[slot] = pc;
         site_cache.id[slot] = uint16_t(site_lookup(pc));
         site_cache.allocation[slot] = nullptr;
+        site_cache.outside[slot] = 0;
     }
     return slot;
 }
@@ -134,14 +140,17 @@ int line_of_pc(uintptr_t pc) {
 // takes more stack than an emulated thread has, so an unresolved site is
 // returned as -id and resolve_pending_lines() answers it after the launch,
 // on the OS thread's own stack.
-int line_of_site(unsigned id) {
+__attribute__((noinline)) int resolve_line(unsigned id) {
     Sites& s = sites();
+    if (current_thread) return -static_cast<int>(id);
+    return s.lines[id] = line_of_pc(s.pcs[id]);
+}
+// (Inline: every checked shared access asks, and the answer is almost always known.)
+inline int line_of_site(unsigned id) {
+    const Sites& s = sites();
     if (id == 0 || id >= s.lines.size()) return 0;
-    if (s.lines[id] < 0) {
-        if (current_thread) return -static_cast<int>(id);
-        s.lines[id] = line_of_pc(s.pcs[id]);
-    }
-    return s.lines[id];
+    const int line = s.lines[id];
+    return line >= 0 ? line : resolve_line(id);
 }
 
 // ------------------------------------------------------------------ faults
@@ -164,9 +173,11 @@ inline unsigned width_class(unsigned size) { return size >= 16 ? 2 : size >= 8 ?
 // A GPU faults on an access of 2, 4, 8 or 16 bytes at an address that is not
 // a multiple of its size (a float4 pointer one float in); so does the CPU's
 // aligned vector load the compiler emits for it.
-void check_alignment(uintptr_t a, unsigned size, MemorySpace space, bool write, const std::string& buffer, int64_t index,
+// (Callers test the address first: this is the slow path that names the fault.)
+inline bool misaligned(uintptr_t a, unsigned size) { return size > 1 && size <= 16 && (a & (size - 1)) != 0; }
+void check_alignment(uintptr_t a, unsigned size, MemorySpace space, bool write, const char* buffer, int64_t index,
                      int64_t count, const char* type, unsigned site) {
-    if (size <= 1 || size > 16 || (a & (size - 1)) == 0) return;
+    if (!misaligned(a, size)) return;
     Fault f;
     f.kind = FaultKind::MisalignedAddress;
     f.space = space;
@@ -236,29 +247,38 @@ SharedClaim* claim_of(uintptr_t a) {
     return s.last = std::prev(it)->get();
 }
 
+// The element a byte offset falls in; element sizes are almost always a
+// power of two, and a shift costs far less than the division on every access.
+inline uint64_t element_of(uint64_t offset, size_t elem_size) {
+    if ((elem_size & (elem_size - 1)) == 0) return offset >> __builtin_ctzll(elem_size);
+    return offset / elem_size;
+}
+
 // A shared region and the element range [first, last] an access covers, or a memcheck fault.
 const detail::SharedRegion& shared_target(uintptr_t a, unsigned size, bool write, unsigned site, int64_t& first, int64_t& last) {
     Arena& s = arena();
     const detail::SharedRegion* r = nullptr;
     uintptr_t limit = 0;
     if (in_dynamic_shared(a)) {
+        const uint64_t bytes = detail::running_dynamic_shared_bytes();
         r = &s.dynamic_region;
-        limit = uintptr_t(s.dynamic) + detail::running_dynamic_shared_bytes();
-        s.dynamic_region.count = int64_t(detail::running_dynamic_shared_bytes() / s.dynamic_granule);
+        limit = uintptr_t(s.dynamic) + bytes;
+        s.dynamic_region.count = int64_t(element_of(bytes, s.dynamic_granule));
     } else if (SharedClaim* c = claim_of(a)) {
         const uint32_t serial = launch_serial.load(std::memory_order_relaxed);
         if (c->touched_in_launch.load(std::memory_order_relaxed) != serial) c->touched_in_launch.store(serial, std::memory_order_relaxed);
         r = &c->region;
         limit = uintptr_t(c->region.data) + c->bytes;
     }
-    const size_t elem = r ? r->elem_size : 4;
-    const int64_t index = r ? int64_t(a - uintptr_t(r->data)) / int64_t(elem) : 0;
-    if (!r || a + size > limit)
+    if (!r || a < uintptr_t(r->data) || a + size > limit) {
+        const int64_t index = r ? (int64_t(a) - int64_t(uintptr_t(r->data))) / int64_t(r->elem_size) : 0;
         fault_out_of_bounds(MemorySpace::Shared, write, r ? r->name : "shared memory", index, r ? r->count : 0,
                             r ? r->type : "", line_of_site(site));
-    check_alignment(a, size, MemorySpace::Shared, write, r->name, index, r->count, r->type, site);
-    first = index;
-    last = int64_t(a + size - 1 - uintptr_t(r->data)) / int64_t(elem);
+    }
+    const uint64_t offset = a - uintptr_t(r->data);
+    first = int64_t(element_of(offset, r->elem_size));
+    if (misaligned(a, size)) check_alignment(a, size, MemorySpace::Shared, write, r->name, first, r->count, r->type, site);
+    last = int64_t(element_of(offset + size - 1, r->elem_size));
     return *r;
 }
 
@@ -355,8 +375,7 @@ bool all_initialised(const Allocation& A, uintptr_t a, unsigned size) {
 void global_access(Allocation& A, uintptr_t a, unsigned size, bool write, unsigned site, ThreadState& ts) {
     if (a < A.base || a + size > A.end)
         fault_out_of_bounds(MemorySpace::Global, write, A.name, A.index_of(a), A.count(), A.type, line_of_site(site));
-    if (size > 1 && (a & (size - 1)) != 0)
-        check_alignment(a, size, MemorySpace::Global, write, A.name, A.index_of(a), A.count(), A.type, site);
+    if (misaligned(a, size)) check_alignment(a, size, MemorySpace::Global, write, A.name.c_str(), A.index_of(a), A.count(), A.type, site);
     step(ts, site);
     if (!write && ts.checks && !all_initialised(A, a, size))
         detail::fault_access(FaultKind::UninitializedRead, MemorySpace::Global, false, A.name, A.index_of(a), A.count(), A.type,
@@ -404,15 +423,18 @@ void access(uintptr_t a, unsigned size, bool write, uintptr_t pc) {
     }
     if (in_shared(a)) return shared_access(a, size, write, site_of(pc), *ts);
     const unsigned slot = site_slot(pc);
+    const uint64_t generation = the_heap ? the_heap->generation : 0;
+    if (site_cache.outside[slot] == a && site_cache.generation[slot] == generation) return;
     Allocation* A = site_cache.allocation[slot];
-    if (!A || site_cache.generation[slot] != the_heap->generation || a + kGuard < A->base || a >= A->end + kGuard) {
+    if (!A || site_cache.generation[slot] != generation || a + kGuard < A->base || a >= A->end + kGuard) {
         A = find_allocation(a);
         site_cache.allocation[slot] = A;
-        site_cache.generation[slot] = the_heap ? the_heap->generation : 0;
+        site_cache.generation[slot] = generation;
     }
     if (A) return global_access(*A, a, size, write, site_cache.id[slot], *ts);
     if (the_heap && !the_heap->freed_by_base.empty()) freed_access(a, write, site_of(pc));
     // Anything else is the thread's own stack or host data: not device memory.
+    site_cache.outside[slot] = a;
 }
 
 // A range (a struct copy): pieces of at most 16 bytes, as a GPU moves it.

@@ -68,14 +68,31 @@ void diverged_requests(LaneLogs logs, int nlanes, ProgramPosition program_positi
     };
     uint64_t v[32];
     for (;;) {
-        int active = 0;
+        int active = 0, l0 = -1;  // l0: the first lane still running
+        bool one_site = true;     // every lane still running waits at the same site
         for (int l = 0; l < nlanes; ++l) {
             if (at[l] == logs[l]->size()) continue;
-            ++active;
             key[l] = (*logs[l])[at[l]] >> kLogLineShift;
-            next[l] = position(key[l]);
+            if (l0 < 0) l0 = l;
+            one_site = one_site && key[l] == key[l0];
+            ++active;
         }
         if (active == 0) break;
+        if (one_site) {  // no lane waits for another: they all go, as the rounds below would decide
+            const uint64_t k = key[l0], p = position(k);
+            int n = 0;
+            for (int l = l0; l < nlanes; ++l) {
+                if (at[l] == logs[l]->size()) continue;
+                v[n++] = (*logs[l])[at[l]++] & kLogAddressMask;
+                last[l] = p;
+                started[l] = true;
+            }
+            if (n < nlanes) ++t.partial;
+            t.add(measure(v, n, k), n, k);
+            continue;
+        }
+        for (int l = 0; l < nlanes; ++l)
+            if (at[l] < logs[l]->size()) next[l] = position(key[l]);
         uint64_t waiting_at[32];  // the distinct sites lanes wait at (usually one to three)
         int sites = 0;
         for (int l = 0; l < nlanes; ++l)
@@ -87,15 +104,18 @@ void diverged_requests(LaneLogs logs, int nlanes, ProgramPosition program_positi
                 if (waiting_at[i] > next[l] && waiting_at[i] <= last[l]) return false;  // a lane still in this iteration
             return true;
         };
+        uint32_t going = 0;  // the lanes that may go this round, decided once each
+        for (int l = 0; l < nlanes; ++l)
+            if (at[l] < logs[l]->size() && may_go(l)) going |= 1u << l;
         int chosen = -1;
         for (int pass = 0; pass < 2 && chosen < 0; ++pass)
             for (int l = 0; l < nlanes; ++l)
-                if (at[l] < logs[l]->size() && (chosen < 0 || next[l] < next[chosen]) && (pass == 1 || may_go(l))) chosen = l;
+                if (at[l] < logs[l]->size() && (chosen < 0 || next[l] < next[chosen]) && (pass == 1 || (going >> l & 1))) chosen = l;
         const uint64_t k = key[chosen];
-        const bool forced = !may_go(chosen);
+        const bool forced = !(going >> chosen & 1);
         int n = 0;
         for (int l = 0; l < nlanes; ++l) {
-            if (at[l] == logs[l]->size() || key[l] != k || (!forced && !may_go(l))) continue;
+            if (at[l] == logs[l]->size() || key[l] != k || (!forced && !(going >> l & 1))) continue;
             v[n++] = (*logs[l])[at[l]++] & kLogAddressMask;
             last[l] = next[l];
             started[l] = true;
