@@ -441,7 +441,8 @@ TEST_CASE("the std:: functions a C++ learner writes (std::sqrt, std::max, numeri
 TEST_CASE("a host function that checks cudaGetLastError and throws after a fault still gets the fault as its verdict") {
     if (!emulator_built()) return;
     // The usual CUDA_CHECK idiom: the fault is the cause, the exception only its echo.
-    const CheckResult r = env().check_text(program("",
+    // (<stdexcept> included, as nvcc needs it too: attnlab's headers do not bring it.)
+    const CheckResult r = env().check_text(program("#include <stdexcept>\n",
                                                    "    volatile float v = x[src];\n"
                                                    "    if (i < n) out[i] = v;\n",
                                                    kLaunch64 +
@@ -451,7 +452,7 @@ TEST_CASE("a host function that checks cudaGetLastError and throws after a fault
     CHECK(r.cause.code() == "out_of_bounds");
     CHECK(contains(explain(r, env().ex(), Lang::En), "split_kernel"));
     // Without a fault, an exception is the learner's own runtime error, as before.
-    const CheckResult thrown = env().check_text(program("", "    if (i < n) out[i] = x[src];\n",
+    const CheckResult thrown = env().check_text(program("#include <stdexcept>\n", "    if (i < n) out[i] = x[src];\n",
                                                         kLaunch64 + "    throw std::runtime_error(\"mine\");\n"));
     CHECK(thrown.verdict == Verdict::RuntimeError);
 }

@@ -589,4 +589,16 @@ void device_assert_failed(const char* assertion, unsigned line) {
     detail::abandon_thread(std::move(f));  // called from noexcept code (__assert_fail)
 }
 
+void library_fault(FaultKind kind, const char* function, const char* detail, int64_t value, const char* type, int line) {
+    Fault f;
+    f.kind = kind;
+    f.buffer = function;
+    f.detail = detail;
+    f.index = value;
+    f.size = 0;
+    f.element_type = type;
+    f.line = line;
+    detail::raise_fault(std::move(f));
+}
+
 }  // namespace attnlab::emu::raw

@@ -24,10 +24,6 @@
 #include "attnlab/cuda_device.hpp"
 #include "cuda_fp16.h"
 
-namespace attnlab::emu::detail {
-[[noreturn]] void raise_fault(Fault f);  // the emulator's: stop the launch with f (faults.cpp)
-}  // namespace attnlab::emu::detail
-
 namespace nvcuda {
 namespace wmma {
 
@@ -50,17 +46,9 @@ template <class T> constexpr const char* type_name() {
 
 inline unsigned linear_thread() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
 
-[[noreturn]] inline void fault(attnlab::emu::FaultKind kind, const char* fn, const std::string& detail, int64_t index,
-                               const char* type, int line) {
-    attnlab::emu::Fault f;
-    f.kind = kind;
-    f.buffer = fn;
-    f.detail = detail;
-    f.index = index;
-    f.size = 0;
-    f.element_type = type;
-    f.line = line;
-    attnlab::emu::detail::raise_fault(std::move(f));
+[[noreturn]] inline void fault(attnlab::emu::FaultKind kind, const char* fn, const char* detail, int64_t index, const char* type,
+                               int line) {
+    attnlab::emu::raw::library_fault(kind, fn, detail, index, type, line);
 }
 
 // All 32 lanes of the warp, at the same call: a GPU requires it of every

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "attnlab/cuda.hpp"
+#include "attnlab/cuda_entry.hpp"
 #include "attnlab/cuda_emu.hpp"
 #include "attnlab/emu/raw_runtime.hpp"
 #include "attnlab/common/register_file.hpp"
@@ -118,25 +119,82 @@ cudaError_t error_of(const emu::Fault& f) {
 
 }  // namespace
 
-DeviceTensor::DeviceTensor(std::string name, std::vector<int64_t> shape)
-    : name_(std::move(name)), shape_(std::move(shape)), storage_(device_floats(name_, element_count(shape_))) {}
+// ------------------------------------------------------------ device tensors
 
-DeviceTensor::DeviceTensor(std::string name, std::vector<int64_t> shape, const std::vector<float>& values)
-    : DeviceTensor(std::move(name), std::move(shape)) {
-    const size_t n = std::min(values.size(), static_cast<size_t>(numel()));
-    if (n == 0) return;
-    std::memcpy(storage_.get(), values.data(), n * sizeof(float));
-    raw::host_wrote(storage_.get(), n * sizeof(float));
+namespace detail {
+
+struct DeviceStorage {
+    std::string name;
+    std::shared_ptr<float> memory;
+    int copies = 1;  // DeviceTensors sharing it
+};
+
+struct DeviceTensorAccess {
+    static DeviceTensor make(const std::string& name, const std::vector<int64_t>& shape) {
+        if (shape.size() > static_cast<size_t>(DeviceTensor::kMaxRank))
+            throw std::invalid_argument(name + ": a device tensor has at most " + std::to_string(DeviceTensor::kMaxRank) +
+                                        " axes, not " + std::to_string(shape.size()));
+        DeviceTensor t;
+        t.rank_ = static_cast<int>(shape.size());
+        for (int i = 0; i < t.rank_; ++i) t.shape_[i] = shape[static_cast<size_t>(i)];
+        t.storage_ = new DeviceStorage{name, device_floats(name, element_count(shape))};
+        t.data_ = t.storage_->memory.get();
+        return t;
+    }
+    static void share(const DeviceTensor& t) {
+        if (t.storage_) ++t.storage_->copies;
+    }
+    static void drop(DeviceTensor& t) {
+        if (t.storage_ && --t.storage_->copies == 0) delete t.storage_;
+        t.storage_ = nullptr;
+    }
+    static std::vector<int64_t> shape(const DeviceTensor& t) { return std::vector<int64_t>(t.shape_, t.shape_ + t.rank_); }
+    static const char* name(const DeviceTensor& t) { return t.storage_ ? t.storage_->name.c_str() : "tensor"; }
+};
+
+DeviceTensor device_tensor(const std::string& name, const std::vector<int64_t>& shape) { return DeviceTensorAccess::make(name, shape); }
+
+DeviceTensor device_tensor(const std::string& name, const std::vector<int64_t>& shape, const std::vector<float>& values) {
+    DeviceTensor t = DeviceTensorAccess::make(name, shape);
+    const size_t n = std::min(values.size(), static_cast<size_t>(t.numel()));
+    if (n == 0) return t;
+    std::memcpy(t.data(), values.data(), n * sizeof(float));
+    raw::host_wrote(t.data(), n * sizeof(float));
+    return t;
 }
+
+}  // namespace detail
+
+DeviceTensor::DeviceTensor(const char* name, std::initializer_list<int64_t> shape)
+    : DeviceTensor(detail::DeviceTensorAccess::make(name ? name : "tensor", std::vector<int64_t>(shape))) {}
+
+DeviceTensor::DeviceTensor(const DeviceTensor& other) : storage_(other.storage_), data_(other.data_), rank_(other.rank_) {
+    for (int i = 0; i < rank_; ++i) shape_[i] = other.shape_[i];
+    detail::DeviceTensorAccess::share(other);
+}
+
+DeviceTensor& DeviceTensor::operator=(const DeviceTensor& other) {
+    if (this == &other) return *this;
+    detail::DeviceTensorAccess::share(other);
+    detail::DeviceTensorAccess::drop(*this);
+    storage_ = other.storage_;
+    data_ = other.data_;
+    rank_ = other.rank_;
+    for (int i = 0; i < kMaxRank; ++i) shape_[i] = other.shape_[i];
+    return *this;
+}
+
+DeviceTensor::~DeviceTensor() { detail::DeviceTensorAccess::drop(*this); }
 
 int64_t DeviceTensor::size(int axis) const {
-    if (axis < 0 || axis >= rank())
-        throw std::out_of_range(name_ + ".size(" + std::to_string(axis) + "): " + name_ + " has shape " + shape_text(shape_) +
-                                ", so the axis must be 0.." + std::to_string(rank() - 1));
-    return shape_[static_cast<size_t>(axis)];
+    if (axis < 0 || axis >= rank()) {
+        const std::string name = detail::DeviceTensorAccess::name(*this);
+        throw std::out_of_range(name + ".size(" + std::to_string(axis) + "): " + name + " has shape " +
+                                shape_text(detail::DeviceTensorAccess::shape(*this)) + ", so the axis must be 0.." +
+                                std::to_string(rank() - 1));
+    }
+    return shape_[axis];
 }
-
-int64_t DeviceTensor::numel() const { return element_count(shape_); }
 
 namespace detail {
 
@@ -268,7 +326,8 @@ void refuse_static_shared(emu::LaunchReport& report) {
 
 }  // namespace
 
-void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, const std::function<void()>& body) {
+void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, void (*body)(const void*),
+                   const void* context) {
     if (launches_stopped()) return;
     emu::Fault refused;
     if (refused_shared_memory(kernel, smem, refused) || refused_registers(name, block, refused)) {
@@ -282,7 +341,7 @@ void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, 
         return;
     }
     emu::ScopedLaunchOptions options(case_launch_options(grid));
-    emu::LaunchReport report = emu::launch_function(name, grid, block, smem, body);
+    emu::LaunchReport report = emu::launch_function(name, grid, block, smem, [body, context] { body(context); });
     if (report.ok()) refuse_static_shared(report);
     record_launch(std::move(report));
 }
@@ -326,7 +385,7 @@ Slot finish_output(const DeviceTensor& out) {
     if (n) std::memcpy(values.data(), out.data(), n * sizeof(float));
     Slot s;
     s.kind = Kind::Tensor;
-    s.tensor = Tensor::from_data(out.shape(), std::move(values));
+    s.tensor = Tensor::from_data(DeviceTensorAccess::shape(out), std::move(values));
     protocol::KernelCaseData& data = case_log().data;
     int64_t first = -1;
     data.unwritten_count = raw::not_kernel_written(out.data(), n, sizeof(float), first, &data.host_set_count);

@@ -71,6 +71,13 @@ DeviceTensor::DeviceTensor(std::string name, std::vector<int64_t> shape, const s
     cudaMemcpy(memory_.get(), values.data(), n * sizeof(float), cudaMemcpyHostToDevice);
 }
 
+namespace detail {
+DeviceTensor device_tensor(const std::string& name, const std::vector<int64_t>& shape) { return DeviceTensor(name, shape); }
+DeviceTensor device_tensor(const std::string& name, const std::vector<int64_t>& shape, const std::vector<float>& values) {
+    return DeviceTensor(name, shape, values);
+}
+}  // namespace detail
+
 int64_t DeviceTensor::size(int axis) const {
     if (axis < 0 || axis >= rank())
         throw std::out_of_range(name_ + ".size(" + std::to_string(axis) + "): " + name_ + " has " + std::to_string(rank()) +

@@ -266,6 +266,7 @@ fs::path Compiler::entry_file(const Exercise& exercise, EntryFile kind) {
         // would expand when the precompiled header was built, naming that header.
         text += "static const attnlab::detail::LearnerFileRegistration attnlab_learner_file_{__BASE_FILE__};\n";
     if (kind != EntryFile::Declaration) {
+        if (*runtime.registration_header) text += std::string("#include <attnlab/") + runtime.registration_header + ">\n";
         std::string names;
         if (runtime.registration_names_parameters) {
             names = ", {\"" + exercise.output.name + "\"";

@@ -47,6 +47,7 @@ const RuntimeProfile kCpp{
     "attnlab_pch.hpp",
     EntryShape::ReturnsValue,
     "EntryRegistration",
+    "",
     /*registration_names_parameters=*/false,
     /*names_learner_file=*/false,
     as_written,
@@ -70,6 +71,9 @@ const RuntimeProfile kCuda{
     "attnlab_cuda_pch.hpp",
     EntryShape::FillsDeviceOutput,
     "CudaEntryRegistration",
+    // Only the registration's object includes it (compiled once per exercise):
+    // the learner's file gets cuda.hpp alone, without its standard headers.
+    "cuda_entry.hpp",
     /*registration_names_parameters=*/true,
     /*names_learner_file=*/true,
     cuda_source::for_emulator,  // launches and shared arrays rewritten line for line (cuda_source.hpp)

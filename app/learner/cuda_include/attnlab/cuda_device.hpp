@@ -14,7 +14,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <math.h>
-#include <stdexcept>  // std::runtime_error for CUDA_CHECK-style macros, as nvcc users find it
+// Before __noinline__ is defined below: libstdc++'s shared_ptr_base.h spells
+// __attribute__((__noinline__)), which that macro would break in a learner's
+// later #include <memory>. (<memory> costs a learner's compile little; the
+// standard headers nvcc does not give a .cu file either, such as <string> or
+// <stdexcept>, are left out: each costs every compile a tenth of a second.)
+#include <memory>
 
 #include "attnlab/emu/raw_memory.hpp"
 #include "attnlab/emu_device.hpp"  // dim3, threadIdx..., __syncthreads, shuffles, votes, __expf...

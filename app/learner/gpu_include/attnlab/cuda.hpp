@@ -48,6 +48,11 @@ inline int ceil_div(int64_t a, int64_t b) { return b <= 0 ? 0 : static_cast<int>
 
 namespace detail {
 Slot finish_output(const DeviceTensor& out);  // synchronises, notes a CUDA error, downloads, counts unwritten elements
+void set_learner_file(const char* path);      // the learner's file as compiled: the lines faults name
+// Given __BASE_FILE__ in the learner's translation unit (as on the emulator).
+struct LearnerFileRegistration {
+    explicit LearnerFileRegistration(const char* file) { set_learner_file(file); }
+};
 }  // namespace detail
 }  // namespace attnlab
 

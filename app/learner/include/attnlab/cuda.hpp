@@ -19,48 +19,59 @@
 // const DeviceTensor& x, ..., int n_heads)`: the inputs are already on the
 // device and `out` has the expected shape, holding garbage until a kernel
 // writes it (elements no kernel wrote are reported).
+//
+// This header and what it includes are compiled with every check of a
+// learner's file, so it stays light: no <string>, <vector>, <functional> or
+// <stdexcept>, which nvcc does not give a .cu file either (together they
+// cost every compile about a tenth of a second, in the templates they
+// instantiate). The entry point's glue, which needs them, is cuda_entry.hpp,
+// compiled once per exercise into its own object.
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <memory>
-#include <string>
-#include <vector>
+#include <initializer_list>
 
 #include "attnlab/cuda_device.hpp"
-#include "attnlab/entry.hpp"
 
 namespace attnlab {
 
 template <class T> using dev_ptr = T*;  // attnlab's old spelling of a device pointer: plain T* now
 
-class DeviceTensor;
 namespace detail {
-Slot finish_output(const DeviceTensor& out);  // downloads it and notes elements no kernel wrote
-}
+struct DeviceStorage;        // the buffer and its name, shared by a tensor's copies (cuda_runtime.cpp)
+struct DeviceTensorAccess;   // how the runtime builds and reads device tensors
+}  // namespace detail
 
 // A tensor in (emulated) device memory, row-major. Like real device memory,
 // host code cannot read or write its elements: only kernels can (host code
-// touching it throws, as it would crash on a GPU).
+// touching it throws, as it would crash on a GPU). Copies share the buffer;
+// the last one releases it.
 class DeviceTensor {
 public:
+    static constexpr int kMaxRank = 8;
     DeviceTensor() = default;
+    // A temporary on the device, as host code makes one: DeviceTensor t("scores", {B, H, T, T}).
     // Allocated and never written (like cudaMalloc): every element reads as garbage.
-    DeviceTensor(std::string name, std::vector<int64_t> shape);
-    // Allocated and filled from host values (cudaMalloc + cudaMemcpy).
-    DeviceTensor(std::string name, std::vector<int64_t> shape, const std::vector<float>& values);
+    DeviceTensor(const char* name, std::initializer_list<int64_t> shape);
+    DeviceTensor(const DeviceTensor& other);
+    DeviceTensor& operator=(const DeviceTensor& other);
+    ~DeviceTensor();
 
-    int rank() const { return static_cast<int>(shape_.size()); }
+    int rank() const { return rank_; }
     int64_t size(int axis) const;  // throws std::out_of_range naming the tensor and the axis
-    int64_t numel() const;
-    const std::vector<int64_t>& shape() const { return shape_; }
-    const std::string& name() const { return name_; }
-    float* data() { return storage_.get(); }
-    const float* data() const { return storage_.get(); }
+    int64_t numel() const {
+        int64_t n = 1;
+        for (int i = 0; i < rank_; ++i) n *= shape_[i];
+        return n;
+    }
+    float* data() { return data_; }
+    const float* data() const { return data_; }
 
 private:
-    std::string name_;
-    std::vector<int64_t> shape_;
-    std::shared_ptr<float> storage_;
+    friend struct detail::DeviceTensorAccess;
+    detail::DeviceStorage* storage_ = nullptr;
+    float* data_ = nullptr;
+    int64_t shape_[kMaxRank] = {};
+    int rank_ = 0;
 };
 
 // Blocks of `b` threads needed to cover `a` elements.
@@ -137,9 +148,10 @@ template <class T> cudaError_t cudaFuncSetAttribute(T* kernel, cudaFuncAttribute
 namespace attnlab::detail {
 
 bool launches_stopped();  // a launch of this case faulted
-// Runs `body` as every thread of a grid on the emulator, and records the launch.
-void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem,
-                   const std::function<void()>& body);
+// Runs `body(context)` as every thread of a grid on the emulator, and records the launch.
+void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, void (*body)(const void*),
+                   const void* context);
+template <class F> void call_body(const void* f) { (*static_cast<const F*>(f))(); }
 
 // kernel<<<grid, block, smem, stream>>>(args...) after attnlab's rewrite. The
 // launch takes exactly the kernel's parameters, so a wrong argument count or
@@ -152,7 +164,8 @@ template <class... P> struct KernelLaunch<void (*)(P...)> {
     size_t smem;
     void operator()(P... args) const {
         if (launches_stopped()) return;
-        launch_kernel(name, reinterpret_cast<const void*>(kernel), grid, block, smem, [&] { kernel(args...); });
+        auto body = [&] { kernel(args...); };
+        launch_kernel(name, reinterpret_cast<const void*>(kernel), grid, block, smem, &call_body<decltype(body)>, &body);
     }
 };
 template <class Kernel, class Stream = int>
@@ -160,9 +173,17 @@ KernelLaunch<Kernel> launch_site(const char* name, Kernel kernel, dim3 grid, dim
     return {name, kernel, grid, block, smem};
 }
 
-}  // namespace attnlab::detail
+void set_learner_file(const char* path);  // the learner's file as compiled: the lines faults name
 
-#include "attnlab/cuda_entry.hpp"  // the entry point, shared with the GPU's cuda.hpp
+// In the learner's translation unit, given __BASE_FILE__ there (the file as the
+// compiler was given it): the file whose lines faults name. No default: a
+// default argument's macro would expand where this header is parsed, which is
+// the precompiled header's own build.
+struct LearnerFileRegistration {
+    explicit LearnerFileRegistration(const char* file) { set_learner_file(file); }
+};
+
+}  // namespace attnlab::detail
 
 using attnlab::ceil_div;
 using attnlab::dev_ptr;

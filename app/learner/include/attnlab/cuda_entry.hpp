@@ -1,22 +1,27 @@
 #pragma once
-// The entry point of a CUDA exercise, shared by both runtimes' attnlab/cuda.hpp
-// (the emulator's in app/learner/include, the GPU's in app/learner/gpu_include):
+// The entry point of a CUDA exercise, shared by both runtimes (the emulator's
+// attnlab/cuda.hpp in app/learner/include, the GPU's in app/learner/gpu_include):
 // host tensors in, device tensors to the learner's host function, its `out`
-// back. Included by each after its DeviceTensor; each runtime defines the
-// functions declared here (cuda_runtime.cpp, cuda_runtime_gpu.cu).
+// back. Each runtime defines the functions declared here (cuda_runtime.cpp,
+// cuda_runtime_gpu.cu). On the emulator only the exercise's registration
+// object includes it (Compiler::entry_object), never the learner's file: its
+// standard headers would cost every compile.
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <tuple>
 #include <vector>
 
-#include "attnlab/entry.hpp"
+#include "attnlab/entry.hpp"  // (after the runtime's attnlab/cuda.hpp, whose DeviceTensor this uses)
 
 
 namespace attnlab::detail {
 
 void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names);
-void set_learner_file(const char* path);  // the learner's file as compiled: the lines faults name
+// A device tensor of `shape`, never written; or filled from host values.
+DeviceTensor device_tensor(const std::string& name, const std::vector<int64_t>& shape);
+DeviceTensor device_tensor(const std::string& name, const std::vector<int64_t>& shape, const std::vector<float>& values);
+Slot finish_output(const DeviceTensor& out);  // downloads it and notes elements no kernel wrote
 const std::vector<std::string>& cuda_param_names();  // out first, then the inputs, as the exercise names them
 bool case_faulted();  // a launch of the running case failed (a fault, a CUDA error)
 // The running case's `out` (null between cases): if the learner's code calls
@@ -33,14 +38,14 @@ inline DeviceTensor device_input(const std::vector<Slot>& args, int i) {
     const Slot& s = args[static_cast<size_t>(i)];
     if (s.kind != Kind::Tensor) argument_kind_mismatch(i, Kind::Tensor, s.kind);
     const Tensor host = s.tensor.contiguous();
-    return DeviceTensor(cuda_param_name(static_cast<size_t>(i)), host.shape(),
-                        std::vector<float>(host.data(), host.data() + host.size()));
+    return device_tensor(cuda_param_name(static_cast<size_t>(i)), host.shape(),
+                         std::vector<float>(host.data(), host.data() + host.size()));
 }
 
 // args[0] carries the expected output's shape: `out` is allocated with it, unwritten.
 inline DeviceTensor device_output(const std::vector<Slot>& args) {
     if (args.empty() || args[0].kind != Kind::Tensor) argument_kind_mismatch(0, Kind::Tensor, args.empty() ? Kind::Int : args[0].kind);
-    return DeviceTensor(cuda_param_name(0), args[0].tensor.shape());
+    return device_tensor(cuda_param_name(0), args[0].tensor.shape());
 }
 
 template <class T> T cuda_argument(const std::vector<Slot>& args, int i) {
@@ -80,14 +85,6 @@ struct CudaEntryRegistration {
         register_cuda_entry(name, static_cast<int>(1 + sizeof...(A)), reinterpret_cast<ErasedFn>(f), &invoke_cuda_erased<A...>,
                             std::move(param_names));
     }
-};
-
-// In the learner's translation unit, given __BASE_FILE__ there (the file as the
-// compiler was given it): the file whose lines faults name. No default: a
-// default argument's macro would expand where this header is parsed, which is
-// the precompiled header's own build.
-struct LearnerFileRegistration {
-    explicit LearnerFileRegistration(const char* file) { set_learner_file(file); }
 };
 
 }  // namespace attnlab::detail

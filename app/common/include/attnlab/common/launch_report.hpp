@@ -21,14 +21,10 @@
 #include <string>
 #include <vector>
 
-namespace attnlab::emu {
+#include "attnlab/common/dim3.hpp"
+#include "attnlab/common/fault_kind.hpp"
 
-// (x, y, z) ids and sizes, like CUDA's dim3 / uint3, as plain data.
-struct Dim3 {
-    unsigned x = 1, y = 1, z = 1;
-    unsigned long long count() const { return 1ull * x * y * z; }
-    bool operator==(const Dim3& o) const { return x == o.x && y == o.y && z == o.z; }
-};
+namespace attnlab::emu {
 
 // CUDA's launch limits (every architecture since compute capability 3.0): the
 // emulator refuses a launch past them, and the words for that refusal quote them.
@@ -43,21 +39,6 @@ struct LaunchLimits {
     static constexpr size_t emulated_thread_stack_bytes = 256 * 1024;
 };
 
-enum class FaultKind {
-    None,
-    BarrierDivergence,   // synccheck: __syncthreads not reached by every thread of the block
-    WarpDivergence,      // synccheck: a warp operation waits for lanes that never arrive
-    OutOfBounds,         // memcheck
-    SharedRace,          // racecheck
-    UninitializedRead,   // initcheck
-    InvalidLaunch,       // bad grid/block/shared size (cudaErrorInvalidConfiguration)
-    StepLimit,           // a thread ran past the launch's step budget (a likely endless loop)
-    KernelException,     // a C++ exception escaped the kernel body on the host
-    GlobalRace,          // two threads of one launch touch one global address, one writes, neither atomically
-    MisalignedAddress,   // memcheck: an 8- or 16-byte access at an address not a multiple of its size
-    DeviceAssert,        // assert() failed in a kernel (cudaErrorAssert on a GPU)
-};
-constexpr FaultKind kLastFaultKind = FaultKind::DeviceAssert;
 
 // Local: a thread's own array (`float acc[32]`), checked where the compiler
 // knows its bounds (indexing the array itself, not a pointer into it).

@@ -19,9 +19,9 @@
 // Learner programs run blocks on one OS thread, which the shadow state relies on.
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <type_traits>
-#include <vector>
+
+#include "attnlab/common/fault_kind.hpp"
 
 namespace attnlab::emu::raw {
 
@@ -63,6 +63,13 @@ unsigned atomic_u32(unsigned* p, AtomicOp op, unsigned value, unsigned compare, 
 unsigned long long atomic_u64(unsigned long long* p, AtomicOp op, unsigned long long value, unsigned long long compare, int line = 0);
 float atomic_f32(float* p, AtomicOp op, float value, int line = 0);
 double atomic_f64(double* p, AtomicOp op, double value, int line = 0);
+
+// ---------------------------------------------------------------- library rules
+// A fault a device library raises for a rule the GPU enforces (wmma: all 32
+// lanes at one call, 32-byte aligned pointers): the function, the rule's
+// code (`detail`), the offending value, the element type and the learner's line.
+[[noreturn]] void library_fault(FaultKind kind, const char* function, const char* detail, int64_t value, const char* type,
+                                int line);
 
 // ---------------------------------------------------------------- asserts
 // A failed device assert(): a fault of the running kernel.

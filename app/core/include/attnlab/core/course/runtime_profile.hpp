@@ -36,6 +36,7 @@ struct RuntimeProfile {
     const char* pch_name;          // the precompiled header's file name in the cache
     EntryShape entry_shape;
     const char* registration_type;       // the harness's registration of the entry point (attnlab::detail::...)
+    const char* registration_header;     // the header declaring it, when the entry header does not ("" then)
     bool registration_names_parameters;  // it is also told the output's and parameters' names (launch records)
     // The learner's translation unit registers its own file name: the
     // emulator names the learner's lines in faults from it.
