@@ -6,6 +6,10 @@
 //
 // cold      : empty cache (the precompiled header is built as part of it)
 // warm edit : cache warm, source changed (a new comment) -> compile + run + compare
+//             (compile, run: the p50 of those two parts of it; the rest is
+//             preparing the cases, judging and naming the mistake). A CUDA
+//             file's NVRTC report runs beside it and is waited for after the
+//             verdict, before the next edit, as a learner reads the verdict first.
 // unchanged : the same source again -> no compile at all
 // eigen     : g++ -c of bench/eigen/<id>.cpp with the same flags, and its ratio to warm edit
 #include <unistd.h>
@@ -68,8 +72,8 @@ int main(int argc, char** argv) {
     for (const auto& f : toolchain.flags) flags += " " + f;
     std::printf("compiler: %s%s%s  pch: %s\n", toolchain.compiler.c_str(), flags.c_str(),
                 toolchain.link_flags.empty() ? "" : (" link:" + toolchain.link_flags[0]).c_str(), toolchain.use_pch ? "yes" : "no");
-    std::printf("%-16s %9s %9s | %9s %9s | %9s | %9s %7s\n", "exercise", "cold p50", "cold p90", "warm p50", "warm p90", "unchanged",
-                "eigen", "ratio");
+    std::printf("%-16s %9s %9s | %9s %9s %9s %9s | %9s | %9s %7s\n", "exercise", "cold p50", "cold p90", "warm p50", "warm p90",
+                "compile", "run", "unchanged", "eigen", "ratio");
 
     const fs::path warm_cache = temp_dir();
     Compiler warm_compiler(toolchain, warm_cache);
@@ -77,7 +81,7 @@ int main(int argc, char** argv) {
     bool all_passed = true;
     for (const Exercise& ex : course.exercises) {
         const std::string solution = read_file(ex.solution_path()).value_or("");
-        std::vector<double> cold, warm, unchanged;
+        std::vector<double> cold, warm, unchanged, warm_compile, warm_run;
         for (int r = 0; r < cold_runs; ++r) {
             const fs::path cache = temp_dir();
             Compiler compiler(toolchain, cache);
@@ -94,7 +98,12 @@ int main(int argc, char** argv) {
             const auto t0 = std::chrono::steady_clock::now();
             CheckResult res = warm_runner.check_source(ex, edited, "edited.cpp");
             warm.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            warm_compile.push_back(res.compile_ms);
+            warm_run.push_back(res.run_ms);
             all_passed &= res.passed();
+            // NVRTC's report may still be compiling after the verdict; a learner
+            // reads the verdict before the next edit, by which time it is done.
+            wait_for_resources(res);
             const auto t1 = std::chrono::steady_clock::now();
             res = warm_runner.check_source(ex, edited, "edited.cpp");
             unchanged.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
@@ -110,8 +119,9 @@ int main(int argc, char** argv) {
             eigen = percentile(times, 0.5);
         }
         const double warm50 = percentile(warm, 0.5);
-        std::printf("%-16s %7.0fms %7.0fms | %7.0fms %7.0fms | %7.1fms | %7.0fms %6.1fx\n", ex.id.c_str(), percentile(cold, 0.5),
-                    percentile(cold, 0.9), warm50, percentile(warm, 0.9), percentile(unchanged, 0.5), eigen,
+        std::printf("%-16s %7.0fms %7.0fms | %7.0fms %7.0fms %7.0fms %7.0fms | %7.1fms | %7.0fms %6.1fx\n", ex.id.c_str(),
+                    percentile(cold, 0.5), percentile(cold, 0.9), warm50, percentile(warm, 0.9), percentile(warm_compile, 0.5),
+                    percentile(warm_run, 0.5), percentile(unchanged, 0.5), eigen,
                     eigen > 0 ? eigen / warm50 : 0.0);
         std::fflush(stdout);
     }
