@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/ipc.h>
+#include <sys/resource.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -334,6 +335,22 @@ TEST_CASE("tools on no learner input (version queries) ask for no isolation") {
     for (status::Layer l : {status::Layer::MountNamespace, status::Layer::NetworkNamespace, status::Layer::Seccomp, status::Layer::Identity})
         CHECK(p.protections[l].state == status::LayerState::NotAsked);
     CHECK(p.protections.complete());
+}
+
+TEST_CASE("a background job (NVRTC's report) runs at the niceness its policy asks, a learner program at the normal one") {
+    // /proc/self/stat's 19th field is the niceness; `cut` reads its own. The
+    // test may itself run niced (a loaded CI machine): a program inherits that,
+    // and only root may go below it.
+    const int own = getpriority(PRIO_PROCESS, 0);
+    const std::string script = "cut -d' ' -f19 /proc/self/stat";
+    SandboxPolicy background = learner_policy(ExecutionTarget::Cpu);
+    background.nice = 10;
+    const ProcessOutcome niced = run_shell(script, background);
+    CHECK(niced.exit_code == 0);
+    CHECK(niced.out == std::to_string(own > 10 && getuid() != 0 ? own : 10) + "\n");
+    const ProcessOutcome normal = run_shell(script);
+    CHECK(normal.exit_code == 0);
+    CHECK(normal.out == std::to_string(own) + "\n");
 }
 
 // ---- fail closed (issue 21) -------------------------------------------------

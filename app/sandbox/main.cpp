@@ -149,6 +149,7 @@ void apply_limits(const Run& r) {
     }
     if (r.o.fsize_mb > 0) set_limit(RLIMIT_FSIZE, static_cast<rlim_t>(r.o.fsize_mb) << 20, static_cast<rlim_t>(r.o.fsize_mb) << 20);
     set_limit(RLIMIT_CORE, 0, 0);
+    if (r.o.nice > 0) setpriority(PRIO_PROCESS, 0, std::min(r.o.nice, 19));  // inherited by all it starts
 }
 
 // Started by root, an isolated program always runs as `nobody` (its files are

@@ -11,7 +11,7 @@ bool env_flag(const char* name) {
 }
 
 const char* usage_text() {
-    return "usage: attnlab-sandbox [--cpu S] [--wall S] [--mem MB] [--tree-mem MB] [--fsize MB] [--nproc-margin N] [--status-fd N]\n"
+    return "usage: attnlab-sandbox [--cpu S] [--wall S] [--mem MB] [--tree-mem MB] [--fsize MB] [--nproc-margin N] [--nice N] [--status-fd N]\n"
            "                       [--isolate [--network] [--allow-missing-layers] [--no-input-map] [--scratch-mb MB]\n"
            "                                  [--device GLOB]... [--readonly PATH]... [--hide PATH]... [--bind PATH]... [--bind-rw PATH]... [--env NAME]...]\n"
            "                       -- PROGRAM [ARGS...]\n";
@@ -49,6 +49,7 @@ bool parse_options(int argc, char** argv, Options& o) {
         else if (a == "--tree-mem") o.tree_mem_mb = std::atol(v);
         else if (a == "--fsize") o.fsize_mb = std::atol(v);
         else if (a == "--nproc-margin") o.nproc_margin = std::atol(v);
+        else if (a == "--nice") o.nice = std::atoi(v);
         else if (a == "--status-fd") o.status_fd = std::atoi(v);
         else if (a == "--scratch-mb") o.isolation.scratch_mb = std::atol(v);
         else if (a == "--device") o.isolation.devices.push_back(v);

@@ -29,6 +29,7 @@ struct Options {
     long mem_mb = 0;          // RLIMIT_AS and RLIMIT_DATA of each process; 0 = none
     long tree_mem_mb = 0;     // --tree-mem: all its processes together (a cgroup, else sampled); 0 = none
     long fsize_mb = 64;
+    int nice = 0;           // > 0: a background job (setpriority), so the foreground's processes go first
     long nproc_margin = 0;  // > 0: pids.max of its cgroup, else (not root) RLIMIT_NPROC = the user's threads now + this
     int status_fd = -1;
     Isolation isolation;

@@ -170,6 +170,10 @@ void run_tool(const fs::path& tool, const fs::path& sandbox, const std::string& 
     // isolated like the compiler, seeing the tool and its one work folder.
     spec.policy = compiler_policy({tool.string()}, cleanup->dir.string());
     spec.policy.pass_env = {"ATTNLAB_NVRTC_LIB", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH"};  // where libnvrtc is
+    // The verdict waits for this report only when a block could be refused for
+    // its registers (Runner::run_with_register_counts): otherwise it is the
+    // learner's g++ compile and program that the verdict waits for, so they go first.
+    spec.policy.nice = 10;
     for (const char* var : {"ATTNLAB_NVRTC_LIB", "CUDA_HOME", "CUDA_PATH"})
         if (const char* path = std::getenv(var); path && path[0] == '/') spec.policy.binds.push_back(path);
     spec.limits.wall_seconds = 30;

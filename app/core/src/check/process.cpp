@@ -83,6 +83,7 @@ std::vector<std::string> sandbox_arguments(const ProcessSpec& spec) {
     if (total > 0) args.insert(args.end(), {"--tree-mem", std::to_string(total)});
     if (l.process_margin > 0) args.insert(args.end(), {"--nproc-margin", std::to_string(l.process_margin)});
     args.insert(args.end(), {"--fsize", std::to_string(l.file_size_mb)});
+    if (policy.nice > 0) args.insert(args.end(), {"--nice", std::to_string(policy.nice)});
     if (policy.isolate) {
         args.insert(args.end(), {"--isolate", "--scratch-mb", std::to_string(policy.scratch_mb)});
         if (policy.network) args.push_back("--network");

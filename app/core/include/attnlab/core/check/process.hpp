@@ -39,6 +39,7 @@ struct SandboxPolicy {
     std::vector<std::string> binds;           // shown read-only at their own paths, even inside a hidden one
     std::vector<std::string> writable_binds;  // folders shown writable at their own paths (handed to `nobody` for the run as root)
     std::vector<std::string> pass_env;        // environment variables passed on (isolated programs get PATH, LANG, HOME, TMPDIR only)
+    int nice = 0;  // > 0: a background job at lower priority (NVRTC's report), so a verdict's compile and run go first
 };
 
 // Where a learner program runs: on the CPU (C++ programs, and CUDA programs
