@@ -21,10 +21,6 @@ namespace attnlab::emu::detail {
 
 thread_local Worker worker;
 
-uint64_t running_dynamic_shared_bytes() { return worker.launch ? worker.launch->smem : 0; }
-
-uint32_t running_launch_first_epoch() { return worker.launch_first_epoch; }
-
 bool block_of_epoch(uint32_t epoch, Dim3& block) {
     const auto& serials = worker.block_serials;
     auto it = std::upper_bound(serials.begin(), serials.end(), epoch,
@@ -286,6 +282,7 @@ void run_blocks(Launch& L) {
     Worker& w = worker;
     w.launch = &L;
     w.launch_first_epoch = w.epoch + 1;
+    running_launch = {L.smem, w.launch_first_epoch};
     w.block_serials.clear();
     w.counters = LaunchCounters{};
     w.trace.clear();
@@ -314,6 +311,7 @@ void run_blocks(Launch& L) {
         }
     }
     w.launch = nullptr;
+    running_launch = {};
 }
 
 }  // namespace attnlab::emu::detail

@@ -301,7 +301,7 @@ void shared_access(uintptr_t a, unsigned size, bool write, unsigned site, Thread
 // both are lanes of one warp and a __syncwarp came between (`sync`: the
 // warp's __syncwarp count at the earlier access). Another block of the same
 // launch: always (blocks are not ordered within a launch).
-bool unordered_global(uint32_t epoch, uint16_t thread, uint32_t sync, const ThreadState& ts) {
+inline bool unordered_global(uint32_t epoch, uint16_t thread, uint32_t sync, const ThreadState& ts) {
     if (epoch == 0 || epoch < detail::running_launch_first_epoch()) return false;
     if (epoch >= detail::clock.block_serial) {
         if (epoch != detail::clock.interval || thread == ts.linear) return false;

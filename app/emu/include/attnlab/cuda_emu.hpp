@@ -219,8 +219,15 @@ namespace raw {
 void resolve_lines(LaunchReport& report);
 }  // namespace raw
 namespace detail {
-uint64_t running_dynamic_shared_bytes();          // the running launch's dynamic shared memory
-uint32_t running_launch_first_epoch();            // epochs before it belong to earlier launches
+// The running launch on this OS thread, as the checks of every access ask it
+// (inline: a call per access into the scheduler's file cost more than the answer).
+struct RunningLaunch {
+    uint64_t dynamic_shared_bytes = 0;  // its dynamic shared memory
+    uint32_t first_epoch = 0;           // epochs before it belong to earlier launches
+};
+inline thread_local RunningLaunch running_launch;
+inline uint64_t running_dynamic_shared_bytes() { return running_launch.dynamic_shared_bytes; }
+inline uint32_t running_launch_first_epoch() { return running_launch.first_epoch; }
 bool block_of_epoch(uint32_t epoch, Dim3& block); // which block of the running launch an epoch was in
 Dim3 thread_of_linear(unsigned linear);           // a linear thread id of the running block as (x, y, z)
 
