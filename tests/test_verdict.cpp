@@ -2,6 +2,7 @@
 // and the limits make of a run. Pure functions: no process is spawned.
 #include <signal.h>
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include "attnlab/core/check/case_groups.hpp"
 #include "attnlab/core/check/verdict.hpp"
 
 using namespace attnlab;
@@ -312,4 +314,36 @@ TEST_CASE("kernel causes: every fault and rule has a code, and each code names i
     CHECK_FALSE(kernel_cause_from_code("pass"));  // a verdict code is not a kernel cause
     CHECK_FALSE(kernel_cause_from_code(""));
     CHECK(kernel_cause_from_code("inputs_reloaded")->rule == KernelRuleCause::InputsReloaded);
+}
+
+// ---- cases between two programs (Runner::run_cases) ------------------------
+
+TEST_CASE("case_groups: the heaviest case first to the lightest group, each group ascending, none empty") {
+    using Groups = std::vector<std::vector<uint32_t>>;
+    struct Row {
+        std::vector<int64_t> work;
+        unsigned programs;
+        Groups expected;
+    };
+    const Row rows[] = {
+        {{5, 1, 100, 2, 30}, 2, {{2}, {0, 1, 3, 4}}},          // the real-shape case alone against the rest
+        {{10, 10, 10, 10}, 2, {{0, 2}, {1, 3}}},                // equal work: alternate, ties to the lower group
+        {{50, 40, 30, 20}, 2, {{0, 3}, {1, 2}}},                // 70 against 70
+        {{7}, 2, {{0}}},                                        // one case: one program
+        {{}, 2, {{}}},                                          // no case: one (empty) program
+        {{3, 1, 2}, 1, {{0, 1, 2}}},                            // one program keeps them all, in order
+        {{0, 0, 0}, 2, {{0, 2}, {1}}},                          // no work anywhere: still no empty group
+        {{1, 2, 3}, 5, {{2}, {1}, {0}}},                        // more programs than cases: one case each
+    };
+    for (const Row& r : rows) {
+        CAPTURE(r.work.size());
+        CAPTURE(r.programs);
+        const Groups g = case_groups(r.work, r.programs);
+        CHECK(g == r.expected);
+        std::vector<uint32_t> all;  // every case exactly once
+        for (const auto& group : g) all.insert(all.end(), group.begin(), group.end());
+        std::sort(all.begin(), all.end());
+        CHECK(all.size() == r.work.size());
+        for (size_t k = 0; k < all.size(); ++k) CHECK(all[k] == k);
+    }
 }

@@ -1,7 +1,8 @@
 // The main() of every learner program. attnlab runs it inside attnlab-sandbox:
 //   argv[1]  path of the cases file (wire format, see wire.hpp)
 //   argv[2]  optional: --trace-kernels (CUDA programs record every access for the Kernel view),
-//            --trace-case N --trace-launch L --trace-block B (only that block, see HarnessOptions)
+//            --trace-case N --trace-launch L --trace-block B (only that block, see HarnessOptions),
+//            --only-cases I,J,... (only those cases, ascending: the runner may split them between two programs)
 //   fd 3     the result channel: one frame per event, written as cases run
 // Exceptions are caught per case so one bad case does not hide the others;
 // crashes, hangs and floods are the sandbox's and the parent's business.
@@ -300,6 +301,26 @@ void report_running_case_at_exit() {
 
 }  // namespace
 
+// Which cases to run, in order: all of them, or the ascending list after
+// --only-cases (the runner splits a check's cases between two programs).
+static bool cases_to_run(int argc, char** argv, size_t count, std::vector<uint32_t>& order) {
+    order.clear();
+    for (int i = 2; i + 1 < argc; ++i) {
+        if (std::strcmp(argv[i], "--only-cases") != 0) continue;
+        for (const char* p = argv[i + 1];;) {
+            char* end = nullptr;
+            const unsigned long k = std::strtoul(p, &end, 10);
+            if (end == p || k >= count || (!order.empty() && k <= order.back())) return false;
+            order.push_back(static_cast<uint32_t>(k));
+            if (*end == '\0') return true;
+            if (*end != ',') return false;
+            p = end + 1;
+        }
+    }
+    for (uint32_t k = 0; k < count; ++k) order.push_back(k);
+    return true;
+}
+
 int main(int argc, char** argv) {
     using namespace attnlab;
     // Line-buffer the learner's prints so the last lines before a crash survive.
@@ -330,9 +351,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "attnlab: could not read the cases file %s\n", argv[1]);
         return 4;
     }
+    std::vector<uint32_t> order;
+    if (!cases_to_run(argc, argv, cases.size(), order)) {
+        std::fprintf(stderr, "attnlab: --only-cases needs ascending case numbers below %zu\n", cases.size());
+        return 4;
+    }
     const Entry& entry = registered_entry();
     std::atexit(report_running_case_at_exit);  // after the runtimes' statics exist: they outlive the handler
-    for (uint32_t k = 0; k < cases.size(); ++k) {
+    for (const uint32_t k : order) {
         send(wire::FrameType::CaseBegin, protocol::encode_case_begin(k));
         probes() = ProbeStore{};
         running_case = static_cast<int>(k);

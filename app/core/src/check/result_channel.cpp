@@ -6,8 +6,11 @@ namespace attnlab {
 
 using protocol::DecodeError;
 
-ResultChannel::ResultChannel(size_t case_count, std::function<void(int)> on_case_begin)
-    : on_case_begin_(std::move(on_case_begin)), reports_(case_count) {}
+ResultChannel::ResultChannel(size_t case_count, std::function<void(int)> on_case_begin, std::vector<uint32_t> expected)
+    : on_case_begin_(std::move(on_case_begin)), reports_(case_count), expected_(std::move(expected)) {
+    if (expected_.empty())
+        for (uint32_t k = 0; k < case_count; ++k) expected_.push_back(k);
+}
 
 bool ResultChannel::feed(const char* data, size_t size) {
     if (!corrupt_code_.empty()) return false;
@@ -45,7 +48,8 @@ bool ResultChannel::handle(wire::FrameType type, const std::string& payload) {
             uint32_t k = 0;
             if (DecodeError e = protocol::decode_case_begin(payload, k); e != DecodeError::None) return fail(e);
             // Cases run in order, one at a time: anything else is not the harness talking.
-            if (running_ >= 0 || k >= reports_.size() || k != static_cast<uint32_t>(next_case_)) return fail(DecodeError::OutOfOrder);
+            if (running_ >= 0 || k >= reports_.size() || next_ >= expected_.size() || k != expected_[next_])
+                return fail(DecodeError::OutOfOrder);
             running_ = static_cast<int>(k);
             if (on_case_begin_) on_case_begin_(running_);
             return true;
@@ -60,11 +64,11 @@ bool ResultChannel::handle(wire::FrameType type, const std::string& payload) {
             for (NamedTensor& p : report.probes) p.name = sanitize_utf8(p.name);
             reports_[report.index] = std::move(report);
             running_ = -1;
-            ++next_case_;
+            ++next_;
             return true;
         }
         case wire::FrameType::Done:
-            if (running_ >= 0 || next_case_ != static_cast<int>(reports_.size())) return fail(DecodeError::FinishedEarly);
+            if (running_ >= 0 || next_ != expected_.size()) return fail(DecodeError::FinishedEarly);
             done_ = true;
             return true;
     }
@@ -76,7 +80,7 @@ ChannelSummary ResultChannel::summary() const {
     s.hello = hello_;
     s.done = done_;
     s.running = running_;
-    for (size_t k = 0; k < reports_.size(); ++k)
+    for (const uint32_t k : expected_)
         if (!reports_[k]) {
             s.first_unreported = static_cast<int>(k);
             break;

@@ -16,7 +16,8 @@ namespace attnlab {
 class ResultChannel {
 public:
     // on_case_begin(k) is called when case k starts running (progress reports).
-    ResultChannel(size_t case_count, std::function<void(int)> on_case_begin);
+    // `expected`: the cases this program runs, ascending (empty: all of them).
+    ResultChannel(size_t case_count, std::function<void(int)> on_case_begin, std::vector<uint32_t> expected = {});
 
     // Bytes as they arrive; false once the channel is corrupt (stop the run).
     bool feed(const char* data, size_t size);
@@ -34,8 +35,9 @@ private:
     std::vector<std::optional<protocol::CaseReport>> reports_;
     bool hello_ = false;
     bool done_ = false;
+    std::vector<uint32_t> expected_;  // the cases to run, in order
     int running_ = -1;   // case that began and has not reported
-    int next_case_ = 0;  // the case expected to begin next
+    size_t next_ = 0;    // position in expected_ of the case to begin next
     std::string corrupt_code_;
     size_t received_ = 0;  // bytes so far, all frames: bounded by ProtocolLimits::max_channel_bytes
 };

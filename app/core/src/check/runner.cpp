@@ -2,12 +2,16 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <future>
+#include <mutex>
+#include <thread>
 
 #include "attnlab/common/protocol.hpp"
 #include "attnlab/common/register_file.hpp"
+#include "attnlab/core/check/case_groups.hpp"
 #include "attnlab/core/check/compare.hpp"
 #include "attnlab/core/check/cuda_source.hpp"
 #include "attnlab/core/check/expected.hpp"
@@ -129,8 +133,10 @@ ProgramRun run_program(const Compiler& compiler, const Exercise& ex, const fs::p
                        const std::atomic<bool>* cancel) {
     const auto t0 = clock_type::now();
     ProgramRun run;
+    static std::atomic<uint64_t> runs_started{0};  // two programs of one check start in the same instant
     const fs::path run_dir = compiler.cache_dir() / "tmp" /
-                             ("run-" + std::to_string(::getpid()) + "-" + hex64(hash64(std::to_string(t0.time_since_epoch().count()) + ex.id)));
+                             ("run-" + std::to_string(::getpid()) + "-" + std::to_string(runs_started++) + "-" +
+                              hex64(hash64(std::to_string(t0.time_since_epoch().count()) + ex.id)));
     const fs::path cases_file = run_dir / "cases.bin";
     std::error_code ec;
     try {
@@ -580,36 +586,118 @@ Verdict Runner::run_with_register_counts(const Exercise& ex, const fs::path& bin
     return run_cases(ex, binary, control, res, registers);
 }
 
-// Runs every case in one sandboxed process; results stream back case by case.
+namespace {
+
+// One learner program's share of a check's cases, and how it ended.
+struct CaseShare {
+    std::vector<uint32_t> cases;
+    std::unique_ptr<ResultChannel> channel;
+    ProgramRun run;
+    ProcessVerdict verdict;
+};
+
+std::string case_list(const std::vector<uint32_t>& cases) {
+    std::string s;
+    for (uint32_t k : cases) s += (s.empty() ? "" : ",") + std::to_string(k);
+    return s;
+}
+
+// The cases between programs: two where the runtime's cases are emulated
+// work (RuntimeProfile::splits_cases) and the machine has a second core.
+std::vector<std::vector<uint32_t>> share_cases(const Exercise& ex, const std::vector<CaseOutcome>& cases) {
+    std::vector<int64_t> work;
+    for (size_t k = 0; k < ex.cases.size(); ++k) work.push_back(case_work(ex.cases[k], cases[k].expected));
+    const unsigned cores = std::thread::hardware_concurrency();
+    return case_groups(work, ex.profile().splits_cases && cores >= 2 ? 2 : 1);
+}
+
+// The ending that speaks for the check: one that stopped it (cancelled, an
+// internal error) first, then the failed program whose blamed case comes
+// first; all passed: the first program's.
+const CaseShare& deciding_share(const std::vector<CaseShare>& shares) {
+    const CaseShare* best = &shares[0];
+    auto rank = [](const CaseShare& s) {
+        const Verdict v = s.verdict.verdict;
+        if (v == Verdict::Cancelled || v == Verdict::InternalError) return 0;
+        return v == Verdict::Pass ? 2 : 1;
+    };
+    for (const CaseShare& s : shares) {
+        const int r = rank(s), b = rank(*best);
+        const auto blamed = [](const CaseShare& x) { return x.verdict.blamed_case < 0 ? INT32_MAX : x.verdict.blamed_case; };
+        if (r < b || (r == b && r == 1 && blamed(s) < blamed(*best))) best = &s;
+    }
+    return *best;
+}
+
+// What the programs together say about the process: the deciding one's
+// ending, everyone's output in case order, their CPU time together.
+ProcessOutcome joined_outcome(const std::vector<CaseShare>& shares, const CaseShare& deciding) {
+    ProcessOutcome p = deciding.run.process;
+    if (shares.size() == 1) return p;
+    p.out.clear(), p.err.clear();
+    p.cpu_ms = 0, p.out_total = 0, p.err_total = 0;
+    for (const CaseShare& s : shares) {
+        p.out += s.run.process.out, p.err += s.run.process.err;
+        p.out_total += s.run.process.out_total, p.err_total += s.run.process.err_total;
+        p.cpu_ms += s.run.process.cpu_ms;
+        p.maxrss_kb = std::max(p.maxrss_kb, s.run.process.maxrss_kb);
+    }
+    return p;
+}
+
+}  // namespace
+
+// Runs the cases in sandboxed learner programs (two side by side where that
+// pays, see share_cases); results stream back case by case.
 Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
                           const std::vector<std::string>& extra_args) {
     const int count = static_cast<int>(ex.cases.size());
-    ResultChannel channel(ex.cases.size(), [&](int k) { report(control, Phase::Running, k, count); });
+    std::mutex progress;  // the programs' channels report from two threads
+    auto on_case_begin = [&](int k) {
+        std::lock_guard<std::mutex> lock(progress);
+        report(control, Phase::Running, k, count);
+    };
     report(control, Phase::Running, 0, count);
     std::vector<std::string> args = launch_args(ex, control);
     args.insert(args.end(), extra_args.begin(), extra_args.end());
-    const ProgramRun run = run_program(compiler_, ex, binary, res.cases, ExecutionTarget::Cpu, args, channel, control.cancel);
-    if (!run.prepare_error.empty()) {
-        res.problem = Problem::CannotPrepareRun;
-        res.detail = run.prepare_error;
-        return Verdict::InternalError;
+    std::vector<CaseShare> shares;
+    for (std::vector<uint32_t>& cases : share_cases(ex, res.cases)) {
+        shares.emplace_back();
+        shares.back().channel = std::make_unique<ResultChannel>(ex.cases.size(), on_case_begin, cases);
+        shares.back().cases = std::move(cases);
     }
-    const ProcessOutcome& p = run.process;
-    res.run_ms = run.ms;
-    record_process(p, res);
+    auto run_share = [&](CaseShare& s) {
+        std::vector<std::string> share_args = args;
+        if (shares.size() > 1) share_args.insert(share_args.end(), {"--only-cases", case_list(s.cases)});
+        s.run = run_program(compiler_, ex, binary, res.cases, ExecutionTarget::Cpu, share_args, *s.channel, control.cancel);
+    };
+    std::vector<std::thread> others;
+    for (size_t i = 1; i < shares.size(); ++i) others.emplace_back(run_share, std::ref(shares[i]));
+    run_share(shares[0]);
+    for (std::thread& t : others) t.join();
+    for (CaseShare& s : shares)
+        if (!s.run.prepare_error.empty()) {
+            res.problem = Problem::CannotPrepareRun;
+            res.detail = s.run.prepare_error;
+            return Verdict::InternalError;
+        }
+    res.run_ms = 0;
+    for (CaseShare& s : shares) {
+        res.run_ms = std::max(res.run_ms, s.run.ms);  // side by side: the longer one
+        s.verdict = classify(s.run.process, s.channel->summary(), ex.limits);
+    }
+    const CaseShare& deciding = deciding_share(shares);
+    record_process(joined_outcome(shares, deciding), res);
 
     report(control, Phase::Comparing, 0, count);
-    std::vector<Verdict> case_verdicts;
-    for (size_t k = 0; k < res.cases.size(); ++k) {
-        if (auto& rec = channel.report(k)) judge_case(ex, ex.cases[k], *rec, res.cases[k]);
-    }
-    const ProcessVerdict pv = classify(p, channel.summary(), ex.limits);
-    if (pv.verdict == Verdict::Cancelled || pv.verdict == Verdict::InternalError) {
-        record_process_verdict(pv, res);
-        return pv.verdict;
-    }
+    for (CaseShare& s : shares)
+        for (const uint32_t k : s.cases)
+            if (auto& rec = s.channel->report(k)) judge_case(ex, ex.cases[k], *rec, res.cases[k]);
+    const ProcessVerdict& pv = deciding.verdict;
     record_process_verdict(pv, res);
+    if (pv.verdict == Verdict::Cancelled || pv.verdict == Verdict::InternalError) return pv.verdict;
     if (pv.verdict != Verdict::Pass && pv.blamed_case >= 0) res.cases[static_cast<size_t>(pv.blamed_case)].verdict = pv.verdict;
+    std::vector<Verdict> case_verdicts;
     for (const CaseOutcome& c : res.cases) case_verdicts.push_back(c.verdict);
     const OverallVerdict o = overall_verdict(case_verdicts, pv.verdict);
     res.failed_case = o.failed_case;

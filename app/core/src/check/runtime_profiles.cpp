@@ -60,6 +60,7 @@ const RuntimeProfile kCpp{
     /*resource_report=*/false,
     /*runs_on_gpu=*/false,
     /*learner_writes_kernels=*/false,
+    /*splits_cases=*/false,  // a C++ case takes microseconds: one program, one start
     "",
 };
 
@@ -86,6 +87,7 @@ const RuntimeProfile kCuda{
     /*resource_report=*/true,
     /*runs_on_gpu=*/true,
     /*learner_writes_kernels=*/true,
+    /*splits_cases=*/true,
     // A CUDA program's kernels run on the emulator's fibers: a segfault there
     // is most often a thread's small stack overflowing (its own crash hints).
     "cuda.",

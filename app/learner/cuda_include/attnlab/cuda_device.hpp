@@ -30,6 +30,10 @@
 // standard headers nvcc does not give a .cu file either, such as <string> or
 // <stdexcept>, are left out: each costs every compile a tenth of a second.)
 #include <memory>
+// std::numeric_limits, std::min and std::max, which nvcc gives a .cu
+// without an include too (they cost a compile almost nothing).
+#include <algorithm>
+#include <limits>
 
 #include "attnlab/emu/raw_memory.hpp"
 #include "attnlab/emu_device.hpp"  // dim3, threadIdx..., __syncthreads, shuffles, votes, __expf...

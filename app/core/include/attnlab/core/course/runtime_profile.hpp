@@ -58,6 +58,10 @@ struct RuntimeProfile {
     // The learner's own kernels are the CUDA side of a check: attnlab's
     // reference kernel is then not what the Kernel view and the report show.
     bool learner_writes_kernels;
+    // Its cases may be split between programs run side by side, one per core
+    // (case_groups.hpp): worth a second sandboxed start only where a case is
+    // long, i.e. emulated.
+    bool splits_cases;
     const char* message_prefix;  // its own message keys ("explain.crash.<prefix>SIGSEGV"), "" for none
 };
 
