@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Two builds, the same verdicts? Runs `attnlab check --json` on every CUDA
+exercise file of the given courses (solution.cu, right/, wrong/) with both
+builds, each with its own empty ATTNLAB_HOME, and prints every difference
+outside timings and NVRTC's log: verdicts, faults, lines, counters, messages.
+For a change to the emulator, the learner headers or the runner that must not
+change what a learner is told (build the old revision in its own folder).
+
+  scripts/compare_checks.py BUILD_A BUILD_B COURSE_DIR [COURSE_DIR...]
+  e.g. scripts/compare_checks.py /tmp/build-old build exercises tests/fixtures/cuda-course
+"""
+import json, os, subprocess, sys, glob, tempfile
+
+def strip(o):
+    if isinstance(o, dict):
+        return {k: strip(v) for k, v in o.items() if not (k.endswith('_ms') or k in ('ms', 'log', 'timing_ms', 'cpu', 'compile_cached', 'source', 'file', 'binary'))}
+    if isinstance(o, list):
+        return [strip(x) for x in o]
+    return o
+
+def run(build, home, course, ex, f):
+    env = dict(os.environ, ATTNLAB_HOME=home)
+    p = subprocess.run([f'{build}/app/cli/attnlab', '--course', course, 'check', ex, f, '--json'], capture_output=True, text=True, env=env, timeout=300)
+    try:
+        return strip(json.loads(p.stdout))
+    except Exception:
+        return {'unparsable': p.stdout[-500:], 'stderr': p.stderr[-500:]}
+
+def diff(a, b, path=''):
+    out = []
+    if type(a) != type(b):
+        return [f'{path}: {str(a)[:80]} != {str(b)[:80]}']
+    if isinstance(a, dict):
+        for k in sorted(set(a) | set(b)):
+            out += diff(a.get(k), b.get(k), f'{path}.{k}')
+    elif isinstance(a, list):
+        if len(a) != len(b):
+            return [f'{path}: len {len(a)} != {len(b)}']
+        for i, (x, y) in enumerate(zip(a, b)):
+            out += diff(x, y, f'{path}[{i}]')
+    elif a != b:
+        out.append(f'{path}: {str(a)[:80]} != {str(b)[:80]}')
+    return out
+
+A, B, courses = sys.argv[1], sys.argv[2], sys.argv[3:]
+ha, hb = tempfile.mkdtemp(), tempfile.mkdtemp()
+total = bad = 0
+for course in courses:
+    for exdir in sorted(glob.glob(f'{course}/*/exercise.json')):
+        d = os.path.dirname(exdir)
+        ex = json.load(open(exdir))
+        if ex.get('runtime') != 'cuda':
+            continue
+        files = [f'{d}/solution.cu'] + sorted(glob.glob(f'{d}/right/*.cu') + glob.glob(f'{d}/wrong/*.cu'))
+        for f in files:
+            if not os.path.exists(f):
+                continue
+            ra, rb = run(A, ha, course, ex['id'], f), run(B, hb, course, ex['id'], f)
+            total += 1
+            ds = diff(ra, rb)
+            if ds:
+                bad += 1
+                print(f'DIFF {ex["id"]} {os.path.relpath(f, d)}:', *ds[:8], sep='\n   ')
+            else:
+                print(f'same {ex["id"]} {os.path.relpath(f, d)} verdict={ra.get("verdict")}')
+            sys.stdout.flush()
+print(f'{total} files, {bad} differ')
