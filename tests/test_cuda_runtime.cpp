@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "attnlab/core/check/compiler.hpp"
 #include "attnlab/core/course/course.hpp"
@@ -455,6 +456,29 @@ TEST_CASE("a host function that checks cudaGetLastError and throws after a fault
     const CheckResult thrown = env().check_text(program("#include <stdexcept>\n", "    if (i < n) out[i] = x[src];\n",
                                                         kLaunch64 + "    throw std::runtime_error(\"mine\");\n"));
     CHECK(thrown.verdict == Verdict::RuntimeError);
+}
+
+TEST_CASE("cases split between two programs: an exit in one case is its verdict, the other program's cases still count, all output kept") {
+    if (!emulator_built()) return;
+    // fx-cuda-split's cases: T = 3, T = 1, T = 20; the T = 20 case is most of the
+    // work, so with two cores it runs in a program of its own (case_groups).
+    const CheckResult r = env().check_text(program("#include <cstdlib>\n", "    if (i < n) out[i] = x[src];\n",
+                                                   "    printf(\"case T=%d\\n\", T);\n"
+                                                   "    if (T == 1) exit(3);\n" + kLaunch64));
+    CHECK(r.verdict != Verdict::Pass);
+    CHECK(r.failed_case == 1);
+    REQUIRE(r.cases.size() == 3);
+    CHECK(r.cases[0].verdict == Verdict::Pass);
+    CHECK(r.cases[1].verdict != Verdict::Pass);
+    // One core: one program, which stopped at case 1 before case 2 began.
+    CHECK(r.cases[2].verdict == (std::thread::hardware_concurrency() >= 2 ? Verdict::Pass : Verdict::NotRun));
+    CHECK(contains(r.stdout_text, "case T=3"));
+    CHECK(contains(r.stdout_text, "case T=1"));
+    if (std::thread::hardware_concurrency() >= 2) CHECK(contains(r.stdout_text, "case T=20"));
+    // The same file without the exit passes as one check, whichever program ran which case.
+    const CheckResult fine = env().check_text(program("", "    if (i < n) out[i] = x[src];\n", "    printf(\"case T=%d\\n\", T);\n" + kLaunch64));
+    CHECK(fine.verdict == Verdict::Pass);
+    CHECK(contains(fine.stdout_text, "case T=20"));
 }
 
 TEST_CASE("a host function cannot fill out itself: device memory is the kernels' (as on a GPU)") {
