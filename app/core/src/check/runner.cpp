@@ -652,10 +652,14 @@ ProcessOutcome joined_outcome(const std::vector<CaseShare>& shares, const CaseSh
 Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
                           const std::vector<std::string>& extra_args) {
     const int count = static_cast<int>(ex.cases.size());
-    std::mutex progress;  // the programs' channels report from two threads
-    auto on_case_begin = [&](int k) {
+    // Progress counts the cases begun: with two programs side by side their
+    // indices interleave, and the count still rises one by one (with one
+    // program it is the index). The channels report from two threads.
+    std::mutex progress;
+    int begun = 0;
+    auto on_case_begin = [&](int) {
         std::lock_guard<std::mutex> lock(progress);
-        report(control, Phase::Running, k, count);
+        report(control, Phase::Running, begun++, count);
     };
     report(control, Phase::Running, 0, count);
     std::vector<std::string> args = launch_args(ex, control);
