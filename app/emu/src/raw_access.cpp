@@ -59,6 +59,15 @@ Sites& sites() {
 // a learner's file has far fewer loads and stores). A loop's few sites are
 // answered from a direct-mapped cache before the table.
 unsigned site_lookup(uintptr_t pc);
+
+// A site's key is its instruction's return address, or, for an access a
+// device library makes for the learner (wmma's loads and stores), the
+// learner's call with the access's part above the address bits: each part
+// is its own instruction on a GPU, so its own warp request here.
+constexpr int kPartShift = 56;
+inline uintptr_t code_address(uintptr_t key) { return key & ((uintptr_t(1) << kPartShift) - 1); }
+inline uintptr_t library_key(uintptr_t call, unsigned part) { return call | uintptr_t((part + 1) & 0x7f) << kPartShift; }
+
 struct SiteCache {
     uintptr_t pc[128] = {};
     uint16_t id[128] = {};
@@ -74,7 +83,7 @@ struct SiteCache {
 };
 thread_local SiteCache site_cache;
 inline unsigned site_slot(uintptr_t pc) {
-    const unsigned slot = unsigned(pc >> 1) & 127;
+    const unsigned slot = unsigned((pc ^ (pc >> (kPartShift - 3))) >> 1) & 127;  // a call's parts, 4 slots apart
     if (site_cache.pc[slot] != pc) {
         site_cache.pc[slot] = pc;
         site_cache.id[slot] = uint16_t(site_lookup(pc));
@@ -143,7 +152,7 @@ int line_of_pc(uintptr_t pc) {
 __attribute__((noinline)) int resolve_line(unsigned id) {
     Sites& s = sites();
     if (current_thread) return -static_cast<int>(id);
-    return s.lines[id] = line_of_pc(s.pcs[id]);
+    return s.lines[id] = line_of_pc(code_address(s.pcs[id]));
 }
 // (Inline: every checked shared access asks, and the answer is almost always known.)
 inline int line_of_site(unsigned id) {
@@ -161,7 +170,17 @@ inline int line_of_site(unsigned id) {
 }
 
 [[noreturn]] void host_access(const std::string& what, uintptr_t pc) {
-    throw HostAccessError(what + " read or written by host code (outside any kernel), line " + std::to_string(line_of_pc(pc)));
+    throw HostAccessError(what + " read or written by host code (outside any kernel), line " + std::to_string(line_of_pc(code_address(pc))));
+}
+
+// Nothing is ever mapped in the lowest 64 KiB (Linux's mmap_min_addr): an
+// address there is a null pointer plus an index (`out[i]` with out ==
+// nullptr). Told apart before the load or store, which would crash.
+constexpr uintptr_t kNullPage = 64 * 1024;
+[[noreturn]] void null_access(uintptr_t a, unsigned size, bool write, int line) {
+    if (!current_thread)
+        throw std::invalid_argument(std::string("null pointer ") + (write ? "written" : "read") + " on line " + std::to_string(line));
+    fault_out_of_bounds(MemorySpace::Global, write, "", int64_t(a / (size ? size : 1)), 0, "", line);
 }
 
 inline void step(ThreadState& ts, unsigned site) {
@@ -416,6 +435,7 @@ void freed_access(uintptr_t a, bool write, unsigned site) {
 void access(uintptr_t a, unsigned size, bool write, uintptr_t pc) {
     ThreadState* ts = current_thread;
     if (!ts) {  // host code: device memory is off limits, as on a GPU
+        if (a < kNullPage) null_access(a, size, write, line_of_pc(code_address(pc)));
         if (!the_heap || !the_heap->host_refused) return;
         if (Allocation* A = find_allocation(a)) host_access("device buffer '" + A->name + "'", pc);
         if (in_shared(a)) host_access("shared memory", pc);
@@ -433,8 +453,19 @@ void access(uintptr_t a, unsigned size, bool write, uintptr_t pc) {
     }
     if (A) return global_access(*A, a, size, write, site_cache.id[slot], *ts);
     if (the_heap && !the_heap->freed_by_base.empty()) freed_access(a, write, site_of(pc));
+    if (a < kNullPage) null_access(a, size, write, line_of_site(site_cache.id[slot]));
     // Anything else is the thread's own stack or host data: not device memory.
     site_cache.outside[slot] = a;
+}
+
+void library_access(const void* p, unsigned size, bool write, const void* call, unsigned part, int line) {
+    const uintptr_t key = library_key(uintptr_t(call), part);
+    if (current_thread) {  // the site's line is the learner's call, known already
+        Sites& s = sites();
+        const unsigned id = site_of(key);
+        if (id != 0 && s.lines[id] < 0 && line > 0) s.lines[id] = line;
+    }
+    access(uintptr_t(p), size, write, key);
 }
 
 // A range (a struct copy): pieces of at most 16 bytes, as a GPU moves it.
@@ -456,6 +487,7 @@ template <class T> T* atomic_target(T* p, uintptr_t pc, int line = 0) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(p);
     ThreadState* ts = current_thread;
     if (!ts) {
+        if (a < kNullPage) null_access(a, sizeof(T), true, line > 0 ? line : line_of_pc(pc));
         if (the_heap && the_heap->host_refused && find_allocation(a)) host_access("device memory (an atomic)", pc);
         return p;
     }
@@ -481,6 +513,8 @@ template <class T> T* atomic_target(T* p, uintptr_t pc, int line = 0) {
                                  (line > 0 ? line : line_of_site(site)));
         std::memset(A->flags.data() + (a - A->base), kInitialised | kKernelWritten, sizeof(T));
         ++ts->atomics;
+    } else if (a < kNullPage) {
+        null_access(a, sizeof(T), true, line > 0 ? line : line_of_site(site));
     }
     return p;
 }
@@ -548,7 +582,7 @@ double atomic_f64(double* p, AtomicOp op, double v, int line) {
 namespace attnlab::emu::detail {
 uint64_t site_code_address(unsigned site) {
     const raw::Sites& s = raw::sites();
-    return site < s.pcs.size() ? s.pcs[site] : site;
+    return site < s.pcs.size() ? raw::code_address(s.pcs[site]) : site;
 }
 }  // namespace attnlab::emu::detail
 

@@ -40,6 +40,14 @@ struct Leak {
 // The learner's live allocations, freed here (at the end of a case).
 std::vector<Leak> release_learner_allocations();
 
+// ---------------------------------------------------------------- device libraries
+// One access a device library (wmma) makes for the learner, checked and
+// counted as the learner's own: `call` is the learner's call of the library
+// (the library function's return address), `part` tells the call's accesses
+// apart (each is its own instruction on a GPU, so its own warp request; at
+// most 126 parts), `line` is the learner's line of the call.
+void library_access(const void* p, unsigned size, bool write, const void* call, unsigned part, int line);
+
 // ---------------------------------------------------------------- reports
 void set_learner_source(const char* path);  // whose lines faults name (the file as compiled)
 int line_of_return_address(const void* pc);  // the learner's line of a call

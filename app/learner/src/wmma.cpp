@@ -1,0 +1,130 @@
+// The lane's part of CUDA's warp matrix functions on the emulator (declared
+// in app/learner/cuda_include/mma.h, whose templates only pick the element
+// type and forward here). Compiled once with attnlab, not in every learner
+// file: the loops over a lane's 8 elements, instrumented in the learner's
+// file, cost each check a quarter of its compile.
+//
+// A lane l keeps elements l*8 ... l*8+7 of the 16x16 tile in row-major order.
+// Its loads and stores are the learner's accesses: raw::library_access checks
+// and counts each element at a site of its own (the learner's call, part e),
+// on the learner's line, as the instructions a GPU would run for it.
+#include <cstring>
+#include <type_traits>
+
+#include "attnlab/emu/raw_memory.hpp"
+#include "attnlab/emu/raw_runtime.hpp"
+#include "attnlab/emu_device.hpp"
+#include "attnlab/wmma_lane.hpp"
+
+namespace attnlab::emu::raw::wmma {
+namespace {
+
+constexpr int kTile = 16;
+constexpr int kPerLane = kTile * kTile / 32;  // 8 elements of a 16x16 tile per lane
+
+size_t bytes_of(Element t) { return t == Element::Float ? 4 : 2; }
+const char* name_of(Element t) { return t == Element::Float ? "float" : "__half"; }
+
+float to_float(const void* x, Element t, int e) {
+    if (t == Element::Float) return static_cast<const float*>(x)[e];
+    return static_cast<float>(static_cast<const _Float16*>(x)[e]);
+}
+void from_float(void* x, Element t, int e, float v) {
+    if (t == Element::Float) static_cast<float*>(x)[e] = v;
+    else static_cast<_Float16*>(x)[e] = static_cast<_Float16>(v);
+}
+
+unsigned linear_thread() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+
+// All 32 lanes of the warp, at the same call: a GPU requires it of every
+// wmma function (the warp executes it as one instruction).
+void require_whole_warp(const char* fn, int line) {
+    const unsigned present = __ballot_sync(0xffffffffu, 1, line);
+    if (present != 0xffffffffu) library_fault(FaultKind::WarpDivergence, fn, "wmma_partial_warp", int64_t(present), "", line);
+    const int first = __shfl_sync(0xffffffffu, line, 0, 32, line);
+    if (!__all_sync(0xffffffffu, first == line, line)) library_fault(FaultKind::WarpDivergence, fn, "wmma_diverged", first, "", line);
+}
+
+// A 256-bit aligned pointer, and rows that start 16-byte aligned.
+void require_aligned(const char* fn, const void* p, unsigned ldm, Element t, int line) {
+    const uintptr_t off = reinterpret_cast<uintptr_t>(p) % 32;
+    if (off != 0) library_fault(FaultKind::MisalignedAddress, fn, "32", int64_t(off), name_of(t), line);
+    if (ldm % unsigned(16 / bytes_of(t)) != 0) library_fault(FaultKind::MisalignedAddress, fn, "ldm", int64_t(ldm), name_of(t), line);
+}
+
+// Byte offset of the lane's element e in memory.
+size_t offset_of(unsigned lane, int e, unsigned ldm, bool col_major, Element t) {
+    const int i = int(lane) * kPerLane + e, r = i / kTile, c = i % kTile;
+    return (col_major ? size_t(c) * ldm + r : size_t(r) * ldm + c) * bytes_of(t);
+}
+
+// The warp's staging area for mma: its A and B tiles, as floats, per warp of
+// the block. Blocks run one at a time on an OS thread, so one area per OS
+// thread serves every block it runs. Not device memory: the emulator's own.
+struct Stage {
+    float a[32][kTile * kTile];
+    float b[32][kTile * kTile];
+};
+Stage& stage() {
+    static thread_local Stage* s = new Stage;
+    return *s;
+}
+
+}  // namespace
+
+void fill(void* x, Element type, float value, int line) {
+    require_whole_warp("wmma::fill_fragment", line);
+    for (int e = 0; e < kPerLane; ++e) from_float(x, type, e, value);
+}
+
+void load(void* x, Element type, const void* p, unsigned ldm, bool col_major, int line) {
+    const void* call = __builtin_return_address(0);  // in the learner's function
+    require_whole_warp("wmma::load_matrix_sync", line);
+    require_aligned("wmma::load_matrix_sync", p, ldm, type, line);
+    const unsigned lane = linear_thread() % 32;
+    const size_t n = bytes_of(type);
+    for (int e = 0; e < kPerLane; ++e) {
+        const char* from = static_cast<const char*>(p) + offset_of(lane, e, ldm, col_major, type);
+        library_access(from, unsigned(n), false, call, unsigned(e), line);
+        std::memcpy(static_cast<char*>(x) + e * n, from, n);
+    }
+}
+
+void store(void* p, const void* x, Element type, unsigned ldm, bool col_major, int line) {
+    const void* call = __builtin_return_address(0);
+    require_whole_warp("wmma::store_matrix_sync", line);
+    require_aligned("wmma::store_matrix_sync", p, ldm, type, line);
+    const unsigned lane = linear_thread() % 32;
+    const size_t n = bytes_of(type);
+    for (int e = 0; e < kPerLane; ++e) {
+        char* to = static_cast<char*>(p) + offset_of(lane, e, ldm, col_major, type);
+        library_access(to, unsigned(n), true, call, unsigned(e), line);
+        std::memcpy(to, static_cast<const char*>(x) + e * n, n);
+    }
+}
+
+// d[e] = c[e] + sum_k A[m][k]·B[k][n] for this lane's elements (m, n):
+// products of __half values exactly, sums in float.
+void mma(void* d, Element d_type, const void* a, const void* b, const void* c, Element c_type, int line) {
+    require_whole_warp("wmma::mma_sync", line);
+    const unsigned t = linear_thread(), warp = t / 32, lane = t % 32;
+    Stage& s = stage();
+    for (int e = 0; e < kPerLane; ++e) {
+        s.a[warp][lane * kPerLane + e] = to_float(a, Element::Half, e);
+        s.b[warp][lane * kPerLane + e] = to_float(b, Element::Half, e);
+    }
+    float cv[kPerLane];
+    for (int e = 0; e < kPerLane; ++e) cv[e] = to_float(c, c_type, e);
+    __syncwarp(0xffffffffu, line);  // every lane's A and B are staged
+    float dv[kPerLane];
+    for (int e = 0; e < kPerLane; ++e) {
+        const int i = int(lane) * kPerLane + e, m = i / kTile, n = i % kTile;
+        float acc = cv[e];
+        for (int k = 0; k < kTile; ++k) acc += s.a[warp][m * kTile + k] * s.b[warp][k * kTile + n];
+        dv[e] = acc;
+    }
+    __syncwarp(0xffffffffu, line);  // every lane has read them before the next mma stages its own
+    for (int e = 0; e < kPerLane; ++e) from_float(d, d_type, e, dv[e]);
+}
+
+}  // namespace attnlab::emu::raw::wmma
