@@ -271,6 +271,22 @@ TEST_CASE("misaligned float4, a leak, a refused launch and a device assert are n
     CHECK(contains(explain(asserted, env().ex(), Lang::Id), "assert gagal"));
 }
 
+TEST_CASE("a null pointer, in a kernel (at any index) or in host code, is named on the learner's line before it crashes") {
+    if (!emulator_built()) return;
+    // Thread 0's first write is 4 bytes above address 0, where a check of the
+    // pointer alone would see nothing wrong.
+    const CheckResult kernel = env().check("wrong/stats_never_allocated.cu");
+    REQUIRE(kernel.verdict == Verdict::KernelFault);
+    CHECK(kernel.cause.code() == "out_of_bounds");
+    CHECK(first_fault(kernel).line == 16);
+    CHECK(contains(explain(kernel, env().ex(), Lang::En), "null device pointer"));
+    CHECK(contains(explain(kernel, env().ex(), Lang::Id), "pointer device null"));
+
+    const CheckResult host = env().check("wrong/host_writes_null.cu");
+    REQUIRE(host.verdict == Verdict::RuntimeError);
+    CHECK(contains(explain(host, env().ex(), Lang::En), "null pointer written on line 14"));
+}
+
 TEST_CASE("a cudaMalloc'd buffer read where no kernel wrote it: initcheck names the allocation's line") {
     if (!emulator_built()) return;
     const CheckResult r = env().check("wrong/uninitialised_scratch.cu");

@@ -1,6 +1,7 @@
 // What a learner's code instrumented by g++ calls: -fsanitize=thread's hooks
 // for every load, store and atomic (no libtsan is linked: these are the only
-// definitions), and -fsanitize=bounds/alignment/null's handlers. Loads and
+// definitions), and -fsanitize=bounds's handler (a null or misaligned pointer is the hooks' to
+// tell: raw_access.cpp). Loads and
 // stores go to raw::access (raw_access.cpp), which checks and counts them.
 #include <cstdint>
 #include <cstdlib>
@@ -117,46 +118,6 @@ int64_t extent_of(const char* type) {
                                        type, i, extent_of(type.c_str()), "", int(d->location.line));
 }
 }  // namespace
-
-// -fsanitize=alignment,null: a typed pointer dereferenced where a GPU would
-// fault (misaligned for its type, e.g. a float4* one float in; or null).
-namespace {
-struct UbsanTypeMismatch {
-    UbsanLocation location;
-    const UbsanType* type;
-    unsigned char log_alignment;
-    unsigned char check_kind;  // load, store, member access...
-};
-
-void type_mismatch(const UbsanTypeMismatch* d, uintptr_t pointer) {
-    using namespace attnlab::emu;
-    const int line = int(d->location.line);
-    std::string type = d->type->name;
-    if (type.size() >= 2 && type.front() == '\'' && type.back() == '\'') type = type.substr(1, type.size() - 2);
-    const bool write = d->check_kind == 1;  // TCK_Store
-    if (!raw::in_kernel()) {
-        if (pointer == 0) throw std::invalid_argument("null pointer of type '" + type + "' dereferenced on line " + std::to_string(line));
-        return;  // misaligned host data: no GPU involved
-    }
-    if (pointer == 0) detail::fault_access(FaultKind::OutOfBounds, MemorySpace::Global, write, "", 0, 0, "", line);
-    Fault f;
-    f.kind = FaultKind::MisalignedAddress;
-    f.space = MemorySpace::Global;
-    f.is_write = write;
-    f.buffer = type;
-    f.line = line;
-    f.detail = std::to_string(1u << d->log_alignment);
-    f.index = int64_t(pointer % (uintptr_t(1) << d->log_alignment));  // bytes past the last aligned address
-    detail::raise_fault(std::move(f));
-}
-}  // namespace
-
-extern "C" void __ubsan_handle_type_mismatch_v1(void* data, uintptr_t pointer) {
-    type_mismatch(static_cast<const UbsanTypeMismatch*>(data), pointer);
-}
-extern "C" void __ubsan_handle_type_mismatch_v1_abort(void* data, uintptr_t pointer) {
-    type_mismatch(static_cast<const UbsanTypeMismatch*>(data), pointer);
-}
 
 extern "C" void __ubsan_handle_out_of_bounds(void* data, uintptr_t index) {
     out_of_bounds(static_cast<const UbsanOutOfBounds*>(data), index);

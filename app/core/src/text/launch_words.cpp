@@ -174,15 +174,12 @@ std::string wmma_misaligned_text(const Fault& f, Lang lang) {
     return tr(lang, "launch.fault.wmma_misaligned", args);
 }
 
-// Two sources: the emulator's own check of an access (buffer and index
-// known), or -fsanitize=alignment on a typed pointer (its type, and how many
-// bytes past an aligned address it points, in `index`).
+// A wmma rule, or the emulator's check of one access (the buffer, the index
+// and the access's width known).
 std::string misaligned_text(const Fault& f, Lang lang) {
     if (f.buffer.rfind("wmma::", 0) == 0) return wmma_misaligned_text(f, lang);
     const std::string bytes = f.detail.empty() ? "?" : f.detail;
-    const std::string what =
-        f.size == 0 ? tr(lang, "launch.misaligned.through_pointer", {{"type", f.buffer}, {"offset", num(f.index)}, {"bytes", bytes}})
-                    : tr(lang, "launch.misaligned.from_index", {{"bytes", bytes}, {"index", num(f.index)}, {"place", where(f, lang)}});
+    const std::string what = tr(lang, "launch.misaligned.from_index", {{"bytes", bytes}, {"index", num(f.index)}, {"place", where(f, lang)}});
     return tr(lang, "launch.fault.misaligned_address",
               {{"who", who(f.thread, f.block, lang)}, {"did", did(f.is_write, lang)}, {"what", what}, {"bytes", bytes},
                {"on_line", on_line(f.line, lang)}});

@@ -947,8 +947,6 @@ const Entry kMessages[] = {
     {"launch.fault.wmma_misaligned",
      "misaligned address: {who} passed {function} a {type} pointer {offset} bytes past a multiple of 32{on_line}. A wmma load or store needs a 256-bit (32-byte) aligned pointer: a tile's corner at row r, column c needs (r·ldm + c)·sizeof(element) to be a multiple of 32, counted from an aligned buffer start.",
      "alamat tidak sejajar: {who} memberi {function} pointer {type} yang menunjuk {offset} byte setelah alamat kelipatan 32{on_line}. Load dan store wmma memerlukan pointer yang sejajar 256 bit (32 byte): pojok tile di baris r, kolom c harus memenuhi (r·ldm + c)·sizeof(elemen) kelipatan 32, dihitung dari awal buffer yang sejajar."},
-    {"launch.misaligned.through_pointer", "through a pointer of type '{type}' that points {offset} bytes past a multiple of {bytes}",
-     "melalui pointer bertipe '{type}' yang menunjuk {offset} byte setelah alamat kelipatan {bytes}"},
     {"launch.misaligned.from_index", "{bytes} bytes at once from index {index} of {place}", "{bytes} byte sekaligus mulai dari indeks {index} dari {place}"},
     {"launch.fault.misaligned_address",
      "misaligned address: {who} {did} {what}{on_line}. A {bytes}-byte access needs an address that is a multiple of {bytes} (a float4 pointer must point at a float index that is a multiple of 4, counted from an aligned buffer start).",
