@@ -110,6 +110,11 @@ TEST_CASE("wmma: fragment loads are the learner's accesses (out of bounds, initc
     REQUIRE(unpadded.verdict == Verdict::KernelFault);
     CHECK(unpadded.cause.code() == "out_of_bounds");
     CHECK(first_fault(unpadded).line == 27);  // the load of the x tile
+    // The buffer is a cudaMalloc'd __half*: counted in halves, as the learner indexes it
+    // (lane 26's first element is row 13 of the tile, 13 * 16 = 208).
+    CHECK(first_fault(unpadded).index == 208);
+    CHECK(contains(explain(unpadded, env().ex(), Lang::En), "(32 elements, valid indices 0..31)"));
+    CHECK(contains(explain(unpadded, env().ex(), Lang::Id), "(32 elemen, indeks sah 0..31)"));
     const CheckResult unwritten = env().check("wrong/padding_not_zeroed.cu");
     REQUIRE(unwritten.verdict == Verdict::KernelFault);
     CHECK(unwritten.cause.code() == "uninitialized_read");

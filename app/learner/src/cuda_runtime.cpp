@@ -198,10 +198,10 @@ int64_t DeviceTensor::size(int axis) const {
 
 namespace detail {
 
-cudaError_t cuda_malloc(void** p, size_t bytes) {
+cudaError_t cuda_malloc(void** p, size_t bytes, size_t elem_size, const char* type) {
     if (!p) return fail(cudaErrorInvalidValue);
     const int line = raw::line_of_return_address(__builtin_return_address(0));  // in the learner's function
-    *p = raw::allocate(bytes, "cudaMalloc:" + std::to_string(line), line, true, 4, "float");
+    *p = raw::allocate(bytes, "cudaMalloc:" + std::to_string(line), line, true, elem_size, type);
     return *p ? cudaSuccess : fail(cudaErrorMemoryAllocation);
 }
 

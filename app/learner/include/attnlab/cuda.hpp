@@ -129,14 +129,24 @@ cudaError_t cudaMemsetAsync(void* p, int value, size_t bytes, cudaStream_t strea
 namespace attnlab::detail {
 // Called from the learner's own line (the wrappers below are inlined into
 // it), so a leak names the learner's cudaMalloc.
-cudaError_t cuda_malloc(void** p, size_t bytes);
+// `elem_size` and `type`: what reports count the buffer in (a `__half*`
+// buffer's indices are halves); float for a `void**` (CUDA C's
+// `cudaMalloc((void**)&p, bytes)`).
+cudaError_t cuda_malloc(void** p, size_t bytes, size_t elem_size = 4, const char* type = "float");
+// The name reports give an element ("" where English has no plural for it).
+template <class T> constexpr const char* allocation_type_name() {
+    if constexpr (std::is_same_v<T, float>) return "float";
+    else if constexpr (std::is_same_v<T, double>) return "double";
+    else if constexpr (std::is_same_v<T, int>) return "int";
+    else return "";
+}
 cudaError_t cuda_memset(void* p, int value, size_t bytes);
 cudaError_t set_function_attribute(const void* kernel, int attribute, int value);
 }  // namespace attnlab::detail
 
 __attribute__((always_inline)) inline cudaError_t cudaMalloc(void** p, size_t bytes) { return attnlab::detail::cuda_malloc(p, bytes); }
 template <class T> __attribute__((always_inline)) inline cudaError_t cudaMalloc(T** p, size_t bytes) {
-    return attnlab::detail::cuda_malloc(reinterpret_cast<void**>(p), bytes);
+    return attnlab::detail::cuda_malloc(reinterpret_cast<void**>(p), bytes, sizeof(T), attnlab::detail::allocation_type_name<T>());
 }
 __attribute__((always_inline)) inline cudaError_t cudaMemset(void* p, int value, size_t bytes) {
     return attnlab::detail::cuda_memset(p, value, bytes);
