@@ -37,6 +37,15 @@ ATTNLAB_TSAN_ACCESS(8)
 ATTNLAB_TSAN_ACCESS(16)
 #undef ATTNLAB_TSAN_ACCESS
 
+// The built-in indices as learner code reads them (cuda_device.hpp): the
+// running emulated thread's, which the scheduler sets before resuming it.
+namespace attnlab::emu::raw {
+dim3 thread_index() { return ::threadIdx; }
+dim3 block_index() { return ::blockIdx; }
+dim3 block_dimensions() { return ::blockDim; }
+dim3 grid_dimensions() { return ::gridDim; }
+}  // namespace attnlab::emu::raw
+
 extern "C" void __tsan_read_range(void* p, unsigned long size) { access_range(uintptr_t(p), size, false, caller(__builtin_return_address(0))); }
 extern "C" void __tsan_write_range(void* p, unsigned long size) { access_range(uintptr_t(p), size, true, caller(__builtin_return_address(0))); }
 extern "C" void __tsan_init() {}

@@ -38,6 +38,23 @@
 #include "attnlab/emu/raw_memory.hpp"
 #include "attnlab/emu_device.hpp"  // dim3, threadIdx..., __syncthreads, shuffles, votes, __expf...
 
+// ------------------------------------------------------ the built-in indices
+// A learner's code reads threadIdx, blockIdx, blockDim and gridDim through a
+// call into attnlab (sanitizer_hooks.cpp), not a load: each instrumented load
+// would call a hook that finds the address is no device memory, and in a
+// simple kernel most loads are these. A thread's values are fixed for its
+// whole run of the kernel, so `const` lets the compiler read them once.
+namespace attnlab::emu::raw {
+__attribute__((const)) dim3 thread_index();
+__attribute__((const)) dim3 block_index();
+__attribute__((const)) dim3 block_dimensions();
+__attribute__((const)) dim3 grid_dimensions();
+}  // namespace attnlab::emu::raw
+#define threadIdx (::attnlab::emu::raw::thread_index())
+#define blockIdx (::attnlab::emu::raw::block_index())
+#define blockDim (::attnlab::emu::raw::block_dimensions())
+#define gridDim (::attnlab::emu::raw::grid_dimensions())
+
 // ------------------------------------------------------------- qualifiers
 // A `__shared__` declaration is rewritten by attnlab before compiling (into
 // a checked variable of the block's shared memory); one it cannot read stays
