@@ -653,6 +653,23 @@ TEST_CASE("a hidden path inside a shown tree shows empty (a home under /usr, say
     CHECK(run_shell("test -d /usr/lib", hiding).exit_code == 0);  // the rest stays
 }
 
+TEST_CASE("a learner program sees none of the system's separate debug information") {
+    if (!isolation_available()) return;
+    // Where the host has some (libc6-dbg...), a CUDA program's first line
+    // lookup would read and inflate all of it; the program needs its own lines only.
+    std::error_code ec;
+    if (!fs::is_directory("/usr/lib/debug", ec) || fs::is_empty("/usr/lib/debug", ec)) {
+        MESSAGE("skipped: this host has no /usr/lib/debug to hide");
+        return;
+    }
+    for (ExecutionTarget target : {ExecutionTarget::Cpu, ExecutionTarget::Gpu}) {
+        SandboxPolicy policy = learner_policy(target);
+        policy.extra_devices.clear();  // no GPU here: only what the policy hides is under test
+        CHECK(run_shell("test -z \"$(ls -A /usr/lib/debug)\"", policy).exit_code == 0);
+    }
+    CHECK(run_shell("test -d /usr/lib/x86_64-linux-gnu || test -d /usr/lib64").exit_code == 0);  // the libraries stay
+}
+
 TEST_CASE("NVRTC (the resource report of CUDA files) cannot #include a private file either") {
     if (!isolation_available()) return;
     FakeHome home;

@@ -143,6 +143,12 @@ std::string inert_text(const std::string& text) {
 
 SandboxPolicy learner_policy(ExecutionTarget target) {
     SandboxPolicy p;
+    // The system's separate debug information (libc6-dbg and the like): a
+    // CUDA program's first line lookup (for a cudaMalloc's name, a fault)
+    // reads the debug information of every loaded library it finds, and
+    // inflating libc's was two thirds of the tensor-core exercise's run.
+    // A learner program needs its own file's lines only.
+    p.hidden = {"/usr/lib/debug"};
     if (target == ExecutionTarget::Gpu) {
         // The driver maps the GPU's memory into the address space and reads
         // its topology from /sys; the device nodes come and go with the driver.
