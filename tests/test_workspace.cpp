@@ -16,8 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -734,17 +736,19 @@ TEST_CASE("Settings: 60 000 nested arrays are a warning, not a stack overflow") 
     CHECK(text.language == Lang::Id);
 }
 
-TEST_CASE("a failed write says so in the learner's language, and in English as what()") {
+TEST_CASE("a failed write says so in the learner's language; what() names the step, the path and the system's reason") {
     TempDir tmp;
     write_file_atomic(tmp.path() / "plain", "a file, not a folder");
     try {
         write_file_atomic(tmp.path() / "plain" / "inside.json", "{}");
         FAIL("writing under a file must fail");
     } catch (const std::exception& e) {
-        CHECK(contains(e.what(), "cannot create the folder"));
-        CHECK(contains(e.what(), "plain"));
+        // The base layer words nothing: its error is data, and what() the system's view.
+        CHECK(std::string(e.what()) == "create_folder " + (tmp.path() / "plain").string() + ": " + std::strerror(ENOTDIR));
         const KeyedMessage m = message_of(e);
         CHECK(m.key == "io.create_folder");
+        CHECK(contains(m.text(Lang::En), "cannot create the folder"));
+        CHECK(contains(m.text(Lang::En), "plain"));
         CHECK(contains(m.text(Lang::Id), "tidak dapat membuat folder"));
         CHECK_FALSE(contains(m.text(Lang::Id), "ATTNLAB_HOME"));  // not a permission problem: no such hint
     }
@@ -891,15 +895,15 @@ TEST_CASE("a folder attnlab may not write says \"permission\"") {
             store.load();
             store.record_check("ex", result_with(Verdict::WrongAnswer));
             failures |= 1;  // it should have thrown
-        } catch (const std::exception& e) {
-            if (std::string(e.what()).find("permission") == std::string::npos) failures |= 2;
+        } catch (const std::exception& e) {  // in the words a person reads (message_of), the hint included
+            if (message_of(e).text(Lang::En).find("no permission to write there") == std::string::npos) failures |= 2;
         }
         try {
             Workspace(paths_in(home)).save(fixture_exercise(), "text");
             failures |= 4;
         } catch (const std::exception& e) {
-            const std::string what = e.what();
-            if (what.find("ermission") == std::string::npos || what.find("No such file") != std::string::npos) failures |= 8;
+            const std::string words = message_of(e).text(Lang::En);
+            if (words.find("no permission to write there") == std::string::npos || words.find("No such file") != std::string::npos) failures |= 8;
         }
         _exit(failures);
     }

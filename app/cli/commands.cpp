@@ -194,6 +194,10 @@ struct Context {
 
     // The exercise `id`, or exit with why there is none (unknown, or the
     // loader's reason when its folder is broken).
+    // An error that ended a step, in the learner's language (a keyed error's
+    // words, a failed file operation's, else the exception's own text).
+    void say_error(const std::exception& e) const { std::cerr << "attnlab: " << message_of(e).text(lang) << "\n"; }
+
     const Exercise& exercise(const std::string& id) const {
         std::string why;
         const Exercise* e = lab->find(id, &why);
@@ -221,7 +225,7 @@ void save_progress(Context& ctx) {
     try {
         ctx.lab->progress().save();
     } catch (const std::exception& e) {
-        std::cerr << "attnlab: " << e.what() << "\n";
+        ctx.say_error(e);
     }
 }
 
@@ -362,7 +366,7 @@ int cmd_check(Context& ctx) {
     try {
         ctx.lab->progress().record_check(e.id, r);
     } catch (const std::exception& ex) {
-        std::cerr << "attnlab: " << ex.what() << "\n";
+        ctx.say_error(ex);
     }
     print_result(ctx, e, r);
     if (r.verdict == Verdict::InternalError) return kExitUsage;
@@ -468,7 +472,7 @@ int cmd_watch(Context& ctx) {
                     try {
                         ctx.lab->progress().record_check(e.id, r);
                     } catch (const std::exception& ex) {
-                        std::cerr << "attnlab: " << ex.what() << "\n";
+                        ctx.say_error(ex);
                     }
                     std::cout << rule() << "\n";
                     print_result(ctx, e, r);
@@ -565,7 +569,7 @@ int run(const std::vector<std::string>& args) {
     try {
         return it->second(ctx);
     } catch (const std::exception& e) {
-        std::cerr << "attnlab: " << e.what() << "\n";
+        ctx.say_error(e);
         return kExitUsage;
     }
 }

@@ -1,7 +1,5 @@
 #include "attnlab/core/base/util.hpp"
 
-#include "attnlab/core/text/messages.hpp"  // throw_io_error: a failed write in words
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +13,23 @@
 #include <stdexcept>
 
 namespace attnlab {
+
+const char* file_step_code(FileStep step) {
+    switch (step) {
+        case FileStep::CreateFolder: return "create_folder";
+        case FileStep::CreateTemporary: return "create_temporary";
+        case FileStep::Write: return "write";
+        case FileStep::Flush: return "flush";
+        case FileStep::Replace: return "replace";
+    }
+    return "write";
+}
+
+FileError::FileError(FileStep step, std::string path, int error_number)
+    : std::runtime_error(std::string(file_step_code(step)) + " " + path + ": " + std::strerror(error_number)),
+      step_(step),
+      path_(std::move(path)),
+      error_number_(error_number) {}
 
 std::optional<std::string> read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -41,10 +56,10 @@ void write_file_atomic(const fs::path& requested, const std::string& contents) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec)  // say why (a read-only or foreign folder), not the "No such file" that follows from it
-        throw_io_error("io.create_folder", dir.string(), ec.value());
+        throw FileError(FileStep::CreateFolder, dir.string(), ec.value());
     std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
     int fd = mkostemp(tmpl.data(), O_CLOEXEC);  // never inherited by a program started meanwhile
-    if (fd < 0) throw_io_error("io.create_temporary", dir.string(), errno);
+    if (fd < 0) throw FileError(FileStep::CreateTemporary, dir.string(), errno);
     const char* p = contents.data();
     size_t left = contents.size();
     while (left > 0) {
@@ -54,7 +69,7 @@ void write_file_atomic(const fs::path& requested, const std::string& contents) {
             int err = errno;
             ::close(fd);
             ::unlink(tmpl.c_str());
-            throw_io_error("io.write", path.string(), err);
+            throw FileError(FileStep::Write, path.string(), err);
         }
         p += n;
         left -= static_cast<size_t>(n);
@@ -65,12 +80,12 @@ void write_file_atomic(const fs::path& requested, const std::string& contents) {
     const bool closed = ::close(fd) == 0;
     if (!synced || !closed) {
         ::unlink(tmpl.c_str());
-        throw_io_error("io.flush", path.string(), synced ? errno : sync_errno);
+        throw FileError(FileStep::Flush, path.string(), synced ? errno : sync_errno);
     }
     if (::rename(tmpl.c_str(), path.c_str()) != 0) {
         int err = errno;
         ::unlink(tmpl.c_str());
-        throw_io_error("io.replace", path.string(), err);
+        throw FileError(FileStep::Replace, path.string(), err);
     }
     int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
     if (dfd >= 0) {

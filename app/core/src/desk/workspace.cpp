@@ -267,12 +267,12 @@ void ProgressStore::save() {
     if (readonly_) return;
     std::error_code ec;
     fs::create_directories(file_.parent_path(), ec);
-    if (ec) throw_io_error("io.create_folder", file_.parent_path().string(), ec.value());  // "permission" when it is one
+    if (ec) throw FileError(FileStep::CreateFolder, file_.parent_path().string(), ec.value());  // "permission" when it is one
     // One writer at a time; merge what another process wrote since we read.
     const std::string lock_path = file_.string() + ".lock";
     const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lock < 0 && (errno == EACCES || errno == EPERM || errno == EROFS))
-        throw_io_error("io.write", lock_path, errno);
+        throw FileError(FileStep::Write, lock_path, errno);
     if (lock >= 0) ::flock(lock, LOCK_EX);
     struct Unlock {
         int fd;

@@ -1038,15 +1038,17 @@ KeyedError::KeyedError(KeyedMessage message) : std::runtime_error(message.text(L
 
 KeyedMessage message_of(const std::exception& e) {
     if (const auto* keyed = dynamic_cast<const KeyedError*>(&e)) return keyed->message();
+    if (const auto* file = dynamic_cast<const FileError*>(&e)) return file_error_message(*file);
     return verbatim(e.what());
 }
 
-void throw_io_error(const char* key, const std::string& path, int error_number) {
-    KeyedMessage m{key, {{"path", path}, {"error", std::strerror(error_number)}}, {}};
+KeyedMessage file_error_message(const FileError& e) {
+    const int error_number = e.error_number();
+    KeyedMessage m{std::string("io.") + file_step_code(e.step()), {{"path", e.path()}, {"error", std::strerror(error_number)}}, {}};
     const bool permission = error_number == EACCES || error_number == EPERM || error_number == EROFS;
     if (permission) m.parts["hint"] = KeyedMessage{"io.no_permission", {}, {}};
     else m.args["hint"] = "";
-    throw KeyedError(std::move(m));
+    return m;
 }
 
 bool has_message(Lang lang, const std::string& key) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace attnlab {
@@ -15,8 +16,30 @@ std::optional<std::string> read_file(const fs::path& path);
 // Write via a temporary file in the same directory, fsync, then rename: a
 // reader (or a crash at any moment) sees the old or the new file, never a mix.
 // A symlink is followed (the link stays), the file's permissions are kept.
-// Throws std::runtime_error naming the path on failure.
+// Throws FileError on failure.
 void write_file_atomic(const fs::path& path, const std::string& contents);
+
+// The step of writing a file that failed.
+enum class FileStep { CreateFolder, CreateTemporary, Write, Flush, Replace };
+// "create_folder", "create_temporary", "write", "flush", "replace": the
+// step's code, which also names its sentence ("io.<code>", text/messages).
+const char* file_step_code(FileStep step);
+// A file operation that failed, as data: the step, the path and the system's
+// error number. The base layer has no words of its own: message_of()
+// (text/messages) words it in the learner's language. what() is the
+// system's view of it, for logs: "write /path: No space left on device".
+class FileError : public std::runtime_error {
+public:
+    FileError(FileStep step, std::string path, int error_number);
+    FileStep step() const { return step_; }
+    const std::string& path() const { return path_; }
+    int error_number() const { return error_number_; }
+
+private:
+    FileStep step_;
+    std::string path_;
+    int error_number_;
+};
 
 // Stable 64-bit FNV-1a (the same value on every run and machine).
 uint64_t hash64(const std::string& bytes, uint64_t seed = 14695981039346656037ull);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/core/base/util.hpp"
 #include "attnlab/core/course/course.hpp"
 
 namespace attnlab {
@@ -41,10 +42,11 @@ public:
 private:
     KeyedMessage message_;
 };
-// e's words: its message when it is a KeyedError, else its what() verbatim.
+// e's words: its message when it is a KeyedError, a failed file operation
+// (FileError, base/util) as file_error_message() words it, else its what() verbatim.
 KeyedMessage message_of(const std::exception& e);
 // A file operation that failed ("io.write", "io.replace"...), with the
 // system's reason and, where it is one, a hint about write permission.
-[[noreturn]] void throw_io_error(const char* key, const std::string& path, int error_number);
+KeyedMessage file_error_message(const FileError& e);
 
 }  // namespace attnlab
