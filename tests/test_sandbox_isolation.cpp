@@ -36,6 +36,7 @@
 #include "attnlab/core/text/report.hpp"
 #include "attnlab/core/check/runner.hpp"
 #include "attnlab/core/base/util.hpp"
+#include "attnlab/core/desk/workspace.hpp"  // the weak-sandbox opt-in, read as attnlab reads it
 #include "test_support.hpp"
 
 using namespace attnlab;
@@ -265,11 +266,13 @@ public:
         write_file_atomic(dir_.path() / "config" / "settings.json", setting ? "{\"allow_weak_sandbox\": true}\n" : "{}\n");
         setenv("ATTNLAB_HOME", dir_.path().c_str(), 1);
         if (env) setenv("ATTNLAB_ALLOW_WEAK_SANDBOX", "1", 1);
+        apply_weak_sandbox_opt_in(Paths::from_environment().settings_file());  // as attnlab does when it starts
     }
     ~WeakSandboxAllowed() {
         if (old_home_.empty()) unsetenv("ATTNLAB_HOME");
         else setenv("ATTNLAB_HOME", old_home_.c_str(), 1);
         unsetenv("ATTNLAB_ALLOW_WEAK_SANDBOX");
+        apply_weak_sandbox_opt_in(Paths::from_environment().settings_file());
     }
 
 private:
@@ -378,6 +381,14 @@ TEST_CASE("a refusing kernel with only half of the opt-in still runs nothing") {
         const ProcessOutcome p = run_refused({"/bin/true"});
         CHECK(p.status == ProcessOutcome::Status::IsolationRefused);
     }
+}
+
+TEST_CASE("the sandbox follows the opt-in it was handed, not the settings file it never reads") {
+    WeakSandboxAllowed allowed;   // both halves written, read and handed over
+    allow_missing_layers(false);  // as if read before the user opted in
+    CHECK(run_refused({"/bin/true"}).status == ProcessOutcome::Status::IsolationRefused);
+    allow_missing_layers(true);
+    CHECK(run_refused({"/bin/true"}).status == ProcessOutcome::Status::Exited);
 }
 
 TEST_CASE("with the opt-in, a refusing kernel runs the program: never as root, its inputs readable, the layers reported off") {

@@ -13,8 +13,6 @@
 #include <optional>
 #include <sstream>
 
-#include "attnlab/core/desk/workspace.hpp"
-
 extern char** environ;
 
 namespace attnlab {
@@ -88,7 +86,7 @@ std::vector<std::string> sandbox_arguments(const ProcessSpec& spec) {
         args.insert(args.end(), {"--isolate", "--scratch-mb", std::to_string(policy.scratch_mb)});
         if (policy.network) args.push_back("--network");
         if (!policy.map_inputs) args.push_back("--no-input-map");
-        if (weak_sandbox_opt_in().allowed()) args.push_back("--allow-missing-layers");
+        if (missing_layers_allowed()) args.push_back("--allow-missing-layers");
         for (const std::string& d : policy.extra_devices) args.insert(args.end(), {"--device", d});
         for (const std::string& p : policy.extra_readonly) args.insert(args.end(), {"--readonly", p});
         for (const std::string& p : policy.hidden)
@@ -106,13 +104,14 @@ std::vector<std::string> sandbox_arguments(const ProcessSpec& spec) {
 
 }  // namespace
 
-WeakSandboxOptIn weak_sandbox_opt_in() {
-    WeakSandboxOptIn o;
-    const char* v = std::getenv(sandbox_status::kWeakSandboxEnv);
-    o.env = v && *v && std::strcmp(v, "0") != 0;
-    o.setting = Settings::load(Paths::from_environment().settings_file()).allow_weak_sandbox;
-    return o;
-}
+namespace {
+// One answer for the whole process, set from whichever thread read the settings.
+std::atomic<bool> missing_layers_allowed_now{false};
+}  // namespace
+
+void allow_missing_layers(bool allowed) { missing_layers_allowed_now = allowed; }
+
+bool missing_layers_allowed() { return missing_layers_allowed_now; }
 
 std::string inert_text(const std::string& text) {
     std::string out;

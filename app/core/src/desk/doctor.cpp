@@ -287,6 +287,8 @@ Protections probe_protections(const Toolchain& toolchain, std::string* problem) 
 
 DoctorReport run_doctor(const Toolchain& toolchain) {
     DoctorReport r;
+    // The probes below run as a check would, under the user's opt-in as it is now.
+    r.weak_sandbox = apply_weak_sandbox_opt_in(Paths::from_environment().settings_file());
     r.sandbox.path = toolchain.sandbox.string();
     r.sandbox.found = ::access(r.sandbox.path.c_str(), X_OK) == 0;
     r.compiler = find_tool(find_in_path(toolchain.compiler), toolchain, {"--version"});
@@ -309,7 +311,6 @@ DoctorReport run_doctor(const Toolchain& toolchain) {
     r.scratch_mb = learner.scratch_mb;
     // Learner programs never run as root: a cgroup, or RLIMIT_NPROC, binds them.
     r.process_limit = r.accounting == sandbox_status::Accounting::Cgroup || r.program_uid > 0;
-    r.weak_sandbox = weak_sandbox_opt_in();
     r.settings_file = Paths::from_environment().settings_file().string();
     r.nvcc = find_nvcc(toolchain);
     r.nvrtc = find_nvrtc();

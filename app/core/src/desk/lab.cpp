@@ -10,6 +10,7 @@ Lab::Lab(Options options) : paths_(std::move(options.paths)), progress_(paths_.p
     settings_ = Settings::load(paths_.settings_file(), &warning);
     if (!warning.empty()) startup_warnings_.push_back(warning);
     lang_ = resolve_language(options.lang_flag, settings_);
+    allow_missing_layers(weak_sandbox_opt_in(settings_).allowed());  // what every check this Lab runs follows
     try {
         course_ = load_course(resolve_course_dir(options.course_dir));
     } catch (const CourseError& e) {

@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <stdexcept>
 
@@ -380,6 +381,20 @@ Lang resolve_language(const std::string& flag, const Settings& settings) {
     for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"})
         if (const char* v = std::getenv(var); v && *v) return parse_lang(v, l) ? l : Lang::En;
     return Lang::En;
+}
+
+WeakSandboxOptIn weak_sandbox_opt_in(const Settings& settings) {
+    WeakSandboxOptIn o;
+    const char* v = std::getenv(sandbox_status::kWeakSandboxEnv);
+    o.env = v && *v && std::strcmp(v, "0") != 0;
+    o.setting = settings.allow_weak_sandbox;
+    return o;
+}
+
+WeakSandboxOptIn apply_weak_sandbox_opt_in(const fs::path& settings_file) {
+    const WeakSandboxOptIn o = weak_sandbox_opt_in(Settings::load(settings_file));
+    allow_missing_layers(o.allowed());
+    return o;
 }
 
 }  // namespace attnlab

@@ -22,7 +22,7 @@ namespace attnlab {
 //
 // Isolation fails closed: when the kernel refuses a layer, the program is not
 // started (ProcessOutcome::Status::IsolationRefused) unless the user opted in
-// to a weaker sandbox (weak_sandbox_allowed()).
+// to a weaker sandbox (missing_layers_allowed()).
 struct SandboxPolicy {
     // A private, read-only root (system paths only: no home, no attnlab data),
     // inputs under /input, a size-limited /scratch as cwd, HOME and TMPDIR, a
@@ -61,13 +61,18 @@ SandboxPolicy trusted_tool_policy();
 
 // The user's explicit opt-in to run learner code where the kernel refuses a
 // layer: the environment variable ATTNLAB_ALLOW_WEAK_SANDBOX=1 and
-// "allow_weak_sandbox": true in settings.json, both.
+// "allow_weak_sandbox": true in settings.json, both. The desk layer reads the
+// two halves (desk/workspace: weak_sandbox_opt_in()); this layer reads no settings.
 struct WeakSandboxOptIn {
     bool env = false;
     bool setting = false;
     bool allowed() const { return env && setting; }
 };
-WeakSandboxOptIn weak_sandbox_opt_in();
+// Whether an isolated program may start with a layer missing, for every run
+// from now on in this process: the user's opt-in, handed over by whoever read
+// it (desk/workspace: apply_weak_sandbox_opt_in()). Until then, none may.
+void allow_missing_layers(bool allowed);
+bool missing_layers_allowed();
 
 // Learner output made inert for a terminal or a window: control characters
 // (escape sequences, carriage returns, C1 codes, DEL) are shown escaped

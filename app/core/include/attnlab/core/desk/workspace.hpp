@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "attnlab/core/check/check_result.hpp"
+#include "attnlab/core/check/process.hpp"
 #include "attnlab/core/course/course.hpp"
 #include "attnlab/core/text/messages.hpp"
 
@@ -124,5 +125,13 @@ struct Settings {
 
 // --lang, then ATTNLAB_LANG, then settings, then LC_ALL/LC_MESSAGES/LANG, else English.
 Lang resolve_language(const std::string& flag, const Settings& settings);
+
+// The user's opt-in to a weaker sandbox as it stands: ATTNLAB_ALLOW_WEAK_SANDBOX
+// in the environment now, and the setting in `settings`.
+WeakSandboxOptIn weak_sandbox_opt_in(const Settings& settings);
+// Reads both halves now (the setting from `settings_file`) and hands the
+// answer to the check layer (allow_missing_layers()), which every isolated
+// run after follows.
+WeakSandboxOptIn apply_weak_sandbox_opt_in(const fs::path& settings_file);
 
 }  // namespace attnlab
