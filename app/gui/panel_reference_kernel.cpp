@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "attnlab/core/check/reference_kernel.hpp"
+#include "attnlab/core/text/launch_words.hpp"
 #include "attnlab/core/text/report.hpp"
 #include "attnlab/core/base/util.hpp"
 #include "ui.hpp"
@@ -284,8 +285,8 @@ void draw_launch(Ui& ui, const KernelOutcome& k, const CaseOutcome& c, const Att
     // The two layouts first: the comparison is the lesson; the full counters follow.
     if (launch.kernel.rfind("attention", 0) == 0) draw_layout_comparison(ui, shape);
     section(ui, ui.t("gui.kernel.counters"));
-    if (launch.counters.get(ui.session.lang()).empty()) ImGui::TextDisabled("%s", ui.t("gui.kernel.gpu_counters").c_str());
-    else ImGui::TextWrapped("%s", launch.counters.get(ui.session.lang()).c_str());
+    if (!launch.counters) ImGui::TextDisabled("%s", ui.t("gui.kernel.gpu_counters").c_str());
+    else ImGui::TextWrapped("%s", describe_counters(*launch.counters, ui.session.lang()).c_str());
     ui.note_item("kernel_counters");
 }
 

@@ -6,7 +6,6 @@
 #include <mutex>
 
 #include "attnlab/core/check/compare.hpp"
-#include "attnlab/core/text/launch_words.hpp"
 #include "attnlab/core/check/expected.hpp"
 #include "attnlab/core/base/util.hpp"
 
@@ -69,10 +68,7 @@ KernelLaunchSummary summarize(const emu::LaunchReport& r, bool on_gpu) {
     s.global_pages = r.counters.global_pages;
     s.shared_bank_conflicts = r.counters.shared_bank_conflicts;
     s.barriers = r.counters.barriers;
-    if (!on_gpu) {
-        s.counters.en = describe_counters(r.counters, Lang::En);
-        s.counters.id = describe_counters(r.counters, Lang::Id);
-    }
+    if (!on_gpu) s.counters = r.counters;  // a GPU's launch has no per-access counters
     return s;
 }
 
@@ -102,8 +98,7 @@ std::optional<KernelOutcome> run_case_kernel(const Exercise& exercise, const Cas
         for (const emu::LaunchReport& r : run->launches) k.launches.push_back(summarize(r, on_gpu));
         if (!run->report.ok()) {
             k.fault_code = emu::fault_code(run->report.fault.kind);
-            k.fault.en = describe_fault(run->report.fault, Lang::En);
-            k.fault.id = describe_fault(run->report.fault, Lang::Id);
+            k.fault = run->report.fault;
         } else if (run->ok()) {
             k.output = std::move(run->output);
             k.stages = std::move(run->stages);

@@ -33,8 +33,8 @@ std::string whole_megabytes(size_t bytes) { return std::to_string(bytes >> 20) +
 std::string kernel_fault_text(const CheckResult& r, Lang lang) {
     if (r.problem_case < 0 || r.problem_case >= static_cast<int>(r.cases.size())) return r.detail;
     const auto& cuda = r.cases[static_cast<size_t>(r.problem_case)].cuda;
-    if (!cuda || cuda->fault.get(lang).empty()) return "`" + r.detail + "`";
-    return cuda->fault.get(lang);
+    if (!cuda || cuda->fault.kind == emu::FaultKind::None) return "`" + r.detail + "`";
+    return describe_fault(cuda->fault, lang);
 }
 
 }  // namespace

@@ -129,7 +129,7 @@ struct KernelLaunchSummary {
     int64_t global_pages = 0;
     int64_t shared_bank_conflicts = 0;
     int64_t barriers = 0;
-    LocalizedText counters;  // the emulator's description of its counters ("" on a GPU)
+    std::optional<emu::LaunchCounters> counters;  // the emulator's counters (none on a GPU); text/launch_words words them
 };
 
 // The reference op run as a CUDA kernel (GPU, else the CPU emulator) on one
@@ -143,7 +143,7 @@ struct KernelOutcome {
     std::string disagreeing_stage;  // the first stage (or "output") beyond tolerance, "" when none
     bool ok = false;       // ran, and within the exercise's tolerance of the reference, stages included
     std::string fault_code;  // the kernel's fault ("out_of_bounds", ...), "" when none
-    LocalizedText fault;     // that fault in words
+    emu::Fault fault;        // that fault as the emulator reported it (kind None: none); text/launch_words words it
     std::string input_error; // the kernel refused the inputs (internal, English)
     std::vector<KernelLaunchSummary> launches;
 };
