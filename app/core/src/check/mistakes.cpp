@@ -1,6 +1,6 @@
 #include "attnlab/core/check/mistakes.hpp"
 
-#include "attnlab/core/views/visuals.hpp"  // compare_stages: the stage the probes first differ in
+#include "attnlab/core/check/stage_comparison.hpp"  // compare_stages: the stage the probes first differ in
 
 #include "attnlab/core/check/compare.hpp"
 #include "attnlab/core/check/expected.hpp"

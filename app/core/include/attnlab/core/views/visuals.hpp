@@ -1,7 +1,7 @@
 #pragma once
 // The data behind attnlab's views, computed without any GUI: per-head
 // attention heatmaps (learner · reference · difference) with their colour
-// ranges and masked cells, stage-by-stage probe comparison, the memory
+// ranges and masked cells, the memory
 // layout of split heads, and the model-size arithmetic of the experiments
 // page. The GUI only turns these into pixels; tests assert on them.
 #include <algorithm>
@@ -14,6 +14,7 @@
 
 #include "attnlab/common/value.hpp"
 #include "attnlab/core/check/check_result.hpp"
+#include "attnlab/core/check/stage_comparison.hpp"  // the stages a view shows beside the reference's
 #include "attnlab/core/course/course.hpp"
 
 namespace attnlab {
@@ -102,25 +103,6 @@ struct HeatmapSet {
     std::vector<std::string> tokens;     // axis labels, when the case gives them
 };
 
-// ---- the learner's own tensors ------------------------------------------------------
-
-// The reference stage the entry point's result is: the last reference stage
-// equal to the expected output (same shape, same values), else "output". The
-// learner's return value is shown under this name without any probe().
-std::string output_stage_name(const CaseOutcome& c);
-
-// One tensor of the learner's, by stage name: a probe() record, or the value
-// their function returned (from_output), shown as the exercise's output stage
-// when they did not probe that stage themselves. Points into the outcome.
-struct LearnerStage {
-    std::string name;
-    const TensorData* tensor = nullptr;
-    bool from_output = false;
-};
-// The learner's probes, plus their return value as the output stage (when
-// the case returned a value that was compared, and it is a tensor).
-std::vector<LearnerStage> learner_stages(const CaseOutcome& c);
-
 // The stages of a case that can be drawn as per-head (T, T) heatmaps, in
 // pipeline order: reference stages of rank 3 (H, T, T) or 4 (B, H, T, T, first
 // batch), plus the output itself when it has that shape and no reference
@@ -134,32 +116,6 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
 
 // Fills `out` (rows×cols RGBA, row-major) for one head matrix.
 void rasterize(const HeadMatrix& m, const ColorScale& scale, std::vector<uint8_t>& out);
-
-// ---- stage comparison -----------------------------------------------------------
-
-enum class StageStatus { Match, Mismatch, ShapeMismatch, NotProbed };
-
-struct StageComparison {
-    std::string name;
-    Shape reference_shape;
-    std::optional<Shape> learner_shape;
-    StageStatus status = StageStatus::NotProbed;
-    bool from_output = false;  // the learner's tensor here is their return value, not a probe
-    double max_abs_error = 0;
-    std::vector<int64_t> first_bad_index;  // first mismatching element, when any
-};
-
-// Reference stages in pipeline order beside the learner's tensors of the same
-// name (learner_stages: probes and the return value), compared with `tol`;
-// an "output" row is added when no reference stage stands for the output. Probes without a reference stage are appended as
-// NotProbed-with-learner-shape entries (shown, not judged).
-std::vector<StageComparison> compare_stages(const CaseOutcome& c, const Tolerance& tol);
-// The same for the reference op's CUDA kernel (CaseOutcome::cuda): each
-// reference stage beside the kernel's stage of that name (learner_shape = the
-// kernel's shape). Empty when the case has no kernel outcome.
-std::vector<StageComparison> compare_kernel_stages(const CaseOutcome& c, const Tolerance& tol);
-// Index of the first stage that was probed and differs (-1 when none).
-int first_divergence(const std::vector<StageComparison>& stages);
 
 // ---- memory layout ----------------------------------------------------------------
 
