@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attnlab/core/desk/doctor.hpp"
+#include "attnlab/core/text/protection_words.hpp"
 #include "test_support.hpp"
 
 using namespace attnlab;

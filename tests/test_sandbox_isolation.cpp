@@ -37,6 +37,7 @@
 #include "attnlab/core/check/runner.hpp"
 #include "attnlab/core/base/util.hpp"
 #include "attnlab/core/desk/workspace.hpp"  // the weak-sandbox opt-in, read as attnlab reads it
+#include "attnlab/core/text/protection_words.hpp"
 #include "test_support.hpp"
 
 using namespace attnlab;

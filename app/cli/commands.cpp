@@ -32,6 +32,7 @@
 #include "attnlab/core/check/runner.hpp"
 #include "attnlab/core/base/util.hpp"
 #include "attnlab/core/desk/workspace.hpp"
+#include "attnlab/core/text/protection_words.hpp"
 #include "attnlab/reference/registry.hpp"
 #include "gui.hpp"  // GuiOptions only; the window itself is linked when built
 

@@ -3,6 +3,7 @@
 // XDG config dir, together with the window layout).
 #include "attnlab/core/desk/doctor.hpp"
 #include "attnlab/core/check/gpu_resources.hpp"
+#include "attnlab/core/text/protection_words.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {

@@ -9,6 +9,7 @@
 #include "attnlab/core/text/messages.hpp"
 #include "attnlab/core/check/process.hpp"
 #include "attnlab/core/base/util.hpp"
+#include "attnlab/core/text/protection_words.hpp"
 
 namespace attnlab {
 

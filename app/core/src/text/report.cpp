@@ -1,6 +1,6 @@
 #include "attnlab/core/text/report.hpp"
 
-#include "attnlab/core/desk/doctor.hpp"
+#include "attnlab/core/text/protection_words.hpp"
 
 #include "attnlab/core/views/learner_view.hpp"
 

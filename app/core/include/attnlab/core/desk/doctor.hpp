@@ -69,18 +69,6 @@ DoctorReport run_doctor(const Toolchain& toolchain);
 std::string doctor_text(const DoctorReport& report, Lang lang);
 std::string doctor_json(const DoctorReport& report);  // pretty-printed
 
-// What learner programs run under here, in one line ("all protections on" or
-// which are off and why).
-std::string protections_summary(const sandbox_status::Protections& p, Lang lang);
-// The notice every verdict carries when its program ran with a protection
-// off (which the user's opt-in allowed): "" when all asked-for layers were applied.
-std::string protections_notice(const sandbox_status::Protections& p, Lang lang);
-// The same notice; the name is older than the rule that every verdict says it.
-std::string protections_notice_once(const sandbox_status::Protections& p, Lang lang);
-// Why a check stopped before running anything (fail closed): which layers
-// are missing and why, how to enable them (sysctl, container options), and
-// the opt-in that runs without them.
-std::string isolation_refusal_text(const sandbox_status::Protections& p, Lang lang);
 // One real run of /bin/true under the learner policy: what the kernel allows.
 sandbox_status::Protections probe_protections(const Toolchain& toolchain, std::string* problem = nullptr);
 

@@ -1,13 +1,6 @@
 #pragma once
-// Where the learner's things live, and the progress file.
-//
-//   data   $ATTNLAB_HOME, else $XDG_DATA_HOME/attnlab, else ~/.local/share/attnlab
-//            workspace/<exercise-id>.cpp     the learner's file (created from the starter)
-//            workspace/<exercise-id>.cpp.bak-<time>   kept by `reset`
-//            progress.json
-//   cache  $ATTNLAB_HOME/cache, else $XDG_CACHE_HOME/attnlab, else ~/.cache/attnlab
-//   config $ATTNLAB_HOME/config, else $XDG_CONFIG_HOME/attnlab, else ~/.config/attnlab
-//            settings.json
+// The learner's workspace (their files, under Paths, base/data_paths.hpp),
+// the progress file and the settings.
 //
 // Every write is atomic (temporary file + rename): killing attnlab at any
 // moment leaves the old or the new file, never a torn one.
@@ -17,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/core/base/data_paths.hpp"
 #include "attnlab/core/check/check_result.hpp"
 #include "attnlab/core/check/process.hpp"
 #include "attnlab/core/course/course.hpp"
@@ -25,16 +19,6 @@
 namespace attnlab {
 
 namespace fs = std::filesystem;
-
-struct Paths {
-    fs::path data;
-    fs::path cache;
-    fs::path config;
-    fs::path workspace() const { return data / "workspace"; }
-    fs::path progress_file() const { return data / "progress.json"; }
-    fs::path settings_file() const { return config / "settings.json"; }
-    static Paths from_environment();
-};
 
 class Workspace {
 public:
