@@ -13,6 +13,7 @@
 
 #include "attnlab/core/views/kernel_views.hpp"
 #include "attnlab/core/views/learner_view.hpp"
+#include "attnlab/core/text/launch_words.hpp"
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/text/report.hpp"
 #include "attnlab/core/views/visuals.hpp"

@@ -2,6 +2,7 @@
 // show, the launch's counts, and the fault that stopped it.
 #include <algorithm>
 
+#include "attnlab/core/text/launch_words.hpp"
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/text/report.hpp"
 #include "panel_learner_kernels.hpp"

@@ -228,6 +228,11 @@ std::string fault_text(const Fault& f, Lang lang) {
 
 }  // namespace
 
+std::string fault_name(const std::string& code, Lang lang) {
+    const std::string key = "fault.name." + code;
+    return has_message(lang, key) ? tr(lang, key) : code;
+}
+
 std::string describe_fault(const Fault& f, Lang lang) {
     if (f.kind == FaultKind::None) return "";
     const std::string tool = emu::sanitizer_tool(f.kind);

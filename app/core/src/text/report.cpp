@@ -1,9 +1,5 @@
 #include "attnlab/core/text/report.hpp"
 
-#include "attnlab/core/text/protection_words.hpp"
-
-#include "attnlab/core/views/learner_view.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +15,7 @@
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/check/performance.hpp"
 #include "attnlab/core/text/performance_words.hpp"
+#include "attnlab/core/text/protection_words.hpp"
 #include "attnlab/core/base/util.hpp"
 
 namespace attnlab {

@@ -29,11 +29,6 @@ std::string other_access_text(const emu::Fault& f, Lang lang) {
 
 }  // namespace
 
-std::string fault_name(const std::string& code, Lang lang) {
-    const std::string key = "fault.name." + code;
-    return has_message(lang, key) ? tr(lang, key) : code;
-}
-
 std::vector<LineMark> verdict_lines(const CheckResult& r, const std::string& learner_file, Lang lang) {
     std::vector<LineMark> marks;
     for (const Diagnostic& d : r.diagnostics) {

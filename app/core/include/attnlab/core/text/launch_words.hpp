@@ -9,6 +9,9 @@
 
 namespace attnlab {
 
+// A fault or rule code ("shared_race", "out_of_bounds", "uncoalesced_loads")
+// in words of the learner's language; an unknown code is returned as it is.
+std::string fault_name(const std::string& code, Lang lang);
 // One paragraph naming the tool, block, thread, line, buffer, index and size.
 // "" when there is no fault.
 std::string describe_fault(const emu::Fault& fault, Lang lang);

@@ -28,10 +28,6 @@ struct LineMark {
 // Compiler notes are left out; diagnostics in other files too.
 std::vector<LineMark> verdict_lines(const CheckResult& r, const std::string& learner_file, Lang lang);
 
-// A fault or rule code ("shared_race", "out_of_bounds", "uncoalesced_loads")
-// in words of the learner's language; an unknown code is returned as it is.
-std::string fault_name(const std::string& code, Lang lang);
-
 // Where `probe("stage", variable);` records `stage` in the learner's source:
 // the last variable defined or assigned with a name that stands for the stage
 // (scores, weights, ...), probed just before the `return` of the scope it
