@@ -388,6 +388,11 @@ TEST_CASE("check FILE: only a regular file of at most 1 MB, refused at once") {
         CHECK(r.code == 2);
         CHECK((contains(r.err, "not a regular file") || contains(r.err, "larger than 1 MB")));
     }
+    // The limit is said in the learner's language, with the file's own size.
+    const Result id = cli.run({"--lang", "id", "check", "split-heads", big.string()});
+    CHECK(id.code == 2);
+    REQUIRE(fs::file_size(big) == 2097156);  // "// ", 2 MiB of x, "\n"
+    CHECK(contains(id.err, "lebih besar dari 1 MB (2.097.156 byte)"));
     CHECK(cli.run_json({"list", "--json"}, 0)["exercises"][position_of("split-heads")]["attempts"] == 0);
 }
 

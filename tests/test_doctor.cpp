@@ -62,6 +62,18 @@ TEST_CASE("doctor's text names every item in both languages, with no key left un
     CHECK_FALSE(contains(id, "Learner programs"));
 }
 
+TEST_CASE("without a cgroup, doctor names the fallback's process margin and OOM score as the sandbox applies them") {
+    DoctorReport r = report();
+    r.accounting = status::Accounting::Fallback;
+    const std::string margin = std::to_string(status::kFallbackProcessMargin);
+    CHECK(contains(doctor_text(r, Lang::En), "at most " + margin + " more processes"));
+    CHECK(contains(doctor_text(r, Lang::En), "(oom_score_adj " + std::to_string(status::kProgramOomScoreAdj) + ")"));
+    CHECK(contains(doctor_text(r, Lang::Id), "paling banyak " + margin + " proses tambahan"));
+    const nlohmann::json fallback = nlohmann::json::parse(doctor_json(r))["cgroup"]["fallback"];
+    CHECK(fallback["process_margin"] == status::kFallbackProcessMargin);
+    CHECK(fallback["oom_score_adj"] == status::kProgramOomScoreAdj);
+}
+
 TEST_CASE("doctor --json carries the same facts") {
     const DoctorReport& r = report();
     const nlohmann::json j = nlohmann::json::parse(doctor_json(r));

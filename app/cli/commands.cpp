@@ -340,7 +340,7 @@ void print_result(Context& ctx, const Exercise& e, CheckResult& r) {
 fs::path file_argument(Context& ctx, const Exercise& e) {
     if (ctx.opt.positional.size() >= 3) {
         fs::path f = ctx.opt.positional[2];
-        // A regular file of at most 1 MB: never a device (/dev/zero reads
+        // A regular file of at most kMaxSourceBytes: never a device (/dev/zero reads
         // for ever), a FIFO (blocks for ever) or a folder.
         std::error_code ec;
         const fs::file_status st = fs::status(f, ec);
@@ -349,7 +349,8 @@ fs::path file_argument(Context& ctx, const Exercise& e) {
         if (!fs::is_regular_file(st)) usage_error(f.string() + " is not a regular file (a folder, a device or a pipe cannot be checked)");
         const auto size = fs::file_size(f, ec);
         if (!ec && size > kMaxSourceBytes)
-            usage_error(f.string() + " is larger than 1 MB (" + std::to_string(size) + " bytes): a learner's file is far smaller");
+            usage_error(ctx.t("cli.check.source_too_large", {{"file", f.string()}, {"limit", whole_megabytes(kMaxSourceBytes)},
+                                                             {"size", format_count(static_cast<int64_t>(size), ctx.lang)}}));
         if (::access(f.c_str(), R_OK) != 0) usage_error("no permission to read " + f.string());
         return f;
     }

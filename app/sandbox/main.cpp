@@ -241,7 +241,8 @@ std::string prepare_working_folder(Run& r) {
         // Whatever the OOM killer must end, it ends the learner's code first.
         const int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
         if (fd >= 0) {
-            write_all(fd, "1000", 4);
+            const std::string adj = std::to_string(status::kProgramOomScoreAdj);
+            write_all(fd, adj.data(), adj.size());
             close(fd);
         }
     }
@@ -464,7 +465,7 @@ void let_child_go(Run& r, pid_t child) {
     // of the user, so the limit is what that user runs now plus a smaller
     // margin. It does not bind root, who never runs learner code.
     if (!go.in_cgroup && r.o.nproc_margin > 0 && r.program.uid != 0)
-        go.max_processes = static_cast<rlim_t>(count_user_threads(r.program.uid) + static_cast<size_t>(std::min(r.o.nproc_margin, 64L)));
+        go.max_processes = static_cast<rlim_t>(count_user_threads(r.program.uid) + static_cast<size_t>(std::min(r.o.nproc_margin, status::kFallbackProcessMargin)));
     r.go = go;
     close(r.go_pipe[0]);
     write_all(r.go_pipe[1], &go, sizeof go);

@@ -151,6 +151,12 @@ std::string compiler_sandbox_text(const DoctorReport& r, Lang lang) {
     return tr(lang, "doctor.compiler_sandbox.some_off", {{"layers", missing_layers(r.compiler_protections, lang)}});
 }
 
+std::string accounting_text(const DoctorReport& r, Lang lang) {
+    if (r.accounting == sandbox_status::Accounting::Cgroup) return tr(lang, "doctor.accounting.cgroup");
+    return tr(lang, "doctor.accounting.fallback", {{"processes", format_count(sandbox_status::kFallbackProcessMargin, lang)},
+                                                   {"oom_score_adj", std::to_string(sandbox_status::kProgramOomScoreAdj)}});
+}
+
 std::string tool_text(const FoundTool& t, Lang lang) {
     if (!t.found) return tr(lang, "doctor.not_found");
     return t.path + (t.version.empty() ? "" : " — " + t.version);
@@ -284,8 +290,7 @@ std::string doctor_text(const DoctorReport& r, Lang lang) {
     add_line(out, tr(lang, "doctor.runs_as"), identity_text(r, lang));
     for (Layer l : sandbox_status::kLayers) add_line(out, layer_name(l, lang), layer_state_text(l, r.protections[l], lang));
     if (!r.protections_problem.empty()) add_line(out, "", tr(lang, "doctor.probe_failed", {{"detail", r.protections_problem}}));
-    add_line(out, tr(lang, "doctor.accounting"), tr(lang, r.accounting == sandbox_status::Accounting::Cgroup ? "doctor.accounting.cgroup"
-                                                                                                           : "doctor.accounting.fallback"));
+    add_line(out, tr(lang, "doctor.accounting"), accounting_text(r, lang));
     add_line(out, tr(lang, "doctor.compiler_sandbox"), compiler_sandbox_text(r, lang));
     add_line(out, tr(lang, "doctor.weak_sandbox"),
              tr(lang, r.weak_sandbox.allowed() ? "doctor.weak_sandbox.on" : "doctor.weak_sandbox.off",
@@ -323,8 +328,8 @@ std::string doctor_json(const DoctorReport& r) {
                     {"per_check_scope", r.accounting == sandbox_status::Accounting::Cgroup},
                     {"fallback", r.accounting == sandbox_status::Accounting::Cgroup
                                      ? nlohmann::json(nullptr)
-                                     : nlohmann::json{{"oom_score_adj", 1000}, {"rlimit_as_and_data", true}, {"tree_memory_sampled", true},
-                                                      {"process_margin", 64}}}}},
+                                     : nlohmann::json{{"oom_score_adj", sandbox_status::kProgramOomScoreAdj}, {"rlimit_as_and_data", true}, {"tree_memory_sampled", true},
+                                                      {"process_margin", sandbox_status::kFallbackProcessMargin}}}}},
         {"compiler_sandbox", {{"isolated", r.compiler_protections[Layer::MountNamespace].state == LayerState::Applied},
                               {"complete", r.compiler_protections.complete() && r.compiler_problem.empty()},
                               {"layers", layers_json(r.compiler_protections)}, {"problem", r.compiler_problem}}},

@@ -25,6 +25,8 @@ std::string grouped(const std::string& digits, char sep) {
 
 }  // namespace
 
+std::string whole_megabytes(size_t bytes) { return std::to_string(bytes >> 20) + " MB"; }
+
 std::string format_count(int64_t n, Lang lang) {
     const bool negative = n < 0;
     const uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);

@@ -22,9 +22,6 @@ namespace attnlab {
 
 namespace {
 
-// A limit that is a whole number of MiB, as the sentences quoting it write it: "1 MB".
-std::string whole_megabytes(size_t bytes) { return std::to_string(bytes >> 20) + " MB"; }
-
 // The reference kernel's fault in the learner's language (launch_words.cpp
 // words it); an input the kernel refused is internal and stays as its detail.
 std::string kernel_fault_text(const CheckResult& r, Lang lang) {

@@ -86,6 +86,12 @@ const char* run_status_code(RunStatus s);   // "exited", ..., "isolation_refused
 constexpr const char* kWeakSandboxEnv = "ATTNLAB_ALLOW_WEAK_SANDBOX";
 constexpr const char* kWeakSandboxSetting = "allow_weak_sandbox";
 
+// Without a cgroup for the run (the fallback), RLIMIT_NPROC lets the program's
+// user run what it runs now plus at most this many more processes.
+constexpr long kFallbackProcessMargin = 64;
+// An isolated program's oom_score_adj: the kernel's OOM killer ends it first.
+constexpr int kProgramOomScoreAdj = 1000;
+
 struct Report {
     RunStatus status = RunStatus::Exited;
     int code = 0;    // exit code; errno for ExecFailed

@@ -12,7 +12,7 @@ struct Limits {
     long memory_mb = 0;       // 0 = none
     long output_kb = 0;       // stdout + stderr, counted by the parent; 0 = none (only what is captured is kept)
     long file_size_mb = 64;   // RLIMIT_FSIZE: any file the program writes (SIGXFSZ beyond)
-    long process_margin = 0;  // > 0: pids.max of the run's cgroup, else RLIMIT_NPROC = what the user runs now + this (at most 64)
+    long process_margin = 0;  // > 0: pids.max of the run's cgroup, else RLIMIT_NPROC = what the user runs now + this (at most sandbox_status::kFallbackProcessMargin)
     // All the run's processes together, in its cgroup (or, without one,
     // sampled by the sandbox): 0 = memory_mb (+ 1 GiB for a GPU's driver
     // when the address space is not limited), < 0 = none.

@@ -4,6 +4,7 @@
 // Numbers as a person reads them in their language: English groups thousands
 // with ',' and writes '.' before the decimals (2,359,296 · 4.00); Indonesian
 // the other way round (2.359.296 · 4,00). One helper for the GUI and the CLI.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -11,6 +12,8 @@
 
 namespace attnlab {
 
+// A limit that is a whole number of MiB, as the sentences quoting it write it: "1 MB".
+std::string whole_megabytes(size_t bytes);
 // A whole number with thousands grouped: 2,359,296 / 2.359.296.
 std::string format_count(int64_t n, Lang lang);
 // Fixed decimals, thousands grouped: format_fixed(4, 2) = 4.00 / 4,00.
