@@ -30,7 +30,7 @@ struct ExerciseEnv {
 inline const emu::Fault& first_fault(const CheckResult& r) {
     static const emu::Fault none;
     if (r.failed_case < 0) return none;
-    for (const emu::LaunchReport& L : r.cases[static_cast<size_t>(r.failed_case)].launches)
+    for (const emu::LaunchReport& L : r.cases[static_cast<size_t>(r.failed_case)].kernels.launches)
         if (!L.ok()) return L.fault;
     return none;
 }

@@ -71,8 +71,8 @@ TEST_CASE("a block the check did not record is recorded on its own, and the view
     const CheckResult& r = traced_check();
     REQUIRE(r.verdict == Verdict::Pass);
     const CaseOutcome& c = r.cases[kBigCase];
-    REQUIRE(c.launches.size() == 1);
-    const emu::LaunchReport& launch = c.launches[0];
+    REQUIRE(c.kernels.launches.size() == 1);
+    const emu::LaunchReport& launch = c.kernels.launches[0];
     REQUIRE(launch.grid.count() == 6);
     const std::vector<KernelBuffer> buffers = kernel_buffers(env().ex(), c);
     const std::vector<BlockFootprint> before = block_footprints(launch, buffers);
@@ -123,7 +123,7 @@ TEST_CASE("a block too big to record even on its own says it is only partly reco
     const CheckResult& r = traced_check();
     REQUIRE(r.verdict == Verdict::Pass);
     const CaseOutcome& c = r.cases[kBigCase];
-    const emu::LaunchReport& launch = c.launches[0];
+    const emu::LaunchReport& launch = c.kernels.launches[0];
     const std::vector<KernelBuffer> buffers = kernel_buffers(env().ex(), c);
 
     const BlockRecording rec = record_block(env().runner, request_for(kBigCase, 0, 0));
@@ -145,7 +145,7 @@ TEST_CASE("asking for a launch the case never made is a plain problem, not an em
     CHECK_FALSE(rec.usable());
     CHECK(rec.events.empty());
     const CaseOutcome& c = traced_check().cases[kBigCase];
-    CHECK_FALSE(block_footprints(c.launches[0], kernel_buffers(env().ex(), c), kBigCase, 3, {rec})[0].recorded_alone);
+    CHECK_FALSE(block_footprints(c.kernels.launches[0], kernel_buffers(env().ex(), c), kBigCase, 3, {rec})[0].recorded_alone);
 }
 
 TEST_CASE("the recording job hands over its recording once, off the calling thread") {

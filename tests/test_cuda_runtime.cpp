@@ -90,13 +90,13 @@ TEST_CASE("a passing CUDA check reports every launch with its shape and, when as
     REQUIRE(r.verdict == Verdict::Pass);
     for (const CaseOutcome& c : r.cases) {
         CAPTURE(c.index);
-        REQUIRE(c.launches.size() == 1);
-        const emu::LaunchReport& L = c.launches[0];
+        REQUIRE(c.kernels.launches.size() == 1);
+        const emu::LaunchReport& L = c.kernels.launches[0];
         CHECK(L.kernel == "split_kernel");
         CHECK(L.block == emu::Dim3{128, 1, 1});
         const int64_t elements = static_cast<int64_t>(c.expected.tensor.data.size());
         CHECK(L.grid.x == static_cast<unsigned>((elements + 127) / 128));
-        CHECK(c.unwritten_count == 0);
+        CHECK(c.kernels.unwritten_count == 0);
         // every element of out is written exactly once, and the trace names the blocks that did it
         int64_t writes = 0;
         for (const emu::AccessEvent& e : L.trace)
@@ -112,9 +112,9 @@ TEST_CASE("a passing CUDA check reports every launch with its shape and, when as
     const CheckResult plain = env().check("solution.cu");
     REQUIRE(plain.verdict == Verdict::Pass);
     for (const CaseOutcome& c : plain.cases) {
-        REQUIRE(c.launches.size() == 1);
-        CHECK(c.launches[0].trace.empty());
-        CHECK(c.launches[0].counters.global_load_requests == r.cases[static_cast<size_t>(c.index)].launches[0].counters.global_load_requests);
+        REQUIRE(c.kernels.launches.size() == 1);
+        CHECK(c.kernels.launches[0].trace.empty());
+        CHECK(c.kernels.launches[0].counters.global_load_requests == r.cases[static_cast<size_t>(c.index)].kernels.launches[0].counters.global_load_requests);
     }
     // NVRTC's report: where the toolkit is installed, the same file compiles
     // for the GPU too and its kernel has figures; elsewhere it says so.
@@ -143,8 +143,8 @@ TEST_CASE("an out-of-bounds read names the learner's kernel, block, thread and o
     CHECK(r.cause.code() == "out_of_bounds");
     REQUIRE(r.failed_case == 0);
     const CaseOutcome& c = r.cases[0];
-    REQUIRE(c.launches.size() == 1);
-    const emu::Fault& f = c.launches[0].fault;
+    REQUIRE(c.kernels.launches.size() == 1);
+    const emu::Fault& f = c.kernels.launches[0].fault;
     CHECK(f.kind == emu::FaultKind::OutOfBounds);
     CHECK(f.line == 10);  // `out[i] = x[...]` in wrong/no_bounds_check.cu
     CHECK(f.buffer == "x");
@@ -178,7 +178,7 @@ TEST_CASE("a shared-memory race and a barrier in a branch are named by racecheck
     CHECK(divergent.verdict == Verdict::KernelFault);
     CHECK(divergent.cause.code() == "barrier_divergence");
     REQUIRE(divergent.failed_case >= 0);
-    CHECK(divergent.cases[static_cast<size_t>(divergent.failed_case)].launches[0].fault.line == 9);  // the barrier's line
+    CHECK(divergent.cases[static_cast<size_t>(divergent.failed_case)].kernels.launches[0].fault.line == 9);  // the barrier's line
     // With the barrier in place for every thread (and each thread reading its own slot) it passes.
     const CheckResult fixed = env().check_text(program_with_kernel(
         "    __shared__ float staged[64];\n" + kSource +
@@ -356,7 +356,7 @@ TEST_CASE("the occupancy of a kernel launched under another spelling than NVRTC'
     REQUIRE(r.resources);
     REQUIRE(r.resources->kernels.size() == 1);
     CHECK(r.resources->kernels[0].kernel == "split_kernel<4>");
-    CHECK(r.cases[0].launches.at(0).kernel == "split_kernel<kUnroll>");  // verdicts keep the learner's spelling
+    CHECK(r.cases[0].kernels.launches.at(0).kernel == "split_kernel<kUnroll>");  // verdicts keep the learner's spelling
     const nlohmann::json j = to_json(r, env().ex(), Lang::En);
     CHECK(j["resources"]["kernels"][0]["occupancy"]["threads_per_block"] == 64);
     CHECK(contains(explain_resources(r, Lang::En), "blocks of 64 threads"));

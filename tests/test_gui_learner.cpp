@@ -187,7 +187,7 @@ TEST_CASE("learner view: verdict_lines gives diagnostics of the learner's file a
     bad.fault.other_is_write = true;
     bad.fault.index = 3;
     bad.fault.buffer = "tile";
-    c.launches = {ok, bad};
+    c.kernels.launches = {ok, bad};
     k.cases.push_back(c);
     marks = verdict_lines(k, "/w/mine.cu", Lang::Id);
     REQUIRE(marks.size() == 2);
@@ -406,7 +406,7 @@ TEST_CASE("Indonesian: a kernel fault or rule shown to a person is in words, nev
     r.failed_case = 0;
     CaseOutcome c;
     c.verdict = Verdict::KernelFault;
-    c.kernel_cause = KernelCause::of_fault(emu::FaultKind::SharedRace);
+    c.kernels.cause = KernelCause::of_fault(emu::FaultKind::SharedRace);
     r.cases.push_back(c);
     GpuSummary g;
     g.device = "GPU";

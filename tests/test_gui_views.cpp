@@ -225,8 +225,8 @@ TEST_CASE("gui views: the CUDA column, the kernel's stages and the Kernel tab dr
     REQUIRE(r.verdict == Verdict::Pass);
     const CaseOutcome& c = *gui::view_case(h.ui);
 #ifdef ATTNLAB_HAVE_KERNELS
-    REQUIRE(c.cuda.has_value());
-    CHECK(c.cuda->ok);
+    REQUIRE(c.reference_kernel.has_value());
+    CHECK(c.reference_kernel->ok);
     h.select(gui::BottomTab::Results);
     h.frames(2);
     CHECK(h.has("results_cuda"));  // the verdict names the backend
@@ -236,7 +236,7 @@ TEST_CASE("gui views: the CUDA column, the kernel's stages and the Kernel tab dr
     REQUIRE(h.within_frames([&] { return h.ui.heatmaps.set.has_value(); }, 5));
     const HeatmapSet& set = *h.ui.heatmaps.set;
     REQUIRE(set.cuda.size() == static_cast<size_t>(set.heads));
-    CHECK(set.cuda_backend == c.cuda->backend);
+    CHECK(set.cuda_backend == c.reference_kernel->backend);
     CHECK(set.cuda_max_abs_difference <= 1e-4);
     h.frames(2);
     CHECK(h.has("heatmap:0:3"));
@@ -259,9 +259,9 @@ TEST_CASE("gui views: the CUDA column, the kernel's stages and the Kernel tab dr
     for (const char* name : {"kernel_source", "kernel_file", "kernel_launch", "kernel_grid", "kernel_block", "kernel_counters", "kernel_layouts"})
         CHECK_MESSAGE(h.has(name), name);
     REQUIRE(h.ui.kernel.launch >= 0);
-    CHECK(c.cuda->launches[static_cast<size_t>(h.ui.kernel.launch)].kernel.rfind("attention", 0) == 0);
+    CHECK(c.reference_kernel->launches[static_cast<size_t>(h.ui.kernel.launch)].kernel.rfind("attention", 0) == 0);
     // A click on the last block of the grid selects exactly that block.
-    const KernelLaunchSummary& launch = c.cuda->launches[static_cast<size_t>(h.ui.kernel.launch)];
+    const KernelLaunchSummary& launch = c.reference_kernel->launches[static_cast<size_t>(h.ui.kernel.launch)];
     const long gx = launch.grid[0], rows = static_cast<long>(launch.grid[1]) * launch.grid[2];
     REQUIRE(gx * rows > 1);
     REQUIRE(gx <= 64);
@@ -271,7 +271,7 @@ TEST_CASE("gui views: the CUDA column, the kernel's stages and the Kernel tab dr
     CHECK(h.ui.kernel.selected_block == (rows - 1) * gx + (gx - 1));
     CHECK(h.textures.uploads > 0);  // only the heatmaps' textures; the Kernel tab draws shapes
 #else
-    CHECK_FALSE(c.cuda.has_value());
+    CHECK_FALSE(c.reference_kernel.has_value());
     h.select(gui::BottomTab::Kernel);
     h.frames(2);
     CHECK_FALSE(h.has("kernel_grid"));  // the tab says there is no kernel
@@ -370,8 +370,8 @@ TEST_CASE("gui views: the Kernel tab of a CUDA exercise shows the learner's own 
     const CheckResult& r = *h.session.last_result();
     REQUIRE(r.verdict == Verdict::Pass);
     const CaseOutcome& c = *gui::view_case(h.ui);
-    REQUIRE(c.launches.size() == 1);  // the solution launches split_kernel once per case
-    const emu::LaunchReport& launch = c.launches.front();
+    REQUIRE(c.kernels.launches.size() == 1);  // the solution launches split_kernel once per case
+    const emu::LaunchReport& launch = c.kernels.launches.front();
     REQUIRE(c.expected.kind == ValueKind::Tensor);
     const int64_t numel = c.expected.tensor.numel();
     const unsigned threads = static_cast<unsigned>(launch.block.count());

@@ -204,7 +204,7 @@ TEST_CASE("a GPU's measured time of the reported case joins the estimates, in bo
     CheckResult r;
     r.cases.resize(2);
     for (CaseOutcome& c : r.cases) {
-        c.launches = {launch("k", 4, 64, 100, 10)};
+        c.kernels.launches = {launch("k", 4, 64, 100, 10)};
         c.expected = tensor({2});
     }
     REQUIRE(check_performance(r, ex));

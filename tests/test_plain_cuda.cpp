@@ -88,16 +88,16 @@ TEST_CASE("counters by hand: global bytes a block loads again, and the static sh
     if (!emulator_built()) return;
     const CheckResult r = env().check("probes/reload_counts.cu");
     REQUIRE(!r.cases.empty());
-    REQUIRE(r.cases[0].launches.size() == 1);
-    const emu::LaunchCounters& c = r.cases[0].launches[0].counters;
+    REQUIRE(r.cases[0].kernels.launches.size() == 1);
+    const emu::LaunchCounters& c = r.cases[0].kernels.launches[0].counters;
     CHECK(c.global_reloaded_bytes == 3 * 2 * 4);  // the second pass over q; k once, out written
     CHECK(c.static_shared_bytes == 128 * 8 * 4);
-    CHECK(r.cases[0].launches[0].dynamic_shared_bytes == 0);
+    CHECK(r.cases[0].kernels.launches[0].dynamic_shared_bytes == 0);
     // Dynamic shared memory only: no static bytes, and K and V copied once per block.
     const CheckResult tiles = env().check("right/float4_shared_tiles.cu");
     REQUIRE(tiles.verdict == Verdict::Pass);
     for (const CaseOutcome& k : tiles.cases)
-        for (const emu::LaunchReport& L : k.launches) {
+        for (const emu::LaunchReport& L : k.kernels.launches) {
             CHECK(L.counters.static_shared_bytes == 0);
             CHECK(L.dynamic_shared_bytes > 0);
         }
@@ -111,8 +111,8 @@ TEST_CASE("limits of the chosen GPU: shared memory per block by architecture, re
     ada.gpu_arch = "sm_89";
     const CheckResult on_h100 = env().runner.check(env().ex(), smem, hopper);
     REQUIRE(!on_h100.cases.empty());
-    REQUIRE(on_h100.cases[0].launches.size() == 1);
-    CHECK(on_h100.cases[0].launches[0].ok());  // 100 KiB <= 227 KiB: launched (its values are not attention's)
+    REQUIRE(on_h100.cases[0].kernels.launches.size() == 1);
+    CHECK(on_h100.cases[0].kernels.launches[0].ok());  // 100 KiB <= 227 KiB: launched (its values are not attention's)
     const CheckResult on_4090 = env().runner.check(env().ex(), smem, ada);
     REQUIRE(on_4090.verdict == Verdict::KernelFault);
     const emu::Fault& f = first_fault(on_4090);
@@ -169,7 +169,7 @@ TEST_CASE("valid CUDA the emulator once got wrong: __syncwarp orders global memo
     if (!emulator_built()) return;
     const CheckResult r = env().check("probes/syncwarp_atomics_streams.cu");
     REQUIRE(!r.cases.empty());
-    const std::vector<emu::LaunchReport>& launches = r.cases[0].launches;
+    const std::vector<emu::LaunchReport>& launches = r.cases[0].kernels.launches;
     REQUIRE(launches.size() == 3);
     CHECK(launches[0].ok());  // scratch written, __syncwarp, lane 0 reads: no global race
     CHECK(launches[1].ok());

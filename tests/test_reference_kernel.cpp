@@ -66,7 +66,7 @@ TEST_CASE("an exercise whose reference op has no kernel has no CUDA column") {
     CHECK_FALSE(exercise_has_kernel(params));
     CheckResult r = runner.check(params, kFixtures / "course" / "fx-params" / "solution.cpp");
     REQUIRE_FALSE(r.cases.empty());
-    for (const CaseOutcome& c : r.cases) CHECK_FALSE(c.cuda.has_value());
+    for (const CaseOutcome& c : r.cases) CHECK_FALSE(c.reference_kernel.has_value());
     CHECK(explain_cuda(r, Lang::En).empty());
     CHECK_FALSE(to_json(r, params, Lang::En)["cases"][0].contains("cuda"));
 }
@@ -81,16 +81,16 @@ TEST_CASE("a check of a kernel-backed exercise computes learner, reference and C
     REQUIRE(r.cases.size() == env().exercise("fx-split").cases.size());
     for (const CaseOutcome& c : r.cases) {
         CAPTURE(c.index);
-        REQUIRE(c.cuda.has_value());
-        CHECK(c.cuda->backend == backend);
-        CHECK_FALSE(c.cuda->device.empty());
-        CHECK(c.cuda->ok);
-        CHECK(c.cuda->max_abs_error_vs_reference <= 1e-5);
+        REQUIRE(c.reference_kernel.has_value());
+        CHECK(c.reference_kernel->backend == backend);
+        CHECK_FALSE(c.reference_kernel->device.empty());
+        CHECK(c.reference_kernel->ok);
+        CHECK(c.reference_kernel->max_abs_error_vs_reference <= 1e-5);
         // The kernel's own output, shaped like the reference's, and its launches.
-        REQUIRE(c.cuda->output.kind == ValueKind::Tensor);
-        CHECK(c.cuda->output.tensor.shape == c.expected.tensor.shape);
-        REQUIRE_FALSE(c.cuda->launches.empty());
-        CHECK(c.cuda->launches.front().kernel.find("split_heads") != std::string::npos);
+        REQUIRE(c.reference_kernel->output.kind == ValueKind::Tensor);
+        CHECK(c.reference_kernel->output.tensor.shape == c.expected.tensor.shape);
+        REQUIRE_FALSE(c.reference_kernel->launches.empty());
+        CHECK(c.reference_kernel->launches.front().kernel.find("split_heads") != std::string::npos);
     }
     const std::string en = explain(r, env().exercise("fx-split"), Lang::En);
     CHECK(en.find(backend == KernelBackend::Gpu ? "CUDA: GPU" : "CUDA: CPU emulator — agrees with the Eigen reference") != std::string::npos);
@@ -102,8 +102,8 @@ TEST_CASE("a wrong learner answer is still the learner's, with the kernel agreei
     CHECK(r.verdict == Verdict::WrongAnswer);
     CHECK(r.problem == Problem::None);
     for (const CaseOutcome& c : r.cases) {
-        REQUIRE(c.cuda.has_value());
-        CHECK(c.cuda->ok);
+        REQUIRE(c.reference_kernel.has_value());
+        CHECK(c.reference_kernel->ok);
     }
 }
 
@@ -116,7 +116,7 @@ TEST_CASE("the kernel runs once per exercise and case, however often the learner
     CHECK(computed == static_cast<int>(cases));
     const CheckResult again = check(runner, "wrong_values.cpp");
     CHECK(computed == static_cast<int>(cases));
-    for (const CaseOutcome& c : again.cases) CHECK(c.cuda.has_value());
+    for (const CaseOutcome& c : again.cases) CHECK(c.reference_kernel.has_value());
 }
 
 TEST_CASE("a kernel that disagrees with the reference is an internal error of attnlab") {
@@ -131,9 +131,9 @@ TEST_CASE("a kernel that disagrees with the reference is an internal error of at
     CHECK(r.problem == Problem::KernelDisagrees);
     CHECK(r.problem_case == 0);
     CHECK(r.detail.find("max |CUDA - Eigen| = 0.5") != std::string::npos);
-    REQUIRE(r.cases[0].cuda.has_value());
-    CHECK_FALSE(r.cases[0].cuda->ok);
-    CHECK(r.cases[0].cuda->max_abs_error_vs_reference == doctest::Approx(0.5));
+    REQUIRE(r.cases[0].reference_kernel.has_value());
+    CHECK_FALSE(r.cases[0].reference_kernel->ok);
+    CHECK(r.cases[0].reference_kernel->max_abs_error_vs_reference == doctest::Approx(0.5));
     // Never blamed on the learner: no learner case verdict, and the words say whose fault it is.
     for (const CaseOutcome& c : r.cases) CHECK(c.verdict == Verdict::NotRun);
     const std::string en = explain(r, ex, Lang::En);

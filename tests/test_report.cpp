@@ -134,7 +134,7 @@ TEST_CASE("the CUDA line names the backend once, in the learner's language") {
     k.ok = true;
     k.max_abs_error_vs_reference = 2.5e-7;
     r.cases.push_back(r.cases[0]);
-    for (CaseOutcome& c : r.cases) c.cuda = k;
+    for (CaseOutcome& c : r.cases) c.reference_kernel = k;
     const std::string en = explain(r, e, Lang::En), id = explain(r, e, Lang::Id);
     CHECK(en.find("CUDA: CPU emulator — agrees with the Eigen reference on 2 cases, max |Δ| = 2.5") != std::string::npos);
     CHECK(id.find("CUDA: emulator CPU — sepakat dengan referensi Eigen pada 2 kasus") != std::string::npos);
@@ -145,7 +145,7 @@ TEST_CASE("the CUDA line names the backend once, in the learner's language") {
     r.problem = Problem::KernelDisagrees;
     r.problem_case = 1;
     r.detail = "max |CUDA - Eigen| = 0.5, atol = 1e-05, rtol = 0.0001";
-    r.cases[1].cuda->ok = false;
+    r.cases[1].reference_kernel->ok = false;
     const std::string id_bad = explain(r, e, Lang::Id);
     CAPTURE(id_bad);
     CHECK(id_bad.find("bukan kodemu") != std::string::npos);
@@ -211,9 +211,9 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
         L.fault.element_type = "float";
         L.fault.groups = {{emu::ThreadActivity::Waiting, 12, {0, 1}}, {emu::ThreadActivity::Exited, 0, {2}}};
         L.fault.detail = "block_too_large";
-        r.cases[0].launches = {L};
-        r.cases[0].kernel_cause = KernelCause::of_fault(kind);
-        r.cause = r.cases[0].kernel_cause;
+        r.cases[0].kernels.launches = {L};
+        r.cases[0].kernels.cause = KernelCause::of_fault(kind);
+        r.cause = r.cases[0].kernels.cause;
         return r;
     };
     std::vector<CheckResult> results;
@@ -221,26 +221,26 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
         results.push_back(with_launch(static_cast<emu::FaultKind>(k)));
     for (const char* cause : {"output_not_written", "uncoalesced_loads", "uncoalesced_stores"}) {
         CheckResult r = result(Verdict::KernelRule);
-        r.cases[0].kernel_cause = *kernel_cause_from_code(cause);
-        r.cases[0].unwritten_count = std::string(cause) == "output_not_written" ? 3 : 0;
-        r.cases[0].first_unwritten = 1;
-        r.cases[0].rule_value = 16.5;
-        r.cases[0].rule_limit = 8;
-        r.cases[0].launches = with_launch(emu::FaultKind::None).cases[0].launches;
+        r.cases[0].kernels.cause = *kernel_cause_from_code(cause);
+        r.cases[0].kernels.unwritten_count = std::string(cause) == "output_not_written" ? 3 : 0;
+        r.cases[0].kernels.first_unwritten = 1;
+        r.cases[0].kernels.rule_value = 16.5;
+        r.cases[0].kernels.rule_limit = 8;
+        r.cases[0].kernels.launches = with_launch(emu::FaultKind::None).cases[0].kernels.launches;
         results.push_back(r);
     }
     CheckResult no_launch = result(Verdict::KernelRule);  // the host function launched nothing
-    no_launch.cases[0].kernel_cause = KernelCause::of_rule(KernelRuleCause::OutputNotWritten);
-    no_launch.cases[0].unwritten_count = 4;
+    no_launch.cases[0].kernels.cause = KernelCause::of_rule(KernelRuleCause::OutputNotWritten);
+    no_launch.cases[0].kernels.unwritten_count = 4;
     results.push_back(no_launch);
     results.push_back(result(Verdict::Crash));  // a SIGSEGV on the emulator's fibers
     for (const CheckResult& r : results) {
         const std::string id = explain(r, e, Lang::Id);
         const std::string en = explain(r, e, Lang::En);
-        CAPTURE(r.cases[0].kernel_cause.code());
+        CAPTURE(r.cases[0].kernels.cause.code());
         CAPTURE(id);
         CHECK(english_words(id).empty());
         CHECK(id != en);
-        if (!r.cases[0].launches.empty() && r.verdict == Verdict::KernelFault) CHECK(id.find("softmax_kernel") != std::string::npos);
+        if (!r.cases[0].kernels.launches.empty() && r.verdict == Verdict::KernelFault) CHECK(id.find("softmax_kernel") != std::string::npos);
     }
 }

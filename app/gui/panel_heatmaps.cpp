@@ -296,12 +296,12 @@ void draw_heatmap_header(Ui& ui, const CaseOutcome& c, const HeatmapSet& set) {
         draw_probe_offer(ui, c, set.stage);
     }
     if (!set.cuda.empty()) {
-        const std::string backend = c.cuda ? cuda_backend_text(*c.cuda, ui.session.lang()) : kernel_backend_code(set.cuda_backend);
+        const std::string backend = c.reference_kernel ? cuda_backend_text(*c.reference_kernel, ui.session.lang()) : kernel_backend_code(set.cuda_backend);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("%s", ui.t("gui.heatmap.cuda_note", {{"backend", backend}, {"value", format_number(set.cuda_max_abs_difference, ui.session.lang())}}).c_str());
         ImGui::PopStyleColor();
         ui.note_item("heatmap_cuda_note");
-    } else if (c.cuda && c.cuda->ok) {
+    } else if (c.reference_kernel && c.reference_kernel->ok) {
         ImGui::TextDisabled("%s", ui.t("gui.heatmap.cuda_missing", {{"stage", set.stage}}).c_str());
     }
     if (!v.last_export.empty()) ImGui::TextDisabled("%s", ui.t("gui.heatmap.exported", {{"file", v.last_export}}).c_str());

@@ -47,7 +47,7 @@ void draw_learner_kernels_panel(Ui& ui) {
         draw_resources(ui, r);
         return;
     }
-    if (c->launches.empty()) {
+    if (c->kernels.launches.empty()) {
         // "Launched no kernel" only where the case ran to its end; a timeout
         // or a crash leaves no record of what was launched.
         const bool finished = c->has_output() || c->verdict == Verdict::KernelRule || c->verdict == Verdict::KernelFault;

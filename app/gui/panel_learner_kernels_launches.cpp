@@ -38,11 +38,11 @@ void draw_launch_selector(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     }
     ui.note_item("kview_case");
     ImGui::TextUnformatted(ui.t("gui.kview.launches", {{"case", std::to_string(c.index + 1)}}).c_str());
-    const emu::LaunchReport& launch = c.launches[static_cast<size_t>(v.launch)];
+    const emu::LaunchReport& launch = c.kernels.launches[static_cast<size_t>(v.launch)];
     ImGui::SetNextItemWidth(-1);
     if (ImGui::BeginCombo("##kview_launch", (std::to_string(v.launch + 1) + ". " + launch_line(ui, launch)).c_str())) {
-        for (size_t i = 0; i < c.launches.size(); ++i)
-            if (ImGui::Selectable((std::to_string(i + 1) + ". " + launch_line(ui, c.launches[i]) + "##l" + std::to_string(i)).c_str(),
+        for (size_t i = 0; i < c.kernels.launches.size(); ++i)
+            if (ImGui::Selectable((std::to_string(i + 1) + ". " + launch_line(ui, c.kernels.launches[i]) + "##l" + std::to_string(i)).c_str(),
                                   static_cast<int>(i) == v.launch))
                 v.launch = static_cast<int>(i);
         ImGui::EndCombo();

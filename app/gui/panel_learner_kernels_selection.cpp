@@ -11,8 +11,8 @@ namespace {
 
 // The first launch that faulted, else the first.
 int default_launch(const CaseOutcome& c) {
-    for (size_t i = 0; i < c.launches.size(); ++i)
-        if (!c.launches[i].ok()) return static_cast<int>(i);
+    for (size_t i = 0; i < c.kernels.launches.size(); ++i)
+        if (!c.kernels.launches[i].ok()) return static_cast<int>(i);
     return 0;
 }
 
@@ -49,8 +49,8 @@ void follow_case(Ui& ui, const Exercise& e, const CaseOutcome& c) {
 // The selected launch (the faulted one unless chosen) and its blocks.
 void follow_launch(Ui& ui, const CaseOutcome& c) {
     CudaKernelView& v = ui.cuda_kernel;
-    if (v.launch < 0 || v.launch >= static_cast<int>(c.launches.size())) v.launch = default_launch(c);
-    const emu::LaunchReport& checked = c.launches[static_cast<size_t>(v.launch)];
+    if (v.launch < 0 || v.launch >= static_cast<int>(c.kernels.launches.size())) v.launch = default_launch(c);
+    const emu::LaunchReport& checked = c.kernels.launches[static_cast<size_t>(v.launch)];
     const int recordings = ui.session.recordings_generation();
     if (v.built_launch == v.launch && v.built_recordings == recordings) return;
     // A block recorded after the check arrived: its accesses join the
@@ -144,7 +144,7 @@ const BlockFootprint* selected_footprint(const CudaKernelView& v) {
 
 const emu::LaunchReport& shown_launch(Ui& ui, const CaseOutcome& c) {
     const CudaKernelView& v = ui.cuda_kernel;
-    return v.spliced ? *v.spliced : c.launches[static_cast<size_t>(v.launch)];
+    return v.spliced ? *v.spliced : c.kernels.launches[static_cast<size_t>(v.launch)];
 }
 
 }  // namespace attnlab::gui::learner_kernels

@@ -298,11 +298,11 @@ void draw_reference_kernel_panel(Ui& ui) {
         draw_no_result(ui);
         return;
     }
-    if (!c->cuda || c->cuda->launches.empty()) {
+    if (!c->reference_kernel || c->reference_kernel->launches.empty()) {
         ImGui::TextWrapped("%s", ui.t("gui.kernel.none").c_str());
         return;
     }
-    const KernelOutcome& k = *c->cuda;
+    const KernelOutcome& k = *c->reference_kernel;
     const AttentionShape shape = attention_shape(*e, *c);
     KernelView& v = ui.kernel;
     if (v.launch < 0 || v.launch >= static_cast<int>(k.launches.size())) v.launch = default_launch(k);

@@ -83,7 +83,7 @@ void draw_stages_panel(Ui& ui) {
     const std::vector<StageComparison> kernel = compare_kernel_stages(*c, e->tolerance);
     const bool with_kernel = !kernel.empty();
     if (with_kernel) {
-        ImGui::TextDisabled("%s", ui.t("gui.stages.kernel_title", {{"backend", cuda_backend_text(*c->cuda, ui.session.lang())}}).c_str());
+        ImGui::TextDisabled("%s", ui.t("gui.stages.kernel_title", {{"backend", cuda_backend_text(*c->reference_kernel, ui.session.lang())}}).c_str());
         ui.note_item("stages_kernel_title");
     }
     // Columns as wide as their contents (no clipped shapes or headers); scroll sideways when narrow.

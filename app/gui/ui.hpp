@@ -93,7 +93,7 @@ struct KernelView {
 // in view (panel_learner_kernels*.cpp). Selections are -1 until chosen: then the
 // faulted launch / block / thread, else the first.
 struct CudaKernelView {
-    int launch = -1;     // index into CaseOutcome::launches
+    int launch = -1;     // index into CaseOutcome::kernels.launches
     long block = -1;     // linear block id
     long thread = -1;    // linear thread id in the block
     int request = -1;    // index into `requests`

@@ -117,8 +117,8 @@ std::optional<Performance> check_performance(const CheckResult& r, const Exercis
     int64_t best_min = -1;
     for (size_t k = 0; k < r.cases.size() && k < ex.cases.size(); ++k) {
         const CaseOutcome& c = r.cases[k];
-        if (c.launches.empty()) continue;
-        if (!std::all_of(c.launches.begin(), c.launches.end(), [](const emu::LaunchReport& L) { return L.ok(); })) continue;
+        if (c.kernels.launches.empty()) continue;
+        if (!std::all_of(c.kernels.launches.begin(), c.kernels.launches.end(), [](const emu::LaunchReport& L) { return L.ok(); })) continue;
         const int64_t output = c.expected.kind == ValueKind::Tensor ? static_cast<int64_t>(c.expected.tensor.data.size()) : 0;
         const int64_t m = minimum_sectors(ex.cases[k], output);
         if (m > best_min) {
@@ -129,7 +129,7 @@ std::optional<Performance> check_performance(const CheckResult& r, const Exercis
     if (best < 0) return std::nullopt;
     std::optional<double> flops;
     if (const reference::Op* op = reference::find_op(ex.reference)) flops = reference::op_flops(*op, case_inputs(ex, ex.cases[best]));
-    Performance p = launches_performance(r.cases[best].launches, best_min * 32, flops, r.resources.get());
+    Performance p = launches_performance(r.cases[best].kernels.launches, best_min * 32, flops, r.resources.get());
     p.case_index = best;
     // Where a GPU ran the same file: its own time of that case, beside the estimates.
     if (r.gpu && static_cast<size_t>(best) < r.gpu->device_time_ns.size() && r.gpu->device_time_ns[static_cast<size_t>(best)] >= 0) {

@@ -177,23 +177,23 @@ std::vector<std::string> launch_args(const Exercise& ex, const CheckControl& con
 
 void judge_kernel_data(const Exercise& ex, const Case& spec, protocol::CaseReport& rec, CaseOutcome& c) {
     if (!ex.profile().reports_kernel_launches || !rec.has_kernel) return;
-    c.launches = std::move(rec.kernel.launches);
-    c.unwritten_count = rec.kernel.unwritten_count;
-    c.first_unwritten = rec.kernel.first_unwritten;
-    c.host_set_count = rec.kernel.host_set_count;
-    c.leaked_buffers = rec.kernel.leaked_buffers;
-    c.leaked_bytes = rec.kernel.leaked_bytes;
-    c.first_leak_name = rec.kernel.first_leak_name;
-    c.first_leak_line = rec.kernel.first_leak_line;
+    LearnerKernels& k = c.kernels;
+    k.launches = std::move(rec.kernel.launches);
+    k.unwritten_count = rec.kernel.unwritten_count;
+    k.first_unwritten = rec.kernel.first_unwritten;
+    k.host_set_count = rec.kernel.host_set_count;
+    k.leaked_buffers = rec.kernel.leaked_buffers;
+    k.leaked_bytes = rec.kernel.leaked_bytes;
+    k.first_leak_name = rec.kernel.first_leak_name;
+    k.first_leak_line = rec.kernel.first_leak_line;
     const int64_t output_size = static_cast<int64_t>(c.expected.tensor.data.size());
-    const KernelCaseVerdict kv =
-        judge_kernel_case(c.verdict, c.launches, c.unwritten_count, output_size, minimum_sectors(spec, output_size), ex.kernel_rules,
-                          c.leaked_buffers);
+    const KernelCaseVerdict kv = judge_kernel_case(c.verdict, k.launches, k.unwritten_count, output_size, minimum_sectors(spec, output_size),
+                                                   ex.kernel_rules, k.leaked_buffers);
     c.verdict = kv.verdict;
-    c.kernel_cause = kv.cause;
-    c.rule_value = kv.value;
-    c.rule_limit = kv.limit;
-    c.rule_name = kv.rule;
+    k.cause = kv.cause;
+    k.rule_value = kv.value;
+    k.rule_limit = kv.limit;
+    k.rule_name = kv.rule;
 }
 
 void record_process(const ProcessOutcome& p, CheckResult& res) {
@@ -241,9 +241,9 @@ bool Runner::prepare_cases(const Exercise& ex, CheckResult& res) {
     }
     for (size_t k = 0; k < ex.cases.size(); ++k) {
         CaseOutcome& c = res.cases[k];
-        c.cuda = case_kernel(ex, k, c.expected, c.stages);
-        if (!c.cuda) continue;
-        const KernelProblem kp = kernel_problem(*c.cuda, ex.tolerance);
+        c.reference_kernel = case_kernel(ex, k, c.expected, c.stages);
+        if (!c.reference_kernel) continue;
+        const KernelProblem kp = kernel_problem(*c.reference_kernel, ex.tolerance);
         if (kp.problem != Problem::None && res.problem == Problem::None) {
             res.problem = kp.problem;
             res.problem_case = static_cast<int>(k);
@@ -429,7 +429,7 @@ std::vector<std::string> kernel_register_args(CheckResult& res, bool wait) {
 // than the register file holds, so the verdict need not wait for NVRTC.
 bool registers_could_refuse_a_launch(const CheckResult& res) {
     for (const CaseOutcome& c : res.cases)
-        for (const emu::LaunchReport& L : c.launches)
+        for (const emu::LaunchReport& L : c.kernels.launches)
             if (block_exceeds_register_file(kMaxRegistersPerThread, static_cast<int64_t>(L.block.count()))) return true;
     return false;
 }
@@ -437,7 +437,7 @@ bool registers_could_refuse_a_launch(const CheckResult& res) {
 bool registers_refuse_a_launch(const CheckResult& res) {
     if (!res.resources) return false;
     for (const CaseOutcome& c : res.cases)
-        for (const emu::LaunchReport& L : c.launches)
+        for (const emu::LaunchReport& L : c.kernels.launches)
             for (const KernelResources& k : res.resources->kernels)
                 if (k.kernel == L.kernel && block_exceeds_register_file(k.registers, static_cast<int64_t>(L.block.count()))) return true;
     return false;
@@ -705,7 +705,7 @@ Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const Chec
     for (const CaseOutcome& c : res.cases) case_verdicts.push_back(c.verdict);
     const OverallVerdict o = overall_verdict(case_verdicts, pv.verdict);
     res.failed_case = o.failed_case;
-    if (o.failed_case >= 0) res.cause = res.cases[static_cast<size_t>(o.failed_case)].kernel_cause;
+    if (o.failed_case >= 0) res.cause = res.cases[static_cast<size_t>(o.failed_case)].kernels.cause;
     if (o.problem != Problem::None) {
         res.problem = o.problem;
         res.problem_case = o.problem_case;

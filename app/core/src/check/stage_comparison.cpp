@@ -92,12 +92,12 @@ std::vector<StageComparison> compare_stages(const CaseOutcome& c, const Toleranc
 
 std::vector<StageComparison> compare_kernel_stages(const CaseOutcome& c, const Tolerance& tol) {
     std::vector<StageComparison> out;
-    if (!c.cuda) return out;
+    if (!c.reference_kernel) return out;
     for (const auto& s : c.stages) {
         StageComparison sc;
         sc.name = s.name;
         sc.reference_shape = s.tensor.shape;
-        if (const TensorData* k = find_stage(c.cuda->stages, s.name)) {
+        if (const TensorData* k = find_stage(c.reference_kernel->stages, s.name)) {
             sc.learner_shape = k->shape;
             const Comparison cmp = compare_values(Value::of_tensor(*k), Value::of_tensor(s.tensor), tol, 1);
             sc.max_abs_error = cmp.max_abs_error;

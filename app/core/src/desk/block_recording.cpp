@@ -32,7 +32,7 @@ BlockRecording record_block(Runner& runner, const BlockRecordingRequest& request
         out.rerun_verdict = r.verdict;
         return out;
     }
-    std::vector<emu::LaunchReport>& launches = r.cases[k].launches;
+    std::vector<emu::LaunchReport>& launches = r.cases[k].kernels.launches;
     if (request.launch >= launches.size()) {
         out.problem = BlockRecording::Problem::LaunchMissing;
         out.rerun_verdict = r.verdict;

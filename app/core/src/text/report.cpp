@@ -26,9 +26,9 @@ namespace {
 // words it); an input the kernel refused is internal and stays as its detail.
 std::string kernel_fault_text(const CheckResult& r, Lang lang) {
     if (r.problem_case < 0 || r.problem_case >= static_cast<int>(r.cases.size())) return r.detail;
-    const auto& cuda = r.cases[static_cast<size_t>(r.problem_case)].cuda;
-    if (!cuda || cuda->fault.kind == emu::FaultKind::None) return "`" + r.detail + "`";
-    return describe_fault(cuda->fault, lang);
+    const auto& kernel = r.cases[static_cast<size_t>(r.problem_case)].reference_kernel;
+    if (!kernel || kernel->fault.kind == emu::FaultKind::None) return "`" + r.detail + "`";
+    return describe_fault(kernel->fault, lang);
 }
 
 }  // namespace
@@ -53,15 +53,16 @@ std::string explain_cuda(const CheckResult& r, Lang lang) {
     double worst = 0;
     int count = 0;
     for (const auto& c : r.cases) {
-        if (!c.cuda) continue;
-        if (!first) first = &*c.cuda;
-        all_ok = all_ok && c.cuda->ok;
-        worst = std::max(worst, c.cuda->max_abs_error_vs_reference);
+        if (!c.reference_kernel) continue;
+        if (!first) first = &*c.reference_kernel;
+        all_ok = all_ok && c.reference_kernel->ok;
+        worst = std::max(worst, c.reference_kernel->max_abs_error_vs_reference);
         ++count;
     }
     if (!first) return "";
     bool faulted = false;
-    for (const auto& c : r.cases) faulted = faulted || (c.cuda && (!c.cuda->fault_code.empty() || !c.cuda->input_error.empty()));
+    for (const auto& c : r.cases)
+        faulted = faulted || (c.reference_kernel && (!c.reference_kernel->fault_code.empty() || !c.reference_kernel->input_error.empty()));
     const std::string backend = cuda_backend_text(*first, lang);
     if (faulted) return tr(lang, "explain.cuda_faulted", {{"backend", backend}});
     if (!all_ok) return tr(lang, "explain.cuda_failed", {{"backend", backend}});
@@ -116,8 +117,8 @@ std::string dim3_text(const emu::Dim3& d) {
 // The learner's launch that faulted, with the emulator's own words for the
 // fault (block, thread, line, buffer and index, in the learner's language).
 std::string explain_learner_kernel_fault(const CaseOutcome& c, Lang lang, const std::string& label) {
-    for (size_t i = 0; i < c.launches.size(); ++i) {
-        const emu::LaunchReport& L = c.launches[i];
+    for (size_t i = 0; i < c.kernels.launches.size(); ++i) {
+        const emu::LaunchReport& L = c.kernels.launches[i];
         if (L.ok()) continue;
 #if ATTNLAB_HAVE_KERNELS
         const std::string detail = describe_fault(L.fault, lang);
@@ -128,7 +129,7 @@ std::string explain_learner_kernel_fault(const CaseOutcome& c, Lang lang, const 
                   {{"case", label}, {"kernel", L.kernel}, {"launch", std::to_string(i + 1)}, {"grid", dim3_text(L.grid)},
                    {"block", dim3_text(L.block)}, {"detail", detail}});
     }
-    return tr(lang, "explain.kernel_fault", {{"case", label}, {"detail", fault_name(c.kernel_cause.code(), lang)}});
+    return tr(lang, "explain.kernel_fault", {{"case", label}, {"detail", fault_name(c.kernels.cause.code(), lang)}});
 }
 
 std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
@@ -142,28 +143,29 @@ std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
 }
 
 std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang lang, const std::string& label) {
-    if (c.kernel_cause.rule == KernelRuleCause::OutputNotWritten) {
-        if (c.launches.empty()) return tr(lang, "explain.kernel_rule.no_launch", {{"case", label}, {"name", ex.output.name}});
+    const LearnerKernels& k = c.kernels;
+    if (k.cause.rule == KernelRuleCause::OutputNotWritten) {
+        if (k.launches.empty()) return tr(lang, "explain.kernel_rule.no_launch", {{"case", label}, {"name", ex.output.name}});
         // Set by cudaMemset or cudaMemcpy: not the thread count, but where the
         // values came from (the exercise checks what a kernel computes).
-        const char* key = c.host_set_count > 0 ? "explain.kernel_rule.output_set_by_host" : "explain.kernel_rule.output_not_written";
+        const char* key = k.host_set_count > 0 ? "explain.kernel_rule.output_set_by_host" : "explain.kernel_rule.output_not_written";
         return tr(lang, key,
-                  {{"case", label}, {"count", format_count(c.unwritten_count, lang)}, {"total", format_number(c.rule_limit, lang)},
+                  {{"case", label}, {"count", format_count(k.unwritten_count, lang)}, {"total", format_number(k.rule_limit, lang)},
                    {"name", ex.output.name},
-                   {"index", format_index(unravel(c.first_unwritten, c.expected.tensor.shape), ex.returns.dims, lang)}});
+                   {"index", format_index(unravel(k.first_unwritten, c.expected.tensor.shape), ex.returns.dims, lang)}});
     }
-    if (c.kernel_cause.rule == KernelRuleCause::MemoryLeak)
+    if (k.cause.rule == KernelRuleCause::MemoryLeak)
         return tr(lang, "explain.kernel_rule.memory_leak",
-                  {{"case", label}, {"count", format_count(c.leaked_buffers, lang)}, {"bytes", format_count(static_cast<int64_t>(c.leaked_bytes), lang)},
-                   {"line", std::to_string(c.first_leak_line)}});
-    const std::string variant = c.rule_name == "max_wasted_sector_ratio" ? ".wasted" : "";
-    const bool in_bytes = c.kernel_cause.rule == KernelRuleCause::SharedMemoryOverBudget || c.kernel_cause.rule == KernelRuleCause::InputsReloaded;
+                  {{"case", label}, {"count", format_count(k.leaked_buffers, lang)}, {"bytes", format_count(static_cast<int64_t>(k.leaked_bytes), lang)},
+                   {"line", std::to_string(k.first_leak_line)}});
+    const std::string variant = k.rule_name == "max_wasted_sector_ratio" ? ".wasted" : "";
+    const bool in_bytes = k.cause.rule == KernelRuleCause::SharedMemoryOverBudget || k.cause.rule == KernelRuleCause::InputsReloaded;
     // A ratio just over its bound must not print as the bound ("1.00× ... at most 1×").
-    const int decimals = c.rule_value > c.rule_limit && c.rule_value < c.rule_limit * 1.01 ? 3 : 2;
+    const int decimals = k.rule_value > k.rule_limit && k.rule_value < k.rule_limit * 1.01 ? 3 : 2;
     const std::string value =
-        in_bytes ? format_count(static_cast<int64_t>(c.rule_value), lang) : format_fixed(c.rule_value, decimals, lang);
-    return tr(lang, "explain.kernel_rule." + c.kernel_cause.code() + variant,
-              {{"case", label}, {"value", value}, {"limit", format_number(c.rule_limit, lang)}});
+        in_bytes ? format_count(static_cast<int64_t>(k.rule_value), lang) : format_fixed(k.rule_value, decimals, lang);
+    return tr(lang, "explain.kernel_rule." + k.cause.code() + variant,
+              {{"case", label}, {"value", value}, {"limit", format_number(k.rule_limit, lang)}});
 }
 
 std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exercise& ex, Lang lang) {

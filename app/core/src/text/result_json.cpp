@@ -46,8 +46,9 @@ nlohmann::json launch_counters_json(const emu::LaunchCounters& counters) {
 // A CUDA program's case: its launches (shape, fault, the counters the rules
 // and the Kernel view read) and what the verdict named.
 nlohmann::json learner_kernel_json(const CaseOutcome& c) {
+    const LearnerKernels& k = c.kernels;
     nlohmann::json launches = nlohmann::json::array();
-    for (const emu::LaunchReport& L : c.launches) {
+    for (const emu::LaunchReport& L : k.launches) {
         nlohmann::json lj = {{"kernel", L.kernel},
                              {"grid", {L.grid.x, L.grid.y, L.grid.z}},
                              {"block", {L.block.x, L.block.y, L.block.z}},
@@ -60,9 +61,10 @@ nlohmann::json learner_kernel_json(const CaseOutcome& c) {
                              {"counters", launch_counters_json(L.counters)}};
         launches.push_back(std::move(lj));
     }
-    nlohmann::json j = {{"launches", launches}, {"unwritten", c.unwritten_count}};
-    if (!c.kernel_cause.empty()) j["cause"] = c.kernel_cause.code();
-    if (c.verdict == Verdict::KernelRule && c.kernel_cause.rule != KernelRuleCause::OutputNotWritten) j["rule"] = {{"name", c.rule_name}, {"value", c.rule_value}, {"limit", c.rule_limit}};
+    nlohmann::json j = {{"launches", launches}, {"unwritten", k.unwritten_count}};
+    if (!k.cause.empty()) j["cause"] = k.cause.code();
+    if (c.verdict == Verdict::KernelRule && k.cause.rule != KernelRuleCause::OutputNotWritten)
+        j["rule"] = {{"name", k.rule_name}, {"value", k.rule_value}, {"limit", k.rule_limit}};
     return j;
 }
 
@@ -122,12 +124,12 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
         cj["probes"] = nlohmann::json::array();
         for (const auto& p : c.probes) cj["probes"].push_back({{"name", p.name}, {"shape", p.tensor.shape}});
         if (c.verdict != Verdict::NotRun && c.actual.kind != ValueKind::Tensor) cj["actual"] = value_json(c.actual);
-        if (!c.launches.empty() || !c.kernel_cause.empty()) cj["kernel"] = learner_kernel_json(c);
-        if (c.cuda)
-            cj["cuda"] = {{"backend", kernel_backend_code(c.cuda->backend)},
-                          {"device", c.cuda->device},
-                          {"max_abs_error_vs_reference", c.cuda->max_abs_error_vs_reference},
-                          {"ok", c.cuda->ok}};
+        if (!c.kernels.launches.empty() || !c.kernels.cause.empty()) cj["kernel"] = learner_kernel_json(c);
+        if (c.reference_kernel)
+            cj["cuda"] = {{"backend", kernel_backend_code(c.reference_kernel->backend)},
+                          {"device", c.reference_kernel->device},
+                          {"max_abs_error_vs_reference", c.reference_kernel->max_abs_error_vs_reference},
+                          {"ok", c.reference_kernel->ok}};
         cj["expected"] = c.expected.kind == ValueKind::Tensor ? nlohmann::json({{"kind", "tensor"}, {"shape", c.expected.tensor.shape}}) : value_json(c.expected);
         j["cases"].push_back(cj);
     }

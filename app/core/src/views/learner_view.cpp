@@ -37,7 +37,7 @@ std::vector<LineMark> verdict_lines(const CheckResult& r, const std::string& lea
     }
     if (r.failed_case >= 0 && r.failed_case < static_cast<int>(r.cases.size())) {
         const CaseOutcome& c = r.cases[static_cast<size_t>(r.failed_case)];
-        for (const emu::LaunchReport& L : c.launches) {
+        for (const emu::LaunchReport& L : c.kernels.launches) {
             if (L.ok()) continue;
             add_mark(marks, L.fault.line, 0, LineMarkKind::Fault, describe_fault(L.fault, lang));
             if (L.fault.kind == emu::FaultKind::SharedRace && L.fault.other_line != L.fault.line)

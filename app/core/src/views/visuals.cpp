@@ -91,13 +91,13 @@ double max_abs_finite(const std::vector<HeadMatrix>& heads) {
 // (a cell is masked where the kernel has -inf, or the reference is masked and
 // the kernel agrees with it), drawn with the reference's colour scale.
 void add_cuda_column(const CaseOutcome& c, const std::string& stage, const TensorData& ref, HeatmapSet& set) {
-    if (!c.cuda || !c.cuda->ok) return;
+    if (!c.reference_kernel || !c.reference_kernel->ok) return;
     const TensorData* kernel = nullptr;
-    if (stage == "output") kernel = c.cuda->output.kind == ValueKind::Tensor ? &c.cuda->output.tensor : nullptr;
-    else kernel = find_stage(c.cuda->stages, stage);
+    if (stage == "output") kernel = c.reference_kernel->output.kind == ValueKind::Tensor ? &c.reference_kernel->output.tensor : nullptr;
+    else kernel = find_stage(c.reference_kernel->stages, stage);
     if (!kernel || kernel->shape != ref.shape) return;
     set.cuda = split_heads_of(*kernel);
-    set.cuda_backend = c.cuda->backend;
+    set.cuda_backend = c.reference_kernel->backend;
     for (size_t h = 0; h < set.cuda.size() && h < set.reference.size(); ++h) {
         HeadMatrix& k = set.cuda[h];
         const HeadMatrix& r = set.reference[h];

@@ -165,6 +165,28 @@ struct GpuSummary {
     std::vector<int64_t> device_time_ns;  // per case index: the learner's function on the GPU (-1: not measured)
 };
 
+// A CUDA program's case, the learner's side of it: their own kernel launches
+// on the emulator (with faults, counters and every block's accesses), what
+// the verdict named, and the figures behind it.
+struct LearnerKernels {
+    std::vector<emu::LaunchReport> launches;
+    KernelCause cause;                 // KernelFault: the fault; KernelRule: the rule
+    int64_t unwritten_count = 0;       // output elements no kernel wrote
+    int64_t first_unwritten = -1;      // row-major index of the first
+    int64_t host_set_count = 0;        // of the unwritten, set by cudaMemset/cudaMemcpy instead
+    int64_t leaked_buffers = 0, leaked_bytes = 0;  // cudaMalloc'd and never freed
+    std::string first_leak_name;       // "cudaMalloc:40"
+    int first_leak_line = 0;
+    double rule_value = 0;             // KernelRule: the measured figure (e.g. sectors per request)
+    double rule_limit = 0;             // KernelRule: the exercise's bound
+    std::string rule_name;             // KernelRule: the exercise.json rule that fired, "" for built-in causes
+};
+
+// One case of a check. The learner's side: their value (`actual`), probes,
+// the comparison, a runtime error and, for a CUDA program, their own
+// `kernels`. The reference's side: `expected`, its `stages` and
+// `reference_kernel`. A real GPU's run of the file is CheckResult::gpu
+// (per case: GpuSummary::device_time_ns).
 struct CaseOutcome {
     int index = 0;
     LocalizedText name;
@@ -173,7 +195,7 @@ struct CaseOutcome {
     Value expected;
     std::vector<NamedTensor> probes;   // the learner's probe() records
     std::vector<NamedTensor> stages;   // the reference's named intermediates
-    std::optional<KernelOutcome> cuda; // the reference op's CUDA kernel, when it has one and attnlab has kernels
+    std::optional<KernelOutcome> reference_kernel;  // the reference op as a CUDA kernel, when it has one and attnlab has kernels
     std::vector<std::string> tokens;
     // Comparison
     double max_abs_error = 0;
@@ -190,24 +212,11 @@ struct CaseOutcome {
     std::string unsent_shape;    // WrongShape of an output too large to send back: its shape as text
     uint32_t probes_dropped = 0;  // probe() calls past the protocol's limits
     double elapsed_ms = 0;
-    // CUDA programs: the learner's own kernel launches on the emulator (with
-    // faults, counters and every block's accesses), what the verdict named,
-    // and the figures behind a kernel rule.
-    std::vector<emu::LaunchReport> launches;
-    KernelCause kernel_cause;          // KernelFault: the fault; KernelRule: the rule
-    int64_t unwritten_count = 0;       // output elements no kernel wrote
-    int64_t first_unwritten = -1;      // row-major index of the first
-    int64_t host_set_count = 0;        // of the unwritten, set by cudaMemset/cudaMemcpy instead
-    int64_t leaked_buffers = 0, leaked_bytes = 0;  // cudaMalloc'd and never freed
-    std::string first_leak_name;       // "cudaMalloc:40"
-    int first_leak_line = 0;
-    double rule_value = 0;             // KernelRule: the measured figure (e.g. sectors per request)
-    double rule_limit = 0;             // KernelRule: the exercise's bound
-    std::string rule_name;             // KernelRule: the exercise.json rule that fired, "" for built-in causes
+    LearnerKernels kernels;            // CUDA programs: the learner's own kernels (empty for C++)
     // Did the learner's function return something that was compared?
     bool has_output() const {
         return verdict == Verdict::Pass || verdict == Verdict::WrongAnswer || verdict == Verdict::WrongShape ||
-               verdict == Verdict::NonFinite || (verdict == Verdict::KernelRule && unwritten_count == 0);
+               verdict == Verdict::NonFinite || (verdict == Verdict::KernelRule && kernels.unwritten_count == 0);
     }
 };
 
@@ -237,7 +246,7 @@ struct CheckResult {
     int problem_case = -1;    // the case a problem is about (CaseDoesNotFitReference, CaseNeverReported)
     std::string detail;       // technical data for `problem` (a path, an OS error, a code): never prose
     std::optional<MistakeMatch> mistake;  // a failing check whose output matches a catalogued mistake
-    KernelCause cause;        // CUDA: the failed case's kernel_cause
+    KernelCause cause;        // CUDA: the failed case's kernels.cause
     // CUDA: the learner's file compiled by NVRTC for one architecture (null for
     // C++ exercises, or when the check did not get that far).
     std::shared_ptr<const ResourceReport> resources;

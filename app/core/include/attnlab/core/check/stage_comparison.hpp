@@ -56,7 +56,7 @@ struct StageComparison {
 // an "output" row is added when no reference stage stands for the output. Probes without a reference stage are appended as
 // NotProbed-with-learner-shape entries (shown, not judged).
 std::vector<StageComparison> compare_stages(const CaseOutcome& c, const Tolerance& tol);
-// The same for the reference op's CUDA kernel (CaseOutcome::cuda): each
+// The same for the reference op's CUDA kernel (CaseOutcome::reference_kernel): each
 // reference stage beside the kernel's stage of that name (learner_shape = the
 // kernel's shape). Empty when the case has no kernel outcome.
 std::vector<StageComparison> compare_kernel_stages(const CaseOutcome& c, const Tolerance& tol);

@@ -1,6 +1,6 @@
 #pragma once
 // The data behind the Kernel view of a CUDA exercise, computed from the
-// learner's own launches (CaseOutcome::launches: emu::LaunchReport with every
+// learner's own launches (CaseOutcome::kernels.launches: emu::LaunchReport with every
 // block's global and shared accesses) without any GUI:
 //   - each block's footprint: which slices of the output it wrote, labelled by
 //     the output's named axes ("(batch 1, head 0)", "rows 3–5"), and how many
@@ -101,7 +101,7 @@ std::vector<BlockFootprint> block_footprints(const emu::LaunchReport& launch, co
 // deterministic, so these are the accesses the block made in the check.
 struct BlockRecording {
     int case_index = -1;
-    size_t launch = 0;   // index into CaseOutcome::launches
+    size_t launch = 0;   // index into CaseOutcome::kernels.launches
     uint64_t block = 0;  // linear id
     std::string kernel;  // the re-run's launch, to match it with the check's
     emu::Dim3 grid;
