@@ -230,6 +230,26 @@ TEST_CASE("parse_nvrtc_diagnostics: any file name, tabs, the prelude's own name,
     CHECK(parse_nvrtc_diagnostics(kTwoKernelsLog, "learner.cu").empty());
 }
 
+TEST_CASE("NVRTC's log with lines as long as the learner makes them: a bounded answer, no crash") {
+    // A kernel named with 100 000 characters, and an error quoting a 200 KB line.
+    const std::string name(100000, 'k');
+    const std::string ptxas = "ptxas info    : Compiling entry function '" + name + "' for 'sm_90'\n"
+                              "ptxas info    : Function properties for " + name + "\n"
+                              "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+                              "ptxas info    : Used 40 registers, used 1 barriers, 1024+0 bytes smem\n";
+    const auto kernels = parse_ptxas_log(ptxas);
+    REQUIRE(kernels.size() == 1);
+    CHECK(kernels[0].registers == 40);
+    CHECK(kernels[0].barriers == 1);
+    CHECK(kernels[0].shared_bytes == 1024);
+    CHECK(kernels[0].spill_store_bytes == 4);
+    const std::string quote(200000, '(');
+    const auto d = parse_nvrtc_diagnostics("learner.cu(3): error: expected a \")\"\n  " + quote + "\n" + quote + "(1): error: x\n", "learner.cu");
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].line == 3);
+    CHECK(parse_nvrtc_diagnostics(std::string(300000, ':') + "(1): error: x\n", "learner.cu").size() == 1);
+}
+
 // ---- architectures and occupancy ----------------------------------------------
 
 TEST_CASE("arch_limits: the five architectures and nothing made up") {

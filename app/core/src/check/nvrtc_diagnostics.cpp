@@ -3,33 +3,59 @@
 #include "attnlab/core/check/gpu_resources.hpp"
 
 #include <cstdlib>
-#include <regex>
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+#include <utility>
 #include <sstream>
 
 namespace attnlab {
 namespace {
 
+// "(12): error #20-D: message" after the file name: the line, the severity in
+// gcc's words and the message into `d`. A plain scan: the line may be as long
+// as the learner made it.
+bool read_rest(std::string_view rest, Diagnostic& d) {
+    if (rest.substr(0, 1) != "(") return false;
+    size_t i = 1;
+    while (i < rest.size() && i <= 10 && std::isdigit(static_cast<unsigned char>(rest[i]))) ++i;
+    if (i == 1 || i > 10 || rest.substr(i, 3) != "): ") return false;
+    d.line = static_cast<int>(std::strtol(std::string(rest.substr(1, i - 1)).c_str(), nullptr, 10));
+    rest = rest.substr(i + 3);
+    static const std::pair<std::string_view, const char*> kSeverities[] = {
+        {"catastrophic error", "fatal error"}, {"error", "error"}, {"warning", "warning"}, {"remark", "note"}, {"note", "note"}};
+    for (const auto& [word, severity] : kSeverities) {
+        if (rest.substr(0, word.size()) != word) continue;
+        std::string_view after = rest.substr(word.size());
+        if (after.substr(0, 2) == " #") {  // a diagnostic number: " #20-D"
+            size_t end = 2;
+            while (end < after.size() && (std::isalnum(static_cast<unsigned char>(after[end])) || after[end] == '_' || after[end] == '-')) ++end;
+            after = after.substr(end);
+        }
+        if (after.substr(0, 2) != ": ") return false;
+        d.severity = severity;
+        d.message = std::string(after.substr(2, 2000));
+        return true;
+    }
+    return false;
+}
+
 // "learner.cu(12): error: message" -> a Diagnostic; nullopt for other lines.
 std::optional<Diagnostic> diagnostic_header(const std::string& line, const std::string& file_name) {
-    static const std::regex any_file_re(R"(^([^()\s][^()]*)(\(\d+\): .*)$)");
-    static const std::regex rest_re(R"(^\((\d+)\): (catastrophic error|error|warning|remark|note)(?: #[\w-]+)?: (.*)$)");
     Diagnostic d;
-    std::string rest;
-    std::smatch m;
+    std::string_view rest;
     if (!file_name.empty() && line.rfind(file_name + "(", 0) == 0) {
         d.file = file_name;
-        rest = line.substr(file_name.size());
-    } else if (std::regex_match(line, m, any_file_re)) {
-        d.file = m[1];
-        rest = m[2];
+        rest = std::string_view(line).substr(file_name.size());
     } else {
-        return std::nullopt;
+        const size_t open = line.find('(');  // another file's name: no brackets in it, no leading space
+        if (open == std::string::npos || open == 0 || std::isspace(static_cast<unsigned char>(line[0])) ||
+            line.find(')') < open)
+            return std::nullopt;
+        d.file = line.substr(0, std::min<size_t>(open, 2000));
+        rest = std::string_view(line).substr(open);
     }
-    if (!std::regex_match(rest, m, rest_re)) return std::nullopt;
-    d.line = static_cast<int>(std::strtoll(m[1].str().c_str(), nullptr, 10));
-    const std::string severity = m[2];
-    d.severity = severity == "catastrophic error" ? "fatal error" : severity == "remark" ? "note" : severity;
-    d.message = m[3];
+    if (!read_rest(rest, d)) return std::nullopt;
     return d;
 }
 

@@ -1,0 +1,73 @@
+// The compiler's output read as diagnostics, whatever the learner's code makes
+// the compiler print: ordinary errors, one 60 KB line, binary bytes, 10 MB.
+#include <random>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "attnlab/core/check/diagnostics.hpp"
+
+using namespace attnlab;
+
+TEST_CASE("parse_diagnostics: file, line, column, severity, message and the excerpt below") {
+    const std::string out =
+        "solution.cpp: In function 'Tensor f(const Tensor&)':\n"
+        "solution.cpp:12:5: error: 'foo' was not declared in this scope\n"
+        "   12 |     foo(x);\n"
+        "      |     ^~~\n"
+        "C:odd:name.cpp:3:1: warning: unused variable 'y' [-Wunused-variable]\n"
+        "<attnlab entry declaration>:2:9: note: declared here\n"
+        "solution.cpp:7:2: fatal error: cuda.h: No such file or directory\n";
+    const std::vector<Diagnostic> d = parse_diagnostics(out);
+    REQUIRE(d.size() == 4);
+    CHECK(d[0].file == "solution.cpp");
+    CHECK(d[0].line == 12);
+    CHECK(d[0].column == 5);
+    CHECK(d[0].severity == "error");
+    CHECK(d[0].message == "'foo' was not declared in this scope");
+    CHECK(d[0].context == "   12 |     foo(x);\n      |     ^~~\n");
+    CHECK(d[1].file == "C:odd:name.cpp");  // the first place where line:column: severity: fits
+    CHECK(d[1].severity == "warning");
+    CHECK(d[2].file == "<attnlab entry declaration>");
+    CHECK(d[2].severity == "note");
+    CHECK(d[3].severity == "fatal error");
+    CHECK(d[3].message == "cuda.h: No such file or directory");
+}
+
+TEST_CASE("parse_diagnostics: what is not a diagnostic stays out") {
+    for (const char* line : {"solution.cpp:12: error: no column", "solution.cpp:x:5: error: not a number", ":1:1: error: no file",
+                             "solution.cpp:1:1: remark: not a severity", "solution.cpp:99999999999:1: error: a line past int",
+                             "solution.cpp:1:1:error: no space"})
+        CHECK_MESSAGE(parse_diagnostics(line).empty(), line);
+}
+
+TEST_CASE("parse_diagnostics: a 60 KB line, 90 KB of colons and digits, binary bytes and 10 MB end in a bounded answer") {
+    // One line as long as the learner's longest (a compile error quoting it).
+    std::string long_line = "solution.cpp:1:1: error: expected ';' before " + std::string(60 * 1024, 'x') + "\n   1 | " +
+                            std::string(60 * 1024, 'y') + "\n";
+    std::vector<Diagnostic> d = parse_diagnostics(long_line);
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].message.size() <= kMaxDiagnosticMessageBytes + 3);
+    CHECK(d[0].context.size() <= kMaxDiagnosticContextBytes + 4);
+
+    std::string colons;
+    for (int i = 0; i < 30000; ++i) colons += "1:2:";
+    CHECK(parse_diagnostics(colons).empty());
+    CHECK(parse_diagnostics("a" + colons + "3: error: at last").size() == 1);
+
+    std::mt19937 rng(7);
+    std::string binary(1 << 20, '\0');
+    for (char& c : binary) c = static_cast<char>(rng());
+    (void)parse_diagnostics(binary);
+
+    std::string big;
+    while (big.size() < 10u * 1024 * 1024) big += "solution.cpp:4:2: error: expected primary-expression before '<' token\n   4 |   k<<<\n";
+    d = parse_diagnostics(big);
+    CHECK(d.size() == kMaxDiagnostics);
+    // A cut never splits a UTF-8 character.
+    const std::string wide = "f.cpp:1:1: error: " + std::string(kMaxDiagnosticMessageBytes - 1, 'a') + "\xc3\xa9\xc3\xa9";
+    d = parse_diagnostics(wide);
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].message.substr(d[0].message.size() - 4) == std::string("a") + "…");
+}
