@@ -364,6 +364,36 @@ TEST_CASE("bad tolerance and limits") {
     expect_broken(course2, "mini-split", "exercise.json", "limits.memory_mb");
 }
 
+TEST_CASE("a course cannot lift attnlab's ceilings on a learner program's limits") {
+    struct Row {
+        const char* key;
+        json value;
+        const char* problem;
+    } rows[] = {
+        {"cpu_seconds", 1e12, "at most 60"},
+        {"memory_mb", 1e15, "at most 8192"},  // 1e15 << 20 would overflow the sandbox's bytes
+        {"wall_seconds", 121, "at most 120"},
+        {"output_kb", 1e9, "at most 65536"},
+        {"cpu_seconds", "forever", "expected a positive number"},
+        {"memory_mb", -5, "expected a positive number"},
+        {"cpu_seconds", json(nullptr), "expected a positive number"},  // what a NaN becomes when JSON writes it
+    };
+    for (const Row& r : rows) {
+        CourseCopy course;
+        course.edit_json("mini-split/exercise.json", [&](json& j) { j["limits"][r.key] = r.value; });
+        expect_broken(course, "mini-split", "exercise.json", std::string("limits.") + r.key, r.problem);
+    }
+    // At the ceiling itself it loads.
+    CourseCopy at_ceiling;
+    at_ceiling.edit_json("mini-split/exercise.json", [](json& j) {
+        j["limits"]["cpu_seconds"] = LimitCeilings::cpu_seconds;
+        j["limits"]["memory_mb"] = LimitCeilings::memory_mb;
+    });
+    const Exercise ex = load_exercise(at_ceiling.dir() / "mini-split", at_ceiling.topics());
+    CHECK(ex.limits.cpu_seconds == LimitCeilings::cpu_seconds);
+    CHECK(ex.limits.memory_mb == LimitCeilings::memory_mb);
+}
+
 TEST_CASE("a case missing an input") {
     CourseCopy course;
     course.edit_json("mini-split/cases.json", [](json& j) { j["cases"][1]["inputs"].erase("n_heads"); });

@@ -2,7 +2,9 @@
 #include "attnlab/common/launch_report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -123,8 +125,18 @@ public:
     double positive(const json& obj, const std::string& key, const std::string& field, double fallback) const {
         if (!obj.contains(key)) return fallback;
         const json& v = obj[key];
-        if (!v.is_number() || v.get<double>() <= 0) fail(field + "." + key, "expected a positive number");
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0) fail(field + "." + key, "expected a positive number");
         return v.get<double>();
+    }
+    // A positive number no larger than `ceiling` (attnlab's own, LimitCeilings).
+    double positive_at_most(const json& obj, const std::string& key, const std::string& field, double fallback, double ceiling) const {
+        const double v = positive(obj, key, field, fallback);
+        if (v > ceiling) {
+            std::ostringstream ceiling_text;
+            ceiling_text << ceiling;
+            fail(field + "." + key, "at most " + ceiling_text.str() + " (attnlab's ceiling for a learner program; the sandbox never allows more)");
+        }
+        return v;
     }
     const fs::path& path() const { return path_; }
 
@@ -337,10 +349,13 @@ void load_tolerance_and_limits(JsonFile& f, const json& root, Exercise& ex) {
     if (root.contains("limits")) {
         const json& l = root["limits"];
         if (!l.is_object()) f.fail("limits", "expected an object");
-        ex.limits.cpu_seconds = f.positive(l, "cpu_seconds", "limits", ex.limits.cpu_seconds);
-        ex.limits.wall_seconds = f.positive(l, "wall_seconds", "limits", ex.limits.wall_seconds);
-        ex.limits.memory_mb = static_cast<long>(f.positive(l, "memory_mb", "limits", static_cast<double>(ex.limits.memory_mb)));
-        ex.limits.output_kb = static_cast<long>(f.positive(l, "output_kb", "limits", static_cast<double>(ex.limits.output_kb)));
+        using C = LimitCeilings;
+        ex.limits.cpu_seconds = f.positive_at_most(l, "cpu_seconds", "limits", ex.limits.cpu_seconds, C::cpu_seconds);
+        ex.limits.wall_seconds = f.positive_at_most(l, "wall_seconds", "limits", ex.limits.wall_seconds, C::wall_seconds);
+        ex.limits.memory_mb =
+            static_cast<long>(f.positive_at_most(l, "memory_mb", "limits", static_cast<double>(ex.limits.memory_mb), C::memory_mb));
+        ex.limits.output_kb =
+            static_cast<long>(f.positive_at_most(l, "output_kb", "limits", static_cast<double>(ex.limits.output_kb), C::output_kb));
     }
 }
 

@@ -6,6 +6,18 @@
 
 namespace attnlab {
 
+// The most an exercise's "limits" may ask for a learner program: attnlab's
+// own ceilings, so that no course can lift the sandbox's limits (a spinning
+// solution still stops), and every figure stays far from overflowing when
+// the sandbox turns it into bytes or microseconds. A course asking for more
+// is refused when it loads (course.cpp), with the ceiling in the message.
+struct LimitCeilings {
+    static constexpr double cpu_seconds = 60;
+    static constexpr double wall_seconds = 120;
+    static constexpr long memory_mb = 8192;
+    static constexpr long output_kb = 64 * 1024;
+};
+
 struct Limits {
     double cpu_seconds = 0;   // 0 = none
     double wall_seconds = 0;  // 0 = none
