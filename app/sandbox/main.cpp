@@ -98,6 +98,7 @@ struct Run {
 // How the program's run ended, as the sandbox saw it.
 struct Ending {
     bool exec_failed = false;
+    bool setup_failed = false;  // the program's process could not be prepared (exec_errno says why)
     int exec_errno = 0;
     bool timed_out = false;
     bool cancelled = false;
@@ -210,6 +211,15 @@ std::vector<std::string> program_environment(const Options& o, const std::string
     return env;
 }
 
+// The program's process could not be prepared: the sandbox's report says so
+// (SetupFailed, with the errno) and the message on stderr says what; never an
+// exit code of the program's that a caller could read as its own failure.
+[[noreturn]] void setup_failed(const Run& r, int err) {
+    const int negated = -err;
+    write_all(r.exec_pipe[1], &negated, sizeof negated);
+    _exit(126);
+}
+
 // Where the program works: its private /scratch; without a private root
 // (which only the user's opt-in allows), its writable folder (the
 // compiler's), else a folder of its own with copies of its inputs (as
@@ -224,8 +234,9 @@ std::string prepare_working_folder(Run& r) {
         // program keeps root's view of its inputs, as the opt-in allowed.
         if (stage_inputs_on_host(r.staged_dir, r.program, r.o.argv) == 0) return r.staged_dir + "/scratch";
         if (errno != EINVAL) {
+            const int err = errno;
             std::perror("attnlab-sandbox: cannot copy the program's inputs");
-            _exit(126);
+            setup_failed(r, err);
         }
     }
     char cwd[4096];
@@ -252,12 +263,13 @@ std::string prepare_working_folder(Run& r) {
     change_identity(r);
     if (r.o.isolation.enabled && chdir(home.c_str()) != 0) {
         // Only without a private root (the user's opt-in): its folder is out of the program user's reach.
+        const int err = errno;
         std::fprintf(stderr, "attnlab-sandbox: uid %ld cannot enter %s (%s): without a private root, attnlab's folders must be reachable by it\n",
-                     static_cast<long>(getuid()), home.c_str(), std::strerror(errno));
-        _exit(126);
+                     static_cast<long>(getuid()), home.c_str(), std::strerror(err));
+        setup_failed(r, err);
     }
     if (layer_pending(r.protections, Layer::Seccomp)) {
-        const int err = install_seccomp_filter();
+        const int err = install_seccomp_filter(r.o.isolation.unix_sockets ? SocketFamilies::UnixOnly : SocketFamilies::None);
         r.protections[Layer::Seccomp] = {err ? status::LayerState::Refused : status::LayerState::Applied, err};
         send_layer(r, Layer::Seccomp);
     }
@@ -413,6 +425,9 @@ status::Report make_report(const Run& r, const Ending& e) {
     rep.protections = r.protections;
     if (e.isolation_refused) {
         rep.status = status::RunStatus::IsolationRefused;
+    } else if (e.setup_failed) {
+        rep.status = status::RunStatus::SetupFailed;
+        rep.code = e.exec_errno;
     } else if (e.exec_failed) {
         rep.status = status::RunStatus::ExecFailed;
         rep.code = e.exec_errno;
@@ -505,6 +520,10 @@ int main(int argc, char** argv) {
     if (r.o.status_fd >= 0) write_status(r, status::encode_started(child));
     close(r.exec_pipe[1]);
     e.exec_failed = read(r.exec_pipe[0], &e.exec_errno, sizeof e.exec_errno) == static_cast<ssize_t>(sizeof e.exec_errno);
+    if (e.exec_failed && e.exec_errno < 0) {  // setup_failed() sends the errno negated
+        e.setup_failed = true;
+        e.exec_errno = -e.exec_errno;
+    }
     close(r.exec_pipe[0]);
 
     supervise(r, child, e);

@@ -15,7 +15,7 @@ bool env_flag(const char* name) {
 
 const char* usage_text() {
     return "usage: attnlab-sandbox [--cpu S] [--wall S] [--mem MB] [--tree-mem MB] [--fsize MB] [--nproc-margin N] [--nice N] [--status-fd N]\n"
-           "                       [--isolate [--network] [--allow-missing-layers] [--no-input-map] [--scratch-mb MB]\n"
+           "                       [--isolate [--network] [--allow-missing-layers] [--no-input-map] [--unix-sockets] [--scratch-mb MB]\n"
            "                                  [--device GLOB]... [--readonly PATH]... [--hide PATH]... [--bind PATH]... [--bind-rw PATH]... [--env NAME]...]\n"
            "                       -- PROGRAM [ARGS...]\n";
 }

@@ -15,6 +15,7 @@ struct Isolation {
     // compiler: its paths must stay as given; it sees them through --bind).
     bool map_inputs = true;
     long scratch_mb = 16;  // --scratch-mb: the writable /scratch tmpfs
+    bool unix_sockets = false;  // --unix-sockets: socket(AF_UNIX) allowed (a GPU driver); no other family ever is
     std::vector<std::string> devices;   // --device PATH (a glob): more device nodes than null, zero, urandom
     std::vector<std::string> readonly;  // --readonly PATH: more host paths shown read-only
     std::vector<std::string> hidden;    // --hide PATH: hidden even when inside a path that is shown

@@ -5,6 +5,7 @@
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -32,7 +33,7 @@ constexpr unsigned kArch = 0;  // no filter here: the layer is reported as refus
 // key, BPF and performance interfaces, and every way to change what the
 // program sees of the file system or to leave its namespaces.
 const int kRefused[] = {
-    __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev,
+    __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_pidfd_getfd,
     __NR_mount, __NR_umount2, __NR_pivot_root, __NR_chroot,
     __NR_open_tree, __NR_move_mount, __NR_fsopen, __NR_fsconfig, __NR_fsmount, __NR_fspick, __NR_mount_setattr,
     __NR_setns, __NR_unshare,
@@ -105,7 +106,16 @@ void refuse_argument_bits(FilterBuilder& f, int nr, int arg, unsigned mask) {
     f.ret(SECCOMP_RET_ALLOW);
 }
 
-std::vector<sock_filter> build_filter() {
+// When the system call is `nr`: allow it only when argument `arg` (an int) is `value`.
+void refuse_unless_argument(FilterBuilder& f, int nr, int arg, unsigned value) {
+    f.if_equal(static_cast<unsigned>(nr), 4);
+    f.load(argument_low_word(arg));
+    f.if_not_equal(value, 1);
+    f.ret(errno_action(EPERM));
+    f.ret(SECCOMP_RET_ALLOW);
+}
+
+std::vector<sock_filter> build_filter(SocketFamilies sockets) {
     FilterBuilder f;
     f.load(offsetof(seccomp_data, arch));
     f.if_not_equal(kArch, 1);
@@ -123,6 +133,17 @@ std::vector<sock_filter> build_filter() {
         f.if_equal(static_cast<unsigned>(nr), 1);
         f.ret(errno_action(ENOSYS));
     }
+    // No socket of any family an exercise does not need (inet6, packet, netlink,
+    // vsock...): a network namespace hides the host's network, not a vsock
+    // device or the kernel's netlink interfaces.
+    for (int nr : {__NR_socket, __NR_socketpair}) {
+        if (sockets == SocketFamilies::UnixOnly) {
+            refuse_unless_argument(f, nr, 0, AF_UNIX);
+        } else {
+            f.if_equal(static_cast<unsigned>(nr), 1);
+            f.ret(errno_action(EPERM));
+        }
+    }
     refuse_argument_bits(f, __NR_clone, 0, kNamespaceFlags);  // threads and fork yes, new namespaces no
     for (const ModeArgument& m : kModeArguments) refuse_argument_bits(f, m.nr, m.arg, S_ISUID | S_ISGID);
     f.ret(SECCOMP_RET_ALLOW);
@@ -131,9 +152,9 @@ std::vector<sock_filter> build_filter() {
 
 }  // namespace
 
-int install_seccomp_filter() {
+int install_seccomp_filter(SocketFamilies sockets) {
     if (kArch == 0) return ENOSYS;
-    std::vector<sock_filter> code = build_filter();
+    std::vector<sock_filter> code = build_filter(sockets);
     sock_fprog program{static_cast<unsigned short>(code.size()), code.data()};
     // Needed to install a filter without privileges; it also means no exec
     // can ever give the program more rights (set-user-ID files, file capabilities).

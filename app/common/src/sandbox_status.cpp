@@ -9,7 +9,7 @@ namespace {
 
 bool parse_run_status(const std::string& text, RunStatus& out) {
     for (RunStatus s : {RunStatus::Exited, RunStatus::Signaled, RunStatus::WallTimeout, RunStatus::Cancelled, RunStatus::ExecFailed,
-                        RunStatus::IsolationRefused, RunStatus::MemoryLimit})
+                        RunStatus::IsolationRefused, RunStatus::MemoryLimit, RunStatus::SetupFailed})
         if (text == run_status_code(s)) {
             out = s;
             return true;
@@ -107,6 +107,7 @@ const char* run_status_code(RunStatus s) {
         case RunStatus::ExecFailed: return "exec_failed";
         case RunStatus::IsolationRefused: return "isolation_refused";
         case RunStatus::MemoryLimit: return "memory_limit";
+        case RunStatus::SetupFailed: return "setup_failed";
     }
     return "?";
 }

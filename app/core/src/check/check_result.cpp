@@ -60,6 +60,10 @@ const char* problem_code(Problem p) {
         case Problem::KernelFailed: return "kernel_failed";
         case Problem::IsolationUnavailable: return "isolation_unavailable";
         case Problem::MachineResources: return "machine_resources";
+        case Problem::ObjectRefused: return "object_refused";
+        case Problem::CompilerOutOfTime: return "compiler_out_of_time";
+        case Problem::CompilerOutOfMemory: return "compiler_out_of_memory";
+        case Problem::SandboxSetup: return "sandbox_setup";
     }
     return "?";
 }

@@ -88,12 +88,7 @@ SandboxPolicy compile_policy(const std::vector<std::string>& argv, const fs::pat
         const bool in_work = !rel.empty() && rel.rfind("..", 0) != 0;
         if (!in_work && fs::exists(p, ec)) shown.push_back(p.string());
     }
-    std::vector<std::string> hidden;
-    for (const fs::path& p : {course, InstallLayout::current().course_dir}) {
-        std::error_code canon_ec;
-        const fs::path abs = p.empty() ? p : fs::weakly_canonical(fs::absolute(p), canon_ec);
-        if (!abs.empty()) hidden.push_back(abs.string());
-    }
+    std::vector<std::string> hidden = course_folders(course);
     // A folder named twice (the learner headers are also the emulator's in an
     // installed prefix; the course is the exercise's parent) is placed once:
     // the sandbox cannot mount one path twice.

@@ -10,8 +10,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
+
+#include "attnlab/core/base/install_layout.hpp"
 
 extern char** environ;
 
@@ -65,6 +69,7 @@ ProcessOutcome::Status outcome_status(sandbox_status::RunStatus s) {
         case R::ExecFailed: return S::ExecFailed;
         case R::IsolationRefused: return S::IsolationRefused;
         case R::MemoryLimit: return S::MemoryLimit;
+        case R::SetupFailed: return S::SetupFailed;
     }
     return S::SpawnFailed;
 }
@@ -86,6 +91,7 @@ std::vector<std::string> sandbox_arguments(const ProcessSpec& spec) {
         args.insert(args.end(), {"--isolate", "--scratch-mb", std::to_string(policy.scratch_mb)});
         if (policy.network) args.push_back("--network");
         if (!policy.map_inputs) args.push_back("--no-input-map");
+        if (policy.unix_sockets) args.push_back("--unix-sockets");
         if (missing_layers_allowed()) args.push_back("--allow-missing-layers");
         for (const std::string& d : policy.extra_devices) args.insert(args.end(), {"--device", d});
         for (const std::string& p : policy.extra_readonly) args.insert(args.end(), {"--readonly", p});
@@ -140,7 +146,22 @@ std::string inert_text(const std::string& text) {
     return out;
 }
 
-SandboxPolicy learner_policy(ExecutionTarget target) {
+std::vector<std::string> course_folders(const fs::path& active_course) {
+    std::vector<fs::path> candidates = {active_course, InstallLayout::current().course_dir};
+    if (const char* env = std::getenv("ATTNLAB_COURSE"); env && *env) candidates.emplace_back(env);
+    std::vector<std::string> out;
+    for (const fs::path& p : candidates) {
+        if (p.empty()) continue;
+        std::error_code ec;
+        const fs::path abs = fs::weakly_canonical(fs::absolute(p, ec), ec);
+        if (!abs.empty()) out.push_back(abs.string());
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+SandboxPolicy learner_policy(ExecutionTarget target, const fs::path& active_course) {
     SandboxPolicy p;
     // The system's separate debug information (libc6-dbg and the like): a
     // CUDA program's first line lookup (for a cudaMalloc's name, a fault)
@@ -148,11 +169,15 @@ SandboxPolicy learner_policy(ExecutionTarget target) {
     // inflating libc's was two thirds of the tensor-core exercise's run.
     // A learner program needs its own file's lines only.
     p.hidden = {"/usr/lib/debug"};
+    // Every course attnlab knows, wherever it lies (an installed one is under
+    // /usr or /opt, which the program otherwise sees): no solution can be read.
+    for (std::string& course : course_folders(active_course)) p.hidden.push_back(std::move(course));
     if (target == ExecutionTarget::Gpu) {
         // The driver maps the GPU's memory into the address space and reads
         // its topology from /sys; the device nodes come and go with the driver.
         p.address_space_limit = false;
         p.extra_devices = {"/dev/nvidia*", "/dev/nvidia-caps/*"};
+        p.unix_sockets = true;  // the driver may ask nvidia-persistenced over a Unix socket
         p.extra_readonly = {"/sys"};
     }
     return p;
@@ -379,6 +404,11 @@ void apply_status(const std::string& status_text, const std::optional<Status>& f
     }
     if (forced) out.status = *forced;
     if (out.status == Status::ExecFailed) out.error = std::strerror(out.exit_code);
+    if (out.status == Status::SetupFailed) {
+        // The sandbox's own line on stderr says what it could not do.
+        const size_t line = out.err.find("attnlab-sandbox: ");
+        out.error = line == std::string::npos ? std::strerror(out.exit_code) : out.err.substr(line, out.err.find('\n', line) - line);
+    }
 }
 
 }  // namespace

@@ -93,10 +93,10 @@ void judge_case(const Exercise& ex, const Case& spec, protocol::CaseReport& rec,
 
 // A learner program under its limits, on its target, with a result channel.
 ProcessSpec sandbox_spec(const Toolchain& toolchain, const fs::path& binary, const fs::path& run_dir, const fs::path& cases_file,
-                         const Limits& limits, ExecutionTarget target) {
+                         const Limits& limits, ExecutionTarget target, const fs::path& course) {
     ProcessSpec spec;
     spec.sandbox = toolchain.sandbox.string();
-    spec.policy = learner_policy(target);
+    spec.policy = learner_policy(target, course);
     spec.argv = {binary.string(), cases_file.string()};
     spec.cwd = run_dir.string();
     spec.with_channel = true;
@@ -149,7 +149,7 @@ ProgramRun run_program(const Compiler& compiler, const Exercise& ex, const fs::p
         run.prepare_error = e.what();
         return run;
     }
-    ProcessSpec spec = sandbox_spec(compiler.toolchain(), binary, run_dir, cases_file, ex.limits, target);
+    ProcessSpec spec = sandbox_spec(compiler.toolchain(), binary, run_dir, cases_file, ex.limits, target, ex.dir.parent_path());
     spec.argv.insert(spec.argv.end(), extra_args.begin(), extra_args.end());
     run.process = run_in_sandbox(spec, [&](const char* data, size_t n) { return channel.feed(data, n); }, cancel);
     fs::remove_all(run_dir, ec);

@@ -88,6 +88,11 @@ ProcessVerdict classify(const ProcessOutcome& p, const ChannelSummary& channel, 
             v.limit = LimitKind::Memory;
             v.limit_value = static_cast<double>(limits.memory_mb);
             break;
+        case S::SetupFailed:  // the sandbox's set-up, not the program
+            v.verdict = Verdict::InternalError;
+            v.problem = Problem::SandboxSetup;
+            v.detail = p.error;
+            return v;
         case S::ExecFailed:
         case S::SpawnFailed:
             v.verdict = Verdict::InternalError;

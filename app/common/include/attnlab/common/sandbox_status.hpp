@@ -24,7 +24,10 @@ constexpr int kStatusFd = 4;
 // and the caller did not allow running without it, so the program was never
 // started (fail closed); the layers say which. MemoryLimit: the program's
 // processes together went over the memory limit and were killed.
-enum class RunStatus { Exited, Signaled, WallTimeout, Cancelled, ExecFailed, IsolationRefused, MemoryLimit };
+// SetupFailed: the sandbox could not prepare the run (the program's user
+// cannot enter its folder, its inputs could not be copied): nothing of the
+// program ran, and it is attnlab's set-up, never the program, to blame.
+enum class RunStatus { Exited, Signaled, WallTimeout, Cancelled, ExecFailed, IsolationRefused, MemoryLimit, SetupFailed };
 
 // The protections around a learner program, each of which the kernel (or a
 // container) may refuse on its own.
@@ -94,7 +97,7 @@ constexpr int kProgramOomScoreAdj = 1000;
 
 struct Report {
     RunStatus status = RunStatus::Exited;
-    int code = 0;    // exit code; errno for ExecFailed
+    int code = 0;    // exit code; errno for ExecFailed and SetupFailed
     int signal = 0;  // for Signaled
     long cpu_ms = 0;
     long wall_ms = 0;

@@ -6,6 +6,7 @@
 // several threads: every descriptor is created close-on-exec.
 #include <atomic>
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "attnlab/core/course/limits.hpp"
 
 namespace attnlab {
+
+namespace fs = std::filesystem;
 
 // How a program is fenced in besides its limits. The default is the one for
 // learner programs: whatever runs in the sandbox is isolated unless its caller
@@ -33,6 +36,7 @@ struct SandboxPolicy {
     bool address_space_limit = true;   // RLIMIT_AS and RLIMIT_DATA = limits.memory_mb (a GPU runtime maps far more than it uses)
     bool map_inputs = true;            // file arguments appear under /input (false: at their own paths, through `binds`)
     long scratch_mb = 16;              // size of /scratch
+    bool unix_sockets = false;         // socket(AF_UNIX) allowed (a GPU driver's daemons); every other family is refused
     std::vector<std::string> extra_devices;   // device nodes besides /dev/null, zero, urandom (globs: "/dev/nvidia*")
     std::vector<std::string> extra_readonly;  // host paths shown read-only besides /usr, /etc, /opt, /bin, /sbin, /lib*
     std::vector<std::string> hidden;          // hidden even inside a shown path (besides $HOME, $ATTNLAB_HOME, $XDG_*_HOME)
@@ -48,7 +52,13 @@ enum class ExecutionTarget { Cpu, Gpu };
 // The policy for learner programs on a target: on the CPU the default one
 // (address-space limit included); with a GPU the NVIDIA device nodes and
 // /sys, and no RLIMIT_AS (a GPU runtime maps far more than it uses).
-SandboxPolicy learner_policy(ExecutionTarget target);
+// `active_course`: the course being checked; it and every other course folder
+// attnlab knows (course_folders()) are hidden from the program.
+SandboxPolicy learner_policy(ExecutionTarget target, const fs::path& active_course = {});
+// The course folders a sandboxed compiler or program must never see, absolute
+// and resolved: the active course, the installed (or source tree's) course
+// and $ATTNLAB_COURSE.
+std::vector<std::string> course_folders(const fs::path& active_course);
 // The compiler (g++, nvcc) on a learner's file: isolated like a learner
 // program, with the toolchain's system paths, `readable` (attnlab's learner
 // headers and libraries, the generated headers) and the one `work` folder
@@ -94,8 +104,10 @@ struct ProcessOutcome {
     // IsolationRefused: a protection the program needs was missing, so it
     // never ran (`protections` says which). MemoryLimit: its processes
     // together went over limits.total_memory_mb.
+    // SetupFailed: the sandbox could not prepare the run (`error` says what);
+    // attnlab's set-up is to blame, never the program.
     enum class Status { Exited, Signaled, WallTimeout, Cancelled, OutputLimit, ChannelStop, ExecFailed, SpawnFailed, SandboxKilled,
-                        IsolationRefused, MemoryLimit };
+                        IsolationRefused, MemoryLimit, SetupFailed };
     Status status = Status::SpawnFailed;
     int exit_code = 0;
     int signal = 0;
