@@ -228,6 +228,23 @@ TEST_CASE("defining main() is a compile error with a specific message") {
     CHECK(r.problem == Problem::DefinesMain);
 }
 
+TEST_CASE("a compiler that the learner's code runs out of time is a compile verdict, in both languages") {
+    setenv("ATTNLAB_COMPILE_SECONDS", "3", 1);
+    Compiler compiler{Toolchain::detect(), env().cache};
+    unsetenv("ATTNLAB_COMPILE_SECONDS");
+    CHECK(compiler.toolchain().compile_seconds == 3);
+    Runner runner{compiler};
+    const CheckResult r = runner.check(split(), kFixtures / "solutions" / "compiler_spins.cpp");
+    CHECK(r.verdict == Verdict::CompileError);
+    CHECK(r.problem == Problem::CompilerOutOfTime);
+    CHECK(r.limit_value == 3);
+    const std::string en = explain(r, split(), Lang::En), id = explain(r, split(), Lang::Id);
+    CHECK(contains(en, "The compiler ran out of time on your code: it was stopped after 3 s."));
+    CHECK(contains(id, "Kompiler kehabisan waktu saat mengompilasi kodemu"));
+    CHECK_FALSE(contains(en, "could not be started"));
+    still_healthy();
+}
+
 TEST_CASE("crashes are named by signal") {
     CheckResult segv = check_file("segfault.cpp");
     CHECK(segv.verdict == Verdict::Crash);

@@ -40,6 +40,13 @@ std::optional<std::string> read_file(const fs::path& path) {
     return ss.str();
 }
 
+std::string file_stamp(const fs::path& p) {
+    std::error_code ec;
+    auto size = fs::file_size(p, ec);
+    auto time = fs::last_write_time(p, ec);
+    return p.string() + ":" + std::to_string(ec ? 0 : size) + ":" + std::to_string(ec ? 0 : time.time_since_epoch().count());
+}
+
 void write_file_atomic(const fs::path& requested, const std::string& contents) {
     // A symlinked file (into the learner's own repository, say) stays a link:
     // write to what it points at.

@@ -1,4 +1,5 @@
 #include "attnlab/core/check/compiler.hpp"
+#include "attnlab/core/check/learner_object_check.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -9,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <regex>
 #include <sstream>
 
 #include "attnlab/core/build_config.hpp"
@@ -23,14 +23,6 @@ namespace {
 std::string env_or(const char* name, const std::string& fallback) {
     const char* v = std::getenv(name);
     return (v && *v) ? std::string(v) : fallback;
-}
-
-std::string file_stamp(const fs::path& p) {
-    std::error_code ec;
-    auto size = fs::file_size(p, ec);
-    auto time = fs::last_write_time(p, ec);
-    return p.string() + ":" + std::to_string(ec ? 0 : size) + ":" +
-           std::to_string(ec ? 0 : time.time_since_epoch().count());
 }
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
@@ -194,6 +186,10 @@ Toolchain Toolchain::detect() {
     const fs::path resolved = fs::canonical(t.compiler, ec);
     const std::string base = (ec ? fs::path(t.compiler) : resolved).filename().string();
     t.use_pch = base.find("g++") != std::string::npos && !std::getenv("ATTNLAB_NO_PCH");
+    if (const char* s = std::getenv("ATTNLAB_COMPILE_SECONDS"); s && *s) {
+        const double v = std::strtod(s, nullptr);
+        if (v >= 1 && v <= 600) t.compile_seconds = v;
+    }
     if (base.find("clang") != std::string::npos)  // clang spells gcc's -fmax-errors differently
         for (auto& f : t.flags)
             if (f.rfind("-fmax-errors=", 0) == 0) f = "-ferror-limit=" + f.substr(13);
@@ -370,20 +366,41 @@ fs::path Compiler::entry_object(const Exercise& exercise, const fs::path& regist
     return {};
 }
 
-// The compiler's command line for one learner file of `exercise`'s runtime.
-std::vector<std::string> Compiler::compile_command(const Exercise& exercise, const fs::path& src, const fs::path& bin,
-                                                   const std::atomic<bool>* cancel) {
+// The compiler's command line for the learner's file alone, to an object. A
+// runtime that must see every access also has g++ list the functions its
+// sanitizer pass ran on (-fdump-tree-tsan, the -O0 pipeline's pass too).
+std::vector<std::string> Compiler::object_command(const Exercise& exercise, const fs::path& src, const fs::path& object,
+                                                  const fs::path& work, const std::atomic<bool>* cancel) {
     std::vector<std::string> argv = compiler_prefix(exercise.runtime);
     if (const fs::path pch = precompiled_header(exercise.runtime, cancel); !pch.empty()) argv.insert(argv.end(), {"-include", pch.string()});
-    argv.insert(argv.end(), {"-include", entry_file(exercise, EntryFile::Declaration).string(), src.string()});
-    const fs::path registration = entry_file(exercise, EntryFile::Registration);
-    const fs::path object = entry_object(exercise, registration, cancel);
-    argv.push_back((object.empty() ? registration : object).string());
-    const std::vector<std::string> runtime_libraries = exercise.profile().runtime_libraries(toolchain_);
-    argv.insert(argv.end(), runtime_libraries.begin(), runtime_libraries.end());
-    argv.push_back(toolchain_.learner_library.string());
+    argv.insert(argv.end(), {"-include", entry_file(exercise, EntryFile::Declaration).string(), "-c", src.string(), "-o", object.string()});
+    if (exercise.profile().every_function_instrumented)
+        for (const fs::path& dump : instrumentation_dumps(work)) argv.push_back("-fdump-tree-" + dump.extension().string().substr(1) + "=" + dump.string());
+    return argv;
+}
+
+std::vector<fs::path> Compiler::instrumentation_dumps(const fs::path& work) { return {work / "functions.tsan", work / "functions.tsan0"}; }
+
+// What the program links besides the learner's object, in link order.
+std::vector<std::string> Compiler::link_libraries(const Exercise& exercise) const {
+    std::vector<std::string> libraries = exercise.profile().runtime_libraries(toolchain_);
+    libraries.push_back(toolchain_.learner_library.string());
     const std::vector<std::string> system_libraries = exercise.profile().system_libraries(toolchain_);
-    argv.insert(argv.end(), system_libraries.begin(), system_libraries.end());
+    libraries.insert(libraries.end(), system_libraries.begin(), system_libraries.end());
+    return libraries;
+}
+
+// The link: the learner's object, the exercise's registration (its object,
+// built once, or its source when that could not be built), the runtimes.
+std::vector<std::string> Compiler::link_command(const Exercise& exercise, const fs::path& object, const fs::path& bin,
+                                                const std::atomic<bool>* cancel) {
+    std::vector<std::string> argv = compiler_prefix(exercise.runtime);
+    argv.push_back(object.string());
+    const fs::path registration = entry_file(exercise, EntryFile::Registration);
+    const fs::path registration_object = entry_object(exercise, registration, cancel);
+    argv.push_back((registration_object.empty() ? registration : registration_object).string());
+    const std::vector<std::string> libraries = link_libraries(exercise);
+    argv.insert(argv.end(), libraries.begin(), libraries.end());
     argv.insert(argv.end(), {"-o", bin.string()});
     argv.insert(argv.end(), toolchain_.link_flags.begin(), toolchain_.link_flags.end());
     return argv;
@@ -398,7 +415,13 @@ struct BuildRecipe {
     std::string file_name;  // the private copy's name ("solution.cpp", "solution.cu")
     std::string tool;       // how messages name the compiler ("the compiler", "nvcc")
     std::string program;    // its path, for "cannot run ..."
+    // One step from the source to the program (nvcc)...
     std::function<std::vector<std::string>(const fs::path& src, const fs::path& bin)> command;
+    // ...or two, with the learner's object checked between them before it is
+    // linked with attnlab's harness (learner_object.hpp).
+    std::function<std::vector<std::string>(const fs::path& src, const fs::path& object, const fs::path& work)> compile_object;
+    std::function<LearnerObjectCheck(const fs::path& object, const fs::path& work)> inspect;
+    std::function<std::vector<std::string>(const fs::path& object, const fs::path& bin)> link;
     std::vector<std::pair<std::string, std::string>> renames;  // paths in its output -> what the learner reads
     std::function<std::string(const std::string&)> to_learner_lines;  // after the renames (the emulator's rewrite undone)
     double wall_seconds = 60;
@@ -411,10 +434,11 @@ namespace {
 
 // The compiler's output as the learner reads it: their file's name, no
 // generated path, their own lines, no escape sequence (it quotes their code).
-std::string learner_output(const ProcessOutcome& p, const BuildRecipe& recipe, const fs::path& src, const std::string& display_name,
+std::string learner_output(const ProcessOutcome& p, const BuildRecipe& recipe, const fs::path& work, const std::string& display_name,
                            size_t capture_bytes) {
     std::string raw = p.out + p.err;
-    replace_all(raw, src.string(), display_name);
+    replace_all(raw, (work / recipe.file_name).string(), display_name);
+    replace_all(raw, (work / "solution.o").string(), display_name);
     for (const auto& [from, to] : recipe.renames) replace_all(raw, from, to);
     if (recipe.to_learner_lines) raw = recipe.to_learner_lines(raw);
     std::string text = inert_text(sanitize_utf8(raw));
@@ -422,9 +446,10 @@ std::string learner_output(const ProcessOutcome& p, const BuildRecipe& recipe, c
     return text;
 }
 
-// How the compiler ended, into `out` (ok only when it made the program).
-void judge_build(const ProcessOutcome& p, const BuildRecipe& recipe, const fs::path& bin, const std::string& function, CompileOutput& out) {
+// How one step of the build ended, into `out` (ok only when it made `target`).
+void judge_build(const ProcessOutcome& p, const BuildRecipe& recipe, const fs::path& target, const std::string& function, CompileOutput& out) {
     using S = ProcessOutcome::Status;
+    out.ok = false;
     if (p.status == S::Cancelled) {
         out.cancelled = true;
     } else if (p.status == S::IsolationRefused) {
@@ -435,11 +460,17 @@ void judge_build(const ProcessOutcome& p, const BuildRecipe& recipe, const fs::p
         out.machine_problem = true;
         out.internal_error = p.status == S::Signaled ? recipe.tool + " hit the file-size limit (SIGXFSZ)"
                                                      : first_line_with(out.raw_output, {std::strerror(ENOSPC), std::strerror(EDQUOT)});
+    } else if (p.status == S::SetupFailed) {
+        out.setup_problem = true;
+        out.internal_error = p.error;
     } else if (p.status == S::SpawnFailed || p.status == S::ExecFailed || p.status == S::SandboxKilled) {
         out.internal_error = "cannot run " + recipe.tool + " " + recipe.program + ": " + p.error;
-    } else if (p.status == S::WallTimeout) {
-        out.internal_error = recipe.tool + " did not finish within " + std::to_string(static_cast<int>(recipe.wall_seconds)) + " s";
-    } else if (p.status == S::Exited && p.exit_code == 0 && fs::exists(bin)) {
+    } else if (p.status == S::WallTimeout || p.status == S::MemoryLimit) {
+        // The learner's code is what the compiler was working on (a template
+        // that instantiates itself without end): a verdict on that code.
+        out.compiler_limit = p.status == S::WallTimeout ? CompilerLimit::Time : CompilerLimit::Memory;
+        out.compiler_limit_value = p.status == S::WallTimeout ? recipe.wall_seconds : static_cast<double>(recipe.memory_mb);
+    } else if (p.status == S::Exited && p.exit_code == 0 && fs::exists(target)) {
         out.ok = true;
     } else {
         // A link error that names the entry point: the function is missing or
@@ -449,6 +480,45 @@ void judge_build(const ProcessOutcome& p, const BuildRecipe& recipe, const fs::p
                             r.find("undefined reference to '" + function + "(") != std::string::npos;
         out.defines_main = r.find("multiple definition of `main'") != std::string::npos || r.find("multiple definition of 'main'") != std::string::npos;
     }
+}
+
+}  // namespace
+
+// Runs one step of a build in the sandbox (writing in `work` only) and judges
+// it; true when it made `target`.
+bool Compiler::run_build_step(const BuildRecipe& recipe, std::vector<std::string> argv, const fs::path& work, const fs::path& target,
+                              const Exercise& exercise, const std::string& display_name, const std::atomic<bool>* cancel,
+                              CompileOutput& out) {
+    ProcessSpec spec;
+    spec.sandbox = toolchain_.sandbox.string();
+    spec.argv = std::move(argv);
+    spec.policy = compile_policy(spec.argv, cache_dir_, work, exercise.dir.parent_path());
+    spec.policy.extra_devices = recipe.extra_devices;
+    spec.policy.extra_readonly = recipe.extra_readonly;
+    spec.limits.wall_seconds = recipe.wall_seconds;
+    spec.limits.memory_mb = recipe.memory_mb;
+    spec.limits.file_size_mb = 512;
+    spec.capture_bytes = 256 * 1024;
+    const ProcessOutcome p = run_in_sandbox(spec, nullptr, cancel);
+    const std::string text = learner_output(p, recipe, work, display_name, spec.capture_bytes);
+    out.raw_output += text;
+    for (Diagnostic& d : parse_diagnostics(text)) out.diagnostics.push_back(std::move(d));
+    judge_build(p, recipe, target, exercise.function, out);
+    return out.ok;
+}
+
+namespace {
+
+// The learner's object refused before linking: what it defines, by name.
+void refuse_object(const LearnerObjectCheck& check, CompileOutput& out) {
+    out.ok = false;
+    if (!check.error.empty()) {
+        out.internal_error = check.error;
+        return;
+    }
+    out.object_problems = check.problems;
+    for (const ObjectProblem& problem : check.problems)
+        if (problem.kind == ObjectProblemKind::LibraryName && problem.symbol == "main") out.defines_main = true;
 }
 
 }  // namespace
@@ -477,21 +547,16 @@ CompileOutput Compiler::build_cached(const BuildRecipe& recipe, const Exercise& 
     const fs::path src = work / recipe.file_name;
     const fs::path bin = work / "program";
     write_file_atomic(src, recipe.text);
-
-    ProcessSpec spec;
-    spec.sandbox = toolchain_.sandbox.string();
-    spec.argv = recipe.command(src, bin);
-    spec.policy = compile_policy(spec.argv, cache_dir_, work, exercise.dir.parent_path());
-    spec.policy.extra_devices = recipe.extra_devices;
-    spec.policy.extra_readonly = recipe.extra_readonly;
-    spec.limits.wall_seconds = recipe.wall_seconds;
-    spec.limits.memory_mb = recipe.memory_mb;
-    spec.limits.file_size_mb = 512;
-    spec.capture_bytes = 256 * 1024;
-    const ProcessOutcome p = run_in_sandbox(spec, nullptr, cancel);
-    out.raw_output = learner_output(p, recipe, src, display_name, spec.capture_bytes);
-    out.diagnostics = parse_diagnostics(out.raw_output);
-    judge_build(p, recipe, bin, exercise.function, out);
+    if (!recipe.compile_object) {
+        run_build_step(recipe, recipe.command(src, bin), work, bin, exercise, display_name, cancel, out);
+    } else {
+        const fs::path object = work / "solution.o";
+        if (run_build_step(recipe, recipe.compile_object(src, object, work), work, object, exercise, display_name, cancel, out)) {
+            const LearnerObjectCheck check = recipe.inspect(object, work);
+            if (!check.error.empty() || !check.problems.empty()) refuse_object(check, out);
+            else run_build_step(recipe, recipe.link(object, bin), work, bin, exercise, display_name, cancel, out);
+        }
+    }
     if (out.ok) {
         fs::rename(bin, out.binary, ec);
         if (ec) {
@@ -517,7 +582,14 @@ CompileOutput Compiler::compile(const Exercise& exercise, const std::string& sou
     recipe.file_name = "solution.cpp";
     recipe.tool = "the compiler";
     recipe.program = toolchain_.compiler;
-    recipe.command = [&](const fs::path& src, const fs::path& bin) { return compile_command(exercise, src, bin, cancel); };
+    recipe.wall_seconds = toolchain_.compile_seconds;
+    recipe.compile_object = [&](const fs::path& src, const fs::path& object, const fs::path& work) {
+        return object_command(exercise, src, object, work, cancel);
+    };
+    recipe.inspect = [&](const fs::path& object, const fs::path& work) {
+        return check_learner_object(object, link_libraries(exercise), runtime.every_function_instrumented, instrumentation_dumps(work));
+    };
+    recipe.link = [&](const fs::path& object, const fs::path& bin) { return link_command(exercise, object, bin, cancel); };
     recipe.renames = {{header.string(), "<attnlab entry declaration>"},
                       {registration.string(), "<attnlab entry registration>"},
                       {(cache_dir_ / "entry" / fingerprint_).string() + "/", "<attnlab entry registration> "}};
@@ -547,29 +619,6 @@ CompileOutput Compiler::compile_gpu(const Exercise& exercise, const std::string&
     recipe.extra_devices = gpu.extra_devices;  // -arch=native asks the GPU
     recipe.extra_readonly = gpu.extra_readonly;
     return build_cached(recipe, exercise, display_name, cancel);
-}
-
-std::vector<Diagnostic> parse_diagnostics(const std::string& output) {
-    static const std::regex line_re(R"(^(.+?):(\d+):(\d+): (fatal error|error|warning|note): (.*)$)");
-    std::vector<Diagnostic> out;
-    std::istringstream in(output);
-    std::string line;
-    while (std::getline(in, line)) {
-        std::smatch m;
-        if (std::regex_match(line, m, line_re)) {
-            Diagnostic d;
-            d.file = m[1];
-            d.line = std::stoi(m[2]);
-            d.column = std::stoi(m[3]);
-            d.severity = m[4];
-            d.message = m[5];
-            out.push_back(std::move(d));
-        } else if (!out.empty() && (line.rfind(" ", 0) == 0 || line.find(" | ") != std::string::npos)) {
-            // gcc's source excerpt and caret lines belong to the diagnostic above.
-            if (out.back().context.size() < 2000) out.back().context += line + "\n";
-        }
-    }
-    return out;
 }
 
 }  // namespace attnlab

@@ -460,6 +460,28 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
     return v;
 }
 
+namespace {
+
+// Why the learner's file made no program, as a verdict on that file.
+Verdict compile_failure(const Exercise& ex, const CompileOutput& co, CheckResult& res) {
+    if (co.missing_entry) {
+        res.missing_entry_signature = ex.signature();
+        return Verdict::MissingEntry;
+    }
+    if (co.compiler_limit != CompilerLimit::None) {
+        res.problem = co.compiler_limit == CompilerLimit::Time ? Problem::CompilerOutOfTime : Problem::CompilerOutOfMemory;
+        res.limit_value = co.compiler_limit_value;
+    } else if (co.defines_main) {
+        res.problem = Problem::DefinesMain;
+    } else if (!co.object_problems.empty()) {
+        res.problem = Problem::ObjectRefused;
+        res.object_problems = co.object_problems;
+    }
+    return Verdict::CompileError;
+}
+
+}  // namespace
+
 Verdict Runner::build_and_run(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
                               CheckResult& res) {
     CompileOutput co = compiler_.compile(ex, source, display_name, control.cancel);
@@ -470,18 +492,14 @@ Verdict Runner::build_and_run(const Exercise& ex, const std::string& source, con
     if (co.cancelled || (control.cancel && control.cancel->load())) return Verdict::Cancelled;
     if (co.isolation_refused) res.protections = co.protections;
     if (!co.internal_error.empty()) {
-        res.problem = co.isolation_refused ? Problem::IsolationUnavailable : co.machine_problem ? Problem::MachineResources : Problem::CompilerFailed;
+        res.problem = co.isolation_refused ? Problem::IsolationUnavailable
+                      : co.machine_problem ? Problem::MachineResources
+                      : co.setup_problem   ? Problem::SandboxSetup
+                                           : Problem::CompilerFailed;
         res.detail = co.internal_error;
         return Verdict::InternalError;
     }
-    if (!co.ok) {
-        if (co.missing_entry) {
-            res.missing_entry_signature = ex.signature();
-            return Verdict::MissingEntry;
-        }
-        if (co.defines_main) res.problem = Problem::DefinesMain;
-        return Verdict::CompileError;
-    }
+    if (!co.ok) return compile_failure(ex, co, res);
     const Verdict v = run_with_register_counts(ex, co.binary, control, res);
     const bool recording_one_block = control.trace_case >= 0;  // only the emulator's trace is wanted
     if (ex.profile().runs_on_gpu && v != Verdict::Cancelled && v != Verdict::InternalError && !recording_one_block)

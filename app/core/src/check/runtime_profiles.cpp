@@ -61,6 +61,7 @@ const RuntimeProfile kCpp{
     /*runs_on_gpu=*/false,
     /*learner_writes_kernels=*/false,
     /*splits_cases=*/false,  // a C++ case takes microseconds: one program, one start
+    /*every_function_instrumented=*/false,
     "",
 };
 
@@ -88,6 +89,7 @@ const RuntimeProfile kCuda{
     /*runs_on_gpu=*/true,
     /*learner_writes_kernels=*/true,
     /*splits_cases=*/true,
+    /*every_function_instrumented=*/true,
     // A CUDA program's kernels run on the emulator's fibers: a segfault there
     // is most often a thread's small stack overflowing (its own crash hints).
     "cuda.",

@@ -1,8 +1,11 @@
 #include "attnlab/core/text/report.hpp"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "attnlab/common/protocol.hpp"  // ProtocolLimits: the probes a case keeps
@@ -33,6 +36,23 @@ std::string kernel_fault_text(const CheckResult& r, Lang lang) {
 
 }  // namespace
 
+// One thing the learner's object may not define, in words, under the name the
+// learner wrote (demangled).
+std::string object_problem_text(const ObjectProblem& p, Lang lang) {
+    int status = 0;
+    char* demangled = abi::__cxa_demangle(p.symbol.c_str(), nullptr, nullptr, &status);
+    const std::string name = status == 0 && demangled ? demangled : p.symbol;
+    std::free(demangled);
+    const char* key = "object.reserved_name";
+    switch (p.kind) {
+        case ObjectProblemKind::LibraryName: key = "object.library_name"; break;
+        case ObjectProblemKind::ReservedName: key = "object.reserved_name"; break;
+        case ObjectProblemKind::RunsBeforeHarness: key = "object.runs_before_harness"; break;
+        case ObjectProblemKind::NotInstrumented: key = "object.not_instrumented"; break;
+    }
+    return tr(lang, key, {{"name", name}, {"owner", p.owner}});
+}
+
 std::string problem_text(const CheckResult& r, Lang lang) {
     if (r.problem == Problem::None) return "";
     std::map<std::string, std::string> args = {
@@ -40,6 +60,8 @@ std::string problem_text(const CheckResult& r, Lang lang) {
     if (r.problem == Problem::KernelFailed) args["fault"] = kernel_fault_text(r, lang);
     if (r.problem == Problem::IsolationUnavailable) args["detail"] = isolation_refusal_text(r.protections, lang);
     if (r.problem == Problem::SourceTooLarge) args["limit"] = whole_megabytes(kMaxSourceBytes);
+    if (r.problem == Problem::CompilerOutOfTime) args["seconds"] = format_number(r.limit_value, lang);
+    if (r.problem == Problem::CompilerOutOfMemory) args["megabytes"] = format_count(static_cast<int64_t>(r.limit_value), lang);
     return tr(lang, std::string("problem.") + problem_code(r.problem), args);
 }
 
@@ -284,7 +306,19 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
                 break;
             }
             if (r.problem == Problem::DefinesMain) add(tr(lang, "explain.defines_main"));
-            add(tr(lang, "explain.compile_error"));
+            if (r.problem == Problem::ObjectRefused) {
+                add(tr(lang, "explain.object_refused"));
+                for (const ObjectProblem& p : r.object_problems) add("  " + object_problem_text(p, lang));
+                break;
+            }
+            if (r.problem == Problem::CompilerOutOfTime || r.problem == Problem::CompilerOutOfMemory) {
+                const bool time = r.problem == Problem::CompilerOutOfTime;
+                add(tr(lang, time ? "explain.compiler_out_of_time" : "explain.compiler_out_of_memory",
+                       {{"seconds", format_number(r.limit_value, lang)}, {"megabytes", format_count(static_cast<int64_t>(r.limit_value), lang)}}) +
+                    " " + tr(lang, "explain.compiler_limit"));
+            } else {
+                add(tr(lang, "explain.compile_error"));
+            }
             {
                 int shown = 0;
                 for (const Diagnostic& d : r.diagnostics) {

@@ -101,6 +101,12 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
                     {"max_abs_error_vs_reference", r.gpu->max_abs_error}, {"detail", r.gpu->detail},
                     {"compile_ms", r.gpu->compile_ms}, {"run_ms", r.gpu->run_ms}};
     if (r.problem != Problem::None) j["problem"] = {{"code", problem_code(r.problem)}, {"message", problem_text(r, lang)}, {"detail", r.detail}};
+    if (!r.object_problems.empty()) {
+        j["object_problems"] = nlohmann::json::array();
+        for (const ObjectProblem& p : r.object_problems)
+            j["object_problems"].push_back({{"kind", object_problem_code(p.kind)}, {"symbol", p.symbol}, {"owner", p.owner},
+                                            {"message", object_problem_text(p, lang)}});
+    }
     if (!r.mistake && r.verdict != Verdict::Pass)
         if (const DifferenceLocation d = locate_difference(ex, r); !d.stage.empty()) j["first_differing_stage"] = d.stage;
     if (r.mistake)

@@ -158,10 +158,11 @@ template <class T> cudaError_t cudaFuncSetAttribute(T* kernel, cudaFuncAttribute
 namespace attnlab::detail {
 
 bool launches_stopped();  // a launch of this case faulted
-// Runs `body(context)` as every thread of a grid on the emulator, and records the launch.
+// Runs `body(context)` as every thread of a grid on the emulator, and records
+// the launch; `line` is the learner's launch (a refused launch names it).
 void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, void (*body)(const void*),
-                   const void* context);
-template <class F> __attribute__((no_sanitize_thread)) void call_body(const void* f) { (*static_cast<const F*>(f))(); }
+                   const void* context, int line);
+template <class F> void call_body(const void* f) { (*static_cast<const F*>(f))(); }
 
 // kernel<<<grid, block, smem, stream>>>(args...) after attnlab's rewrite. The
 // launch takes exactly the kernel's parameters, so a wrong argument count or
@@ -172,12 +173,14 @@ template <class... P> struct KernelLaunch<void (*)(P...)> {
     void (*kernel)(P...);
     dim3 grid, block;
     size_t smem;
+    int line;
     void operator()(P... args) const {
         if (launches_stopped()) return;
-        // Not instrumented: its reads of the arguments would call a hook per
-        // argument per thread (the kernel's own accesses are instrumented).
-        auto body = [&]() __attribute__((no_sanitize_thread)) { kernel(args...); };
-        launch_kernel(name, reinterpret_cast<const void*>(kernel), grid, block, smem, &call_body<decltype(body)>, &body);
+        // Instrumented like every function of the learner's object (the check
+        // refuses one that is not): its reads of the arguments are the
+        // launching thread's stack, which the hooks pass over at once.
+        auto body = [&]() { kernel(args...); };
+        launch_kernel(name, reinterpret_cast<const void*>(kernel), grid, block, smem, &call_body<decltype(body)>, &body, line);
     }
 };
 template <class Kernel, class Stream = int>

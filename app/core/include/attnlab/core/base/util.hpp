@@ -13,6 +13,8 @@ namespace fs = std::filesystem;
 
 // Whole file as bytes; nullopt when it cannot be read.
 std::optional<std::string> read_file(const fs::path& path);
+// "path:size:mtime": changes whenever the file does (cache keys).
+std::string file_stamp(const fs::path& path);
 // Write via a temporary file in the same directory, fsync, then rename: a
 // reader (or a crash at any moment) sees the old or the new file, never a mix.
 // A symlink is followed (the link stays), the file's permissions are kept.

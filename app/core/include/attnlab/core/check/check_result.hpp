@@ -14,6 +14,7 @@
 #include "attnlab/common/value.hpp"
 #include "attnlab/core/course/course.hpp"
 #include "attnlab/common/launch_report.hpp"
+#include "attnlab/core/check/learner_object.hpp"
 
 namespace attnlab {
 
@@ -106,6 +107,10 @@ enum class Problem {
     IsolationUnavailable,     // the sandbox could not apply a protection and the user did not opt in
                               // to running without it: nothing ran; `protections` says which
     MachineResources,         // a full disk, a quota or the file-size limit stopped the toolchain; detail: its words
+    ObjectRefused,            // the learner's object defines what no exercise file may (CheckResult::object_problems): not linked
+    CompilerOutOfTime,        // the compiler ran out of time on the learner's code; limit_value: its seconds
+    CompilerOutOfMemory,      // the compiler ran out of memory on the learner's code; limit_value: its MB
+    SandboxSetup,             // the sandbox could not prepare a run (attnlab's set-up, not the learner's code); detail: what
 };
 const char* problem_code(Problem p);  // "source_too_large", ... (stable: used in --json)
 
@@ -231,6 +236,7 @@ struct CheckResult {
     std::string compiler_output;  // raw, paths mapped, capped
     bool compile_cached = false;
     std::string missing_entry_signature;
+    std::vector<ObjectProblem> object_problems;  // Problem::ObjectRefused: what the object defines that it may not
 
     // Process
     int signal = 0;

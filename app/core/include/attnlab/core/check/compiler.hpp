@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "attnlab/core/check/check_result.hpp"
+#include "attnlab/core/check/diagnostics.hpp"
+#include "attnlab/core/check/learner_object.hpp"
 #include "attnlab/core/course/course.hpp"
 
 namespace attnlab {
@@ -35,6 +37,10 @@ struct Toolchain {
     std::vector<std::string> flags;  // language, optimisation and diagnostic flags
     std::vector<std::string> link_flags;  // e.g. -fuse-ld=gold when available
     bool use_pch = true;             // precompile the learner headers (gcc only)
+    // How long the compiler may work on one learner file (each step: the
+    // object, the link) before the check says it ran out of time on that
+    // code (ATTNLAB_COMPILE_SECONDS, 1..600; 60 by default).
+    double compile_seconds = 60;
 
     // The runtime and sandbox of this attnlab's InstallLayout (installed or
     // build tree); overridable with ATTNLAB_CXX, ATTNLAB_CXXFLAGS,
@@ -52,6 +58,9 @@ struct Toolchain {
     std::string gpu_problem() const;
 };
 
+// A limit the compiler ran into while compiling the learner's code.
+enum class CompilerLimit { None, Time, Memory };
+
 struct CompileOutput {
     bool ok = false;
     bool cached = false;
@@ -60,9 +69,15 @@ struct CompileOutput {
     std::string raw_output;                // paths mapped to the learner's file
     bool missing_entry = false;            // the entry point is not defined (link error)
     bool defines_main = false;             // the learner wrote main(): the harness owns it
+    // The learner's object defines what no exercise file may (learner_object.hpp): not linked.
+    std::vector<ObjectProblem> object_problems;
+    // The compiler ran out of time or memory on the learner's code: a verdict on that code.
+    CompilerLimit compiler_limit = CompilerLimit::None;
+    double compiler_limit_value = 0;       // seconds or MB
     std::string internal_error;            // the compiler could not run at all
     bool machine_problem = false;          // with internal_error: a full disk, a quota or the file-size limit, not the learner's code
     bool isolation_refused = false;        // with internal_error: the sandbox could not isolate the compiler (see protections)
+    bool setup_problem = false;            // with internal_error: the sandbox could not prepare the compiler's run (attnlab's set-up)
     sandbox_status::Protections protections;
     bool cancelled = false;
     double ms = 0;
@@ -102,8 +117,14 @@ private:
     bool build_beside(std::vector<std::string> argv, const fs::path& dir, const fs::path& tmp, const fs::path& target,
                       const std::atomic<bool>* cancel, bool& refused);
     void remove_stale(const fs::path& parent) const;
-    std::vector<std::string> compile_command(const Exercise& exercise, const fs::path& src, const fs::path& bin,
-                                             const std::atomic<bool>* cancel);
+    std::vector<std::string> object_command(const Exercise& exercise, const fs::path& src, const fs::path& object, const fs::path& work,
+                                            const std::atomic<bool>* cancel);
+    static std::vector<fs::path> instrumentation_dumps(const fs::path& work);
+    std::vector<std::string> link_libraries(const Exercise& exercise) const;
+    std::vector<std::string> link_command(const Exercise& exercise, const fs::path& object, const fs::path& bin,
+                                          const std::atomic<bool>* cancel);
+    bool run_build_step(const BuildRecipe& recipe, std::vector<std::string> argv, const fs::path& work, const fs::path& target,
+                        const Exercise& exercise, const std::string& display_name, const std::atomic<bool>* cancel, CompileOutput& out);
     Toolchain toolchain_;
     fs::path cache_dir_;
     std::string fingerprint_;
@@ -112,9 +133,5 @@ private:
     std::mutex entry_mu_;
     bool entry_object_failed_ = false;
 };
-
-// Parses gcc/clang output ("file:line:col: error: message" plus context lines)
-// into diagnostics, in the order the compiler printed them.
-std::vector<Diagnostic> parse_diagnostics(const std::string& output);
 
 }  // namespace attnlab

@@ -62,6 +62,10 @@ struct RuntimeProfile {
     // (case_groups.hpp): worth a second sandboxed start only where a case is
     // long, i.e. emulated.
     bool splits_cases;
+    // Every function of the learner's object must be one the sanitizer's
+    // instrumentation ran on (the emulator sees each load and store); one
+    // that is not (no_sanitize_thread, say) is refused before linking.
+    bool every_function_instrumented;
     const char* message_prefix;  // its own message keys ("explain.crash.<prefix>SIGSEGV"), "" for none
 };
 

@@ -29,6 +29,9 @@ std::string explain_difference(const Exercise& exercise, const CheckResult& resu
 std::string explain_mistake(const CheckResult& result, Lang lang);
 // The problem (CheckResult::problem) in words, "" when there is none.
 std::string problem_text(const CheckResult& result, Lang lang);
+// One thing a learner's object may not define (learner_object.hpp), in words,
+// under the name the learner wrote.
+std::string object_problem_text(const ObjectProblem& problem, Lang lang);
 // The CUDA column in one line: which backend ran the reference op's kernel and
 // whether it agreed with the Eigen reference ("" when no case has a kernel).
 std::string explain_cuda(const CheckResult& result, Lang lang);
