@@ -96,14 +96,20 @@ TEST_CASE("case results round-trip for every status") {
 }
 
 TEST_CASE("hello and case-begin round-trip; another version is refused") {
-    CHECK(decode_hello(encode_hello(1234)) == DecodeError::None);
+    Hello hello;
+    CHECK(decode_hello(encode_hello({1234, true}), hello) == DecodeError::None);
+    CHECK(hello.pid == 1234);
+    CHECK(hello.channel_guarded);
+    CHECK(decode_hello(encode_hello({1234, false}), hello) == DecodeError::None);
+    CHECK_FALSE(hello.channel_guarded);
     uint32_t k = 0;
     CHECK(decode_case_begin(encode_case_begin(7), k) == DecodeError::None);
     CHECK(k == 7);
     wire::Writer w;
     w.u32(wire::kVersion + 1);
     w.u32(1);
-    CHECK(decode_hello(w.take()) == DecodeError::VersionMismatch);
+    w.u8(1);
+    CHECK(decode_hello(w.take(), hello) == DecodeError::VersionMismatch);
 }
 
 TEST_CASE("every truncation of a message is rejected, never misread") {
@@ -172,7 +178,7 @@ TEST_CASE("frames: corrupt bytes give a stable code") {
     big.feed(frame.data(), frame.size());
     CHECK(big.next(type, payload) == wire::FrameDecoder::Status::Corrupt);
     CHECK(big.error() == "frame_too_large");
-    std::string flipped = wire::encode_frame(wire::FrameType::Hello, encode_hello(1));
+    std::string flipped = wire::encode_frame(wire::FrameType::Hello, encode_hello({1, true}));
     flipped[10] ^= 1;
     wire::FrameDecoder sum(1024);
     sum.feed(flipped.data(), flipped.size());

@@ -19,6 +19,10 @@ const char* decode_error_code(DecodeError e) {
         case DecodeError::UnknownFrame: return "unknown_frame";
         case DecodeError::FinishedEarly: return "finished_early";
         case DecodeError::TooManyRecords: return "too_many_records";
+        case DecodeError::BadFlag: return "bad_flag";
+        case DecodeError::RepeatedHello: return "repeated_hello";
+        case DecodeError::UnguardedChannel: return "unguarded_channel";
+        case DecodeError::MissingKernelData: return "missing_kernel_data";
     }
     return "?";
 }
@@ -274,19 +278,23 @@ DecodeError decode_cases(const std::string& bytes, std::vector<CaseArgs>& cases)
     return finished(r);
 }
 
-std::string encode_hello(uint32_t pid) {
+std::string encode_hello(const Hello& hello) {
     wire::Writer w;
     w.u32(wire::kVersion);
-    w.u32(pid);
+    w.u32(hello.pid);
+    w.u8(hello.channel_guarded ? 1 : 0);
     return w.take();
 }
 
-DecodeError decode_hello(const std::string& payload) {
+DecodeError decode_hello(const std::string& payload, Hello& hello) {
     wire::Reader r(payload);
-    uint32_t version = 0, pid = 0;
+    uint32_t version = 0;
+    uint8_t guarded = 0;
     if (!r.u32(version)) return DecodeError::Truncated;
     if (version != wire::kVersion) return DecodeError::VersionMismatch;
-    if (!r.u32(pid)) return DecodeError::Truncated;
+    if (!r.u32(hello.pid) || !r.u8(guarded)) return DecodeError::Truncated;
+    if (guarded > 1) return DecodeError::BadFlag;
+    hello.channel_guarded = guarded == 1;
     return finished(r);
 }
 

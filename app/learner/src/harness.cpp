@@ -24,6 +24,7 @@
 #include "attnlab/common/protocol.hpp"
 #include "attnlab/common/wire.hpp"
 #include "attnlab/entry.hpp"
+#include "channel_writer.hpp"
 #include "harness_hooks.hpp"
 
 namespace attnlab {
@@ -61,22 +62,10 @@ const char* kind_name(detail::Kind k) {
     return "?";
 }
 
-void write_all(const std::string& bytes) {
-    const char* p = bytes.data();
-    size_t left = bytes.size();
-    while (left > 0) {
-        ssize_t n = ::write(wire::kChannelFd, p, left);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            std::fprintf(stderr, "attnlab: the result channel closed (%s)\n", std::strerror(errno));
-            std::_Exit(3);
-        }
-        p += n;
-        left -= static_cast<size_t>(n);
-    }
+void send(wire::FrameType type, const std::string& payload) {
+    const std::string frame = wire::encode_frame(type, payload);
+    channel::write_all(frame.data(), frame.size());
 }
-
-void send(wire::FrameType type, const std::string& payload) { write_all(wire::encode_frame(type, payload)); }
 
 // The learner's Tensor (a view with strides) and the protocol's plain Value.
 Value to_value(const detail::Slot& s) {
@@ -301,6 +290,25 @@ void report_running_case_at_exit() {
 
 }  // namespace
 
+namespace attnlab::detail {
+
+void fail_running_case(const char* exception_type, const std::string& what) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    if (running_case >= 0) {
+        protocol::CaseReport report = failure_report(static_cast<uint32_t>(running_case), protocol::CaseStatus::Exception);
+        report.exception_type = exception_type;
+        report.exception_what = what;
+        running_case = -1;
+        send(wire::FrameType::CaseResult, protocol::encode_case_result(report));
+    } else {
+        std::fprintf(stderr, "attnlab: %s: %s\n", exception_type, what.c_str());
+    }
+    std::_Exit(0);
+}
+
+}  // namespace attnlab::detail
+
 // Which cases to run, in order: all of them, or the ascending list after
 // --only-cases (the runner splits a check's cases between two programs).
 static bool cases_to_run(int argc, char** argv, size_t count, std::vector<uint32_t>& order) {
@@ -329,7 +337,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "This program is a compiled attnlab solution; run it through `attnlab check`.\n");
         return 2;
     }
-    send(wire::FrameType::Hello, protocol::encode_hello(static_cast<uint32_t>(::getpid())));
+    send(wire::FrameType::Hello, protocol::encode_hello({static_cast<uint32_t>(::getpid()), channel::guarded()}));
     for (int i = 2; i < argc; ++i) {
         if (std::strcmp(argv[i], "--trace-kernels") == 0) detail::harness_options().trace_kernels = true;
         if (std::strcmp(argv[i], "--trace-case") == 0 && i + 1 < argc) detail::harness_options().trace_case = std::atoi(argv[++i]);

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,18 @@ struct Pipe {
         if (pipe2(fds, O_CLOEXEC) != 0) return false;
         read = fds[0];
         write = fds[1];
+        return true;
+    }
+    // A connected pair of Unix sockets used one way: unlike a pipe's, its
+    // write end cannot be opened again through /proc/self/fd (the result
+    // channel: only the harness may write it, channel_writer.hpp).
+    bool open_socket() {
+        int fds[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return false;
+        read = fds[0];
+        write = fds[1];
+        ::shutdown(read, SHUT_WR);
+        ::shutdown(write, SHUT_RD);
         return true;
     }
     void close_read() {
@@ -208,7 +221,7 @@ using ChannelSink = std::function<bool(const char*, size_t)>;
 // The pipes between us and the sandbox (and the program under it).
 struct SandboxPipes {
     Pipe out, err, channel, status;
-    bool open(bool with_channel) { return out.open() && err.open() && status.open() && (!with_channel || channel.open()); }
+    bool open(bool with_channel) { return out.open() && err.open() && status.open() && (!with_channel || channel.open_socket()); }
     void close_write_ends() {
         out.close_write();
         err.close_write();

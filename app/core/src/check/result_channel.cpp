@@ -6,8 +6,9 @@ namespace attnlab {
 
 using protocol::DecodeError;
 
-ResultChannel::ResultChannel(size_t case_count, std::function<void(int)> on_case_begin, std::vector<uint32_t> expected)
-    : on_case_begin_(std::move(on_case_begin)), reports_(case_count), expected_(std::move(expected)) {
+ResultChannel::ResultChannel(size_t case_count, std::function<void(int)> on_case_begin, std::vector<uint32_t> expected,
+                             bool kernel_data_required)
+    : on_case_begin_(std::move(on_case_begin)), reports_(case_count), kernel_data_required_(kernel_data_required), expected_(std::move(expected)) {
     if (expected_.empty())
         for (uint32_t k = 0; k < case_count; ++k) expected_.push_back(k);
 }
@@ -40,10 +41,14 @@ bool ResultChannel::fail(DecodeError e) {
 
 bool ResultChannel::handle(wire::FrameType type, const std::string& payload) {
     switch (type) {
-        case wire::FrameType::Hello:
-            if (DecodeError e = protocol::decode_hello(payload); e != DecodeError::None) return fail(e);
+        case wire::FrameType::Hello: {
+            if (hello_) return fail(DecodeError::RepeatedHello);
+            protocol::Hello hello;
+            if (DecodeError e = protocol::decode_hello(payload, hello); e != DecodeError::None) return fail(e);
             hello_ = true;
+            guarded_ = hello.channel_guarded;
             return true;
+        }
         case wire::FrameType::CaseBegin: {
             uint32_t k = 0;
             if (DecodeError e = protocol::decode_case_begin(payload, k); e != DecodeError::None) return fail(e);
@@ -59,6 +64,10 @@ bool ResultChannel::handle(wire::FrameType type, const std::string& payload) {
             if (DecodeError e = protocol::decode_case_result(payload, report); e != DecodeError::None) return fail(e);
             // Compared unsigned: an index of 0xFFFFFFFF must not pass as "no case running" (-1).
             if (running_ < 0 || report.index != static_cast<uint32_t>(running_)) return fail(DecodeError::OutOfOrder);
+            // A CUDA runtime reports every finished case's launches (none is a
+            // list of zero): a result without them would skip every kernel check.
+            if (kernel_data_required_ && report.status == protocol::CaseStatus::Ok && !report.has_kernel)
+                return fail(DecodeError::MissingKernelData);
             report.exception_type = sanitize_utf8(report.exception_type);
             report.exception_what = sanitize_utf8(report.exception_what);
             for (NamedTensor& p : report.probes) p.name = sanitize_utf8(p.name);
@@ -78,6 +87,7 @@ bool ResultChannel::handle(wire::FrameType type, const std::string& payload) {
 ChannelSummary ResultChannel::summary() const {
     ChannelSummary s;
     s.hello = hello_;
+    s.channel_guarded = guarded_;
     s.done = done_;
     s.running = running_;
     for (const uint32_t k : expected_)

@@ -17,7 +17,10 @@ class ResultChannel {
 public:
     // on_case_begin(k) is called when case k starts running (progress reports).
     // `expected`: the cases this program runs, ascending (empty: all of them).
-    ResultChannel(size_t case_count, std::function<void(int)> on_case_begin, std::vector<uint32_t> expected = {});
+    // `kernel_data_required`: a CUDA program's runtime sends every case's
+    // launches; a result without them is not the harness talking.
+    ResultChannel(size_t case_count, std::function<void(int)> on_case_begin, std::vector<uint32_t> expected = {},
+                  bool kernel_data_required = false);
 
     // Bytes as they arrive; false once the channel is corrupt (stop the run).
     bool feed(const char* data, size_t size);
@@ -34,7 +37,9 @@ private:
     std::function<void(int)> on_case_begin_;
     std::vector<std::optional<protocol::CaseReport>> reports_;
     bool hello_ = false;
+    bool guarded_ = false;
     bool done_ = false;
+    bool kernel_data_required_ = false;
     std::vector<uint32_t> expected_;  // the cases to run, in order
     int running_ = -1;   // case that began and has not reported
     size_t next_ = 0;    // position in expected_ of the case to begin next

@@ -567,7 +567,7 @@ void Runner::run_on_gpu(const Exercise& ex, const std::string& source, const std
         res.gpu = gpu;
         return;
     }
-    ResultChannel channel(ex.cases.size(), [](int) {});
+    ResultChannel channel(ex.cases.size(), [](int) {}, {}, ex.profile().reports_kernel_launches);
     const ProgramRun run = run_program(compiler_, ex, co.binary, res.cases, ExecutionTarget::Gpu, {}, channel, control.cancel);
     gpu.run_ms = run.ms;
     if (!run.prepare_error.empty()) {
@@ -685,7 +685,7 @@ Verdict Runner::run_cases(const Exercise& ex, const fs::path& binary, const Chec
     std::vector<CaseShare> shares;
     for (std::vector<uint32_t>& cases : share_cases(ex, res.cases)) {
         shares.emplace_back();
-        shares.back().channel = std::make_unique<ResultChannel>(ex.cases.size(), on_case_begin, cases);
+        shares.back().channel = std::make_unique<ResultChannel>(ex.cases.size(), on_case_begin, cases, ex.profile().reports_kernel_launches);
         shares.back().cases = std::move(cases);
     }
     auto run_share = [&](CaseShare& s) {

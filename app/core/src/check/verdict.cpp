@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include "attnlab/common/protocol.hpp"
+
 namespace attnlab {
 
 std::string signal_name(int sig) {
@@ -51,6 +53,17 @@ ProcessVerdict classify_signal(const ProcessOutcome& p, const Limits& limits) {
 ProcessVerdict classify(const ProcessOutcome& p, const ChannelSummary& channel, const Limits& limits) {
     using S = ProcessOutcome::Status;
     ProcessVerdict v;
+    // Where the sandbox could install its system-call filter the harness can
+    // install its own: an unguarded channel there is not the harness's.
+    using sandbox_status::Layer;
+    using sandbox_status::LayerState;
+    if (channel.hello && !channel.channel_guarded && p.protections[Layer::Seccomp].state == LayerState::Applied &&
+        p.status != S::Cancelled && p.status != S::IsolationRefused) {
+        v.verdict = Verdict::ProtocolError;
+        v.problem = Problem::ChannelCorrupt;
+        v.detail = protocol::decode_error_code(protocol::DecodeError::UnguardedChannel);
+        return v;
+    }
     switch (p.status) {
         case S::Exited:
             if (channel.done) return v;  // a normal end: the cases decide

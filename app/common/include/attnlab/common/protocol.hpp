@@ -61,6 +61,10 @@ enum class DecodeError {
     UnknownFrame,
     FinishedEarly,     // Done before every case reported
     TooManyRecords,    // kernel launches, trace events or fault thread groups beyond the limits
+    BadFlag,           // a yes/no byte that is neither
+    RepeatedHello,     // a second Hello: not the harness talking
+    UnguardedChannel,  // the harness could not guard the channel where the sandbox's own filter was applied
+    MissingKernelData, // a CUDA program's case result without its launches: the runtime always sends them
 };
 const char* decode_error_code(DecodeError e);  // "bad_magic", ... (stable)
 
@@ -111,8 +115,14 @@ struct CaseReport {
     uint64_t output_bytes = 0;         // OutputTooLarge
 };
 
-std::string encode_hello(uint32_t pid);
-DecodeError decode_hello(const std::string& payload);  // checks the version
+// The harness's first frame: the protocol's version, and whether the channel is
+// guarded (only the harness's own instruction can write it: channel_writer.hpp).
+struct Hello {
+    uint32_t pid = 0;
+    bool channel_guarded = false;
+};
+std::string encode_hello(const Hello& hello);
+DecodeError decode_hello(const std::string& payload, Hello& hello);  // checks the version
 
 std::string encode_case_begin(uint32_t index);
 DecodeError decode_case_begin(const std::string& payload, uint32_t& index);

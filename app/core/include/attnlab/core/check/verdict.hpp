@@ -14,6 +14,7 @@ namespace attnlab {
 // What the result channel showed by the time the process ended.
 struct ChannelSummary {
     bool hello = false;        // the harness started (static initialisers are done)
+    bool channel_guarded = false;  // its Hello: only the harness's own instruction can write the channel
     bool done = false;         // the harness finished every case
     int running = -1;          // the case that began and did not report, if any
     int first_unreported = -1; // the first case with no result, if any
