@@ -3,7 +3,9 @@
 # emulator is real CUDA: nvcc compiles each one unchanged (host and device
 # code, sm_90) against the GPU's attnlab/cuda.hpp. Label cuda-nvcc. The fixture
 # course's probes/ are left out: some are kernels a GPU must refuse (64 KiB of
-# static shared memory), which is what their tests check.
+# static shared memory), which is what their tests check; so are its attacks/,
+# which are attacks on attnlab's harness (a definition of write(), a sanitizer
+# hook), not CUDA a learner writes.
 #   nvcc_compile_learner_files.sh NVCC SOURCE_DIR
 set -u
 nvcc=$1
@@ -20,6 +22,6 @@ while IFS= read -r -d '' file; do
         cat "$tmp/log"
         failed=$((failed + 1))
     fi
-done < <(find "$src/tests/fixtures/cuda-course" "$src/exercises" -name '*.cu' -not -path '*/probes/*' -print0 | sort -z)
+done < <(find "$src/tests/fixtures/cuda-course" "$src/exercises" -name '*.cu' -not -path '*/probes/*' -not -path '*/attacks/*' -print0 | sort -z)
 echo "$((count - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$count" -gt 0 ]

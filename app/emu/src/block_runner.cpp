@@ -78,16 +78,15 @@ void close_interval(Worker& w) {
 
 // -------------------------------------------------------- running blocks
 
-// The emulated thread: runs the kernel body, turns whatever escapes it into
-// a fault (except boost's forced unwind, which must pass), and returns to the
-// scheduler.
+// The emulated thread: runs the kernel body, turns an exception of the
+// learner's that escapes it into a fault, and returns to the scheduler. (The
+// emulator's own faults never unwind: abort_thread().)
 ctx::fiber make_fiber(Worker& w, Launch& L, FiberThread* ft) {
-    return ctx::fiber(std::allocator_arg, PooledStack{&w.stacks}, [ft, &L](ctx::fiber&& from) -> ctx::fiber {
+    return ctx::fiber(std::allocator_arg, PooledStack{&w.stacks, &ft->stack}, [ft, &L](ctx::fiber&& from) -> ctx::fiber {
         park(worker, std::move(from));
         Fault f;
         try {
             L.body();
-        } catch (const KernelAbort&) {
         } catch (const ctx::detail::forced_unwind&) {
             throw;
         } catch (const std::exception& e) {
@@ -200,21 +199,29 @@ bool after_sweep(Worker& w) {
     return release_barrier(w);
 }
 
-// Unwind the fibers still suspended (after a fault, an abort or a failure of
-// the scheduler itself).
-void unwind_fibers(Worker& w) noexcept {
+// A suspended fiber's handle dropped without its destructor, which would
+// unwind the fiber's frames (see abort_thread()).
+void forget(ctx::fiber&& fiber) noexcept {
+    union Slot {
+        ctx::fiber kept;
+        Slot() {}
+        ~Slot() {}
+    } slot;
+    new (&slot.kept) ctx::fiber(std::move(fiber));
+}
+
+// The fibers still suspended when the block stopped (a fault, an abort, a
+// failure of the scheduler itself): their stacks go back to the pool and
+// their frames are left as they are. What a stopped thread had allocated is
+// not freed: a fault ends the case's launches anyway.
+void release_fibers(Worker& w) noexcept {
     for (unsigned i = 0; i < w.nthreads && i < w.threads.size(); ++i) {
         FiberThread* ft = w.threads[i].get();
-        if (ft->abandoned) {  // its frames cannot be unwound: keep its stack for ever (one per stopped launch)
-            static auto* kept = new std::vector<ctx::fiber>;
-            kept->push_back(std::move(ft->fiber));
-            ft->abandoned = false;
-            continue;
-        }
-        current_thread = ft;
-        ft->fiber = ctx::fiber();
-        current_thread = nullptr;
+        if (!ft->fiber) continue;
+        forget(std::move(ft->fiber));
+        w.stacks.free.push_back(ft->stack);  // room reserved when the stack was made
     }
+    current_thread = nullptr;
 }
 
 // Something the scheduler itself did threw (outside every fiber), e.g. no
@@ -222,7 +229,7 @@ void unwind_fibers(Worker& w) noexcept {
 // exception out of a pool thread (std::terminate) or out of launch().
 void scheduler_failed(Worker& w, Launch& L, const char* what) noexcept {
     current_thread = nullptr;
-    unwind_fibers(w);
+    release_fibers(w);
     try {
         Fault f;
         f.kind = FaultKind::KernelException;
@@ -259,7 +266,7 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
         current_thread = nullptr;
         going = !w.block_fault && !L.abort && after_sweep(w);
     }
-    unwind_fibers(w);
+    release_fibers(w);
     close_interval(w);
     LaunchCounters& c = w.counters;
     c.global_pages += w.requests.take_pages();

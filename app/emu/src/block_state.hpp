@@ -18,16 +18,14 @@ namespace attnlab::emu::detail {
 
 namespace ctx = boost::context;
 
-struct KernelAbort {};  // unwinds a faulting fiber back to its entry
-
 enum class RunState : uint8_t { Runnable, AtBarrier, AtWarpOp, Done };
 
 // One emulated thread as the scheduler sees it.
 struct FiberThread : ThreadState {
     RunState state = RunState::Runnable;
-    bool abandoned = false;  // stopped where it could not unwind (a failed assert): never resumed
     int wait_line = 0;
     ctx::fiber fiber;       // the thread, while it is suspended
+    ctx::stack_context stack;  // the stack its fiber runs on (given back to the pool without unwinding)
     WarpOp op = WarpOp::Sync;
     uint64_t value = 0, result = 0;
     int arg = 0, width = 32;
@@ -63,7 +61,13 @@ struct StackPool {
 
 struct PooledStack {
     StackPool* pool;
+    ctx::stack_context* given = nullptr;  // where to note the stack handed out
     ctx::stack_context allocate() {
+        ctx::stack_context sc = take();
+        if (given) *given = sc;
+        return sc;
+    }
+    ctx::stack_context take() {
         if (!pool->free.empty()) {
             ctx::stack_context sc = pool->free.back();
             pool->free.pop_back();
@@ -200,7 +204,7 @@ inline Dim3 to_dim(const dim3& d) { return {d.x, d.y, d.z}; }
 
 // Record the first fault of the launch and tell every block to stop.
 void record_fault(Fault f);
-[[noreturn]] void abort_thread(Fault f);  // record_fault, then unwind the running fiber
+[[noreturn]] void abort_thread(Fault f);  // record_fault, then stop the running fiber for good (never resumed, never unwound)
 // Initcheck at a barrier or the block's end; true when it stopped the block.
 bool report_unwritten_reads(Worker& w);
 // Nothing can run: say who waits where and who is missing.

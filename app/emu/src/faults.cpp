@@ -2,6 +2,9 @@
 // the faulting fiber unwound, and the threads involved named (who waits
 // where, who raced with whom, who read what no thread wrote).
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <stdexcept>
 
 #include "block_state.hpp"
 
@@ -17,29 +20,47 @@ void record_fault(Fault f) {
     L.abort = true;
 }
 
+// The faulting thread stops where it stands: it switches to the scheduler and
+// is never resumed, and its frames are never unwound (release_fibers() takes
+// its stack back). No exception passes through the learner's frames: g++
+// marks the sanitizer's hooks (and the functions that only call them)
+// nothrow, and an exception through such a call site ends the program
+// (std::terminate) instead of stopping the launch.
 [[noreturn]] void abort_thread(Fault f) {
-    if (FiberThread* ft = current()) f.thread = to_dim(ft->idx);
-    record_fault(std::move(f));
-    throw KernelAbort{};
-}
-
-void raise_fault(Fault f) { abort_thread(std::move(f)); }
-
-// A fault raised where no exception may pass (inside a noexcept function such
-// as the C library's __assert_fail): the thread is left suspended for ever
-// instead of unwound.
-void abandon_thread(Fault f) {
     FiberThread* ft = current();
-    if (!ft) std::abort();
+    if (!ft) std::abort();  // callers check: a fault outside a kernel is the host's (host_fault)
     f.thread = to_dim(ft->idx);
     record_fault(std::move(f));
     Worker& w = worker;
     ft->state = RunState::Done;
-    ft->abandoned = true;
     ++w.done;
     switch_to(w, ft, nullptr);
     std::abort();  // never resumed
 }
+
+void raise_fault(Fault f) { abort_thread(std::move(f)); }
+
+}  // namespace attnlab::emu::detail
+
+namespace attnlab::emu {
+namespace {
+std::atomic<HostFaultHandler> host_fault_handler{nullptr};
+}  // namespace
+
+void set_host_fault_handler(HostFaultHandler handler) { host_fault_handler = handler; }
+
+void host_fault(const char* type, const std::string& what) {
+    if (HostFaultHandler handler = host_fault_handler.load()) {
+        handler(type, what);
+        std::abort();  // a handler never returns
+    }
+    if (std::string(type) == "std::invalid_argument") throw std::invalid_argument(what);
+    throw HostAccessError(what);
+}
+
+}  // namespace attnlab::emu
+
+namespace attnlab::emu::detail {
 
 // ---------------------------------------------------------- diagnostics
 

@@ -170,7 +170,8 @@ inline int line_of_site(unsigned id) {
 }
 
 [[noreturn]] void host_access(const std::string& what, uintptr_t pc) {
-    throw HostAccessError(what + " read or written by host code (outside any kernel), line " + std::to_string(line_of_pc(code_address(pc))));
+    host_fault("attnlab::emu::HostAccessError",
+               what + " read or written by host code (outside any kernel), line " + std::to_string(line_of_pc(code_address(pc))));
 }
 
 // Nothing is ever mapped in the lowest 64 KiB (Linux's mmap_min_addr): an
@@ -178,8 +179,7 @@ inline int line_of_site(unsigned id) {
 // nullptr). Told apart before the load or store, which would crash.
 constexpr uintptr_t kNullPage = 64 * 1024;
 [[noreturn]] void null_access(uintptr_t a, unsigned size, bool write, int line) {
-    if (!current_thread)
-        throw std::invalid_argument(std::string("null pointer ") + (write ? "written" : "read") + " on line " + std::to_string(line));
+    if (!current_thread) host_fault("std::invalid_argument", std::string("null pointer ") + (write ? "written" : "read") + " on line " + std::to_string(line));
     fault_out_of_bounds(MemorySpace::Global, write, "", int64_t(a / (size ? size : 1)), 0, "", line);
 }
 
@@ -612,6 +612,15 @@ void set_learner_source(const char* path) {
 
 int line_of_return_address(const void* pc) { return line_of_pc(reinterpret_cast<uintptr_t>(pc)); }
 
+int learner_line_on_stack() {
+    Sites& s = sites();
+    if (!s.state) s.state = backtrace_create_state(nullptr, 0, on_error, nullptr);
+    if (!s.state) return 0;
+    LineSearch search{&s.learner_file};
+    backtrace_full(s.state, 0, on_frame, on_error, &search);
+    return search.learner;
+}
+
 
 bool in_kernel() { return current_thread != nullptr; }
 
@@ -620,7 +629,20 @@ void device_assert_failed(const char* assertion, unsigned line) {
     f.kind = FaultKind::DeviceAssert;
     f.line = int(line);
     f.detail = assertion ? assertion : "";
-    detail::abandon_thread(std::move(f));  // called from noexcept code (__assert_fail)
+    detail::raise_fault(std::move(f));  // from noexcept code (__assert_fail): the thread stops, nothing unwinds
+}
+
+void launch_bounds(long long max_threads, long long, long long, int line) {
+    if (!current_thread) return;
+    const int64_t threads = int64_t(blockDim.x) * blockDim.y * blockDim.z;
+    if (max_threads <= 0 || threads <= max_threads) return;
+    Fault f;
+    f.kind = FaultKind::InvalidLaunch;
+    f.detail = "launch_bounds_exceeded";
+    f.size = threads;
+    f.index = max_threads;
+    f.other_line = line;  // the kernel's __launch_bounds__; the launch names its own line
+    detail::raise_fault(std::move(f));
 }
 
 void library_fault(FaultKind kind, const char* function, const char* detail, int64_t value, const char* type, int line) {

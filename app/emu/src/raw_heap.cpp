@@ -16,6 +16,15 @@
 
 namespace attnlab::emu::raw {
 
+namespace {
+int window_depth = 0;  // nested open_device_memory() calls (one OS thread runs a learner program's host code)
+
+void protect(const Allocation& A, bool open) {
+    ::mprotect(reinterpret_cast<void*>(A.base), std::max(kPage, (A.end - A.base + kPage - 1) / kPage * kPage),
+               open ? PROT_READ | PROT_WRITE : PROT_NONE);
+}
+}  // namespace
+
 void* allocate(size_t bytes, const std::string& name, int line, bool learner_owned, size_t elem_size, const char* type) {
     const size_t body = std::max(kPage, (bytes + kPage - 1) / kPage * kPage);
     const size_t total = body + 2 * kGuard;
@@ -44,6 +53,7 @@ void* allocate(size_t bytes, const std::string& name, int line, bool learner_own
         return nullptr;
     }
     Heap& h = heap();
+    if (h.host_refused && window_depth == 0) protect(*A, false);  // the host's window is closed
     h.low = std::min(h.low, A->base - kGuard);
     h.high = std::max(h.high, A->end + kGuard);
     auto at = std::upper_bound(h.live.begin(), h.live.end(), A->base,
@@ -180,5 +190,23 @@ void* dynamic_shared(size_t elem_size) {
 }
 
 void refuse_host_access(bool refuse) { heap().host_refused = refuse; }
+
+void open_device_memory() {
+    Heap& h = heap();
+    if (!h.host_refused || window_depth++ > 0) return;
+    for (const auto& A : h.live) protect(*A, true);
+}
+
+void close_device_memory() {
+    Heap& h = heap();
+    if (!h.host_refused || window_depth == 0 || --window_depth > 0) return;
+    for (const auto& A : h.live) protect(*A, false);
+}
+
+std::string device_memory_fault(const void* address) {
+    if (!the_heap || !the_heap->host_refused || window_depth > 0) return "";
+    const Allocation* A = find_allocation(reinterpret_cast<uintptr_t>(address));
+    return A ? A->name : "";
+}
 
 }  // namespace attnlab::emu::raw

@@ -120,11 +120,20 @@ int64_t extent_of(const char* type) {
     const int64_t i = ubsan_index(d->index_type, index);
     std::string type = d->array_type->name;
     if (type.size() >= 2 && type.front() == '\'' && type.back() == '\'') type = type.substr(1, type.size() - 2);
+    // The handler is called where g++ marked the call unable to throw: no
+    // exception may leave it (host_fault() ends the case; a kernel's thread stops).
     if (!attnlab::emu::raw::in_kernel())
-        throw std::out_of_range("index " + std::to_string(i) + " outside an array of type '" + type + "' on line " +
-                                std::to_string(d->location.line));
-    attnlab::emu::detail::fault_access(attnlab::emu::FaultKind::OutOfBounds, attnlab::emu::MemorySpace::Local, false,
-                                       type, i, extent_of(type.c_str()), "", int(d->location.line));
+        attnlab::emu::host_fault("std::out_of_range", "index " + std::to_string(i) + " outside an array of type '" + type + "' on line " +
+                                                          std::to_string(d->location.line));
+    attnlab::emu::Fault f;
+    f.kind = attnlab::emu::FaultKind::OutOfBounds;
+    f.space = attnlab::emu::MemorySpace::Local;
+    f.buffer = type;
+    f.index = i;
+    f.size = extent_of(type.c_str());
+    f.line = int(d->location.line);
+    f.detail = "indexed";  // the check comes before the access: whether it reads or writes is not known
+    attnlab::emu::detail::raise_fault(std::move(f));
 }
 }  // namespace
 

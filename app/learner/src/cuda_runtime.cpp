@@ -6,6 +6,8 @@
 //
 // This file is compiled without instrumentation: only the learner's own .cu
 // is, so attnlab's copies in and out of device memory are not kernel accesses.
+#include <signal.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -111,7 +113,7 @@ cudaError_t error_of(const emu::Fault& f) {
     case emu::FaultKind::DeviceAssert: return cudaErrorAssert;
     case emu::FaultKind::InvalidLaunch:
         if (f.detail.rfind("shared_", 0) == 0) return cudaErrorInvalidValue;
-        if (f.detail == "too_many_registers") return cudaErrorLaunchOutOfResources;
+        if (f.detail == "too_many_registers" || f.detail == "launch_bounds_exceeded") return cudaErrorLaunchOutOfResources;
         return cudaErrorInvalidConfiguration;
     default: return cudaErrorLaunchFailure;
     }
@@ -158,6 +160,7 @@ DeviceTensor device_tensor(const std::string& name, const std::vector<int64_t>& 
     DeviceTensor t = DeviceTensorAccess::make(name, shape);
     const size_t n = std::min(values.size(), static_cast<size_t>(t.numel()));
     if (n == 0) return t;
+    const raw::DeviceMemoryWindow window;
     std::memcpy(t.data(), values.data(), n * sizeof(float));
     raw::host_wrote(t.data(), n * sizeof(float));
     return t;
@@ -208,6 +211,7 @@ cudaError_t cuda_malloc(void** p, size_t bytes, size_t elem_size, const char* ty
 cudaError_t cuda_memset(void* p, int value, size_t bytes) {
     if (bytes == 0) return sticky();
     if (!raw::is_device_pointer(p) || !raw::is_device_pointer(static_cast<char*>(p) + bytes - 1)) return fail(cudaErrorInvalidValue);
+    const raw::DeviceMemoryWindow window;
     std::memset(p, value, bytes);
     raw::host_wrote(p, bytes);
     return sticky();
@@ -327,9 +331,10 @@ void refuse_static_shared(emu::LaunchReport& report) {
 }  // namespace
 
 void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, void (*body)(const void*),
-                   const void* context) {
+                   const void* context, int line) {
     if (launches_stopped()) return;
     emu::Fault refused;
+    refused.line = line;
     if (refused_shared_memory(kernel, smem, refused) || refused_registers(name, block, refused)) {
         emu::LaunchReport report;
         report.kernel = name;
@@ -341,13 +346,49 @@ void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, 
         return;
     }
     emu::ScopedLaunchOptions options(case_launch_options(grid));
-    emu::LaunchReport report = emu::launch_function(name, grid, block, smem, [body, context] { body(context); });
+    emu::LaunchReport report;
+    {
+        const raw::DeviceMemoryWindow window;  // open to the kernel's threads, closed again to the host after
+        report = emu::launch_function(name, grid, block, smem, [body, context] { body(context); });
+    }
     if (report.ok()) refuse_static_shared(report);
+    // A refused launch (its configuration, or a bound the kernel declares)
+    // names the learner's launch.
+    if (report.fault.kind == emu::FaultKind::InvalidLaunch && report.fault.line == 0) report.fault.line = line;
     record_launch(std::move(report));
 }
 
 namespace {
 bool output_at_exit(Slot& output);
+
+// Host code that reached device memory by a path the instrumentation does not
+// see (the C library's memcpy, say) hits a page closed to the host
+// (raw_runtime.hpp): that SIGSEGV becomes the case's verdict, as an
+// instrumented access's does. Any other SIGSEGV keeps its default action.
+void on_segv(int, siginfo_t* info, void*) {
+    const std::string buffer = raw::in_kernel() ? std::string() : raw::device_memory_fault(info->si_addr);
+    if (buffer.empty()) {
+        ::signal(SIGSEGV, SIG_DFL);
+        return;  // the access faults again, as it would have without this handler
+    }
+    const int line = raw::learner_line_on_stack();
+    fail_running_case("attnlab::emu::HostAccessError",
+                      "device buffer '" + buffer + "' read or written by host code (outside any kernel)" +
+                          (line > 0 ? ", line " + std::to_string(line) : std::string(", inside a library call (memcpy, say)")));
+}
+
+void catch_host_touches_of_device_memory() {
+    static char alternate_stack[64 * 1024];  // the handler runs even where the stack is what failed
+    stack_t ss{};
+    ss.ss_sp = alternate_stack;
+    ss.ss_size = sizeof alternate_stack;
+    ::sigaltstack(&ss, nullptr);
+    struct sigaction sa{};
+    sa.sa_sigaction = &on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGSEGV, &sa, nullptr);
+}
 }
 
 void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invoker, std::vector<std::string> names) {
@@ -358,6 +399,8 @@ void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invok
     case_hooks().finish = &finish_case;
     case_hooks().output_at_exit = &output_at_exit;
     raw::refuse_host_access(true);  // as on a GPU: only kernels touch device memory
+    emu::set_host_fault_handler(&fail_running_case);
+    catch_host_touches_of_device_memory();
 }
 
 void set_learner_file(const char* path) { raw::set_learner_source(path); }
@@ -382,7 +425,10 @@ void set_current_output(const DeviceTensor* out) { current_output = out; }
 Slot finish_output(const DeviceTensor& out) {
     const size_t n = static_cast<size_t>(out.numel());
     std::vector<float> values(n);
-    if (n) std::memcpy(values.data(), out.data(), n * sizeof(float));
+    if (n) {
+        const raw::DeviceMemoryWindow window;
+        std::memcpy(values.data(), out.data(), n * sizeof(float));
+    }
     Slot s;
     s.kind = Kind::Tensor;
     s.tensor = Tensor::from_data(DeviceTensorAccess::shape(out), std::move(values));
@@ -466,6 +512,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
     const bool want_src = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
     if (kind > cudaMemcpyDefault) return attnlab::fail(cudaErrorInvalidMemcpyDirection);
     if (want_dst != dst_device || want_src != src_device) return attnlab::fail(cudaErrorInvalidValue);
+    const raw::DeviceMemoryWindow window;
     std::memmove(dst, src, bytes);
     if (kind == cudaMemcpyDeviceToDevice) raw::copy_flags(dst, src, bytes);
     else if (kind == cudaMemcpyHostToDevice) raw::host_wrote(dst, bytes);

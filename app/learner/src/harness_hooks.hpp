@@ -36,4 +36,9 @@ struct HarnessOptions {
 };
 HarnessOptions& harness_options();
 
+// The running case failed where nothing may unwind (host code touched device
+// memory): it reports as an uncaught exception of `exception_type`, and the
+// program ends at once, its later cases unrun.
+[[noreturn]] void fail_running_case(const char* exception_type, const std::string& what);
+
 }  // namespace attnlab::detail

@@ -413,6 +413,46 @@ void find_shared(const std::string& code, std::vector<Edit>& edits) {
     }
 }
 
+// The bracket at `open` ('(') closed: the offset of its ')', or npos (none
+// within `limit` characters).
+size_t matching_paren(const std::string& code, size_t open, size_t limit) {
+    int depth = 0;
+    const size_t end = std::min(code.size(), open + limit);
+    for (size_t i = open; i < end; ++i) {
+        if (code[i] == '(') ++depth;
+        else if (code[i] == ')' && --depth == 0) return i;
+    }
+    return std::string::npos;
+}
+
+// `__launch_bounds__(A[, B[, C]])` on a kernel: its body starts with a call
+// that refuses a launch of more threads per block than A (raw_memory.hpp),
+// written after the body's `{` on the same line. A declaration without a
+// body (`;` first) gets nothing: its definition carries the bound too.
+void find_launch_bounds(const std::string& source, const std::string& code, std::vector<Edit>& edits) {
+    const std::string key = "__launch_bounds__";
+    for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + key.size())) {
+        if ((at > 0 && is_ident(code[at - 1])) || is_ident(code[at + key.size()])) continue;
+        size_t open = at + key.size();
+        while (open < code.size() && is_blank(code, open)) ++open;
+        if (open >= code.size() || code[open] != '(') continue;
+        const size_t close = matching_paren(code, open, kMaxConfigChars);
+        if (close == std::string::npos) continue;
+        int depth = 0;
+        size_t body = close + 1;
+        const size_t end = std::min(code.size(), body + kMaxDeclarationChars);
+        for (; body < end; ++body) {
+            const char c = code[body];
+            if (c == '(' || c == '[') ++depth;
+            else if (c == ')' || c == ']') --depth;
+            else if (depth == 0 && (c == '{' || c == ';')) break;
+        }
+        if (body >= end || code[body] != '{') continue;
+        const std::string bound = one_line(source.substr(open + 1, close - open - 1));
+        edits.push_back({body + 1, body + 1, " ::attnlab::emu::raw::launch_bounds(" + bound + ");"});
+    }
+}
+
 std::vector<Edit> sorted(std::vector<Edit> edits) {
     std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.from < b.from; });
     std::vector<Edit> out;  // overlapping edits cannot happen in valid code; keep the first
@@ -430,6 +470,7 @@ std::string for_emulator(const std::string& source) {
         return "::attnlab::detail::launch_site(\"" + label + "\", " + name + ", " + config + ")(";
     });
     find_shared(code, edits);
+    find_launch_bounds(source, code, edits);
     return apply(source, sorted(std::move(edits)));
 }
 

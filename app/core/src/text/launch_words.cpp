@@ -103,8 +103,9 @@ std::string warp_text(const Fault& f, Lang lang) {
 }
 
 std::string access_text(const Fault& f, Lang lang) {
-    Args args{{"who", who(f.thread, f.block, lang)}, {"did", did(f.is_write, lang)}, {"index", num(f.index)},
-              {"on_line", on_line(f.line, lang)}};
+    // "indexed": an array's bounds check, made before the access, which may read or write.
+    Args args{{"who", who(f.thread, f.block, lang)}, {"did", f.detail == "indexed" ? tr(lang, "launch.did.index") : did(f.is_write, lang)},
+              {"index", num(f.index)}, {"on_line", on_line(f.line, lang)}};
     if (f.kind == FaultKind::OutOfBounds && f.space == MemorySpace::Shared && f.size == 0) {
         // Only dynamic shared memory can have no elements: the launch gave it no bytes.
         const bool unnamed = f.buffer.empty() || f.buffer == "dynamic shared memory" || f.buffer == "shared array";
@@ -192,7 +193,8 @@ std::string race_text(const Fault& f, Lang lang) { return tr(lang, "launch.fault
 std::string launch_text(const Fault& f, Lang lang) {
     static const char* const kCodes[] = {"empty_launch",        "block_too_large",     "grid_too_large",
                                          "shared_too_large",    "shared_static_too_large", "shared_needs_opt_in",
-                                         "shared_above_arch",   "too_many_registers",  "nested_launch"};
+                                         "shared_above_arch",   "too_many_registers",  "nested_launch",
+                                         "launch_bounds_exceeded"};
     std::string why = f.detail;
     for (const char* code : kCodes)
         if (f.detail == code)
@@ -200,8 +202,9 @@ std::string launch_text(const Fault& f, Lang lang) {
                      {{"n", num(f.size)},
                       {"limit", num(f.index)},
                       {"max_xy", num(LaunchLimits::max_block_xy)},
-                      {"max_z", num(LaunchLimits::max_block_z)}});
-    return tr(lang, "launch.fault.invalid_launch", {{"why", why}});
+                      {"max_z", num(LaunchLimits::max_block_z)},
+                      {"bound_line", on_line(f.other_line, lang)}});
+    return tr(lang, "launch.fault.invalid_launch", {{"why", why}, {"on_line", on_line(f.line, lang)}});
 }
 
 std::string thread_fault_text(const char* key, const Fault& f, Lang lang) {

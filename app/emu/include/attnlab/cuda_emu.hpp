@@ -23,10 +23,12 @@
 // races and count bank conflicts; their storage and shadow live on the heap,
 // allocated once per worker thread and declaration site.
 //
-// Faults stop the launch: the faulting fiber throws KernelAbort, the
-// scheduler unwinds every other fiber of the block (boost's forced_unwind) and
-// the other blocks stop at their next scheduling point. Nothing escapes
-// launch(): the result is a LaunchReport (attnlab/common/launch_report.hpp).
+// Faults stop the launch: the faulting fiber stops where it stands (it is never
+// resumed and never unwound: no exception passes through the learner's
+// frames), the scheduler takes back the stacks of the block's other fibers
+// without unwinding them either, and the other blocks stop at their next
+// scheduling point. Nothing escapes launch(): the result is a LaunchReport
+// (attnlab/common/launch_report.hpp).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -60,6 +62,17 @@ namespace attnlab::emu {
 struct HostAccessError : std::logic_error {
     using std::logic_error::logic_error;
 };
+
+// What happens when host code (outside any kernel) touches device memory or a
+// null pointer: `type` is the C++ exception that names it
+// ("attnlab::emu::HostAccessError", "std::invalid_argument"). With no handler
+// that exception is thrown; a learner program's runtime installs one that
+// reports the running case and ends the program, so nothing unwinds through
+// frames g++ compiled as unable to throw (their call sites of the sanitizer's
+// hooks are marked nothrow: unwinding there would end in std::terminate).
+using HostFaultHandler = void (*)(const char* type, const std::string& what);
+void set_host_fault_handler(HostFaultHandler handler);
+[[noreturn]] void host_fault(const char* type, const std::string& what);
 
 struct LaunchOptions {
     bool checks = true;        // memcheck bounds are always on; this adds initcheck + racecheck
@@ -206,8 +219,7 @@ void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* bu
 
 
 // Between the scheduler and the raw-pointer checks (raw_access.cpp).
-[[noreturn]] void raise_fault(Fault f);          // stop the running thread's launch with f
-[[noreturn]] void abandon_thread(Fault f);       // the same where nothing may unwind (noexcept callers)
+[[noreturn]] void raise_fault(Fault f);          // stop the running thread's launch with f (the thread is never resumed)
 // A race whose write sits on an earlier line than its read with a barrier
 // the block passed between them: the write belongs to the next round of a
 // loop (a barrier is missing at the end of the loop body).

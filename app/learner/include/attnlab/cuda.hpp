@@ -184,8 +184,9 @@ template <class... P> struct KernelLaunch<void (*)(P...)> {
     }
 };
 template <class Kernel, class Stream = int>
-KernelLaunch<Kernel> launch_site(const char* name, Kernel kernel, dim3 grid, dim3 block, size_t smem = 0, Stream = 0) {
-    return {name, kernel, grid, block, smem};
+KernelLaunch<Kernel> launch_site(const char* name, Kernel kernel, dim3 grid, dim3 block, size_t smem = 0, Stream = 0,
+                                 int line = __builtin_LINE()) {
+    return {name, kernel, grid, block, smem, line};
 }
 
 void set_learner_file(const char* path);  // the learner's file as compiled: the lines faults name

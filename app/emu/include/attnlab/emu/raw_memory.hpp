@@ -71,6 +71,14 @@ double atomic_f64(double* p, AtomicOp op, double value, int line = 0);
 [[noreturn]] void library_fault(FaultKind kind, const char* function, const char* detail, int64_t value, const char* type,
                                 int line);
 
+// ---------------------------------------------------------------- launch bounds
+// `__launch_bounds__(max_threads[, min_blocks[, max_cluster]])` on a kernel:
+// attnlab's rewrite calls this as the first statement of the kernel's body
+// (cuda_source.cpp). A launch with more threads per block than `max_threads`
+// is refused before any statement of the kernel runs, as a GPU refuses it
+// (cudaErrorLaunchOutOfResources); `line` is the kernel's.
+void launch_bounds(long long max_threads, long long min_blocks = 0, long long max_cluster = 0, int line = __builtin_LINE());
+
 // ---------------------------------------------------------------- asserts
 // A failed device assert(): a fault of the running kernel.
 [[noreturn]] void device_assert_failed(const char* assertion, unsigned line);

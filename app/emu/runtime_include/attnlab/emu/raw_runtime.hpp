@@ -51,6 +51,25 @@ void library_access(const void* p, unsigned size, bool write, const void* call, 
 // ---------------------------------------------------------------- reports
 void set_learner_source(const char* path);  // whose lines faults name (the file as compiled)
 int line_of_return_address(const void* pc);  // the learner's line of a call
+int learner_line_on_stack();                 // the innermost line of the learner's file on the calling stack (0: none)
 void refuse_host_access(bool refuse);        // host code touching device memory throws HostAccessError
+
+// ---------------------------------------------------------------- the host's window
+// Where host access is refused, device memory is also closed to the host by
+// the MMU (PROT_NONE) outside a window: a launch, or one of the runtime's own
+// transfers. Host code then cannot touch it by any path, instrumented or not
+// (a memcpy from the C library, inline assembly): it faults, and
+// device_memory_fault() tells that fault from others. Windows nest.
+void open_device_memory();
+void close_device_memory();
+struct DeviceMemoryWindow {
+    DeviceMemoryWindow() { open_device_memory(); }
+    ~DeviceMemoryWindow() { close_device_memory(); }
+    DeviceMemoryWindow(const DeviceMemoryWindow&) = delete;
+    DeviceMemoryWindow& operator=(const DeviceMemoryWindow&) = delete;
+};
+// A fault at `address` (a SIGSEGV's si_addr) hit a live device allocation or
+// its guard pages while the window was closed: the buffer's name, else "".
+std::string device_memory_fault(const void* address);
 
 }  // namespace attnlab::emu::raw
