@@ -2,8 +2,10 @@
 // it in both languages; the "protections off" notice goes with every verdict.
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -133,6 +135,35 @@ TEST_CASE("every verdict of a run with a missing protection says so, and names t
     CHECK(protections_notice(complete, Lang::En).empty());
 }
 
+TEST_CASE("a namespace refusal says what was observed, and gives sysctl advice only for a setting that is off") {
+    status::Protections p;
+    p[status::Layer::MountNamespace] = {status::LayerState::Refused, EPERM};
+    p[status::Layer::Identity] = {status::LayerState::Applied, 0};
+    p[status::Layer::Seccomp] = {status::LayerState::Applied, 0};
+    struct Row {
+        const char* what;
+        NamespaceSettings settings;
+        std::vector<std::string> said, not_said;
+    } rows[] = {
+        // A kernel that allows user namespaces, refused by a container's seccomp profile: no sysctl.
+        {"all on", {false, 1, 15000, 0}, {"failed with EPERM", "--security-opt seccomp=unconfined"}, {"sysctl"}},
+        {"Debian's switch off", {false, 0, 15000, std::nullopt}, {"kernel.unprivileged_userns_clone = 0", "sysctl -w kernel.unprivileged_userns_clone=1"},
+         {"max_user_namespaces", "apparmor_restrict"}},
+        {"no namespaces at all", {false, std::nullopt, 0, std::nullopt}, {"user.max_user_namespaces = 0"}, {"unprivileged_userns_clone"}},
+        {"Ubuntu's AppArmor rule", {false, std::nullopt, 15000, 1}, {"apparmor_restrict_unprivileged_userns = 1"}, {"max_user_namespaces"}},
+        {"root: no user namespace needed", {true, 0, 0, 1}, {"Even root may not create namespaces here"}, {"sysctl"}},
+    };
+    for (const Row& r : rows) {
+        const std::string en = isolation_refusal_text(p, Lang::En, r.settings);
+        const std::string id = isolation_refusal_text(p, Lang::Id, r.settings);
+        INFO(r.what << "\n" << en);
+        for (const std::string& s : r.said) CHECK(contains(en, s));
+        for (const std::string& s : r.not_said) CHECK_FALSE(contains(en, s));
+        CHECK(contains(id, "gagal dengan EPERM"));
+        CHECK_FALSE(contains(id, "If you accept"));
+    }
+}
+
 TEST_CASE("a refusal says what is missing, why, and how to enable it") {
     status::Protections p;
     for (status::Layer l : {status::Layer::PidNamespace, status::Layer::MountNamespace, status::Layer::NetworkNamespace,
@@ -145,7 +176,7 @@ TEST_CASE("a refusal says what is missing, why, and how to enable it") {
     CHECK(contains(en, "--security-opt seccomp=unconfined"));
     CHECK(contains(en, "ATTNLAB_ALLOW_WEAK_SANDBOX=1"));
     CHECK(contains(en, "\"allow_weak_sandbox\": true"));
-    if (::getuid() != 0) CHECK(contains(en, "kernel.unprivileged_userns_clone"));
+    CHECK(contains(en, "failed with EPERM (Operation not permitted)"));
     CHECK_FALSE(contains(isolation_refusal_text(p, Lang::Id), "If you accept"));
     p[status::Layer::NetworkNamespace] = {status::LayerState::DisabledByUser, 0};
     CHECK(contains(isolation_refusal_text(p, Lang::En), "Unset ATTNLAB_NO_NETNS"));

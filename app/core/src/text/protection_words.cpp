@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <functional>
 
 #include "attnlab/core/base/data_paths.hpp"
 #include "attnlab/core/text/messages.hpp"
@@ -14,6 +17,12 @@ using sandbox_status::LayerState;
 using sandbox_status::Protections;
 
 namespace {
+
+// "EPERM (Operation not permitted)": what the kernel answered, by name.
+std::string error_name(int error) {
+    const char* name = strerrorname_np(error);
+    return std::string(name ? name : std::to_string(error).c_str()) + " (" + std::strerror(error) + ")";
+}
 
 std::string reason_key(int error) {
     switch (error) {
@@ -30,10 +39,31 @@ std::string reason_key(int error) {
     }
 }
 
-bool namespace_refused(const Protections& p) {
+// The error a refused namespace layer reported (0: none was refused).
+int namespace_error(const Protections& p) {
     for (Layer l : {Layer::PidNamespace, Layer::MountNamespace, Layer::NetworkNamespace, Layer::IpcNamespace, Layer::UtsNamespace})
-        if (p[l].state == LayerState::Refused && p[l].error != 0) return true;
-    return false;
+        if (p[l].state == LayerState::Refused && p[l].error != 0) return p[l].error;
+    return 0;
+}
+
+std::optional<long> read_sysctl(const char* path) {
+    std::ifstream in(path);
+    long v = 0;
+    if (in >> v) return v;
+    return std::nullopt;
+}
+
+// What was seen, then the advice that fits it: a sysctl only where it is off.
+void add_namespace_advice(int error, const NamespaceSettings& s, Lang lang, const std::function<void(const std::string&)>& add) {
+    add(tr(lang, "isolation.fix.observed", {{"error", error_name(error)}}));
+    if (s.root) {
+        add(tr(lang, "isolation.fix.root"));
+    } else {
+        if (s.unprivileged_userns_clone && *s.unprivileged_userns_clone == 0) add(tr(lang, "isolation.fix.userns_clone"));
+        if (s.max_user_namespaces && *s.max_user_namespaces == 0) add(tr(lang, "isolation.fix.max_user_namespaces"));
+        if (s.apparmor_restrict_unprivileged_userns && *s.apparmor_restrict_unprivileged_userns != 0) add(tr(lang, "isolation.fix.apparmor"));
+    }
+    add(tr(lang, "isolation.fix.container"));
 }
 
 }  // namespace
@@ -75,13 +105,19 @@ std::string protections_notice(const Protections& p, Lang lang) {
 
 std::string protections_notice_once(const Protections& p, Lang lang) { return protections_notice(p, lang); }
 
-std::string isolation_refusal_text(const Protections& p, Lang lang) {
+NamespaceSettings NamespaceSettings::read() {
+    NamespaceSettings s;
+    s.root = ::getuid() == 0;
+    s.unprivileged_userns_clone = read_sysctl("/proc/sys/kernel/unprivileged_userns_clone");
+    s.max_user_namespaces = read_sysctl("/proc/sys/user/max_user_namespaces");
+    s.apparmor_restrict_unprivileged_userns = read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+    return s;
+}
+
+std::string isolation_refusal_text(const Protections& p, Lang lang, const NamespaceSettings& settings) {
     std::string fixes;
     auto add = [&](const std::string& text) { fixes += (fixes.empty() ? "" : " ") + text; };
-    if (namespace_refused(p)) {
-        add(tr(lang, ::getuid() == 0 ? "isolation.fix.root" : "isolation.fix.userns"));
-        add(tr(lang, "isolation.fix.container"));
-    }
+    if (const int error = namespace_error(p)) add_namespace_advice(error, settings, lang, add);
     if (p[Layer::Seccomp].state == LayerState::Refused && p[Layer::Seccomp].error != 0) add(tr(lang, "isolation.fix.seccomp"));
     if (p[Layer::Identity].state == LayerState::Refused && p[Layer::Identity].error != 0) add(tr(lang, "isolation.fix.identity"));
     for (Layer l : sandbox_status::kLayers)

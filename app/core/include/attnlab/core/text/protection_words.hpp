@@ -4,6 +4,7 @@
 // program ran with some off, and why a check that could not isolate its
 // program stopped. `attnlab doctor`, the report and the windows all say it
 // this way.
+#include <optional>
 #include <string>
 
 #include "attnlab/common/sandbox_status.hpp"
@@ -25,9 +26,21 @@ std::string protections_summary(const sandbox_status::Protections& p, Lang lang)
 std::string protections_notice(const sandbox_status::Protections& p, Lang lang);
 // The same notice; the name is older than the rule that every verdict says it.
 std::string protections_notice_once(const sandbox_status::Protections& p, Lang lang);
+// The kernel settings that decide whether an ordinary user may create user
+// namespaces, as read from /proc/sys now (nullopt: not present on this kernel).
+struct NamespaceSettings {
+    bool root = false;                                          // attnlab runs as root
+    std::optional<long> unprivileged_userns_clone;              // kernel.unprivileged_userns_clone (Debian): 0 = off
+    std::optional<long> max_user_namespaces;                    // user.max_user_namespaces: 0 = off
+    std::optional<long> apparmor_restrict_unprivileged_userns;  // kernel.apparmor_restrict_unprivileged_userns (Ubuntu): 1 = restricted
+    static NamespaceSettings read();
+};
+
 // Why a check stopped before running anything (fail closed): which layers
-// are missing and why, how to enable them (sysctl, container options), and
+// are missing and why, what was observed (the error creating the namespaces),
+// sysctl advice only for a setting that really is off, container options, and
 // the opt-in that runs without them.
-std::string isolation_refusal_text(const sandbox_status::Protections& p, Lang lang);
+std::string isolation_refusal_text(const sandbox_status::Protections& p, Lang lang,
+                                   const NamespaceSettings& settings = NamespaceSettings::read());
 
 }  // namespace attnlab
