@@ -6,6 +6,7 @@
 #include "attnlab/core/text/messages.hpp"
 #include "attnlab/core/base/util.hpp"
 #include "attnlab/core/desk/workspace.hpp"
+#include "attnlab/core/desk/lab.hpp"
 
 #include <doctest/doctest.h>
 
@@ -458,6 +459,45 @@ TEST_CASE("Settings: an unreadable file gives a warning and defaults") {
     CHECK(warning.empty());
     CHECK_FALSE(f.language.has_value());  // unknown language: ignored
     CHECK(json::parse(f.extra_json)["x"] == 1);
+}
+
+TEST_CASE("Settings: an unreadable file is never written over; attnlab keeps it aside and says so in both languages") {
+    TempDir tmp;
+    Paths paths{tmp.path() / "data", tmp.path() / "cache", tmp.path() / "config"};
+    const std::string broken = R"({"language": "id", "gui": {"font_size": 14}, "recent": [1, )";
+    write_file_atomic(paths.settings_file(), broken);
+    // Read alone (the CLI's doctor), the file is left as it is.
+    Settings read_only = Settings::load(paths.settings_file());
+    CHECK(read_only.unreadable);
+    CHECK(slurp(paths.settings_file()) == broken);
+    // Saving first keeps it aside, whoever saves.
+    read_only.language = Lang::En;
+    read_only.save(paths.settings_file());
+    std::vector<fs::path> aside;
+    for (const fs::path& f : files_in(paths.config))
+        if (f.filename().string().rfind("settings.json.unreadable-", 0) == 0) aside.push_back(f);
+    REQUIRE(aside.size() == 1);
+    CHECK(slurp(aside[0]) == broken);
+    CHECK(json::parse(slurp(paths.settings_file()))["language"] == "en");
+
+    // The window and the CLI start from a Lab: it keeps the file aside at once and says where.
+    write_file_atomic(paths.settings_file(), broken);
+    Lab::Options options;
+    options.paths = paths;
+    options.course_dir = tmp.path() / "no-course";
+    Lab lab(options);
+    const std::vector<std::string> warnings = lab.startup_warnings();
+    REQUIRE(warnings.size() == 1);
+    CHECK(contains(warnings[0], "was kept as"));
+    CHECK(contains(warnings[0], "settings.json.unreadable-"));
+    lab.set_lang(Lang::Id);
+    CHECK(contains(lab.startup_warnings()[0], "disimpan sebagai"));
+    CHECK_FALSE(lab.settings().unreadable);
+    lab.settings().save(paths.settings_file());  // defaults, in a fresh file
+    size_t kept = 0;
+    for (const fs::path& f : files_in(paths.config))
+        if (f.filename().string().rfind("settings.json.unreadable-", 0) == 0) kept += slurp(f) == broken;
+    CHECK(kept == 2);
 }
 
 TEST_CASE("parse_lang") {

@@ -8,6 +8,16 @@ namespace attnlab {
 Lab::Lab(Options options) : paths_(std::move(options.paths)), progress_(paths_.progress_file()) {
     KeyedMessage warning;
     settings_ = Settings::load(paths_.settings_file(), &warning);
+    if (settings_.unreadable) {
+        // Kept aside now, as an unreadable progress file is: whatever attnlab
+        // saves later cannot cost the user the file's other keys.
+        try {
+            if (const std::optional<fs::path> aside = settings_.keep_unreadable_aside(paths_.settings_file()))
+                warning = {"startup.settings_set_aside", {{"file", paths_.settings_file().string()}, {"aside", aside->string()}}, warning.parts};
+        } catch (const FileError& e) {
+            warning = {"startup.settings_unmovable", {{"file", paths_.settings_file().string()}}, {{"why", warning.parts["why"]}, {"error", message_of(e)}}};
+        }
+    }
     if (!warning.empty()) startup_warnings_.push_back(warning);
     lang_ = resolve_language(options.lang_flag, settings_);
     allow_missing_layers(weak_sandbox_opt_in(settings_).allowed());  // what every check this Lab runs follows

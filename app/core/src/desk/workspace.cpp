@@ -341,12 +341,32 @@ Settings Settings::load(const fs::path& file, KeyedMessage* warning) {
         root.erase("language");
         s.extra_json = root.dump();
     } catch (const std::exception& e) {
+        // Never written over: a later save() first keeps the file aside, as
+        // the progress file is kept (its other keys are the user's).
+        s.unreadable = true;
         if (warning) *warning = {"startup.settings_unreadable", {{"file", file.string()}}, {{"why", message_of(e)}}};
     }
     return s;
 }
 
-void Settings::save(const fs::path& file) const {
+std::optional<fs::path> Settings::keep_unreadable_aside(const fs::path& file) {
+    if (!unreadable) return std::nullopt;
+    std::error_code ec;
+    if (!fs::exists(file, ec)) {
+        unreadable = false;
+        return std::nullopt;
+    }
+    fs::path aside = file;
+    aside += ".unreadable-" + timestamp();
+    aside = unused_path(aside);
+    fs::rename(file, aside, ec);
+    if (ec) throw FileError(FileStep::Replace, file.string(), ec.value());  // not moved: not overwritten either
+    unreadable = false;
+    return aside;
+}
+
+void Settings::save(const fs::path& file) {
+    keep_unreadable_aside(file);
     json root = json::parse(extra_json, nullptr, false);
     if (!root.is_object()) root = json::object();
     if (language) root["language"] = lang_code(*language);

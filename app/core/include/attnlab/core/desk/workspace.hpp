@@ -103,8 +103,15 @@ struct Settings {
     // it stays in extra_json, so only the user's own edit sets it.
     bool allow_weak_sandbox = false;
     std::string extra_json = "{}";  // everything else, round-tripped
+    // The file exists but could not be read: defaults are in use, and the
+    // file is never written over (save() keeps it aside first).
+    bool unreadable = false;
     static Settings load(const fs::path& file, KeyedMessage* warning = nullptr);
-    void save(const fs::path& file) const;
+    // Writes the settings; an unreadable file is first kept aside as
+    // settings.json.unreadable-<time> (throws FileError when it cannot be moved).
+    void save(const fs::path& file);
+    // The unreadable file moved aside now: where it went (nullopt: nothing to keep).
+    std::optional<fs::path> keep_unreadable_aside(const fs::path& file);
 };
 
 // --lang, then ATTNLAB_LANG, then settings, then LC_ALL/LC_MESSAGES/LANG, else English.
