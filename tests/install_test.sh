@@ -5,7 +5,9 @@
 # prefix elsewhere, then from there (another working directory, a fresh
 # ATTNLAB_HOME, a PATH without the build) runs `attnlab list`, shows where the
 # course, the learner runtime and the sandbox come from (`attnlab solution`,
-# `attnlab doctor`) and passes one check. Where the kernel allows an
+# `attnlab doctor`) and passes one check; then every exercise's own solution
+# passes through the moved prefix and through the Debian package's files, as
+# root and as an ordinary user. Where the kernel allows an
 # unprivileged mount namespace, the check runs again with the source and build
 # trees hidden under empty folders, which proves the prefix needs neither.
 # Nothing is copied from the build tree by hand; the temporary folder goes away.
@@ -98,6 +100,57 @@ check_passes() {  # check_passes HOME [RUNNER... --attnlab]
 }
 check_passes "$work/home2"
 echo "install_test: attnlab check split-heads passes from the moved prefix"
+
+# 3b. Every exercise of the course, C++ and CUDA, passes with its own solution
+# through an installed copy: as root (or whoever runs this) and as an ordinary
+# user, from the moved prefix and from the Debian package's files.
+ordinary_user() {  # the user run_unprivileged.sh uses; "" when none can be used
+  [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 || return 0
+  if id attnlab-test >/dev/null 2>&1; then echo attnlab-test; else echo nobody; fi
+}
+check_every_exercise() {  # check_every_exercise PREFIX LABEL [USER]
+  local at=$1 label=$2 user=${3:-} home runner=() count=0
+  home=$(mktemp -d "$work/home-XXXXXX")
+  if [ -n "$user" ]; then
+    chown "$(id -u "$user"):$(id -g "$user")" "$home"
+    runner=(setpriv --reuid="$(id -u "$user")" --regid="$(id -g "$user")" --clear-groups)
+  fi
+  for dir in "$at"/share/attnlab/exercises/*/; do
+    local id solution rc=0
+    id=$(basename "$dir")
+    [ -f "$dir/exercise.json" ] || continue
+    solution=$(ls "$dir"solution.cpp "$dir"solution.cu 2>/dev/null | head -n 1)
+    [ -n "$solution" ] || fail "$label: $id has no solution file"
+    (cd "$work" && env -i HOME="$home" PATH=/usr/bin:/bin LANG=C.UTF-8 ATTNLAB_HOME="$home" ATTNLAB_LANG=en ATTNLAB_NO_GPU=1 \
+       "${runner[@]}" "$at/bin/attnlab" check "$id" "$solution" --json) >"$work/out" 2>&1 || rc=$?
+    grep -qF '"verdict": "pass"' "$work/out" || { cat "$work/out" >&2; fail "$label: $id's own solution does not pass (exit $rc)"; }
+    count=$((count + 1))
+  done
+  [ "$count" -ge 2 ] || fail "$label: only $count exercises found under $at/share/attnlab/exercises"
+  echo "install_test: $label: all $count exercises pass with their solutions${user:+ (as $user)}"
+}
+chmod 755 "$work"
+check_every_exercise "$prefix" "moved prefix"
+user=$(ordinary_user)
+if [ -n "$user" ]; then
+  check_every_exercise "$prefix" "moved prefix" "$user"
+else
+  echo "install_test: not root (or no setpriv): the ordinary-user runs are this user's own"
+fi
+# The Debian package holds the same install: its files, unpacked, must do the same.
+if command -v cpack >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; then
+  cpack_bin=$(dirname "$cmake")/cpack
+  [ -x "$cpack_bin" ] || cpack_bin=cpack
+  (cd "$build_dir" && "$cpack_bin" -G DEB -B "$work/deb") >"$work/cpack.log" 2>&1 || { cat "$work/cpack.log" >&2; fail "cpack -G DEB failed"; }
+  deb=$(ls "$work"/deb/attnlab_*.deb | head -n 1)
+  [ -n "$deb" ] || fail "cpack made no .deb"
+  dpkg-deb -x "$deb" "$work/debroot" || fail "dpkg-deb -x $deb failed"
+  chmod -R go+rX "$work/debroot"
+  check_every_exercise "$work/debroot/usr" "the .deb ($(basename "$deb"))"
+  [ -z "$user" ] || check_every_exercise "$work/debroot/usr" "the .deb ($(basename "$deb"))" "$user"
+else
+  echo "install_test: cpack or dpkg-deb missing: the .deb run is skipped"
+fi
 
 # 4. The same with the source and build trees hidden (private mount namespace).
 case "$prefix/" in
