@@ -119,7 +119,10 @@ check_every_exercise() {  # check_every_exercise PREFIX LABEL [USER]
     local id solution rc=0
     id=$(basename "$dir")
     [ -f "$dir/exercise.json" ] || continue
-    solution=$(ls "$dir"solution.cpp "$dir"solution.cu 2>/dev/null | head -n 1)
+    solution=""
+    for candidate in "$dir"solution.cpp "$dir"solution.cu; do
+      [ -f "$candidate" ] && { solution=$candidate; break; }
+    done
     [ -n "$solution" ] || fail "$label: $id has no solution file"
     (cd "$work" && env -i HOME="$home" PATH=/usr/bin:/bin LANG=C.UTF-8 ATTNLAB_HOME="$home" ATTNLAB_LANG=en ATTNLAB_NO_GPU=1 \
        "${runner[@]}" "$at/bin/attnlab" check "$id" "$solution" --json) >"$work/out" 2>&1 || rc=$?

@@ -141,6 +141,14 @@ struct RemoveOnExit {
 
 }  // namespace
 
+double compile_seconds_limit(double fallback) {
+    if (const char* s = std::getenv("ATTNLAB_COMPILE_SECONDS"); s && *s) {
+        const double v = std::strtod(s, nullptr);
+        if (v >= 1 && v <= 600) return v;
+    }
+    return fallback;
+}
+
 Toolchain Toolchain::detect() {
     Toolchain t;
     t.compiler = resolve_program(env_or("ATTNLAB_CXX", ATTNLAB_CXX_COMPILER));
@@ -186,10 +194,7 @@ Toolchain Toolchain::detect() {
     const fs::path resolved = fs::canonical(t.compiler, ec);
     const std::string base = (ec ? fs::path(t.compiler) : resolved).filename().string();
     t.use_pch = base.find("g++") != std::string::npos && !std::getenv("ATTNLAB_NO_PCH");
-    if (const char* s = std::getenv("ATTNLAB_COMPILE_SECONDS"); s && *s) {
-        const double v = std::strtod(s, nullptr);
-        if (v >= 1 && v <= 600) t.compile_seconds = v;
-    }
+    t.compile_seconds = compile_seconds_limit(t.compile_seconds);
     if (base.find("clang") != std::string::npos)  // clang spells gcc's -fmax-errors differently
         for (auto& f : t.flags)
             if (f.rfind("-fmax-errors=", 0) == 0) f = "-ferror-limit=" + f.substr(13);

@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "attnlab/core/base/install_layout.hpp"
+#include "attnlab/core/check/compiler.hpp"
 #include "attnlab/core/check/nvrtc_headers.hpp"
 #include "attnlab/core/check/process.hpp"
 #include "attnlab/core/base/util.hpp"
@@ -125,7 +126,8 @@ void read_tool_reply(const std::string& out, const std::string& display_name, co
 }
 
 // Fills the report from how the tool's run ended.
-void read_outcome(const ProcessOutcome& p, const std::string& display_name, const std::string& source, ResourceReport& r) {
+void read_outcome(const ProcessOutcome& p, double wall_seconds, const std::string& display_name, const std::string& source,
+                  ResourceReport& r) {
     using S = ProcessOutcome::Status;
     switch (p.status) {
         case S::Exited:
@@ -138,7 +140,7 @@ void read_outcome(const ProcessOutcome& p, const std::string& display_name, cons
             return;
         case S::WallTimeout:  // the learner's source made NVRTC run away: theirs to fix
             r.status = ResourceReport::Status::CompileError;
-            r.log = "NVRTC did not finish within 30 s";
+            r.log = "NVRTC did not finish within " + std::to_string(static_cast<int>(wall_seconds)) + " s";
             return;
         case S::Signaled:
             r.status = ResourceReport::Status::CompileError;
@@ -176,10 +178,10 @@ void run_tool(const fs::path& tool, const fs::path& sandbox, const std::string& 
     spec.policy.nice = 10;
     for (const char* var : {"ATTNLAB_NVRTC_LIB", "CUDA_HOME", "CUDA_PATH"})
         if (const char* path = std::getenv(var); path && path[0] == '/') spec.policy.binds.push_back(path);
-    spec.limits.wall_seconds = 30;
+    spec.limits.wall_seconds = compile_seconds_limit(30);
     spec.limits.memory_mb = 4096;
     spec.capture_bytes = 4 * 1024 * 1024;  // a log of many errors, JSON-escaped
-    read_outcome(run_in_sandbox(spec, nullptr, cancel), display_name, source, r);
+    read_outcome(run_in_sandbox(spec, nullptr, cancel), spec.limits.wall_seconds, display_name, source, r);
 }
 
 }  // namespace

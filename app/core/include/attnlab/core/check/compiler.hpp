@@ -58,6 +58,12 @@ struct Toolchain {
     std::string gpu_problem() const;
 };
 
+
+// How long one compiler run over learner code may work: ATTNLAB_COMPILE_SECONDS
+// (1..600) when set, else `fallback`. Read here only, for g++ and NVRTC alike,
+// so a slow or loaded machine (a test machine) can allow more everywhere at once.
+double compile_seconds_limit(double fallback);
+
 // A limit the compiler ran into while compiling the learner's code.
 enum class CompilerLimit { None, Time, Memory };
 

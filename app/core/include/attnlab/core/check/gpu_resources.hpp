@@ -162,7 +162,7 @@ std::string describe_occupancy(const Occupancy& occupancy, Lang lang);
 nlohmann::json resources_to_json(const ResourceReport& report, const std::map<std::string, LaunchShape>& launches = {});
 
 // Compiles `nvrtc_source` (the learner's file after the launch rewrite,
-// line for line) with attnlab-nvrtc under attnlab-sandbox (30 s, 4 GB).
+// line for line) with attnlab-nvrtc under attnlab-sandbox (30 s or ATTNLAB_COMPILE_SECONDS, 4 GB).
 // `headers`: include name -> text (e.g. "attnlab/cuda.hpp" -> the prelude).
 // Files go into a fresh folder under `work_dir`, removed afterwards.
 // Never throws for a missing toolkit: Unavailable with the reason in `log`.
