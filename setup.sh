@@ -15,6 +15,7 @@ PACKAGES=(
   libmd4c-dev libmd4c-html0-dev          # Markdown (md4c's CMake config needs the html part too)
   libstb-dev fonts-dejavu-core           # PNG screenshots; a font with √ · × ≤ →
   xvfb xauth imagemagick                 # the GUI smoke test: a virtual display, and colours counted in its PNG
+  libxtst-dev                            # the window tests type and click through the X server (XTest)
   libboost-context-dev                   # fibers for the CPU emulator of the CUDA execution model
   dpkg-dev file                          # cpack -G DEB: dpkg-shlibdeps works out the package's Depends
 )

@@ -840,3 +840,64 @@ TEST_CASE("watch re-checks when the file is saved and stops on Ctrl+C") {
     CHECK(progress["exercises"]["fx-split"]["status"] == "passed");
     CHECK(progress["exercises"]["fx-split"]["attempts"].get<int>() >= 2);
 }
+
+TEST_CASE("history and restore: a version at every check of the learner's file; a restore keeps the file first; --json, --lang id, bad numbers, a corrupt index") {
+    Cli cli;
+    REQUIRE(cli.run({"show", "split-heads"}).code == 0);
+    const fs::path file = cli.home() / "workspace" / "split-heads.cpp";
+    Result r = cli.run({"history", "split-heads"});
+    CHECK(r.code == 0);
+    CHECK(contains(r.out, "No versions of split-heads yet"));
+
+    spit(file, "// attempt one\n");
+    CHECK(cli.run({"check", "split-heads"}).code == 1);
+    spit(file, slurp(kSolution));
+    CHECK(cli.run({"check", "split-heads"}).code == 0);
+    CHECK(cli.run({"check", "split-heads", kStarter}).code == 1);  // a file that is not theirs: no version
+    json j = cli.run_json({"history", "split-heads", "--json"}, 0);
+    REQUIRE(j["versions"].size() == 2);
+    CHECK(j["versions"][0]["number"] == 2);  // newest first
+    CHECK(j["versions"][0]["reason"] == "checked");
+    CHECK(j["versions"][0]["current"] == true);
+    CHECK(j["versions"][1]["current"] == false);
+    CHECK(j["versions"][1]["lines"] == 1);
+
+    r = cli.run({"restore", "split-heads", "1"});
+    INFO(r);
+    CHECK(r.code == 0);
+    CHECK(slurp(file) == "// attempt one\n");
+    CHECK(contains(r.out, "Version 1 is back"));
+    CHECK(contains(r.out, "kept as version 2"));
+    j = cli.run_json({"history", "split-heads", "--json"}, 0);
+    REQUIRE(j["versions"].size() == 3);
+    CHECK(j["versions"][0]["reason"] == "restored");
+    CHECK(j["versions"][0]["restored_from"] == 1);
+    CHECK(j["versions"][0]["current"] == true);
+
+    r = cli.run({"history", "split-heads", "--lang", "id"});
+    CHECK(contains(r.out, "versi 1 dipulihkan"));
+    CHECK(contains(r.out, "diperiksa"));
+    CHECK(contains(r.out, "ini berkasmu sekarang"));
+
+    // Numbers that name no version change nothing.
+    CHECK(cli.run({"restore", "split-heads", "99"}).code == 2);
+    CHECK(cli.run({"restore", "split-heads", "x"}).code == 2);
+    CHECK(cli.run({"restore", "split-heads"}).code == 2);
+    CHECK(slurp(file) == "// attempt one\n");
+
+    j = cli.run_json({"restore", "split-heads", "2", "--json"}, 0);
+    CHECK(j["restored"] == 2);
+    CHECK(j["kept"] == 3);  // the file was version 3's text already
+    CHECK(slurp(file) == slurp(kSolution));
+
+    // A corrupt index: said on stderr, the versions found again from their texts, nothing lost.
+    spit(cli.home() / "history" / "split-heads" / "index.json", "{ not json");
+    r = cli.run({"history", "split-heads"});
+    INFO(r);
+    CHECK(r.code == 0);
+    CHECK(contains(r.err, "unreadable"));
+    CHECK(contains(r.out, "recovered"));
+    CHECK(cli.run({"restore", "split-heads", "1"}).code == 0);
+    const std::string restored = slurp(file);
+    CHECK((restored == "// attempt one\n" || restored == slurp(kSolution)));
+}

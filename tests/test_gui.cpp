@@ -365,7 +365,7 @@ TEST_CASE("gui: quitting during a conflict keeps both versions") {
     CHECK(kept[0] == "// theirs at quit\n");
 }
 
-TEST_CASE("gui: typing in the editor; Tab inserts spaces to the next tab stop; Ctrl+Z undoes") {
+TEST_CASE("gui: typing in the editor; Tab inserts spaces to the next tab stop; Ctrl+Z undoes a word, Ctrl+Y and Ctrl+Shift+Z redo") {
     Harness h;
     h.set_buffer("");
     h.session.save();
@@ -385,15 +385,82 @@ TEST_CASE("gui: typing in the editor; Tab inserts spaces to the next tab stop; C
     h.session.set_preferences(p);
     h.key(testing::kKeyTab);  // column 4 -> 8
     CHECK(h.session.buffer() == "ab      ");
+    for (char c : std::string("cd")) h.io().AddInputCharacter(static_cast<unsigned>(c));
+    h.frames(2);
+    CHECK(h.session.buffer() == "ab      cd");
 
+    // The session's undo, not the widget's: a word (with its spaces) per step.
     h.key(testing::kKeyZ, /*ctrl=*/true);
-    const std::string undone = h.session.buffer();
-    CAPTURE(undone);
-    // Dear ImGui 1.86 undoes one typed character at a time; the Tab's spaces
-    // are typed characters too, so one undo takes back the last space.
-    CHECK(undone == "ab     ");
-    h.key(testing::kKeyY, /*ctrl=*/true);
-    CHECK(h.session.buffer() == "ab      ");  // redo brings it back
+    CHECK(h.session.buffer() == "ab      ");
+    h.key(testing::kKeyZ, true);
+    CHECK(h.session.buffer() == "");
+    h.key(testing::kKeyY, true);
+    CHECK(h.session.buffer() == "ab      ");
+    h.io().KeyShift = true;
+    h.key(testing::kKeyZ, true);
+    h.io().KeyShift = false;
+    CHECK(h.session.buffer() == "ab      cd");
+    CHECK(h.ui.editor.active);  // the editor kept the keyboard throughout
+    h.io().AddInputCharacter('!');
+    h.frames(2);
+    CHECK(h.session.buffer() == "ab      cd!");
+}
+
+TEST_CASE("gui: Esc after typing keeps the text and the keyboard (Dear ImGui would revert it)") {
+    Harness h;
+    const std::string before = h.session.buffer();
+    h.click("editor_view");
+    for (char c : std::string("xyz")) h.io().AddInputCharacter(static_cast<unsigned>(c));
+    h.frames(2);
+    const std::string typed = h.session.buffer();
+    REQUIRE(typed.size() == before.size() + 3);
+    h.key(kKeyEscape);
+    CHECK(h.session.buffer() == typed);
+    CHECK(h.ui.editor.active);
+    h.io().AddInputCharacter('w');
+    h.frames(2);
+    CHECK(h.session.buffer().size() == before.size() + 4);
+    h.key(kKeyS, /*ctrl=*/true);
+    CHECK(slurp(h.session.file()) == h.session.buffer());
+}
+
+TEST_CASE("gui: a select-all deletion is undone; undo reaches back past a save") {
+    Harness h;
+    const std::string before = h.session.buffer();
+    REQUIRE_FALSE(before.empty());
+    h.click("editor_view");
+    h.key(testing::kKeyA, /*ctrl=*/true);
+    h.key(testing::kKeyBackspace);
+    CHECK(h.session.buffer().empty());
+    h.key(kKeyS, true);
+    CHECK(slurp(h.session.file()).empty());
+    h.key(testing::kKeyZ, true);
+    CHECK(h.session.buffer() == before);
+    CHECK(h.session.dirty());
+    h.key(testing::kKeyY, true);
+    CHECK(h.session.buffer().empty());
+}
+
+TEST_CASE("gui: the History window lists the saves and restores one; the restore is one undo step") {
+    Harness h;
+    h.set_buffer("// version one\n");
+    h.key(kKeyS, /*ctrl=*/true);
+    h.set_buffer("// version two\n");
+    h.key(kKeyS, true);
+    h.click("history");
+    REQUIRE(h.has("history_window"));
+    CHECK_FALSE(h.has("history_restore:2"));  // the text in the editor: nothing to restore
+    h.click("history_restore:1");
+    CHECK(h.session.buffer() == "// version one\n");
+    CHECK(slurp(h.session.file()) == "// version one\n");
+    const std::vector<Version>& v = h.session.versions();
+    REQUIRE(v.size() == 3);
+    CHECK(v.back().reason == VersionReason::Restored);
+    CHECK(h.has("history_restore:2"));
+    h.key(testing::kKeyZ, true);  // the restore taken back in the editor
+    CHECK(h.session.buffer() == "// version two\n");
+    h.key(kKeyEscape);
+    CHECK_FALSE(h.ui.show_history);
 }
 
 TEST_CASE("gui: leaving an exercise while its check runs still records the result") {

@@ -482,3 +482,71 @@ TEST_CASE("gui input: an editing key never shares a frame with the text typed be
     CHECK(frames.front().front().code == 65);
     CHECK(frames.back().back().kind == E::Char);
 }
+
+TEST_CASE("gui input: a thousand typed characters reach ImGui in one frame; Ctrl and the acting key wait for the next, in order") {
+    gui::InputQueue queue;
+    using E = gui::InputEvent;
+    std::string typed;
+    for (int i = 0; i < 1000; ++i) {
+        const char c = static_cast<char>('a' + i % 26);
+        const int key = 'A' + i % 26;  // GLFW's letter keys are the capitals
+        queue.push({E::Key, key, 0, E::kPress, 0});
+        queue.push({E::Char, c});
+        queue.push({E::Key, key, 0, E::kRelease, 0});
+        typed += c;
+    }
+    constexpr int kCtrl = 341;
+    queue.push({E::Key, kCtrl, 0, E::kPress, 0});
+    queue.push({E::Key, 'S', 0, E::kPress, E::kModCtrl});
+    queue.push({E::Key, 'S', 0, E::kRelease, E::kModCtrl});
+    queue.push({E::Key, kCtrl, 0, E::kRelease, E::kModCtrl});
+    std::vector<std::vector<E>> frames;
+    while (!queue.empty() && frames.size() < 20) {
+        frames.emplace_back();
+        queue.feed_frame([&](const E& e) { frames.back().push_back(e); }, /*editing_text=*/true);
+    }
+    REQUIRE(frames.size() == 3);
+    std::string first;
+    for (const E& e : frames[0]) {
+        if (e.kind == E::Char) first += static_cast<char>(e.code);
+        CHECK(e.code != kCtrl);  // Dear ImGui drops a frame's text while Ctrl is down
+    }
+    CHECK(first == typed);
+    REQUIRE(frames[1].size() == 2);  // Ctrl, then S with it: Ctrl+S sees all the text
+    CHECK(frames[1][0].code == kCtrl);
+    CHECK(frames[1][1].code == 'S');
+    CHECK(frames[2].front().code == 'S');  // its release a frame later, so the press is seen
+}
+
+TEST_CASE("gui input: while the editor has the keyboard, Enter and Tab are text; with Ctrl, or elsewhere, they are keys") {
+    gui::InputQueue queue;
+    using E = gui::InputEvent;
+    const auto push_key = [&](int code, int mods = 0) {
+        queue.push({E::Key, code, 0, E::kPress, mods});
+        queue.push({E::Key, code, 0, E::kRelease, mods});
+    };
+    queue.push({E::Char, 'a'});
+    push_key(E::kKeyEnter);
+    queue.push({E::Char, 'b'});
+    push_key(E::kKeyTab);
+    queue.push({E::Char, 'c'});
+    std::vector<E> out;
+    CHECK(queue.feed_frame([&](const E& e) { out.push_back(e); }, true) == 7);
+    std::string text;
+    for (const E& e : out) {
+        CHECK(e.kind == E::Char);
+        text += static_cast<char>(e.code);
+    }
+    CHECK(text == "a\nb\tc");
+
+    out.clear();
+    push_key(E::kKeyEnter, E::kModCtrl);  // Ctrl+Enter runs the check: a key
+    while (!queue.empty()) queue.feed_frame([&](const E& e) { out.push_back(e); }, true);
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].kind == E::Key);
+    out.clear();
+    push_key(E::kKeyEnter);  // the editor without the keyboard: a key
+    while (!queue.empty()) queue.feed_frame([&](const E& e) { out.push_back(e); }, false);
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].kind == E::Key);
+}

@@ -65,12 +65,14 @@ commands:
   hint ID [N]          hint N (1 = gentlest)
   solution ID          the reference solution and explanation, after a pass
   reset ID             put the starter back (your file is kept as a backup)
+  history ID           the versions of your file (one at every save and check)
+  restore ID N         bring version N back (your file is kept as a version first)
   watch ID [FILE]      re-check every time the file is saved
   dev check            course authors: every starter fails, every solution passes
   dev ops              course authors: the Eigen reference ops and their parameters
   doctor               what this machine gives attnlab (compiler, sandbox, CUDA)
 
-options: --lang en|id (language), --json (list, show, check, dev check, doctor), --help
+options: --lang en|id (language), --json (list, show, check, history, restore, dev check, doctor), --help
 exit codes: 0 pass/ok, 1 a check failed, 2 usage or set-up error
 data: $ATTNLAB_HOME, else the XDG data/cache/config dirs (see README))",
               R"(attnlab — belajar causal multi-head self-attention dengan menuliskannya
@@ -88,12 +90,14 @@ perintah:
   hint ID [N]          petunjuk ke-N (1 = paling ringan)
   solution ID          solusi referensi dan penjelasannya, setelah lulus
   reset ID             kembalikan starter (berkasmu disimpan sebagai cadangan)
+  history ID           versi-versi berkasmu (satu setiap simpan dan periksa)
+  restore ID N         kembalikan versi N (berkasmu disimpan sebagai versi dulu)
   watch ID [BERKAS]    periksa ulang setiap kali berkas disimpan
   dev check            penulis kursus: setiap starter gagal, setiap solusi lulus
   dev ops              penulis kursus: operasi referensi Eigen dan parameternya
   doctor               yang disediakan mesin ini untuk attnlab (kompiler, sandbox, CUDA)
 
-opsi: --lang en|id (bahasa), --json (list, show, check, dev check, doctor), --help
+opsi: --lang en|id (bahasa), --json (list, show, check, history, restore, dev check, doctor), --help
 kode keluar: 0 lulus/ok, 1 pemeriksaan gagal, 2 galat pemakaian atau persiapan
 data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"}},
         {"list", {"usage: attnlab list [--json]\nLists the exercises in course order with your progress and topics.",
@@ -108,6 +112,10 @@ data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"}},
                       "pemakaian: attnlab solution ID [--force]\nMenampilkan solusi referensi dan penjelasannya setelah kamu lulus."}},
         {"reset", {"usage: attnlab reset ID [--yes]\nRestores the starter file; your current file is kept as a timestamped backup.",
                    "pemakaian: attnlab reset ID [--yes]\nMengembalikan berkas starter; berkasmu sekarang disimpan sebagai cadangan bertanda waktu."}},
+        {"history", {"usage: attnlab history ID [--json]\nLists the versions of your file, newest first: one is kept at every save and every check\n(in the window and here), and before a restore or a reset.",
+                     "pemakaian: attnlab history ID [--json]\nMenampilkan versi-versi berkasmu, yang terbaru di atas: satu versi disimpan setiap kali\nberkas disimpan atau diperiksa (di jendela maupun di sini), dan sebelum pemulihan atau reset."}},
+        {"restore", {"usage: attnlab restore ID N [--json]\nPuts version N (from attnlab history ID) back into your file. Your file as it was is kept\nas a version first, so nothing is lost.",
+                     "pemakaian: attnlab restore ID N [--json]\nMengembalikan versi N (dari attnlab history ID) ke berkasmu. Berkasmu yang sekarang disimpan\nsebagai versi lebih dulu, jadi tidak ada yang hilang."}},
         {"watch", {"usage: attnlab watch ID [FILE]\nChecks the file now and again every time it is saved. Ctrl+C stops.",
                    "pemakaian: attnlab watch ID [BERKAS]\nMemeriksa berkas sekarang dan setiap kali disimpan. Ctrl+C untuk berhenti."}},
         {"doctor", {"usage: attnlab doctor [--json]\nReports the compiler, the learner runtime, the sandbox's protections, the limits,\nthe CUDA toolkit, NVRTC and the GPU. Exit code 2 when checks cannot run here.",
@@ -357,6 +365,20 @@ fs::path file_argument(Context& ctx, const Exercise& e) {
     return ctx.lab->workspace().ensure_learner_file(e, ctx.lang);
 }
 
+// A check of the learner's own file keeps its text as a version (a file
+// given on the command line is not theirs to keep); a history that cannot
+// be written is told, never fatal.
+void keep_checked_version(Context& ctx, const Exercise& e, const fs::path& file, const std::string* text = nullptr) {
+    if (file != ctx.lab->workspace().learner_file(e)) return;
+    const std::optional<std::string> read = text ? std::optional<std::string>(*text) : read_file(file);
+    if (!read) return;
+    try {
+        ctx.lab->workspace().history().record(e.id, *read, VersionReason::Checked);
+    } catch (const std::exception& ex) {
+        std::cerr << "attnlab: " << ctx.t("history.not_kept", {{"why", message_of(ex).text(ctx.lang)}}) << "\n";
+    }
+}
+
 int cmd_check(Context& ctx) {
     if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("check needs an exercise id and optionally a file");
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
@@ -364,6 +386,7 @@ int cmd_check(Context& ctx) {
     if (!ctx.opt.json) std::cerr << ctx.t("cli.check.checking", {{"file", file.string()}}) << "\n";
     CheckControl control;
     control.gpu_arch = ctx.opt.gpu_arch;
+    keep_checked_version(ctx, e, file);
     CheckResult r = ctx.lab->runner().check(e, file, control);
     try {
         ctx.lab->progress().record_check(e.id, r);
@@ -431,6 +454,62 @@ int cmd_reset(Context& ctx) {
     return kExitOk;
 }
 
+json version_json(const Version& v, const std::string& current_hash, Lang lang) {
+    return {{"number", v.number}, {"time", v.time}, {"local_time", version_time_words(v.time)}, {"reason", version_reason_code(v.reason)},
+            {"reason_text", version_reason_words(v, lang)}, {"restored_from", v.restored_from}, {"bytes", v.bytes}, {"lines", v.lines},
+            {"available", v.available}, {"current", v.hash == current_hash}};
+}
+
+// The versions of the learner's file, newest first.
+int cmd_history(Context& ctx) {
+    if (ctx.opt.positional.size() != 2) usage_error("history needs an exercise id");
+    const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
+    KeyedMessage warning;
+    const std::vector<Version> versions = ctx.lab->workspace().history().list(e.id, &warning);
+    if (!warning.empty()) std::cerr << ctx.t("cli.progress_recovered", {{"message", warning.text(ctx.lang)}}) << "\n";
+    const fs::path file = ctx.lab->workspace().learner_file(e);
+    const std::string current = version_hash_of(read_file(file).value_or(""));
+    if (ctx.opt.json) {
+        json list = json::array();
+        for (auto it = versions.rbegin(); it != versions.rend(); ++it) list.push_back(version_json(*it, current, ctx.lang));
+        std::cout << json({{"id", e.id}, {"file", file.string()}, {"versions", list}}).dump(2) << "\n";
+        return kExitOk;
+    }
+    if (versions.empty()) {
+        std::cout << ctx.t("cli.history.empty", {{"id", e.id}}) << "\n";
+        return kExitOk;
+    }
+    std::cout << ctx.t("cli.history.header", {{"file", file.string()}, {"id", e.id}}) << "\n\n";
+    for (auto it = versions.rbegin(); it != versions.rend(); ++it) {
+        std::string notes;
+        if (it->hash == current) notes += "  ← " + ctx.t("cli.history.current");
+        if (!it->available) notes += "  ! " + ctx.t("cli.history.missing");
+        std::printf("%4d  %s  %-28s %s%s\n", it->number, version_time_words(it->time).c_str(), version_reason_words(*it, ctx.lang).c_str(),
+                    ctx.t("cli.history.size", {{"lines", format_count(it->lines, ctx.lang)}, {"bytes", format_count(static_cast<int64_t>(it->bytes), ctx.lang)}})
+                        .c_str(),
+                    notes.c_str());
+    }
+    return kExitOk;
+}
+
+// Version N back into the learner's file, the file as it was kept first.
+int cmd_restore(Context& ctx) {
+    if (ctx.opt.positional.size() != 3) usage_error("restore needs an exercise id and a version number");
+    const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
+    char* end = nullptr;
+    const long number = std::strtol(ctx.opt.positional[2].c_str(), &end, 10);
+    if (*end || number < 1 || number > 1000000000) usage_error(ctx.t("cli.restore.number", {{"id", e.id}}));
+    const int kept = ctx.lab->workspace().restore(e, static_cast<int>(number));
+    const fs::path file = ctx.lab->workspace().learner_file(e);
+    if (ctx.opt.json) {
+        std::cout << json({{"id", e.id}, {"file", file.string()}, {"restored", number}, {"kept", kept}}).dump(2) << "\n";
+        return kExitOk;
+    }
+    std::cout << ctx.t("cli.restore.done", {{"number", std::to_string(number)}, {"file", file.string()}}) << "\n";
+    if (kept > 0) std::cout << ctx.t("cli.restore.kept", {{"kept", std::to_string(kept)}, {"id", e.id}}) << "\n";
+    return kExitOk;
+}
+
 std::atomic<bool> g_stop{false};
 void on_interrupt(int) { g_stop.store(true); }
 
@@ -454,6 +533,7 @@ int cmd_watch(Context& ctx) {
         auto text = read_file(file);
         if (text && text != last_text) {
             last_text = text;
+            keep_checked_version(ctx, e, file, &*text);
             job = scheduler.start(e, *text, file.string());  // cancels a check still running
             shown_phase = Phase::Done;
             shown_case = -1;
@@ -564,6 +644,7 @@ int run(const std::vector<std::string>& args) {
     static const std::map<std::string, int (*)(Context&)> commands = {
         {"", cmd_list},         {"list", cmd_list},   {"show", cmd_show},   {"check", cmd_check}, {"hint", cmd_hint},
         {"solution", cmd_solution}, {"reset", cmd_reset}, {"watch", cmd_watch}, {"dev", cmd_dev},
+        {"history", cmd_history},   {"restore", cmd_restore},
     };
     auto it = commands.find(command);
     if (it == commands.end()) usage_error("unknown command " + command);

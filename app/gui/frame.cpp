@@ -32,6 +32,11 @@ void open_relative(Session& s, int delta);
 
 void open_next_exercise(Ui& ui) { open_relative(ui.session, +1); }
 
+void open_history(Ui& ui) {
+    ui.show_history = true;
+    ui.session.refresh_versions();  // the CLI may have kept or restored one meanwhile
+}
+
 bool pointer_moved() {
     static bool moved = false;
     const ImVec2 d = ImGui::GetIO().MouseDelta;
@@ -87,8 +92,9 @@ void handle_shortcuts(Ui& ui, bool& quit) {
     if (io.KeyAlt && pressed(kKeyUp)) open_relative(s, -1);
     if (pressed(kKeyF1)) ui.show_help = !ui.show_help;
     if (pressed(kKeyEscape)) {
-        // Esc closes what is on top first: the settings window, then a running check.
+        // Esc closes what is on top first: the settings window, the history, then a running check.
         if (ui.show_settings) ui.show_settings = false;
+        else if (ui.show_history) ui.show_history = false;
         else if (s.checking()) s.cancel_check();
     }
 }
@@ -118,6 +124,7 @@ void draw_menu(Ui& ui, bool& quit) {
     if (ImGui::BeginMenu((ui.t("gui.menu.file") + "###file").c_str())) {
         if (ImGui::MenuItem(ui.t("gui.action.save").c_str(), "Ctrl+S")) s.save();
         if (ImGui::MenuItem(ui.t("gui.action.external").c_str(), "Ctrl+E")) s.open_in_external_editor();
+        if (ImGui::MenuItem(ui.t("gui.editor.history").c_str())) open_history(ui);
         if (ImGui::MenuItem(ui.t("gui.editor.reset").c_str())) ui.confirm_reset = true;
         ImGui::Separator();
         if (ImGui::MenuItem(ui.t("gui.action.quit").c_str(), "Ctrl+Q")) quit = true;
@@ -193,10 +200,11 @@ void draw_verdict_badge(Ui& ui, bool in_tab_bar) {
     if (!s.current()) return;
     const CheckResult* r = s.last_result();
     std::string label;
-    ImVec4 color = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    // The theme's text colour unless a verdict has its own: the disabled grey
+    // on the tab's blue ("Not checked yet") was 2.98:1, under WCAG's 4.5:1.
+    ImVec4 color = ImGui::GetStyleColorVec4(ImGuiCol_Text);
     if (s.checking()) {
         label = ui.t("gui.badge.checking");
-        color = ImGui::GetStyleColorVec4(ImGuiCol_Text);
     } else if (r) {
         label = std::string(r->passed() ? "\xE2\x9C\x93 " : "\xE2\x9C\x97 ") + verdict_title(r->verdict, s.lang());
         color = verdict_color(r->verdict);
@@ -318,11 +326,16 @@ void draw_frame(Ui& ui) {
     ImGui::End();
 
     draw_settings_window(ui);
+    draw_history_window(ui);
     draw_help_overlay(ui);
     if (quit) ui.quit_requested = true;
     // For scripted drivers (ATTNLAB_GUI_ITEMS): a finished result, and which one.
     if (!ui.session.checking() && ui.session.last_result())
         ui.items["state:result:" + std::to_string(ui.session.result_generation())] = ImRect(0, 0, 0, 0);
+    // ...how many saves have been made (a driver that pressed Ctrl+S waits for the next), and
+    // which frame this is (a driver clicks a widget once two frames agree on where it is).
+    ui.items["state:saves:" + std::to_string(ui.session.saves())] = ImRect(0, 0, 0, 0);
+    ui.items["state:frame:" + std::to_string(++ui.frames_drawn)] = ImRect(0, 0, 0, 0);
 }
 
 }  // namespace attnlab::gui

@@ -65,7 +65,8 @@ void install_input(GLFWwindow* w) {
 }
 
 // This frame's share of the queued input, to the ImGui backend's handlers.
-void feed_input(GLFWwindow* w) {
+// `editing_text`: the editor had the keyboard last frame (Enter and Tab are text).
+void feed_input(GLFWwindow* w, bool editing_text) {
     g_input.feed_frame([w](const InputEvent& e) {
         switch (e.kind) {
             case InputEvent::Key: ImGui_ImplGlfw_KeyCallback(w, e.code, e.scancode, e.action, e.mods); break;
@@ -73,7 +74,7 @@ void feed_input(GLFWwindow* w) {
             case InputEvent::MouseButton: ImGui_ImplGlfw_MouseButtonCallback(w, e.code, e.action, e.mods); break;
             case InputEvent::Scroll: ImGui_ImplGlfw_ScrollCallback(w, e.dx, e.dy); break;
         }
-    });
+    }, editing_text);
 }
 
 void apply_theme(const Preferences& p) {
@@ -269,7 +270,7 @@ struct IdleWatch {
         return std::to_string(s.result_generation()) + "/" + std::to_string(s.checking()) + "/" + std::to_string(static_cast<int>(p.phase)) +
                "/" + std::to_string(p.case_index) + "/" + std::to_string(s.buffer_generation()) + "/" + std::to_string(s.notices().size()) +
                "/" + std::to_string(s.disk_conflict()) + "/" + std::to_string(s.measuring_projections()) + "/" +
-               std::to_string(s.projection_timing().has_value()) + "/" + std::to_string(s.computing_resources()) + "/" + std::to_string(s.dirty()) +
+               std::to_string(s.projection_timing().has_value()) + "/" + std::to_string(s.computing_resources()) + "/" + std::to_string(s.dirty()) + "/" + std::to_string(s.saves()) +
                "/" + std::to_string(s.recordings_generation()) + "/" + std::to_string(s.recording_block() != nullptr);
     }
 };
@@ -326,7 +327,7 @@ int run_gui(const GuiOptions& opt) {
     IdleWatch idle;
     while (!glfwWindowShouldClose(window) && !ui.quit_requested) {
         if (!wait_for_work(session, opt, idle)) continue;
-        feed_input(window);
+        feed_input(window, ui.editor.active);
         follow_preferences(ui, applied, session.preferences());
         render_frame(ui, window);
         dump_items(ui, dumped_items);

@@ -10,7 +10,7 @@ const std::vector<Shortcut>& shortcuts() {
         {"Ctrl+H", "gui.action.hint"},           {"Alt+Down", "gui.action.next"},
         {"Alt+Up", "gui.action.prev"},           {"Ctrl+L", "gui.action.language"},
         {"Ctrl+,", "gui.action.settings"},       {"F1", "gui.action.help"},
-        {"Ctrl+Z / Ctrl+Y", "gui.action.undo"},  {"Ctrl+C / Ctrl+X / Ctrl+V", "gui.action.clipboard"},
+        {"Ctrl+Z / Ctrl+Shift+Z, Ctrl+Y", "gui.action.undo"},  {"Ctrl+C / Ctrl+X / Ctrl+V", "gui.action.clipboard"},
         {"Ctrl+Q", "gui.action.quit"},
     };
     return list;

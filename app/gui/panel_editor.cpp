@@ -1,7 +1,11 @@
 // Editor panel: the learner's workspace file in a monospace editor with line
-// numbers. Dear ImGui's multiline input gives undo, selection and the
-// clipboard; around it we add a line-number gutter that scrolls with the text,
-// Tab → spaces, jump-to-line (from compiler errors), and the file's state.
+// numbers. Dear ImGui's multiline input gives selection and the clipboard;
+// around it we add a fixed line-number gutter, Tab → spaces, jump-to-line
+// (from compiler errors), the file's state, and two things 1.86's widget
+// gets wrong for a learner: Esc reverts the whole text to what it was when
+// the widget was focused, and its undo holds 999 characters and dies with
+// the widget. Esc is withheld from it, and undo is the session's
+// (UndoHistory: every edit of the session).
 #include <algorithm>
 
 #include "ui.hpp"  // imgui.h first: imgui_stdlib.h relies on it
@@ -21,8 +25,8 @@ int callback(ImGuiInputTextCallbackData* data) {
     if (data->EventFlag == ImGuiInputTextFlags_CallbackCharFilter) {
         if (data->EventChar == '\t') {
             // Tab indents to the next tab stop with spaces. They are typed like
-            // any other characters (one now, the rest queued for the next
-            // frame), so undo and redo treat them as ordinary typing.
+            // any other characters (one now, the rest queued and taken in the
+            // same frame), so undo and redo treat them as ordinary typing.
             const int n = st->tab_width - st->column % st->tab_width;
             data->EventChar = ' ';
             for (int i = 1; i < n; ++i) ImGui::GetIO().AddInputCharacter(' ');
@@ -30,6 +34,14 @@ int callback(ImGuiInputTextCallbackData* data) {
         return 0;
     }
     if (data->EventFlag == ImGuiInputTextFlags_CallbackAlways) {
+        if (st->replace_with) {
+            // Undo or redo changed the buffer: the widget takes it, so it has
+            // nothing different to write back.
+            const std::string& text = *st->replace_with;
+            data->DeleteChars(0, data->BufTextLen);
+            data->InsertChars(0, text.data(), text.data() + text.size());
+            st->replace_with = nullptr;
+        }
         if (st->pending_jump_offset >= 0) {
             const int off = std::min(st->pending_jump_offset, data->BufTextLen);
             data->CursorPos = data->SelectionStart = data->SelectionEnd = off;
@@ -42,6 +54,48 @@ int callback(ImGuiInputTextCallbackData* data) {
         st->column = data->CursorPos - line_start;
     }
     return 0;
+}
+
+// Keys the editor handles itself, hidden from Dear ImGui's input widget while
+// it runs (1.86 reads them through io.KeyMap): Esc, which would revert the
+// text, and Z and Y, whose Ctrl shortcuts would run the widget's own undo.
+class WithheldKeys {
+public:
+    WithheldKeys() {
+        ImGuiIO& io = ImGui::GetIO();
+        for (size_t i = 0; i < std::size(kKeys); ++i) {
+            saved_[i] = io.KeyMap[kKeys[i]];
+            io.KeyMap[kKeys[i]] = -1;
+        }
+    }
+    ~WithheldKeys() {
+        ImGuiIO& io = ImGui::GetIO();
+        for (size_t i = 0; i < std::size(kKeys); ++i) io.KeyMap[kKeys[i]] = saved_[i];
+    }
+    WithheldKeys(const WithheldKeys&) = delete;
+    WithheldKeys& operator=(const WithheldKeys&) = delete;
+
+private:
+    static constexpr ImGuiKey_ kKeys[] = {ImGuiKey_Escape, ImGuiKey_Z, ImGuiKey_Y};
+    int saved_[std::size(kKeys)] = {};
+};
+
+// Ctrl+Z undoes, Ctrl+Shift+Z and Ctrl+Y redo: in the editor, or with no
+// other field taking the keys.
+void handle_undo(Ui& ui) {
+    Session& s = ui.session;
+    EditorState& st = ui.editor;
+    const ImGuiIO& io = ImGui::GetIO();
+    if (!io.KeyCtrl || io.KeyAlt || (!st.active && ImGui::IsAnyItemActive())) return;
+    const bool z = ImGui::IsKeyPressed(io.KeyMap[ImGuiKey_Z]);
+    const bool y = ImGui::IsKeyPressed(io.KeyMap[ImGuiKey_Y]);
+    std::optional<size_t> cursor;
+    if (z && !io.KeyShift) cursor = s.undo();
+    else if ((z && io.KeyShift) || y) cursor = s.redo();
+    if (!cursor) return;
+    st.replace_with = st.active ? &s.buffer() : nullptr;  // an inactive widget reads the buffer when it wakes
+    st.pending_jump_offset = static_cast<int>(*cursor);
+    if (!st.active) ui.focus_editor = true;
 }
 
 int line_offset(const std::string& text, int line) {
@@ -77,6 +131,9 @@ void draw_toolbar(Ui& ui, EditorState& st) {
     if (ImGui::Button(ui.t("gui.editor.external").c_str())) s.open_in_external_editor();
     ui.note_item("external");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+E");
+    ImGui::SameLine();
+    if (ImGui::Button(ui.t("gui.editor.history").c_str())) open_history(ui);
+    ui.note_item("history");
     ImGui::SameLine();
     if (ImGui::Button(ui.t("gui.editor.reset").c_str())) ui.confirm_reset = true;
     ui.note_item("reset");
@@ -124,11 +181,10 @@ void draw_reset_confirmation(Ui& ui) {
 
 }
 
-// Visible line range [first, last) of a text `lines` long in the current child.
-std::pair<int, int> visible_lines(int lines, float line_h) {
+// Visible line range [first, last) of a text `lines` long, scrolled by
+// scroll_y in a view view_h tall.
+std::pair<int, int> visible_lines(int lines, float line_h, float scroll_y, float view_h) {
     const float pad_y = ImGui::GetStyle().FramePadding.y;
-    const float scroll_y = ImGui::GetScrollY();
-    const float view_h = ImGui::GetWindowHeight();
     const int first = std::max(0, static_cast<int>((scroll_y - pad_y) / line_h) - 1);
     const int last = std::min(lines, static_cast<int>((scroll_y + view_h) / line_h) + 2);
     return {first, last};
@@ -153,19 +209,33 @@ std::vector<const LineMark*> marks_on(const std::vector<LineMark>& marks, int li
     return out;
 }
 
-// The line-number gutter for the visible lines only, with a marker on every
-// line the verdict names (hover: its message; click: go there); returns its width.
-float draw_gutter(Ui& ui, const ImVec2& origin, int lines, int digits, float line_h, float char_w) {
+// Where the code scrolls: its top-left corner on screen, its size, and how far it is scrolled.
+struct CodeView {
+    ImVec2 min, size;
+    float scroll_x = 0, scroll_y = 0;
+};
+
+float gutter_width(int digits, float char_w) {
+    return char_w * 1.5f + char_w * static_cast<float>(digits + 1) + ImGui::GetStyle().FramePadding.x;
+}
+
+// The line-number gutter, left of the scrolled code and never scrolled
+// sideways with it, for the visible lines only, with a marker on every line
+// the verdict names (hover: its message; click: go there); and a faint band
+// across each marked line, so the mark is seen beside the code too.
+void draw_gutter(Ui& ui, const CodeView& code, int lines, int digits, float line_h, float char_w) {
     const float pad_y = ImGui::GetStyle().FramePadding.y;
-    const auto [first, last] = visible_lines(lines, line_h);
+    const auto [first, last] = visible_lines(lines, line_h, code.scroll_y, code.size.y);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 number_color = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const ImU32 current_color = ImGui::GetColorU32(ImGuiCol_Text);
     const bool dark = ui.session.preferences().dark_theme;
     const std::vector<LineMark>& marks = ui.session.verdict_lines();
     const float marker_w = char_w * 1.5f;
-    const float width = marker_w + char_w * static_cast<float>(digits + 1) + ImGui::GetStyle().FramePadding.x;
+    const float width = gutter_width(digits, char_w);
+    const ImVec2 origin(code.min.x - width, code.min.y - code.scroll_y);
     const ImVec2 mouse = ImGui::GetIO().MousePos;
+    dl->PushClipRect(ImVec2(origin.x, code.min.y), ImVec2(code.min.x + code.size.x, code.min.y + code.size.y), true);
     char num[16];
     for (int l = first; l < last; ++l) {
         const float y = origin.y + pad_y + line_h * static_cast<float>(l);
@@ -175,9 +245,7 @@ float draw_gutter(Ui& ui, const ImVec2& origin, int lines, int digits, float lin
         if (here.empty()) continue;
         const ImVec2 c(origin.x + marker_w * 0.5f, y + line_h * 0.5f);
         dl->AddCircleFilled(c, line_h * 0.3f, mark_color(here.front()->kind, dark));
-        // The whole line gets a faint band, so the mark is seen beside the code too.
-        dl->AddRectFilled(ImVec2(origin.x + width, y), ImVec2(origin.x + width + ImGui::GetWindowWidth() + ImGui::GetScrollX(), y + line_h),
-                          mark_color(here.front()->kind, dark, 0.16f));
+        dl->AddRectFilled(ImVec2(code.min.x, y), ImVec2(code.min.x + code.size.x, y + line_h), mark_color(here.front()->kind, dark, 0.16f));
         const ImRect row(ImVec2(origin.x, y), ImVec2(origin.x + width, y + line_h));
         ui.items["gutter_mark:" + std::to_string(l + 1)] = row;
         if (!row.Contains(mouse) || !ImGui::IsWindowHovered()) continue;
@@ -188,7 +256,7 @@ float draw_gutter(Ui& ui, const ImVec2& origin, int lines, int digits, float lin
         ImGui::EndTooltip();
         if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) ui.jump_to_line = l + 1;
     }
-    return width;
+    dl->PopClipRect();
 }
 
 ImU32 token_color(TokenKind k, bool dark) {
@@ -216,7 +284,7 @@ void draw_highlighted(Ui& ui, const std::string& text, ImVec2 text_origin, float
     const float size = ImGui::GetFontSize();
     const bool dark = ui.session.preferences().dark_theme;
     const ImU32 plain = ImGui::GetColorU32(ImGuiCol_Text);
-    const auto [first, last] = visible_lines(lines, line_h);
+    const auto [first, last] = visible_lines(lines, line_h, ImGui::GetScrollY(), ImGui::GetWindowHeight());
     bool in_comment = false;
     size_t start = 0;
     for (int l = 0; l < last && start <= text.size(); ++l) {
@@ -251,51 +319,50 @@ void draw_highlighted(Ui& ui, const std::string& text, ImVec2 text_origin, float
 
 // Keep the cursor visible: the widget is as tall as the text, so the
 // scrolling is ours to do.
-void follow_cursor(Ui& ui, EditorState& st, const std::string& text, bool active, float gutter, float line_h, float char_w) {
+void follow_cursor(Ui& ui, EditorState& st, const std::string& text, bool active, float line_h, float char_w) {
     ui.editor_cursor_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + std::min<size_t>(static_cast<size_t>(std::max(st.cursor, 0)), text.size()), '\n'));
     if (!active || !st.cursor_moved) return;
     st.cursor_moved = false;
-    const float pad_y = ImGui::GetStyle().FramePadding.y;
-    const float cy = pad_y + line_h * static_cast<float>(ui.editor_cursor_line - 1);
-    const float visible = ImGui::GetWindowHeight() - ImGui::GetStyle().ScrollbarSize - line_h;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float cy = style.FramePadding.y + line_h * static_cast<float>(ui.editor_cursor_line - 1);
+    const float visible = ImGui::GetWindowHeight() - style.ScrollbarSize - line_h;
     if (cy < ImGui::GetScrollY()) ImGui::SetScrollY(cy);
     else if (cy + line_h > ImGui::GetScrollY() + visible) ImGui::SetScrollY(cy + line_h - visible);
     const int col = st.cursor - line_offset(text, ui.editor_cursor_line);
-    const float cx = gutter + char_w * static_cast<float>(col);
-    const float visible_w = ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize - 2 * char_w;
-    if (cx - gutter < ImGui::GetScrollX()) ImGui::SetScrollX(std::max(0.0f, cx - gutter - 4 * char_w));
+    const float cx = style.FramePadding.x + char_w * static_cast<float>(col);
+    const float visible_w = ImGui::GetWindowWidth() - style.ScrollbarSize - 2 * char_w;
+    if (cx < ImGui::GetScrollX()) ImGui::SetScrollX(std::max(0.0f, cx - 4 * char_w));
     else if (cx > ImGui::GetScrollX() + visible_w) ImGui::SetScrollX(cx - visible_w);
 }
 
-void draw_text(Ui& ui, EditorState& st) {
-    Session& s = ui.session;
-    if (ui.jump_to_line > 0) {
-        st.pending_jump_offset = line_offset(s.buffer(), ui.jump_to_line);
-        ui.focus_editor = true;
-        ui.jump_to_line = 0;
+// Lines, the longest line's length, and the gutter's digits of a text.
+struct TextShape {
+    int lines = 1, longest = 0, digits = 2;
+    explicit TextShape(const std::string& text) {
+        for (size_t i = 0, start = 0; i <= text.size(); ++i)
+            if (i == text.size() || text[i] == '\n') {
+                longest = std::max(longest, static_cast<int>(i - start));
+                start = i + 1;
+                if (i < text.size()) ++lines;
+            }
+        digits = lines >= 1000 ? 4 : lines >= 100 ? 3 : 2;
     }
-    ImGui::PushFont(ui.fonts.mono);
-    const float line_h = ImGui::GetTextLineHeight();
-    const float char_w = ImGui::CalcTextSize("M").x;
-    const std::string& text = s.buffer();
-    const int lines = 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-    int longest = 0;
-    for (size_t i = 0, start = 0; i <= text.size(); ++i)
-        if (i == text.size() || text[i] == '\n') {
-            longest = std::max(longest, static_cast<int>(i - start));
-            start = i + 1;
-        }
-    const int digits = lines >= 1000 ? 4 : lines >= 100 ? 3 : 2;
+};
 
-    ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
-    ImGui::BeginChild("editor_scroll", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+// The input widget, transparent, with the coloured text under it; in a child
+// that scrolls both ways. Returns where that child was and how far it scrolled.
+CodeView draw_code(Ui& ui, EditorState& st, const TextShape& shape, ImVec2 size, float line_h, float char_w) {
+    Session& s = ui.session;
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0, 0, 0, 0));  // the frame behind it is drawn by draw_text
+    ImGui::BeginChild("editor_scroll", size, false, ImGuiWindowFlags_HorizontalScrollbar);
     ImGui::PopStyleColor();
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 scrollbars = ImGui::GetCurrentWindow()->ScrollbarSizes;
+    const ImVec2 outer = ImGui::GetWindowSize();
+    CodeView view{ImGui::GetWindowPos(), ImVec2(outer.x - scrollbars.x, outer.y - scrollbars.y), ImGui::GetScrollX(), ImGui::GetScrollY()};
+    ui.items["editor_view"] = ImRect(view.min, ImVec2(view.min.x + view.size.x, view.min.y + view.size.y));  // the part of the code on screen (scripts click it)
     const float pad_y = ImGui::GetStyle().FramePadding.y;
-    const float gutter = draw_gutter(ui, origin, lines, digits, line_h, char_w);
-    ImGui::SetCursorScreenPos(ImVec2(origin.x + gutter, origin.y));
-    const float width = std::max(ImGui::GetContentRegionAvail().x, char_w * static_cast<float>(longest + 4));
-    const float height = std::max(ImGui::GetContentRegionAvail().y, line_h * static_cast<float>(lines + 2) + 2 * pad_y);
+    const float width = std::max(ImGui::GetContentRegionAvail().x, char_w * static_cast<float>(shape.longest + 4));
+    const float height = std::max(ImGui::GetContentRegionAvail().y, line_h * static_cast<float>(shape.lines + 2) + 2 * pad_y);
     if (ui.focus_editor) {
         ImGui::SetKeyboardFocusHere();
         ui.focus_editor = false;
@@ -305,15 +372,44 @@ void draw_text(Ui& ui, EditorState& st) {
     ImGui::PushID(s.buffer_generation());  // a reloaded buffer must not be overwritten by the widget's old copy
     const ImGuiInputTextFlags flags =
         ImGuiInputTextFlags_AllowTabInput | ImGuiInputTextFlags_CallbackAlways | ImGuiInputTextFlags_CallbackCharFilter;
-    if (ImGui::InputTextMultiline("##code", &s.buffer(), ImVec2(width, height), flags, callback, &st)) s.mark_edited();
+    {
+        const WithheldKeys withheld;
+        if (ImGui::InputTextMultiline("##code", &s.buffer(), ImVec2(width, height), flags, callback, &st)) s.mark_edited();
+    }
     ui.note_item("editor");
-    const bool active = ImGui::IsItemActive();
+    st.active = ImGui::IsItemActive();
     const ImVec2 text_origin(ImGui::GetItemRectMin().x + ImGui::GetStyle().FramePadding.x, ImGui::GetItemRectMin().y + pad_y);
     ImGui::PopID();
     ImGui::PopStyleColor(2);
-    draw_highlighted(ui, s.buffer(), text_origin, line_h, lines, active, st.cursor);
-    follow_cursor(ui, st, text, active, gutter, line_h, char_w);
+    draw_highlighted(ui, s.buffer(), text_origin, line_h, shape.lines, st.active, st.cursor);
+    follow_cursor(ui, st, s.buffer(), st.active, line_h, char_w);
     ImGui::EndChild();
+    return view;
+}
+
+void draw_text(Ui& ui, EditorState& st) {
+    Session& s = ui.session;
+    if (ui.jump_to_line > 0) {
+        st.pending_jump_offset = line_offset(s.buffer(), ui.jump_to_line);
+        ui.focus_editor = true;
+        ui.jump_to_line = 0;
+    }
+    handle_undo(ui);
+    ImGui::PushFont(ui.fonts.mono);
+    const float line_h = ImGui::GetTextLineHeight();
+    const float char_w = ImGui::CalcTextSize("M").x;
+    const TextShape shape(s.buffer());
+    // The frame: the gutter at its left, the code scrolling beside it.
+    const ImVec2 min = ImGui::GetCursorScreenPos();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float gutter = gutter_width(shape.digits, char_w);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float rounding = ImGui::GetStyle().ChildRounding;
+    dl->AddRectFilled(min, ImVec2(min.x + avail.x, min.y + avail.y), ImGui::GetColorU32(ImGuiCol_FrameBg), rounding);
+    dl->AddRect(min, ImVec2(min.x + avail.x, min.y + avail.y), ImGui::GetColorU32(ImGuiCol_Border), rounding);
+    ImGui::SetCursorScreenPos(ImVec2(min.x + gutter, min.y));
+    const CodeView code = draw_code(ui, st, shape, ImVec2(std::max(avail.x - gutter, char_w * 4), avail.y), line_h, char_w);
+    draw_gutter(ui, code, shape.lines, shape.digits, line_h, char_w);
     ImGui::PopFont();
 }
 

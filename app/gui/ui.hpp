@@ -28,13 +28,17 @@ struct Fonts {
     bool unicode_ok = false;  // DejaVu found: √, ·, ×, ≤, → render
 };
 
-// The editor widget's own state between frames (Tab, jumps, cursor).
+// The editor widget's own state between frames (Tab, jumps, cursor, undo).
 struct EditorState {
     int tab_width = 4;
     int column = 0;                // cursor column (bytes from line start), as of the last callback
     int pending_jump_offset = -1;  // byte offset to put the cursor at
     int cursor = 0;                // byte offset of the cursor, as of the last callback
     bool cursor_moved = false;
+    bool active = false;           // the widget had the keyboard last frame
+    // The session's buffer changed under the active widget (undo, redo): the
+    // widget takes this text in its next callback instead of writing its own copy back.
+    const std::string* replace_with = nullptr;
 };
 
 // Turns RGBA pixels into something ImGui::Image can draw. The window uses
@@ -124,6 +128,7 @@ struct Ui {
 
     bool show_settings = false;
     bool show_help = false;
+    bool show_history = false;
     bool confirm_reset = false;
     std::string topic_filter;        // "" = all topics
     int statement_tab = 0;           // 0 statement, 1 hints, 2 solution (what is shown)
@@ -134,6 +139,7 @@ struct Ui {
     bool focus_editor = false;
     bool fonts_dirty = false;           // font size changed: rebuild the atlas before the next frame
     bool quit_requested = false;
+    int frames_drawn = 0;
     float course_width = 230.0f;
     float statement_width = 420.0f;
     float editor_fraction = 0.6f;    // the editor's share of the centre column (remembered in settings)
@@ -177,6 +183,7 @@ void draw_statement_panel(Ui& ui);
 void draw_editor_panel(Ui& ui);
 void draw_results_panel(Ui& ui);
 void draw_settings_window(Ui& ui);
+void draw_history_window(Ui& ui);  // the versions of the open file (panel_history.cpp)
 void draw_help_overlay(Ui& ui);
 void draw_heatmaps_panel(Ui& ui);
 void draw_stages_panel(Ui& ui);
@@ -201,6 +208,8 @@ void draw_no_result(Ui& ui);
 void draw_probe_offer(Ui& ui, const CaseOutcome& c, const std::string& stage);
 // Go to the next exercise in course order (Alt+Down).
 void open_next_exercise(Ui& ui);
+// Shows the History window, its list read afresh.
+void open_history(Ui& ui);
 // Tooltips wrap at a width that fits the window on either side of the pointer
 // (ImGui flips a tooltip to the pointer's other side; one wider than that side
 // would be clipped at the screen edge).

@@ -102,6 +102,7 @@ bool Session::open(const std::string& id) {
     if (!next) return false;
     if (current_ && editor_.dirty() && !save()) return false;  // stay: the edits exist only here
     current_ = next;
+    versions_stale_ = true;
     ++result_generation_;  // views must not show another exercise's result
     try {
         lab_.workspace().ensure_learner_file(*current_, lab_.lang());
@@ -141,7 +142,7 @@ bool Session::insert_probe(const std::string& stage) {
     return true;
 }
 
-bool Session::save() {
+bool Session::save(VersionReason reason) {
     if (!current_) return false;
     try {
         // Another program changed the file since we last read or wrote it:
@@ -156,6 +157,47 @@ bool Session::save() {
         return false;
     }
     editor_.mark_saved();
+    ++saves_;
+    keep_version(editor_.text(), reason);
+    return true;
+}
+
+// A version the history could not keep (a full disk…) is told, never fatal:
+// the file itself is saved, or the check runs.
+void Session::keep_version(const std::string& text, VersionReason reason) {
+    if (!current_) return;
+    try {
+        lab_.workspace().history().record(current_->id, text, reason);
+    } catch (const std::exception& e) {
+        add_notice(tr(lang(), "history.not_kept", {{"why", message_of(e).text(lang())}}));
+    }
+    versions_stale_ = true;
+}
+
+const std::vector<Version>& Session::versions() {
+    if (versions_stale_) {
+        versions_.clear();
+        versions_stale_ = false;
+        if (current_) {
+            KeyedMessage warning;
+            versions_ = lab_.workspace().history().list(current_->id, &warning);
+            if (!warning.key.empty()) add_notice(warning.text(lang()));
+        }
+    }
+    return versions_;
+}
+
+bool Session::restore_version(int number) {
+    if (!current_) return false;
+    if (editor_.dirty() && !save()) return false;  // the text on screen is a version before it is replaced
+    try {
+        lab_.workspace().restore(*current_, number);
+    } catch (const std::exception& e) {
+        add_notice(message_of(e).text(lang()));
+        return false;
+    }
+    versions_stale_ = true;
+    load_buffer();  // an undoable step in the editor
     return true;
 }
 
@@ -212,6 +254,8 @@ void Session::run_check() {
     // During a disk conflict the buffer is checked as it is, and the file is
     // left alone until the learner chooses which version to keep.
     if (editor_.dirty() && !editor_.conflict()) save();  // an unedited file is not rewritten (external editors watch it)
+    editor_.seal_undo_step();  // typing after a check is a step of its own
+    keep_version(editor_.text(), VersionReason::Checked);
     collect_finished();  // a result that arrived this frame is recorded before its job is replaced
     resources_job_.cancel();  // the check compiles this text for gpu_arch() itself
     scheduler_->start(*current_, editor_.text(), file().string(), prefs_.gpu_arch);
@@ -345,7 +389,7 @@ void Session::poll_disk(std::chrono::steady_clock::time_point now) {
             if (prefs_.auto_run_on_save) run_check();
             break;
         case EditorBuffer::DiskEvent::AutosaveDue:
-            if (!save()) editor_.autosave_failed(now);
+            if (!save(VersionReason::Autosaved)) editor_.autosave_failed(now);
             break;
         case EditorBuffer::DiskEvent::None: break;
     }

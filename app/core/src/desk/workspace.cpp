@@ -15,32 +15,16 @@
 #include "attnlab/common/sandbox_status.hpp"
 #include "attnlab/core/text/messages.hpp"
 #include "attnlab/core/base/util.hpp"
+#include "json_file.hpp"
 
 namespace attnlab {
 
 using nlohmann::json;
-
-namespace {
-
-std::string timestamp() {
-    std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
-    return buf;
-}
-
-// `base`, or base-2, base-3 … when taken: a second backup within the same
-// second must not overwrite the first.
-fs::path unused_path(const fs::path& base) {
-    fs::path p = base;
-    for (int n = 2; fs::exists(p); ++n) {
-        p = base;
-        p += "-" + std::to_string(n);
-    }
-    return p;
-}
-
-}  // namespace
+using desk_files::bounded_integer;
+using desk_files::parse_bounded;
+using desk_files::string_value;
+using desk_files::timestamp;
+using desk_files::unused_path;
 
 // The learner's own copy: <id>.cpp, or <id>.cu for a CUDA exercise (so their
 // editor and compile tools know what it is).
@@ -76,7 +60,10 @@ fs::path Workspace::keep_copy(const Exercise& exercise, const std::string& kind,
 fs::path Workspace::reset(const Exercise& exercise, Lang lang) const {
     fs::path p = learner_file(exercise);
     fs::path backup;
-    if (auto current = read_file(p)) backup = keep_copy(exercise, "bak", *current);
+    if (auto current = read_file(p)) {
+        backup = keep_copy(exercise, "bak", *current);
+        history_.record(exercise.id, *current, VersionReason::BeforeReset);
+    }
     const fs::path from = starter_for(exercise, lang);
     auto starter = read_file(from);
     if (!starter) throw std::runtime_error("cannot read " + from.string());
@@ -85,6 +72,16 @@ fs::path Workspace::reset(const Exercise& exercise, Lang lang) const {
 }
 
 void Workspace::save(const Exercise& exercise, const std::string& text) const { write_file_atomic(learner_file(exercise), text); }
+
+int Workspace::restore(const Exercise& exercise, int number) const {
+    const std::string text = history_.text(exercise.id, number);  // first: an unknown number changes nothing
+    int kept = 0;
+    if (const std::optional<std::string> current = read_file(learner_file(exercise)); current && *current != text)
+        kept = history_.record(exercise.id, *current, VersionReason::BeforeRestore).number;
+    save(exercise, text);
+    history_.record(exercise.id, text, VersionReason::Restored, number);
+    return kept;
+}
 
 const char* status_code(ExerciseStatus s) {
     switch (s) {
@@ -96,45 +93,6 @@ const char* status_code(ExerciseStatus s) {
 }
 
 namespace {
-
-// Parses JSON that came from a file anyone could have written: bounded in
-// size and nesting before the parser (and later dump(), which recurses)
-// sees it. Throws KeyedError (or the parser's own exception).
-json parse_bounded(const std::string& text, size_t max_bytes) {
-    if (text.size() > max_bytes) throw KeyedError({"file.too_large", {{"limit", std::to_string(max_bytes >> 10) + " KB"}}, {}});
-    int depth = 0;
-    bool in_string = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (in_string) {
-            if (c == '\\') ++i;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > kMaxJsonDepth) throw KeyedError({"file.too_deep", {{"levels", std::to_string(kMaxJsonDepth)}}, {}});
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return json::parse(text);
-}
-
-// A whole number in [0, max], or `fallback` when the key is absent.
-int64_t bounded_integer(const json& object, const char* key, int64_t max, int64_t fallback = 0) {
-    const auto it = object.find(key);
-    if (it == object.end() || it->is_null()) return fallback;
-    if (it->is_number_unsigned() && it->get<uint64_t>() <= static_cast<uint64_t>(max)) return static_cast<int64_t>(it->get<uint64_t>());
-    if (it->is_number_integer() && it->get<int64_t>() >= 0 && it->get<int64_t>() <= max) return it->get<int64_t>();
-    throw KeyedError({"file.not_whole_number", {{"key", key}, {"max", std::to_string(max)}}, {}});
-}
-
-std::string string_value(const json& object, const char* key) {
-    const auto it = object.find(key);
-    if (it == object.end() || it->is_null()) return "";
-    if (!it->is_string()) throw KeyedError({"file.not_text", {{"key", key}}, {}});
-    return it->get<std::string>();
-}
 
 constexpr int64_t kMaxCount = 1000000000;         // attempts, hints
 constexpr int64_t kMaxTime = int64_t{1} << 53;     // unix seconds

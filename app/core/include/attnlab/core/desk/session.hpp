@@ -75,14 +75,34 @@ public:
     const std::string& buffer() const { return editor_.text(); }
     void mark_edited() { editor_.mark_edited(); }
     bool dirty() const { return editor_.dirty(); }
+    // Undo and redo of the open file, reaching every edit of this session
+    // (typing, a select-all deletion, a reset, a restored version…): the
+    // buffer changes and the offset where the cursor belongs is returned;
+    // nullopt when there is nothing to undo or redo.
+    std::optional<size_t> undo() { return editor_.undo(); }
+    std::optional<size_t> redo() { return editor_.redo(); }
+    bool can_undo() const { return editor_.can_undo(); }
+    bool can_redo() const { return editor_.can_redo(); }
     // Bumped whenever the buffer is replaced from outside the editor (another
     // exercise, a reload, a reset): an editor widget holding its own copy must
     // drop it then.
     int buffer_generation() const { return editor_.generation(); }
-    // Atomic save of the buffer. Returns false (and adds a notice) on failure.
-    bool save();
+    // Atomic save of the buffer, kept as a version in the exercise's history
+    // too. Returns false (and adds a notice) on failure.
+    bool save(VersionReason reason = VersionReason::Saved);
+    // How many saves succeeded in this session (scripted drivers wait on it).
+    int saves() const { return saves_; }
     // Restores the starter (keeps a backup of the file) and reloads the buffer.
     fs::path reset_to_starter();
+
+    // The open exercise's versions (every save and check), oldest first;
+    // read again after refresh_versions() or when this session kept one.
+    const std::vector<Version>& versions();
+    void refresh_versions() { versions_stale_ = true; }
+    // Puts version `number` back in the editor and the file, keeping the
+    // current text as a version first; the editor's undo can take it back.
+    // False (with a notice saying why) when it could not.
+    bool restore_version(int number);
 
     // The file changed on disk (another editor). With no unsaved edits it is
     // reloaded silently; with unsaved edits the GUI must ask: keep_mine() or
@@ -185,6 +205,7 @@ public:
 
 private:
     void load_buffer();
+    void keep_version(const std::string& text, VersionReason reason);
     void collect_finished();
     void collect_pending_resources();
     void poll_disk(std::chrono::steady_clock::time_point now);
@@ -212,6 +233,9 @@ private:
     int recordings_generation_ = 0;
     void collect_recording();
     int result_generation_ = 0;
+    int saves_ = 0;
+    std::vector<Version> versions_;  // versions(): of current_, unless stale
+    bool versions_stale_ = true;
     mutable std::vector<LineMark> lines_;  // verdict_lines() for (lines_generation_, lines_lang_)
     mutable int lines_generation_ = -1;
     mutable Lang lines_lang_ = Lang::En;

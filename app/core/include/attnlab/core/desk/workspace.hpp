@@ -14,6 +14,7 @@
 #include "attnlab/core/check/check_result.hpp"
 #include "attnlab/core/check/process.hpp"
 #include "attnlab/core/course/course.hpp"
+#include "attnlab/core/desk/version_history.hpp"
 #include "attnlab/core/text/messages.hpp"
 
 namespace attnlab {
@@ -29,8 +30,9 @@ public:
     // the starter in `lang` (starter.id.cpp) when the exercise has one, so its
     // comments are in the learner's language, else starter.cpp.
     fs::path ensure_learner_file(const Exercise& exercise, Lang lang = Lang::En) const;
-    // Keeps a timestamped backup of the learner's file, then restores the starter.
-    // Returns the backup path ("" when there was nothing to back up).
+    // Keeps a timestamped backup of the learner's file (and a version in its
+    // history), then restores the starter. Returns the backup path ("" when
+    // there was nothing to back up).
     fs::path reset(const Exercise& exercise, Lang lang = Lang::En) const;
     // The starter a learner gets in `lang`.
     static fs::path starter_for(const Exercise& exercise, Lang lang);
@@ -40,8 +42,17 @@ public:
     // (never overwriting an earlier copy) and returns its path.
     fs::path keep_copy(const Exercise& exercise, const std::string& kind, const std::string& text) const;
 
+    // The learner's versions of each exercise (saves, checks, restores).
+    const VersionHistory& history() const { return history_; }
+    // Puts version `number` back into the learner's file, keeping the file
+    // as it was as a version first (nothing is lost). Returns the number of
+    // that kept version (0 when the file was missing or already that text).
+    // Throws KeyedError (no such version, its text missing) or FileError.
+    int restore(const Exercise& exercise, int number) const;
+
 private:
     Paths paths_;
+    VersionHistory history_{paths_.history()};
 };
 
 enum class ExerciseStatus { NotStarted, Attempted, Passed };
