@@ -62,6 +62,15 @@ for lang in en id; do
   shot "$lang-softmax-heatmaps" "$lang" stable-softmax "$ex/stable-softmax/solution.cpp" --run --view heatmaps
   shot "$lang-settings" "$lang" causal-mhsa "" --show settings
   shot "$lang-help" "$lang" causal-mhsa "" --show help
+  # The History window after two checks of the file (attnlab check keeps a version each time).
+  cp "$ex/causal-mhsa/starter.cpp" "$home/workspace/causal-mhsa.cpp"
+  "$attnlab" check causal-mhsa >/dev/null 2>&1 || true
+  cp "$ex/causal-mhsa/solution.cpp" "$home/workspace/causal-mhsa.cpp"
+  "$attnlab" check causal-mhsa >/dev/null 2>&1 || true
+  for size in 1280x800 1920x1080; do
+    shot "$lang-history-$size" "$lang" causal-mhsa "" --show history --size "$size"
+    shot "$lang-editor-check-$size" "$lang" causal-mhsa "" --run --size "$size"
+  done
   # The views get a taller bottom panel (the Kernel tab needs the room).
   mkdir -p "$home/config"
   echo '{"editor_fraction": 0.35}' > "$home/config/settings.json"

@@ -13,7 +13,7 @@ struct GuiOptions {
     int quit_after = -1;     // --quit-after N: quit N frames after start (after the check with --run)
     bool timing = false;     // --timing: print when the first frame was on screen
     std::string tab;         // --tab statement|hints|solution
-    std::string show;        // --show settings|help (for scripted screenshots)
+    std::string show;        // --show settings|help|history (for scripted screenshots)
     std::string view;        // --view results|heatmaps|stages|memory|experiments|kernel
     int width = 1400;        // --size WxH
     int height = 860;

@@ -163,6 +163,7 @@ void apply_options(Ui& ui, Session& session, const GuiOptions& opt) {
     else if (opt.tab == "solution") ui.select_tab = 2;
     ui.show_settings = opt.show == "settings";
     ui.show_help = opt.show == "help";
+    if (opt.show == "history") open_history(ui);
     static const std::pair<const char*, BottomTab> views[] = {{"heatmaps", BottomTab::Heatmaps}, {"stages", BottomTab::Stages},
                                                               {"memory", BottomTab::Memory},     {"experiments", BottomTab::Experiments},
                                                               {"kernel", BottomTab::Kernel}};

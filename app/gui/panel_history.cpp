@@ -43,6 +43,7 @@ void draw_history_window(Ui& ui) {
     ImGui::SetNextWindowSize(ImVec2(std::min(ImGui::GetFontSize() * 40, vp->Size.x * 0.9f), std::min(ImGui::GetFontSize() * 24, vp->Size.y * 0.8f)),
                              ImGuiCond_Appearing);
     ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowBgAlpha(1.0f);  // over the code: the code must not show through the list
     const std::string title = ui.t("gui.history.title", {{"file", s.file().filename().string()}}) + "###history";
     if (!ImGui::Begin(title.c_str(), &ui.show_history, ImGuiWindowFlags_NoCollapse)) {
         ImGui::End();
