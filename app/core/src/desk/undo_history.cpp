@@ -54,27 +54,22 @@ void UndoHistory::record(const std::string& now, Grouping grouping) {
     trim();
 }
 
-std::optional<size_t> UndoHistory::undo() {
-    if (undo_.empty()) return std::nullopt;
-    Step step = std::move(undo_.back());
-    undo_.pop_back();
-    text_.replace(step.at, step.inserted.size(), step.removed);
-    const size_t cursor = step.at + step.removed.size();
-    redo_.push_back(std::move(step));
+// One step from `from` to `to`: undone (forward = false) or redone.
+std::optional<size_t> UndoHistory::move_step(std::deque<Step>& from, std::deque<Step>& to, bool forward) {
+    if (from.empty()) return std::nullopt;
+    Step step = std::move(from.back());
+    from.pop_back();
+    const std::string& gone = forward ? step.removed : step.inserted;
+    const std::string& back = forward ? step.inserted : step.removed;
+    text_.replace(step.at, gone.size(), back);
+    const size_t cursor = step.at + back.size();
+    to.push_back(std::move(step));
     sealed_ = true;
     return cursor;
 }
 
-std::optional<size_t> UndoHistory::redo() {
-    if (redo_.empty()) return std::nullopt;
-    Step step = std::move(redo_.back());
-    redo_.pop_back();
-    text_.replace(step.at, step.removed.size(), step.inserted);
-    const size_t cursor = step.at + step.inserted.size();
-    undo_.push_back(std::move(step));
-    sealed_ = true;
-    return cursor;
-}
+std::optional<size_t> UndoHistory::undo() { return move_step(undo_, redo_, false); }
+std::optional<size_t> UndoHistory::redo() { return move_step(redo_, undo_, true); }
 
 void UndoHistory::trim() {
     while (undo_.size() > 1 && (undo_.size() + redo_.size() > limits_.max_steps || bytes_ > limits_.max_bytes)) {

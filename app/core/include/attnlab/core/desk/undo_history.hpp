@@ -61,6 +61,7 @@ private:
         size_t size() const { return removed.size() + inserted.size(); }
     };
     bool extends(const Step& last, const Step& next) const;
+    std::optional<size_t> move_step(std::deque<Step>& from, std::deque<Step>& to, bool forward);
     void trim();
 
     std::string text_;
