@@ -91,6 +91,13 @@ TEST_CASE("the detector finds English and ignores code spans") {
     CHECK(english_words("Case 1: your function wrote into it") == std::vector<std::string>{"case", "your", "wrote"});
 }
 
+TEST_CASE("a case is labelled with its number and its name in brackets, so the name's own parentheses never nest") {
+    CheckResult r = result(Verdict::WrongAnswer);
+    r.cases[0].name = {"one head (H = 1), T = 33", "satu head (H = 1), T = 33"};
+    CHECK(explain(r, exercise(), Lang::En).find("Case 1 [one head (H = 1), T = 33]:") != std::string::npos);
+    CHECK(explain(r, exercise(), Lang::Id).find("Kasus 1 [satu head (H = 1), T = 33]:") != std::string::npos);
+}
+
 TEST_CASE("every verdict reads as Indonesian under --lang id") {
     const Exercise e = exercise();
     for (Verdict v : kAllVerdicts) {

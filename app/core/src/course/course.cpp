@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnlab/core/course/case_figures.hpp"
 #include "attnlab/core/course/case_inputs.hpp"
 #include "attnlab/core/base/util.hpp"
 #include "attnlab/reference/registry.hpp"
@@ -413,13 +414,28 @@ void load_fixtures(JsonFile& f, const json& root, Exercise& ex) {
     }
 }
 
+// A text pair with its {{…}} case figures filled from the exercise's cases
+// (case_figures.hpp): the CLI and the window show the same true figures.
+LocalizedText read_texts_with_figures(const fs::path& dir, const std::string& stem, const std::vector<CaseNames>& cases) {
+    LocalizedText t = read_text_pair(dir, stem);
+    for (auto [text, lang] : {std::pair<std::string*, const char*>{&t.en, "en"}, {&t.id, "id"}}) {
+        try {
+            *text = expand_case_figures(*text, cases);
+        } catch (const CaseFigureError& e) {
+            throw CourseError(dir / (stem + "." + lang + ".md"), "", e.what());
+        }
+    }
+    return t;
+}
+
 void load_texts(const fs::path& dir, Exercise& ex) {
-    ex.statement = read_text_pair(dir, "statement");
-    ex.explanation = read_text_pair(dir, "explanation");
+    const std::vector<CaseNames> cases = case_names(ex.params, ex.cases);
+    ex.statement = read_texts_with_figures(dir, "statement", cases);
+    ex.explanation = read_texts_with_figures(dir, "explanation", cases);
     for (int n = 1;; ++n) {
         const std::string stem = "hint-" + std::to_string(n);
         if (!fs::exists(dir / (stem + ".en.md")) && !fs::exists(dir / (stem + ".id.md"))) break;
-        ex.hints.push_back(read_text_pair(dir, stem));
+        ex.hints.push_back(read_texts_with_figures(dir, stem, cases));
     }
     if (ex.hints.size() < 3) throw CourseError(dir / "hint-1.en.md", "", "an exercise needs at least 3 hints (hint-1 … hint-3, in .en.md and .id.md), found " + std::to_string(ex.hints.size()));
     for (const fs::path& file : {ex.starter_path(), ex.solution_path()})

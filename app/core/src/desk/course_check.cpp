@@ -5,6 +5,8 @@
 #include <regex>
 #include <set>
 
+#include "attnlab/core/base/util.hpp"
+#include "attnlab/core/course/case_figures.hpp"
 #include "attnlab/core/text/report.hpp"
 #include "attnlab/core/desk/workspace.hpp"
 
@@ -127,6 +129,24 @@ std::vector<std::string> glossary_problems(const std::string& indonesian_text) {
     return problems;
 }
 
+std::vector<std::string> case_figure_problems(const Exercise& e) {
+    const std::vector<CaseNames> names = case_names(e.params, e.cases);
+    std::vector<std::string> problems;
+    std::vector<std::string> stems = {"statement", "explanation"};
+    for (size_t i = 0; i < e.hints.size(); ++i) stems.push_back("hint-" + std::to_string(i + 1));
+    for (const std::string& stem : stems)
+        for (const char* lang : {"en", "id"}) {
+            const std::string file = stem + "." + lang + ".md";
+            const std::optional<std::string> raw = read_file(e.dir / file);  // as written: before its {{…}} are filled
+            for (const std::string& p : case_figure_problems(raw.value_or(""), names)) problems.push_back(file + ": " + p);
+        }
+    for (size_t i = 0; i < e.cases.size() && i < names.size(); ++i)
+        for (Lang lang : {Lang::En, Lang::Id})
+            for (const std::string& p : case_name_problems(e.cases[i].name.get(lang), names[i]))
+                problems.push_back("cases.json, case " + std::to_string(i + 1) + " (" + lang_code(lang) + "): " + p);
+    return problems;
+}
+
 std::vector<std::string> listing_problems(const Course& course) {
     std::vector<std::string> problems = unlisted_exercise_folders(course);
     for (const Exercise& e : course.exercises)
@@ -161,6 +181,7 @@ ExerciseCheck check_exercise(Runner& runner, const Exercise& e) {
     }
     for (const auto& [where, text] : indonesian_texts(e))
         for (const std::string& p : glossary_problems(text)) ec.problems.push_back("Indonesian " + where + ": " + p);
+    for (std::string& p : case_figure_problems(e)) ec.problems.push_back(std::move(p));
     for (const Fixture& f : e.fixtures) {
         ec.fixtures.push_back(check_fixture(runner, e, f));
         if (!ec.fixtures.back().ok) ec.problems.push_back(fixture_problem(ec.fixtures.back()));

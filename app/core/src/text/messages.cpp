@@ -41,6 +41,7 @@ const Entry kMessages[] = {
     // verdict explanations
     {"explain.pass", "All {count} cases match the Eigen reference (max error {max_error}).",
      "Semua {count} kasus cocok dengan referensi Eigen (galat maksimum {max_error})."},
+    {"explain.case_label", "{n} [{name}]", "{n} [{name}]"},
     {"explain.wrong_shape", "Case {case}: expected shape {expected}, but your function returned {actual}.",
      "Kasus {case}: bentuk yang diharapkan {expected}, tetapi fungsimu mengembalikan {actual}."},
     {"explain.wrong_kind", "Case {case}: expected a {expected}, but your function returned a {actual}.",

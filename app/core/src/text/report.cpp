@@ -118,8 +118,9 @@ std::string describe_value(const Value& v) {
     return "?";
 }
 
+// "4 [one head (H = 1), T = 33]": brackets, since case names have parentheses of their own.
 std::string case_label(const CaseOutcome& c, Lang lang) {
-    return std::to_string(c.index + 1) + " (" + c.name.get(lang) + ")";
+    return tr(lang, "explain.case_label", {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}});
 }
 
 std::string scalar_text(const Value& v, Lang lang) {

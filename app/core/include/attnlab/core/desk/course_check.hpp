@@ -8,6 +8,8 @@
 //  - returns.dims names every axis of the reference's output;
 //  - every Indonesian text keeps the glossary (glossary_problems), and the
 //    decimal convention is stated exactly once in the course;
+//  - a text's hand-written figures about the cases are the cases'
+//    (case_figure_problems);
 //  - nothing lies in the course unlisted (listing_problems): every exercise
 //    folder is in the manifest, every file of an exercise's wrong/ and right/
 //    is one of its "fixtures" (a fixture no check runs silently rots).
@@ -58,6 +60,12 @@ inline constexpr const char* kDecimalConventionMarker = "titik desimal";
 // exercise.json "fixtures" do not list. Other folders (mistakes/) and other
 // files (probes/) are not fixtures. English problems, as for check_course.
 std::vector<std::string> listing_problems(const Course& course);
+
+// Facts about the cases its texts write by hand that disagree with
+// cases.json, or that only a placeholder may give (case_figures.hpp): in
+// statement, hints and explanation as written (before their {{…}} are
+// filled), and in every case's name ("T = 13" must be that case's T).
+std::vector<std::string> case_figure_problems(const Exercise& exercise);
 
 ExerciseCheck check_exercise(Runner& runner, const Exercise& exercise);
 CourseCheck check_course(Runner& runner, const Course& course);

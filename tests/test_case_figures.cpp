@@ -1,0 +1,199 @@
+// Figures about the cases in an exercise's texts (case_figures.hpp): the
+// placeholders filled from cases.json, the dev-check rule on hand-written
+// figures, and the whole course keeping both.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "attnlab/core/course/case_figures.hpp"
+#include "attnlab/core/desk/course_check.hpp"
+#include "course_support.hpp"
+
+using namespace attnlab;
+using namespace attnlab::testing;
+
+namespace {
+
+Value tensor_of_shape(Shape shape) { return Value::of_tensor(TensorData::zeros(std::move(shape))); }
+
+// Four cases of a (B, H, T, hd) input and an int "chunk".
+std::vector<CaseNames> four_cases() {
+    const std::vector<ParamSpec> params = {{"q", ValueKind::Tensor, "(B, H, T, hd)"}, {"k", ValueKind::Tensor, "(B, H, T, hd)"},
+                                           {"chunk", ValueKind::Int, ""}};
+    const std::vector<std::vector<int64_t>> shapes = {{1, 1, 3, 2}, {2, 3, 33, 16}, {1, 2, 65, 64}, {3, 1, 33, 4}};
+    std::vector<Case> cases;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        Case c;
+        c.args = {tensor_of_shape(shapes[i]), tensor_of_shape(shapes[i]), Value::of_int(static_cast<int64_t>(i + 1))};
+        cases.push_back(std::move(c));
+    }
+    return case_names(params, cases);
+}
+
+}  // namespace
+
+TEST_CASE("case_names: a shape's axes and the int parameters; a name two tensors disagree on is left out") {
+    const std::vector<CaseNames> names = four_cases();
+    REQUIRE(names.size() == 4);
+    CHECK(names[1] == CaseNames{{"B", 2}, {"H", 3}, {"T", 33}, {"hd", 16}, {"chunk", 2}});
+
+    const std::vector<ParamSpec> params = {{"x", ValueKind::Tensor, "(T, D)"}, {"w", ValueKind::Tensor, "(D, 3D)"}, {"y", ValueKind::Tensor, "(T, D)"}};
+    Case c;
+    c.args = {tensor_of_shape({5, 4}), tensor_of_shape({4, 12}), tensor_of_shape({6, 4})};
+    const CaseNames bound = case_names(params, {c})[0];
+    CHECK(bound == CaseNames{{"D", 4}});  // "3D" binds nothing; T is 5 in x and 6 in y
+}
+
+TEST_CASE("expand_case_figures: every placeholder, filled from the cases") {
+    const std::vector<CaseNames> cases = four_cases();
+    struct Row {
+        const char* text;
+        const char* expanded;
+    };
+    const Row rows[] = {
+        {"no placeholder at all", "no placeholder at all"},
+        {"{{cases}} cases", "4 cases"},
+        {"in {{count T > 32}} cases T > 32", "in 3 cases T > 32"},
+        {"{{count T == 33 && hd == 4}}", "1"},
+        {"{{count T == 3 || hd >= 64}}", "2"},
+        {"{{count T % 32 != 0}}", "4"},
+        {"case {{first hd == 4}} has hd = 4", "case 4 has hd = 4"},
+        {"T = {{values T}}", "T = 3, 33, 65"},
+        {"{{min hd}} to {{max hd}}", "2 to 64"},
+        {"{{max 2 * T * hd * 4}} bytes", "33 280 bytes"},
+        {"{{ max (T + 1) / 2 }}", "33"},
+        {"{{case 2 B*H}} and {{case last chunk}}", "6 and 4"},
+        {"{{max -T}}", "-3"},
+        {"{{max T*T*T*hd}}", "17 576 000"},
+        {"`{x}` and {single} braces stay", "`{x}` and {single} braces stay"},
+    };
+    for (const Row& r : rows) {
+        CAPTURE(std::string(r.text));
+        CHECK(expand_case_figures(r.text, cases) == r.expanded);
+    }
+}
+
+TEST_CASE("expand_case_figures: a placeholder it cannot fill is an error naming it") {
+    const std::vector<CaseNames> cases = four_cases();
+    struct Row {
+        const char* text;
+        const char* mentions;
+    };
+    const Row rows[] = {
+        {"{{count D > 2}}", "'D' is not a name of the cases"},
+        {"{{first T > 100}}", "no case satisfies T > 100"},
+        {"{{mean T}}", "'mean' is not a placeholder"},
+        {"{{cases T}}", "'cases' takes no expression"},
+        {"{{count}}", "'count' needs an expression"},
+        {"{{case 9 T}}", "case 9 does not exist"},
+        {"{{case x T}}", "not a case number"},
+        {"{{max T / (hd - hd)}}", "division by zero"},
+        {"{{max (T + 1}}", "without its ')'"},
+        {"{{max T +}}", "ends too early"},
+        {"{{max T T}}", "unexpected 'T'"},
+        {"an open {{count T > 1", "without its '}}'"},
+    };
+    for (const Row& r : rows) {
+        CAPTURE(std::string(r.text));
+        std::string what;
+        try {
+            expand_case_figures(r.text, cases);
+        } catch (const CaseFigureError& e) {
+            what = e.what();
+        }
+        CHECK(what.find(r.mentions) != std::string::npos);
+    }
+    CHECK_THROWS_AS(expand_case_figures("{{count T > 1}}", {}), CaseFigureError);
+}
+
+TEST_CASE("case_figure_problems: hand-written counts, and figures that are not the named case's") {
+    const std::vector<CaseNames> cases = four_cases();
+    struct Row {
+        const char* text;
+        size_t problems;
+    };
+    const Row rows[] = {
+        {"In two cases T is larger than 32.", 1},
+        {"In {{count T > 32}} cases T is larger than 32.", 0},
+        {"Dalam dua kasus, T lebih besar dari 32.", 1},
+        {"dijumlahkan atas semua peluncuran dalam satu kasus", 0},
+        {"4 cases", 1},
+        {"In both cases the output is its value.", 0},
+        {"Case 2 (`T = 33`, `hd = 16`) is the first over the limit.", 0},
+        {"Case 2 (`T = 13`, `hd = 16`) is the first over the limit.", 1},
+        {"Kasus ke-2 (`T = 13`) melewati batas.", 1},
+        {"The last case has narrow heads, `hd = 4`.", 0},
+        {"The last case has narrow heads, `hd = 8`.", 1},
+        {"Kasus terakhir: `hd = 8`.", 1},
+        {"In the first case (`B = 1`, `T = 3`) one block. With `T = 1 024` and `hd = 64` a GPU differs.", 0},
+        {"In the first case (`B = 1`) and `T = 1 024` it differs.", 1},
+        {"In case 3, `B·H = 2` heads and `B · H = 2`.", 0},
+        {"In case 3, `B·H = 3` heads.", 1},
+        {"In case 3, `H = D = 2` and `W_O = 5`.", 0},
+        {"Cases 2 and 4 have `T = 33`.", 0},     // two cases named: nothing to compare
+        {"Case 7 is the largest.", 1},            // there is no case 7
+        {"case 3: `T <= 70` and `x == 9`.", 0},  // comparisons are not figures
+        {"```\ncase 3\n```", 0},
+    };
+    for (const Row& r : rows) {
+        CAPTURE(std::string(r.text));
+        const std::vector<std::string> problems = case_figure_problems(r.text, cases);
+        for (const std::string& p : problems) MESSAGE(p);
+        CHECK(problems.size() == r.problems);
+    }
+}
+
+TEST_CASE("case_name_problems: a case's name writes that case's figures") {
+    const CaseNames names = four_cases()[1];  // B = 2, H = 3, T = 33, hd = 16
+    CHECK(case_name_problems("B = 2, H = 3, T = 33, hd = 16 (B·H = 6)", names).empty());
+    CHECK(case_name_problems("one head, T = 33: a warp and one more", names).empty());
+    CHECK(case_name_problems("B = 2, H = 3, T = 13, hd = 16", names).size() == 1);
+    CHECK(case_name_problems("ANDREA-120M: B·H = 24", names).size() == 1);
+}
+
+TEST_CASE("a placeholder that cannot be filled keeps its exercise out of the course, named in its problems") {
+    const fs::path dir = fs::temp_directory_path() / ("attnlab-case-figures-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy(kCourse / "split-heads", dir / "split-heads", fs::copy_options::recursive);
+    fs::copy(kCourse / "mistakes", dir / "mistakes", fs::copy_options::recursive);
+    nlohmann::json manifest = read_json(kCourse / "manifest.json");  // its topics
+    manifest["exercises"] = {"split-heads"};
+    std::ofstream(dir / "manifest.json") << manifest.dump();
+    {
+        std::ofstream hint(dir / "split-heads" / "hint-2.id.md", std::ios::app);
+        hint << "\nAda {{count X > 1}} kasus.\n";
+    }
+    const Course broken = load_course(dir);
+    for (const std::string& p : broken.problems) MESSAGE(p);
+    CHECK(broken.exercises.empty());
+    REQUIRE(broken.problems.size() == 1);
+    CHECK(broken.problems[0].find("hint-2.id.md") != std::string::npos);
+    CHECK(broken.problems[0].find("{{count X > 1}}: 'X' is not a name of the cases") != std::string::npos);
+
+    std::ofstream(dir / "split-heads" / "hint-2.id.md") << "Ada {{cases}} kasus; T sampai {{max T}}.\n";
+    const Course fixed = load_course(dir);
+    REQUIRE(fixed.exercises.size() == 1);
+    int64_t longest = 0;  // x is (T, D): the longest sequence of the cases, read from the inputs themselves
+    for (const Case& c : fixed.exercises[0].cases) longest = std::max(longest, c.args[0].tensor.shape[0]);
+    CHECK(fixed.exercises[0].hints[1].id ==
+          "Ada " + std::to_string(fixed.exercises[0].cases.size()) + " kasus; T sampai " + std::to_string(longest) + ".\n");
+    fs::remove_all(dir);
+}
+
+TEST_CASE("the course's texts fill every placeholder and write no hand-written case figure that is not true") {
+    for (const std::string& p : course().problems) MESSAGE(p);
+    REQUIRE(course().problems.empty());
+    for (const Exercise& e : course().exercises) {
+        CAPTURE(e.id);
+        const std::vector<std::string> problems = case_figure_problems(e);
+        for (const std::string& p : problems) MESSAGE(p);
+        CHECK(problems.empty());
+        for (Lang lang : {Lang::En, Lang::Id}) CHECK(e.statement.get(lang).find("{{") == std::string::npos);
+    }
+}
