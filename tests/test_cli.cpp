@@ -617,6 +617,7 @@ TEST_CASE("solution is shown only after a pass") {
     CHECK(shown.code == 0);
     CHECK(contains(shown.out, solution_text));
     CHECK(contains(shown.out, slurp(kCourse / "split-heads" / "explanation.en.md")));
+    CHECK(shown.out.find("# Why it works") == shown.out.rfind("# Why it works"));  // the explanation's heading, once
     const Result shown_id = cli.run({"solution", "split-heads", "--lang", "id"});
     CHECK(contains(shown_id.out, slurp(kCourse / "split-heads" / "explanation.id.md")));
 

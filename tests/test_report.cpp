@@ -199,6 +199,16 @@ TEST_CASE("a case that fails only where one side is -inf says so instead of 'max
     CHECK(explain(r, e, Lang::En).find("1 of the differing positions are -inf or NaN on one side only") != std::string::npos);
 }
 
+TEST_CASE("a NaN is explained in the exercise's own words where it gives them, else in attnlab's (a softmax)") {
+    Exercise e = exercise();
+    const CheckResult r = result(Verdict::NonFinite);
+    CHECK(explain(r, e, Lang::En).find(tr(Lang::En, "explain.non_finite.hint")) != std::string::npos);
+    e.non_finite_hint = {"A mask only copies.", "Mask hanya menyalin."};
+    CHECK(explain(r, e, Lang::En).find("A mask only copies.") != std::string::npos);
+    CHECK(explain(r, e, Lang::Id).find("Mask hanya menyalin.") != std::string::npos);
+    CHECK(explain(r, e, Lang::En).find("softmax") == std::string::npos);
+}
+
 TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every fault, every kernel rule, a crash") {
     Exercise e = exercise();
     e.runtime = Runtime::Cuda;

@@ -429,7 +429,7 @@ int cmd_solution(Context& ctx) {
         return kExitFailed;
     }
     auto solution = read_file(e.solution_path());
-    std::cout << "# " << ctx.t("cli.solution.explanation") << "\n\n" << e.explanation.get(ctx.lang) << "\n" << rule() << "\n";
+    std::cout << e.explanation.get(ctx.lang) << "\n" << rule() << "\n";  // it opens with its own heading
     std::cout << "// " << e.solution_path().string() << "\n" << solution.value_or("") << "\n";
     return kExitOk;
 }

@@ -452,6 +452,7 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
     ex.id = f.string(root, "id", "");
     if (ex.id != dir.filename().string()) f.fail("id", "\"" + ex.id + "\" must equal the folder name \"" + dir.filename().string() + "\"");
     ex.title = f.localized(f.require(root, "title", ""), "title");
+    if (root.contains("non_finite_hint")) ex.non_finite_hint = f.localized(root["non_finite_hint"], "non_finite_hint");
     load_topics(f, root, topics, ex);
     load_entry(f, root, ex);
     load_reference(f, root, ex);

@@ -228,7 +228,8 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
                       {{"case", label},
                        {"value", format_number(c.nonfinite_value, lang)},
                        {"index", format_index(c.nonfinite_index, ex.returns.dims, lang)},
-                       {"expected", format_number(c.nonfinite_expected, lang)}});
+                       {"expected", format_number(c.nonfinite_expected, lang)},
+                       {"hint", ex.non_finite_hint.en.empty() ? tr(lang, "explain.non_finite.hint") : ex.non_finite_hint.get(lang)}});
         case Verdict::RuntimeError:
             if (c.exception_type == "attnlab::emu::HostAccessError")  // a CUDA host function touched device memory
                 return tr(lang, "explain.host_device_access", {{"case", label}, {"what", c.exception_what}});

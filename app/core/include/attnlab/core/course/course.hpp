@@ -109,6 +109,9 @@ struct Exercise {
     LocalizedText explanation;
     std::vector<MistakeSpec> mistakes;
     std::vector<Fixture> fixtures;
+    // Where a NaN or an infinity comes from in this exercise (exercise.json
+    // "non_finite_hint"); empty: attnlab's own words, which speak of a softmax.
+    LocalizedText non_finite_hint;
 
     const RuntimeProfile& profile() const { return profile_of(runtime); }
     const char* source_extension() const { return profile().source_extension; }
