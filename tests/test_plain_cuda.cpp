@@ -66,7 +66,7 @@ TEST_CASE("two blocks adding into one element: a global-memory race naming both 
     CHECK(contains(en, "atomicAdd"));
     CHECK(contains(en, "line 29"));
     CHECK(contains(id, "race di memori global"));
-    CHECK(contains(id, "baris 29"));
+    CHECK(contains(id, "baris kode 29"));
 }
 
 TEST_CASE("a per-thread float acc[32] indexed at hd = 64: memcheck names the array and the line") {
@@ -250,13 +250,16 @@ TEST_CASE("misaligned float4, a leak, a refused launch and a device assert are n
     const CheckResult misaligned = env().check("wrong/misaligned_float4.cu");
     CHECK(misaligned.cause.code() == "misaligned_address");
     CHECK(contains(explain(misaligned, env().ex(), Lang::En), "misaligned address"));
-    CHECK(contains(explain(misaligned, env().ex(), Lang::Id), "alamat tidak sejajar"));
+    CHECK(contains(explain(misaligned, env().ex(), Lang::Id), "alamat tidak selaras"));
 
     const CheckResult leak = env().check("wrong/leaks_scratch.cu");
     REQUIRE(leak.verdict == Verdict::KernelRule);
     CHECK(leak.cause.code() == "memory_leak");
     CHECK(contains(explain(leak, env().ex(), Lang::En), "line 30"));  // the learner's cudaMalloc
     CHECK(contains(explain(leak, env().ex(), Lang::Id), "cudaFree"));
+    // Host code's own words, not a kernel's rule: the title says what was left.
+    CHECK(explain(leak, env().ex(), Lang::En).rfind("Device memory not freed", 0) == 0);
+    CHECK(explain(leak, env().ex(), Lang::Id).rfind("Memori device tidak dibebaskan", 0) == 0);
 
     const CheckResult refused = env().check("wrong/no_shared_opt_in.cu");
     CHECK(refused.cause.code() == "invalid_launch");

@@ -236,7 +236,8 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
     std::vector<CheckResult> results;
     for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::FaultKind::KernelException); ++k)
         results.push_back(with_launch(static_cast<emu::FaultKind>(k)));
-    for (const char* cause : {"output_not_written", "uncoalesced_loads", "uncoalesced_stores"}) {
+    for (const char* cause : {"output_not_written", "uncoalesced_loads", "uncoalesced_stores", "block_count", "global_reads_not_reused",
+                              "memory_leak", "inputs_reloaded"}) {
         CheckResult r = result(Verdict::KernelRule);
         r.cases[0].kernels.cause = *kernel_cause_from_code(cause);
         r.cases[0].kernels.unwritten_count = std::string(cause) == "output_not_written" ? 3 : 0;
@@ -260,4 +261,13 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
         CHECK(id != en);
         if (!r.cases[0].kernels.launches.empty() && r.verdict == Verdict::KernelFault) CHECK(id.find("softmax_kernel") != std::string::npos);
     }
+}
+
+TEST_CASE("a buffer the host never freed is titled as such, not as a kernel's rule") {
+    CheckResult r = result(Verdict::KernelRule);
+    r.cause = KernelCause::of_rule(KernelRuleCause::MemoryLeak);
+    r.cases[0].kernels.cause = r.cause;
+    CHECK(verdict_title(r.verdict, r.cause, Lang::En) == "Device memory not freed");
+    CHECK(verdict_title(r.verdict, KernelCause::of_rule(KernelRuleCause::InputsReloaded), Lang::En) == verdict_title(r.verdict, Lang::En));
+    CHECK(explain(r, exercise(), Lang::Id).rfind("Memori device tidak dibebaskan", 0) == 0);
 }

@@ -293,6 +293,49 @@ TEST_CASE("judge_kernel_case: a tiled kernel's promises (shared memory that does
     CHECK(judge_kernel_case(Verdict::Pass, {launch(40000, 0, 4096)}, 0, 24, 0, KernelRules{}).verdict == Verdict::Pass);
 }
 
+TEST_CASE("judge_kernel_case: the block count the exercise asks for, and global reads without on-chip reuse") {
+    using F = emu::FaultKind;
+    KernelRules rules;
+    rules.max_global_read_ratio = 8;
+    const int64_t minimum = 100;  // sectors: 3 200 bytes
+    auto launch = [](unsigned gx, unsigned gy, int64_t bytes_read) {
+        emu::LaunchReport L = launch_with(F::None, 10, 40);
+        L.grid = emu::Dim3{gx, gy, 1};
+        L.counters.global_bytes_read = bytes_read;
+        return L;
+    };
+    struct Row {
+        const char* what;
+        std::vector<emu::LaunchReport> launches;
+        int64_t required_blocks;
+        Verdict values;
+        Verdict verdict;
+        const char* cause;
+        double value;
+    };
+    const Row rows[] = {
+        {"B·H blocks, reads near the least", {launch(6, 1, 6400)}, 6, Verdict::Pass, Verdict::Pass, "", 0},
+        {"a 2-D grid of query tiles", {launch(2, 6, 6400)}, 6, Verdict::Pass, Verdict::KernelRule, "block_count", 12},
+        {"a 2-D grid with the right count passes", {launch(3, 2, 6400)}, 6, Verdict::Pass, Verdict::Pass, "", 0},
+        {"every launch is held to it", {launch(6, 1, 100), launch(1, 1, 100)}, 6, Verdict::Pass, Verdict::KernelRule, "block_count", 1},
+        {"no block rule: any grid", {launch(2, 6, 6400)}, 0, Verdict::Pass, Verdict::Pass, "", 0},
+        {"at the read bound", {launch(6, 1, 25600)}, 0, Verdict::Pass, Verdict::Pass, "", 0},
+        {"one thread per output, no reuse", {launch(6, 1, 176000)}, 0, Verdict::Pass, Verdict::KernelRule, "global_reads_not_reused", 55},
+        {"reads add up over launches", {launch(6, 1, 16000), launch(6, 1, 16000)}, 0, Verdict::Pass, Verdict::KernelRule,
+         "global_reads_not_reused", 10},
+        {"the block count is judged first", {launch(2, 6, 176000)}, 6, Verdict::Pass, Verdict::KernelRule, "block_count", 12},
+        {"wrong values keep their verdict", {launch(2, 6, 176000)}, 6, Verdict::WrongAnswer, Verdict::WrongAnswer, "", 0},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.what);
+        const KernelCaseVerdict v = judge_kernel_case(row.values, row.launches, 0, 24, minimum, rules, 0, row.required_blocks);
+        CHECK(v.verdict == row.verdict);
+        CHECK(v.cause.code() == row.cause);
+        if (row.verdict == Verdict::KernelRule) CHECK(v.value == doctest::Approx(row.value));
+    }
+    CHECK(judge_kernel_case(Verdict::Pass, {launch(6, 1, 176000)}, 0, 24, minimum, KernelRules{}).verdict == Verdict::Pass);
+}
+
 TEST_CASE("kernel causes: every fault and rule has a code, and each code names its cause back") {
     std::vector<KernelCause> all;
     for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::kLastFaultKind); ++k)

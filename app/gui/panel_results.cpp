@@ -133,7 +133,7 @@ namespace {
 
 void draw_verdict_heading(Ui& ui, const CheckResult& r, Lang lang) {
     ImGui::PushFont(ui.fonts.heading);
-    ImGui::TextColored(verdict_color(r.verdict), "%s", verdict_title(r.verdict, lang).c_str());
+    ImGui::TextColored(verdict_color(r.verdict), "%s", verdict_title(r.verdict, r.cause, lang).c_str());
     ImGui::PopFont();
     ImGui::SameLine();
     ImGui::TextDisabled("%s", tr(lang, "cli.check.timing", {{"compile", std::to_string(static_cast<long>(r.compile_ms))},
@@ -220,7 +220,7 @@ void draw_case_table(Ui& ui, const CheckResult& r, Lang lang) {
         ImGui::TextUnformatted(c.name.get(lang).c_str());
         ImGui::TableNextColumn();
         ImGui::TextColored(verdict_color(c.verdict), "%s %s", c.verdict == Verdict::Pass ? "\xE2\x9C\x93" : "\xE2\x9C\x97",
-                           verdict_title(c.verdict, lang).c_str());
+                           verdict_title(c.verdict, c.kernels.cause, lang).c_str());
         ImGui::TableNextColumn();
         if (c.verdict == Verdict::Pass || c.verdict == Verdict::WrongAnswer) {
             // Positions where only one side is ±inf or NaN have no finite

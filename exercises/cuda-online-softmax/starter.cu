@@ -4,8 +4,9 @@
 //   out[b, h, i, :] = sum over keys j = 0..i of w(i, j) · v[b, h, j, :], where
 //   w(i, ·) is the softmax over j = 0..i of q[b, h, i, :] · k[b, h, j, :] / sqrt(hd).
 //   The same result as the cuda-attention exercise, under two new constraints:
-//   - a block holds K and V in shared memory one tile of at most 16 keys at a
-//     time, so its shared memory does not grow with T (checked: 16 KiB at most);
+//   - a block holds K and V in shared memory one tile of keys at a time (16
+//     keys is a good size), so its shared memory does not grow with T
+//     (checked: 16 KiB of shared memory per block at most);
 //   - a block loads each element of q, K and V from global memory once (checked);
 //   - each row's softmax is computed in one pass over the tiles: a row
 //     visits each of its keys once (no second pass for the maximum).
@@ -15,7 +16,7 @@
 // attnlab calls tiled_attention() once per case. q, k and v are already in
 // device memory; out has its shape and holds garbage until a kernel writes it.
 // Every block handles one tile of query rows of one (sequence, head) pair; the
-// block size, the tile size (up to 16 keys) and the work of each thread are
+// block size, the tile size (within the 16 KiB) and the work of each thread are
 // yours to choose.
 #include <attnlab/cuda.hpp>
 

@@ -4,9 +4,9 @@
 //   out[b, h, i, :] = jumlah atas key j = 0..i dari w(i, j) · v[b, h, j, :], dengan
 //   w(i, ·) adalah softmax atas j = 0..i dari q[b, h, i, :] · k[b, h, j, :] / sqrt(hd).
 //   Hasilnya sama dengan latihan cuda-attention, dengan dua batasan baru:
-//   - sebuah blok menyimpan K dan V di shared memory satu tile berisi paling
-//     banyak 16 key sekali waktu, jadi shared memory-nya tidak tumbuh bersama T
-//     (diperiksa: paling banyak 16 KiB);
+//   - sebuah blok menyimpan K dan V di shared memory satu tile key sekali
+//     waktu (16 key adalah ukuran yang baik), jadi shared memory-nya tidak
+//     tumbuh bersama T (diperiksa: paling banyak 16 KiB shared memory per blok);
 //   - sebuah blok memuat setiap elemen q, K, dan V dari memori global sekali (diperiksa);
 //   - softmax setiap baris dihitung dalam satu lintasan atas tile-tile: sebuah
 //     baris mengunjungi setiap key-nya sekali (tanpa lintasan kedua untuk maksimum).
@@ -16,7 +16,7 @@
 // attnlab memanggil tiled_attention() sekali untuk setiap kasus. q, k, dan v
 // sudah ada di memori device; out sudah berbentuk semestinya dan berisi sampah
 // sampai sebuah kernel menulisinya. Setiap blok menangani satu tile baris query
-// milik satu pasangan (barisan, head); ukuran blok, ukuran tile (sampai 16 key),
+// milik satu pasangan (barisan, head); ukuran blok, ukuran tile (dalam batas 16 KiB),
 // dan pekerjaan setiap thread kamu yang memilih.
 #include <attnlab/cuda.hpp>
 

@@ -22,6 +22,7 @@
 #include "attnlab/core/check/process.hpp"
 #include "attnlab/core/base/util.hpp"
 #include "attnlab/core/check/verdict.hpp"
+#include "attnlab/core/course/case_figures.hpp"
 #if ATTNLAB_HAVE_KERNELS
 #include "attnlab/kernels/kernels.hpp"
 #endif
@@ -187,8 +188,11 @@ void judge_kernel_data(const Exercise& ex, const Case& spec, protocol::CaseRepor
     k.first_leak_name = rec.kernel.first_leak_name;
     k.first_leak_line = rec.kernel.first_leak_line;
     const int64_t output_size = static_cast<int64_t>(c.expected.tensor.data.size());
+    const int64_t required_blocks = ex.kernel_rules.blocks_per_launch.empty()
+                                        ? 0
+                                        : evaluate_case_expression(ex.kernel_rules.blocks_per_launch, case_names(ex.params, {spec}).front());
     const KernelCaseVerdict kv = judge_kernel_case(c.verdict, k.launches, k.unwritten_count, output_size, minimum_sectors(spec, output_size),
-                                                   ex.kernel_rules, k.leaked_buffers);
+                                                   ex.kernel_rules, k.leaked_buffers, required_blocks);
     c.verdict = kv.verdict;
     k.cause = kv.cause;
     k.rule_value = kv.value;

@@ -165,6 +165,40 @@ bool wasteful(const std::vector<emu::LaunchReport>& launches, int64_t minimum_se
     return true;
 }
 
+// The first launch whose grid is not the exercise's block count (one block
+// per (sequence, head), say): the figure is its block count.
+bool wrong_block_count(const std::vector<emu::LaunchReport>& launches, int64_t required_blocks, KernelCaseVerdict& v) {
+    for (size_t i = 0; i < launches.size() && required_blocks > 0; ++i) {
+        const int64_t blocks = static_cast<int64_t>(launches[i].grid.count());
+        if (blocks == required_blocks) continue;
+        v.verdict = Verdict::KernelRule;
+        v.cause = KernelCause::of_rule(KernelRuleCause::BlockCount);
+        v.rule = "blocks_per_launch";
+        v.value = double(blocks);
+        v.limit = double(required_blocks);
+        v.launch = int(i);
+        return true;
+    }
+    return false;
+}
+
+// Global bytes the threads read, summed over the case's launches, against the
+// least traffic: threads that each fetch what their neighbours fetch too (a
+// GEMM without tiles) read many times more than the operation needs.
+bool reads_without_reuse(const std::vector<emu::LaunchReport>& launches, int64_t minimum_sectors, double limit, KernelCaseVerdict& v) {
+    if (limit <= 0 || minimum_sectors <= 0) return false;
+    int64_t bytes = 0;
+    for (const emu::LaunchReport& L : launches) bytes += L.counters.global_bytes_read;
+    const double ratio = double(bytes) / (32.0 * double(minimum_sectors));
+    if (ratio <= limit) return false;
+    v.verdict = Verdict::KernelRule;
+    v.cause = KernelCause::of_rule(KernelRuleCause::GlobalReadsNotReused);
+    v.rule = "max_global_read_ratio";
+    v.value = ratio;
+    v.limit = limit;
+    return true;
+}
+
 // The launch with the most shared memory per block over the bound, or the
 // first launch whose blocks reloaded global data (the figure: bytes reloaded).
 bool breaks_tile_promises(const std::vector<emu::LaunchReport>& launches, const KernelRules& rules, KernelCaseVerdict& v) {
@@ -194,7 +228,7 @@ bool breaks_tile_promises(const std::vector<emu::LaunchReport>& launches, const 
 
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
                                     int64_t unwritten_count, int64_t output_size, int64_t minimum_sectors, const KernelRules& rules,
-                                    int64_t leaked_buffers) {
+                                    int64_t leaked_buffers, int64_t required_blocks) {
     KernelCaseVerdict v;
     for (size_t i = 0; i < launches.size(); ++i) {
         if (launches[i].ok()) continue;
@@ -234,6 +268,8 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
         }
         return v.verdict == Verdict::KernelRule;
     };
+    if (wrong_block_count(launches, required_blocks, v)) return v;
+    if (reads_without_reuse(launches, minimum_sectors, rules.max_global_read_ratio, v)) return v;
     if (breaks_tile_promises(launches, rules, v)) return v;
     if (wasteful(launches, minimum_sectors, rules.max_wasted_sector_ratio, v)) return v;
     if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, KernelRuleCause::UncoalescedLoads)) return v;

@@ -319,17 +319,35 @@ void load_runtime(JsonFile& f, const json& root, Exercise& ex) {
         if (!rules.is_object()) f.fail("kernel_rules", "expected an object");
         for (const auto& [key, value] : rules.items())
             if (key != "max_sectors_per_load_request" && key != "max_sectors_per_store_request" && key != "max_wasted_sector_ratio" &&
-                key != "max_shared_bytes_per_block" && key != "inputs_loaded_once_per_block")
+                key != "max_shared_bytes_per_block" && key != "inputs_loaded_once_per_block" && key != "max_global_read_ratio" &&
+                key != "blocks_per_launch")
                 f.fail("kernel_rules." + key,
                        "unknown rule (max_sectors_per_load_request, max_sectors_per_store_request, max_wasted_sector_ratio, "
-                       "max_shared_bytes_per_block, inputs_loaded_once_per_block)");
+                       "max_shared_bytes_per_block, inputs_loaded_once_per_block, max_global_read_ratio, blocks_per_launch)");
         ex.kernel_rules.max_sectors_per_load_request = f.positive(rules, "max_sectors_per_load_request", "kernel_rules", 0);
         ex.kernel_rules.max_sectors_per_store_request = f.positive(rules, "max_sectors_per_store_request", "kernel_rules", 0);
         ex.kernel_rules.max_wasted_sector_ratio = f.positive(rules, "max_wasted_sector_ratio", "kernel_rules", 0);
         ex.kernel_rules.max_shared_bytes_per_block = f.positive(rules, "max_shared_bytes_per_block", "kernel_rules", 0);
+        ex.kernel_rules.max_global_read_ratio = f.positive(rules, "max_global_read_ratio", "kernel_rules", 0);
+        if (rules.contains("blocks_per_launch")) ex.kernel_rules.blocks_per_launch = f.string(rules, "blocks_per_launch", "kernel_rules");
         if (rules.contains("inputs_loaded_once_per_block")) {
             if (!rules["inputs_loaded_once_per_block"].is_boolean()) f.fail("kernel_rules.inputs_loaded_once_per_block", "expected true or false");
             ex.kernel_rules.inputs_loaded_once_per_block = rules["inputs_loaded_once_per_block"].get<bool>();
+        }
+    }
+}
+
+// A rule that depends on the case must mean something in every case: a
+// broken expression is the course's problem, found when it loads.
+void check_case_rules(JsonFile& f, const Exercise& ex) {
+    if (ex.kernel_rules.blocks_per_launch.empty()) return;
+    const std::vector<CaseNames> cases = case_names(ex.params, ex.cases);
+    for (size_t i = 0; i < cases.size(); ++i) {
+        try {
+            if (evaluate_case_expression(ex.kernel_rules.blocks_per_launch, cases[i]) < 1)
+                f.fail("kernel_rules.blocks_per_launch", "is less than 1 block in case " + std::to_string(i + 1));
+        } catch (const CaseFigureError& e) {
+            f.fail("kernel_rules.blocks_per_launch", std::string(e.what()) + " (case " + std::to_string(i + 1) + ")");
         }
     }
 }
@@ -461,6 +479,7 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
     load_mistakes(f, root, ex);
     load_fixtures(f, root, ex);
     ex.cases = load_cases(dir / "cases.json", ex.params);
+    check_case_rules(f, ex);
     load_texts(dir, ex);
     return ex;
 }

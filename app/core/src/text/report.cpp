@@ -94,6 +94,11 @@ std::string explain_cuda(const CheckResult& r, Lang lang) {
 
 std::string verdict_title(Verdict v, Lang lang) { return tr(lang, std::string("verdict.") + verdict_code(v)); }
 
+std::string verdict_title(Verdict v, const KernelCause& cause, Lang lang) {
+    if (v == Verdict::KernelRule && cause.rule == KernelRuleCause::MemoryLeak) return tr(lang, "verdict.kernel_rule.memory_leak");
+    return verdict_title(v, lang);
+}
+
 std::string format_index(const std::vector<int64_t>& index, const std::vector<std::string>& dims, Lang lang) {
     std::string s = "(";
     for (size_t i = 0; i < index.size(); ++i) {
@@ -165,6 +170,12 @@ std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
     return index;
 }
 
+int first_launch_with_blocks_other_than(const std::vector<emu::LaunchReport>& launches, int64_t blocks) {
+    for (size_t i = 0; i < launches.size(); ++i)
+        if (static_cast<int64_t>(launches[i].grid.count()) != blocks) return int(i);
+    return -1;
+}
+
 std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang lang, const std::string& label) {
     const LearnerKernels& k = c.kernels;
     if (k.cause.rule == KernelRuleCause::OutputNotWritten) {
@@ -181,6 +192,13 @@ std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang l
         return tr(lang, "explain.kernel_rule.memory_leak",
                   {{"case", label}, {"count", format_count(k.leaked_buffers, lang)}, {"bytes", format_count(static_cast<int64_t>(k.leaked_bytes), lang)},
                    {"line", std::to_string(k.first_leak_line)}});
+    if (k.cause.rule == KernelRuleCause::BlockCount) {
+        const int launch = first_launch_with_blocks_other_than(k.launches, static_cast<int64_t>(k.rule_limit));
+        return tr(lang, "explain.kernel_rule.block_count",
+                  {{"case", label}, {"grid", launch >= 0 ? dim3_text(k.launches[size_t(launch)].grid) : "?"},
+                   {"blocks", format_count(static_cast<int64_t>(k.rule_value), lang)}, {"required", format_count(static_cast<int64_t>(k.rule_limit), lang)},
+                   {"expr", ex.kernel_rules.blocks_per_launch}});
+    }
     const std::string variant = k.rule_name == "max_wasted_sector_ratio" ? ".wasted" : "";
     const bool in_bytes = k.cause.rule == KernelRuleCause::SharedMemoryOverBudget || k.cause.rule == KernelRuleCause::InputsReloaded;
     // A ratio just over its bound must not print as the bound ("1.00× ... at most 1×").
@@ -399,7 +417,7 @@ std::string explain_probes_dropped(const CheckResult& r, Lang lang) {
 }  // namespace
 
 std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
-    std::string s = verdict_title(r.verdict, lang);
+    std::string s = verdict_title(r.verdict, r.cause, lang);
     auto add = [&](const std::string& line) {
         if (!line.empty()) s += "\n" + line;
     };
@@ -408,7 +426,7 @@ std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
     const bool ran = r.ran();
     if (ran && !r.cases.empty()) {
         for (const auto& c : r.cases)
-            add("  " + tr(lang, "explain.case_line", {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}, {"verdict", verdict_title(c.verdict, lang)}}));
+            add("  " + tr(lang, "explain.case_line", {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}, {"verdict", verdict_title(c.verdict, c.kernels.cause, lang)}}));
         add(explain_probes_dropped(r, lang));
     }
     if (ran && (!r.stdout_text.empty() || !r.stderr_text.empty())) {

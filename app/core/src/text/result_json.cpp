@@ -74,7 +74,7 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
     nlohmann::json j;
     j["exercise"] = r.exercise_id;
     j["verdict"] = verdict_code(r.verdict);
-    j["title"] = verdict_title(r.verdict, lang);
+    j["title"] = verdict_title(r.verdict, r.cause, lang);
     j["message"] = explain(r, ex, lang);
     j["failed_case"] = r.failed_case;
     j["timing_ms"] = {{"compile", r.compile_ms}, {"run", r.run_ms}, {"total", r.total_ms}, {"cpu", r.cpu_ms}};

@@ -63,10 +63,13 @@ struct KernelCaseVerdict {
 };
 // In order: a faulted launch, output no kernel wrote, wrong values, buffers
 // the host function cudaMalloc'd and never freed (compute-sanitizer's leak
-// check), then the exercise's counter rules.
+// check), then the exercise's counter rules: the block count of every launch
+// (`required_blocks`, the case's value of rules.blocks_per_launch; 0: no
+// rule), the global bytes read against the least traffic, the tile promises,
+// the wasted sectors.
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
                                     int64_t unwritten_count, int64_t output_size, int64_t minimum_sectors, const KernelRules& rules,
-                                    int64_t leaked_buffers = 0);
+                                    int64_t leaked_buffers = 0, int64_t required_blocks = 0);
 
 std::string signal_name(int sig);  // "SIGSEGV", ..., "signal 42 (...)"
 

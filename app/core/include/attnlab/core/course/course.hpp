@@ -65,6 +65,14 @@ struct KernelRules {
     // No block loads the same global element twice (K and V tiles read once
     // per block, as an online softmax promises).
     bool inputs_loaded_once_per_block = false;
+    // Global bytes the case's launches read (what the threads asked for)
+    // against the least traffic the operation needs, in bytes: a GEMM whose
+    // threads each read a whole row and column reads ~2·D/(3 outputs' worth)
+    // times more than one that shares tiles on chip.
+    double max_global_read_ratio = 0;          // 0: no rule
+    // Every launch has this many blocks: an expression over the case's names
+    // (case_figures.hpp), e.g. "B*H" for one block per (sequence, head).
+    std::string blocks_per_launch;             // "": no rule
 };
 
 // A catalogued mistake of this exercise (exercise.json "mistakes"), with the

@@ -19,8 +19,10 @@ enum class KernelRuleCause {
     MemoryLeak,              // cudaMalloc'd and never freed
     SharedMemoryOverBudget,  // more shared memory per block than the exercise allows
     InputsReloaded,          // a block loaded the same global element twice
+    BlockCount,              // a launch whose grid is not the exercise's block count
+    GlobalReadsNotReused,    // far more global bytes read than the operation needs (no on-chip reuse)
 };
-inline constexpr KernelRuleCause kLastKernelRuleCause = KernelRuleCause::InputsReloaded;
+inline constexpr KernelRuleCause kLastKernelRuleCause = KernelRuleCause::GlobalReadsNotReused;
 
 inline const char* rule_cause_code(KernelRuleCause cause) {  // stable: fixtures, --json, message keys
     switch (cause) {
@@ -31,6 +33,8 @@ inline const char* rule_cause_code(KernelRuleCause cause) {  // stable: fixtures
         case KernelRuleCause::MemoryLeak: return "memory_leak";
         case KernelRuleCause::SharedMemoryOverBudget: return "shared_memory_over_budget";
         case KernelRuleCause::InputsReloaded: return "inputs_reloaded";
+        case KernelRuleCause::BlockCount: return "block_count";
+        case KernelRuleCause::GlobalReadsNotReused: return "global_reads_not_reused";
     }
     return "?";
 }

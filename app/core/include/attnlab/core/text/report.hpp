@@ -14,6 +14,9 @@ namespace attnlab {
 struct LaunchShape;  // gpu_resources.hpp
 
 std::string verdict_title(Verdict v, Lang lang);
+// The same, for a verdict with its kernel cause: a buffer the host function
+// never freed is its own title, not a kernel's rule.
+std::string verdict_title(Verdict v, const KernelCause& cause, Lang lang);
 // "(head 1, row 3, col 0)" using the exercise's axis names (translated when known).
 std::string format_index(const std::vector<int64_t>& index, const std::vector<std::string>& dims, Lang lang);
 // The learner-facing explanation of the verdict: what went wrong, where, and
