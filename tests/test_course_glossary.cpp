@@ -4,7 +4,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -12,6 +15,7 @@
 #include "attnlab/core/course/course.hpp"
 #include "attnlab/core/desk/course_check.hpp"
 #include "attnlab/core/desk/workspace.hpp"
+#include "attnlab/core/text/messages.hpp"
 #include "course_support.hpp"
 
 using namespace attnlab;
@@ -37,6 +41,21 @@ TEST_CASE("glossary_problems: one problem per rule broken, code left alone") {
         {"sekitar 0.13 %, bentuk (0, 1) dan `(0,5)`", 0},
         {"```\nx = 1,5 error kalimat\n```\nteks biasa", 0},
         {"kalimat dengan error, 2,5 dan thread block", 4},
+        {"load yang terkoalesensi", 1},
+        {"load yang coalesced", 0},
+        {"pointer harus sejajar 32 byte", 1},
+        {"alamat tidak sejajar", 1},
+        {"alamat tidak selaras; dua garis sejajar", 0},
+        {"kernelnya salah tanpa suara", 1},
+        {"latihan itu terbayar di sini", 1},
+        {"## State berjalan", 1},
+        {"indeks sah 0..7", 1},
+        {"indeks yang valid 0..7", 0},
+        {"Biarkan setiap thread menyalin", 1},
+        {"membiarkan setiap token memperhatikan", 0},
+        {"Keluaran tak berhingga (NaN atau tak hingga)", 1},
+        {"di baris {line}", 1},
+        {"di baris kode {line}, baris tensor 3", 0},
     };
     for (const Row& r : rows) {
         CAPTURE(r.text);
@@ -64,6 +83,24 @@ TEST_CASE("the course keeps the Indonesian glossary and states the decimal conve
         statements += e.statement.get(Lang::Id).find(kDecimalConventionMarker) != std::string::npos;
     }
     CHECK(statements == 1);
+}
+
+TEST_CASE("attnlab's own Indonesian sentences keep the same glossary") {
+    // The editor's status bar ("Baris 12, Kol 5") is about the learner's file
+    // and nothing else: no tensor row could be meant there.
+    const std::set<std::string> source_only = {"gui.editor.position"};
+    for (const std::string& key : message_keys()) {
+        // A placeholder's name ("{error}") is not a word of the sentence.
+        const std::string text = std::regex_replace(tr(Lang::Id, key), std::regex(R"(\{error\})"), "{e}");
+        CAPTURE(key);
+        CAPTURE(text);
+        std::vector<std::string> problems = glossary_problems(text);
+        if (source_only.count(key))
+            problems.erase(std::remove_if(problems.begin(), problems.end(), [](const std::string& p) { return p.find("baris kode") != std::string::npos; }),
+                           problems.end());
+        for (const std::string& p : problems) MESSAGE(p);
+        CHECK(problems.empty());
+    }
 }
 
 TEST_CASE("starters: every exercise, C++ and CUDA, has one in Indonesian, which an Indonesian learner gets") {

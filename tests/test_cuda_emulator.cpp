@@ -332,7 +332,7 @@ TEST_CASE("synccheck: a barrier inside a branch names the waiting and the exited
     CHECK(en.find("threads 0-15 wait on line " + std::to_string(g_line)) != std::string::npos);
     CHECK(en.find("threads 16-31 have already left the kernel") != std::string::npos);
     const std::string id = describe_fault(r.fault, Lang::Id);
-    CHECK(id.find("thread 0-15 menunggu pada baris " + std::to_string(g_line)) != std::string::npos);
+    CHECK(id.find("thread 0-15 menunggu pada baris kode " + std::to_string(g_line)) != std::string::npos);
     CHECK(id.find("sudah keluar dari kernel") != std::string::npos);
 }
 
@@ -753,7 +753,7 @@ TEST_CASE("synccheck: lane groups with disjoint masks shuffle independently; ove
     const std::string text = describe_fault(bad.fault, Lang::En);
     CHECK(text.find("thread 0 waits on line " + std::to_string(bad.fault.groups[0].line)) != std::string::npos);
     CHECK(text.find("thread 1 waits on line " + std::to_string(bad.fault.groups[1].line)) != std::string::npos);
-    CHECK(describe_fault(bad.fault, Lang::Id).find("menunggu pada baris " + std::to_string(bad.fault.groups[0].line)) != std::string::npos);
+    CHECK(describe_fault(bad.fault, Lang::Id).find("menunggu pada baris kode " + std::to_string(bad.fault.groups[0].line)) != std::string::npos);
 }
 
 TEST_CASE("counters: device buffers are page-aligned, so page counts do not depend on the host allocator") {

@@ -154,7 +154,7 @@ TEST_CASE("an out-of-bounds read names the learner's kernel, block, thread and o
     CHECK(contains(en, "memcheck"));
     CHECK(contains(en, "line 10"));
     const std::string id = explain(r, env().ex(), Lang::Id);
-    CHECK(contains(id, "baris 10"));
+    CHECK(contains(id, "baris kode 10"));
     CHECK(to_json(r, env().ex(), Lang::En)["cause"] == "out_of_bounds");
 }
 

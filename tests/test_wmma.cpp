@@ -68,7 +68,7 @@ TEST_CASE("wmma: a call by part of a warp is synccheck, naming the function, the
     CHECK(contains(en, "all 32 lanes"));
     CHECK(contains(en, "line 25"));
     CHECK(contains(id, "hanya 16 lane"));
-    CHECK(contains(id, "baris 25"));
+    CHECK(contains(id, "baris kode 25"));
 
     // Lanes that returned before the call: the warp operation waits for lanes that left.
     const CheckResult guard = env().check("wrong/per_lane_row_guard.cu");
@@ -114,7 +114,7 @@ TEST_CASE("wmma: fragment loads are the learner's accesses (out of bounds, initc
     // (lane 26's first element is row 13 of the tile, 13 * 16 = 208).
     CHECK(first_fault(unpadded).index == 208);
     CHECK(contains(explain(unpadded, env().ex(), Lang::En), "(32 elements, valid indices 0..31)"));
-    CHECK(contains(explain(unpadded, env().ex(), Lang::Id), "(32 elemen, indeks sah 0..31)"));
+    CHECK(contains(explain(unpadded, env().ex(), Lang::Id), "(32 elemen, indeks yang valid 0..31)"));
     const CheckResult unwritten = env().check("wrong/padding_not_zeroed.cu");
     REQUIRE(unwritten.verdict == Verdict::KernelFault);
     CHECK(unwritten.cause.code() == "uninitialized_read");

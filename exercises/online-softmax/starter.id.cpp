@@ -15,7 +15,7 @@ Tensor online_causal_attention(const Tensor& q, const Tensor& k, const Tensor& v
     const int64_t dv = v.shape(1);
 
     // TODO: untuk setiap query i, telusuri key-nya chunk demi chunk, sambil menyimpan
-    //       maksimum berjalan, jumlah berjalan, dan akumulatornya.
+    //       maksimum sementara, jumlah sementara, dan akumulatornya.
 
     (void)k;
     (void)chunk;

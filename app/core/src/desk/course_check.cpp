@@ -121,6 +121,16 @@ std::vector<std::string> glossary_problems(const std::string& indonesian_text) {
         {std::regex(R"(\berror\b)"), "'error': write 'galat'"},
         {std::regex(R"(saling (menghapus|menghilangkan|membatalkan))"), "factors that cancel: write 'saling meniadakan'"},
         {std::regex(R"((^|[^0-9.,])[0-9]+,[0-9]+\b)"), "a decimal comma: the course writes decimals with a point (stated once in qkv-projections)"},
+        // Calques of English words: Indonesian readers stumble on them.
+        {std::regex(R"(\bterkoalesensi)"), "'terkoalesensi': write 'coalesced' (the CUDA term)"},
+        {std::regex(R"(\bsejajar [0-9]+ (byte|bit)|(alamat|pointer|buffer)( yang)?( tidak)? sejajar)"), "'sejajar' means parallel: an aligned address is 'selaras'"},
+        {std::regex(R"(tanpa suara)"), "'tanpa suara' (silently): write 'diam-diam' or 'tanpa pesan apa pun'"},
+        {std::regex(R"(\bterbayar)"), "'terbayar' (pays off): write 'membuahkan hasil'"},
+        {std::regex(R"(\bstate berjalan)"), "'state berjalan' (running state): say what the values are"},
+        {std::regex(R"(\bindeks (yang )?sah\b)"), "'indeks sah': write 'indeks yang valid'"},
+        {std::regex(R"(\bbiarkan (setiap |tiap )?thread)"), "'biarkan thread' (let a thread): write 'suruh' or 'buat setiap thread'"},
+        {std::regex(R"(tak berhingga \(nan atau tak hingga\))"), "NaN is not infinite: write 'nilai tak berhingga (NaN atau ∞)'"},
+        {std::regex(R"(\bbaris \{[a-z_]*line\})"), "a source line is 'baris kode {line}': 'baris' alone is also a tensor row"},
     };
     const std::string prose = prose_of(indonesian_text);
     std::vector<std::string> problems;

@@ -50,7 +50,11 @@ struct CourseCheck {
 // excluded): "barisan" for a sequence (never "kalimat"), "blok thread" (then
 // "blok") for a thread block, "pustaka" for a library, "galat" for an error,
 // "saling meniadakan" for factors that cancel, and decimals with a point (the
-// convention qkv-projections states once). One English problem per rule broken.
+// convention qkv-projections states once); no calque of an English word
+// ("terkoalesensi", "sejajar" for aligned, "tanpa suara", "terbayar", "indeks
+// sah", "biarkan thread"…), and a source line is "baris kode {line}" (the
+// catalogue of attnlab's own sentences keeps the same rules, test_course_glossary).
+// One English problem per rule broken.
 std::vector<std::string> glossary_problems(const std::string& indonesian_text);
 // The marker of the one place that states the decimal convention.
 inline constexpr const char* kDecimalConventionMarker = "titik desimal";
