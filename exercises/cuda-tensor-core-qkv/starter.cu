@@ -16,25 +16,14 @@ using namespace nvcuda;
 
 constexpr int kTile = 16;
 
-// TODO: a kernel that converts a float matrix into a __half copy whose extra
-//       rows (up to a multiple of 16) are 0.
-
-// TODO: a kernel in which one warp computes one 16 x 16 tile of C.
-
-// out (3, T, D) from a float C (Tp, 3D) whose first T rows are real:
-// out[p, t, j] = c[t, p*D + j].
-__global__ void split_qkv(float* out, const float* c, int T, int D) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= 3 * T * D) return;
-    const int j = i % D, t = (i / D) % T, p = i / (D * T);
-    out[i] = c[t * 3 * D + p * D + j];
-}
+// TODO: your kernels: __half inputs for the fragments, the products on
+//       tensor cores, and C's values in their places in out.
 
 void fused_qkv(DeviceTensor& out, const DeviceTensor& x, const DeviceTensor& w_qkv) {
     const int T = x.size(0), D = x.size(1);
 
-    // TODO: cudaMalloc the __half copies and a float C, convert, run the
-    //       tensor-core kernel, split C into out, cudaFree what you allocated.
+    // TODO: allocate what your design needs (cudaMalloc), launch your
+    //       kernels, cudaFree what you allocated.
     //       As it stands, nothing is launched.
     (void)out; (void)T; (void)D;
 }

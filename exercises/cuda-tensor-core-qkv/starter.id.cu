@@ -17,25 +17,14 @@ using namespace nvcuda;
 
 constexpr int kTile = 16;
 
-// TODO: kernel yang mengubah matriks float menjadi salinan __half yang
-//       baris-baris tambahannya (sampai kelipatan 16) bernilai 0.
-
-// TODO: kernel tempat satu warp menghitung satu tile 16 x 16 dari C.
-
-// out (3, T, D) dari C float (Tp, 3D) yang T baris pertamanya sungguhan:
-// out[p, t, j] = c[t, p*D + j].
-__global__ void split_qkv(float* out, const float* c, int T, int D) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= 3 * T * D) return;
-    const int j = i % D, t = (i / D) % T, p = i / (D * T);
-    out[i] = c[t * 3 * D + p * D + j];
-}
+// TODO: kernel-kernelmu: input __half untuk fragment, hasil kali di tensor
+//       core, dan nilai-nilai C di tempatnya masing-masing di out.
 
 void fused_qkv(DeviceTensor& out, const DeviceTensor& x, const DeviceTensor& w_qkv) {
     const int T = x.size(0), D = x.size(1);
 
-    // TODO: cudaMalloc salinan __half dan C float, ubah tipenya, jalankan
-    //       kernel tensor core, pecah C ke out, lalu cudaFree yang kamu
-    //       alokasikan. Untuk sekarang belum ada yang diluncurkan.
+    // TODO: alokasikan yang diperlukan rancanganmu (cudaMalloc), luncurkan
+    //       kernel-kernelmu, lalu cudaFree yang kamu alokasikan.
+    //       Untuk sekarang belum ada yang diluncurkan.
     (void)out; (void)T; (void)D;
 }
