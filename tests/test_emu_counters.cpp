@@ -240,3 +240,51 @@ TEST_CASE("one counter over several warps: pages are the distinct ones of all") 
     CHECK(counter.take_pages() == 2);
     CHECK(counter.take_pages() == 0);  // started over
 }
+
+TEST_CASE("the cache model's footprints: a block's distinct sectors, and the launch's") {
+    // Two warps of one block read the same 4 sectors (a tile they share), then store 4 others.
+    std::vector<std::vector<uint64_t>> loads(32), stores(32);
+    for (int l = 0; l < 32; ++l) {
+        loads[l].push_back(attnlab::emu::detail::log_site_entry(1, 0, (kBase + 4 * uint64_t(l)) >> 5));
+        stores[l].push_back(attnlab::emu::detail::log_site_entry(2, 0, (kBase + 4096 + 4 * uint64_t(l)) >> 5));
+    }
+    WarpRequestCounter counter(site_order);
+    LaunchCounters c;
+    WarpLogs warp;
+    warp.count = 32;
+    for (int l = 0; l < 32; ++l) warp.lanes[l] = &loads[l];
+    counter.count(AccessLog::GlobalLoads, warp, c);
+    counter.count(AccessLog::GlobalLoads, warp, c);
+    for (int l = 0; l < 32; ++l) warp.lanes[l] = &stores[l];
+    counter.count(AccessLog::GlobalStores, warp, c);
+    CHECK(c.global_load_sectors == 8);  // requested twice
+    SectorSet launch_loads, launch_stores;
+    CHECK(counter.take_block_sectors(launch_loads, launch_stores) == 4);  // the block's footprint: each sector once
+    CHECK(launch_loads.size() == 4);
+    CHECK(launch_stores.size() == 4);
+    // A second block reading the same tile adds nothing to the launch's distinct sectors.
+    for (int l = 0; l < 32; ++l) warp.lanes[l] = &loads[l];
+    counter.count(AccessLog::GlobalLoads, warp, c);
+    CHECK(counter.take_block_sectors(launch_loads, launch_stores) == 4);
+    CHECK(launch_loads.size() == 4);
+    CHECK(counter.take_block_sectors(launch_loads, launch_stores) == 0);  // started over
+    // count_warp fills the same counters for one synthetic warp.
+    const LaunchCounters one = count(AccessLog::GlobalLoads, one_access(32, [](int l) { return kBase + 4 * uint64_t(l % 8); }));
+    CHECK(one.global_load_sectors == 1);
+    CHECK(one.global_load_block_sectors == 1);
+    CHECK(one.global_load_unique_sectors == 1);
+}
+
+TEST_CASE("a sector set: insertion, membership, growth and clearing") {
+    SectorSet s;
+    for (uint64_t k = 0; k < 1000; ++k) CHECK(s.insert(k * 7919));
+    for (uint64_t k = 0; k < 1000; ++k) CHECK_FALSE(s.insert(k * 7919));
+    CHECK(s.size() == 1000);
+    s.clear();
+    CHECK(s.size() == 0);
+    CHECK(s.insert(0));
+    CHECK(s.insert(7919));
+    CHECK_FALSE(s.insert(0));
+    s.clear();  // few keys in a large table: emptied slot by slot
+    for (uint64_t k = 0; k < 1000; ++k) CHECK(s.insert(k * 7919));
+}

@@ -121,3 +121,28 @@ TEST_CASE("wmma: fragment loads are the learner's accesses (out of bounds, initc
     const CheckResult col = env().check("wrong/b_col_major.cu");
     CHECK(col.verdict == Verdict::WrongAnswer);
 }
+
+TEST_CASE("wmma: a fragment load or store is counted as the GPU moves it, and each mma_sync as tensor-core FLOPs") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("solution.cu");
+    REQUIRE(r.verdict == Verdict::Pass);
+    bool found = false;
+    for (const CaseOutcome& c : r.cases)
+        for (const emu::LaunchReport& L : c.kernels.launches) {
+            if (L.kernel.find("wmma") == std::string::npos) continue;
+            found = true;
+            INFO(L.kernel);
+            const emu::LaunchCounters& k = L.counters;
+            // Each warp loads 16 x 16 __half tiles (512 bytes, ldm a multiple of 16): one request of
+            // 16 full sectors each, never a sector per element; none of it wasted.
+            CHECK(k.global_load_requests > 0);
+            CHECK(k.global_load_sectors == 16 * k.global_load_requests);
+            CHECK(k.global_load_wasted_sectors == 0);
+            // The float accumulator tile (1 KB) is stored in two requests of 16 sectors.
+            CHECK(k.global_store_sectors == 16 * k.global_store_requests);
+            // 2·16·16·16 FLOPs per warp-wide mma_sync: the GEMM's, tile by tile (rows padded to 16).
+            CHECK(k.tensor_flops > 0);
+            CHECK(k.tensor_flops % (2 * 16 * 16 * 16) == 0);
+        }
+    CHECK(found);
+}

@@ -270,6 +270,7 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     close_interval(w);
     LaunchCounters& c = w.counters;
     c.global_pages += w.requests.take_pages();
+    c.global_load_block_sectors += w.requests.take_block_sectors(w.loaded, w.stored);
     c.blocks += 1;
     c.threads += w.nthreads;
     c.warps += (w.nthreads + 31) / 32;
@@ -292,6 +293,9 @@ void run_blocks(Launch& L) {
     running_launch = {L.smem, w.launch_first_epoch};
     w.block_serials.clear();
     w.counters = LaunchCounters{};
+    w.requests.take_block_sectors(w.loaded, w.stored);  // what a failed block of an earlier launch left
+    w.loaded.clear();
+    w.stored.clear();
     w.trace.clear();
     for (;;) {
         if (L.abort) break;
@@ -309,6 +313,10 @@ void run_blocks(Launch& L) {
     }
     std::lock_guard<std::mutex> lock(L.m);
     L.counters.add(w.counters);
+    for (auto [mine, launch] : {std::pair{&w.loaded, &L.loaded}, std::pair{&w.stored, &L.stored}}) {
+        if (launch->size() == 0) launch->swap(*mine);  // the usual case: one worker ran every block
+        else for (uint64_t k : mine->keys()) launch->insert(k);
+    }
     if (!w.trace.empty()) {  // several workers may have traced blocks (trace_all_blocks)
         L.trace.insert(L.trace.end(), std::make_move_iterator(w.trace.begin()), std::make_move_iterator(w.trace.end()));
         w.trace.clear();

@@ -99,6 +99,7 @@ struct Launch {
     std::mutex m;
     Fault fault;
     LaunchCounters counters;
+    SectorSet loaded, stored;   // the distinct global sectors of every block, for the cache model
     std::vector<AccessEvent> trace;
     bool trace_truncated = false;
 };
@@ -139,6 +140,7 @@ struct Worker {
     bool block_fault = false;
     LaunchCounters counters;
     WarpRequestCounter requests{log_program_position};  // the running block's warps' logs -> counters
+    SectorSet loaded, stored;  // the distinct global sectors of the blocks this worker ran in the launch
     std::vector<AccessEvent> trace;
     uint64_t block_linear = 0;       // the running block, for trace events
     // __syncthreads_count/and/or: the votes of barrier generation g are in

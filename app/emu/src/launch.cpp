@@ -83,6 +83,8 @@ LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uin
 
     report.fault = std::move(L.fault);
     report.counters = L.counters;
+    report.counters.global_load_unique_sectors = int64_t(L.loaded.size());
+    report.counters.global_store_unique_sectors = int64_t(L.stored.size());
     report.trace = std::move(L.trace);
     report.trace_truncated = L.trace_truncated;
     raw::resolve_lines(report);

@@ -181,12 +181,49 @@ int64_t wavefronts_of(uint64_t* v, int n, uint64_t key) {
 
 }  // namespace
 
-// The distinct sectors of one global request; their pages are remembered.
-int64_t WarpRequestCounter::measure_sectors(uint64_t* v, int n) {
+bool SectorSet::insert(uint64_t sector) {
+    if ((keys_.size() + 1) * 2 > table_.size()) grow();
+    const size_t mask = table_.size() - 1;
+    for (size_t i = (sector * 0x9E3779B97F4A7C15ull) >> 20 & mask;; i = (i + 1) & mask) {
+        if (table_[i] == sector + 1) return false;
+        if (table_[i] == 0) {
+            table_[i] = sector + 1;
+            keys_.push_back(sector);
+            return true;
+        }
+    }
+}
+
+void SectorSet::grow() {
+    std::vector<uint64_t> keys;
+    keys.swap(keys_);
+    table_.assign(std::max<size_t>(64, table_.size() * 2), 0);
+    for (uint64_t k : keys) insert(k);
+}
+
+void SectorSet::clear() {
+    if (keys_.size() * 8 < table_.size()) {
+        const size_t mask = table_.size() - 1;
+        for (uint64_t& k : keys_) {  // first every key's slot (the table intact), then empty them
+            size_t i = (k * 0x9E3779B97F4A7C15ull) >> 20 & mask;
+            while (table_[i] != k + 1) i = (i + 1) & mask;
+            k = i;
+        }
+        for (uint64_t slot : keys_) table_[slot] = 0;
+    } else {
+        std::fill(table_.begin(), table_.end(), 0);
+    }
+    keys_.clear();
+}
+
+// The distinct sectors of one global request; their pages and the block's
+// footprint are remembered.
+int64_t WarpRequestCounter::measure_sectors(uint64_t* v, int n, SectorSet& footprint) {
     bool same = true;
     for (int i = 1; i < n && same; ++i) same = v[i] == v[0];
     const int d = same ? 1 : distinct(v, n);  // v[0..d) are now the distinct sectors
     for (int i = 0; i < d; ++i) {
+        footprint.insert(v[i]);
         const uint64_t page = v[i] >> kSectorsPerPageShift;
         if (page == last_page_) continue;
         last_page_ = page;
@@ -196,15 +233,16 @@ int64_t WarpRequestCounter::measure_sectors(uint64_t* v, int n) {
 }
 
 void WarpRequestCounter::count(AccessLog kind, const WarpLogs& warp, LaunchCounters& c) {
-    auto sectors = [this](uint64_t* v, int n, uint64_t /*key*/) { return measure_sectors(v, n); };
+    auto loads = [this](uint64_t* v, int n, uint64_t /*key*/) { return measure_sectors(v, n, block_loads_); };
+    auto stores = [this](uint64_t* v, int n, uint64_t /*key*/) { return measure_sectors(v, n, block_stores_); };
     int64_t requests = 0, wavefronts = 0;
     switch (kind) {
     case AccessLog::GlobalLoads:
         return warp_requests(warp, position_, {c.global_load_requests, c.global_load_sectors, c.partial_requests,
-                                               &c.global_load_wasted_sectors}, sectors);
+                                               &c.global_load_wasted_sectors}, loads);
     case AccessLog::GlobalStores:
         return warp_requests(warp, position_, {c.global_store_requests, c.global_store_sectors, c.partial_requests,
-                                               &c.global_store_wasted_sectors}, sectors);
+                                               &c.global_store_wasted_sectors}, stores);
     case AccessLog::SharedLoads:
     case AccessLog::SharedStores:
         warp_requests(warp, position_, {requests, wavefronts, c.partial_requests}, wavefronts_of);
@@ -222,6 +260,15 @@ int64_t WarpRequestCounter::take_pages() {
     return n;
 }
 
+int64_t WarpRequestCounter::take_block_sectors(SectorSet& launch_loads, SectorSet& launch_stores) {
+    const int64_t footprint = int64_t(block_loads_.size());
+    for (uint64_t k : block_loads_.keys()) launch_loads.insert(k);
+    for (uint64_t k : block_stores_.keys()) launch_stores.insert(k);
+    block_loads_.clear();
+    block_stores_.clear();
+    return footprint;
+}
+
 LaunchCounters count_warp(AccessLog kind, const std::vector<std::vector<uint64_t>>& logs, ProgramPosition position) {
     WarpLogs warp;
     warp.count = int(std::min<size_t>(logs.size(), 32));
@@ -230,6 +277,10 @@ LaunchCounters count_warp(AccessLog kind, const std::vector<std::vector<uint64_t
     LaunchCounters c;
     counter.count(kind, warp, c);
     c.global_pages = counter.take_pages();
+    SectorSet loads, stores;
+    c.global_load_block_sectors = counter.take_block_sectors(loads, stores);
+    c.global_load_unique_sectors = int64_t(loads.size());
+    c.global_store_unique_sectors = int64_t(stores.size());
     return c;
 }
 

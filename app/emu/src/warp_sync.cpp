@@ -114,3 +114,7 @@ uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, i
 }
 
 }  // namespace attnlab::emu::detail
+
+namespace attnlab::emu::raw {
+void count_tensor_flops(int64_t flops) { detail::worker.counters.tensor_flops += flops; }
+}  // namespace attnlab::emu::raw

@@ -6,8 +6,9 @@
 //
 // A lane l keeps elements l*8 ... l*8+7 of the 16x16 tile in row-major order.
 // Its loads and stores are the learner's accesses: raw::library_access checks
-// and counts each element at a site of its own (the learner's call, part e),
-// on the learner's line, as the instructions a GPU would run for it.
+// and counts them at sites of their own (the learner's call), on the
+// learner's line, as the instructions a GPU would run for it: 16-byte pieces
+// of the tile's rows or columns (tile_accesses).
 #include <cstring>
 #include <type_traits>
 
@@ -70,6 +71,23 @@ Stage& stage() {
     return *s;
 }
 
+// The warp's accesses of one fragment load or store, as a GPU's instructions
+// move it: the tile is 16 runs of 16 elements (rows when row-major, columns
+// when column-major), each run contiguous; every lane moves 16-byte pieces of
+// them. A 16x16 __half tile with ldm a multiple of 16 is one request of 16
+// full sectors; a float tile two. Which bytes each lane's elements come from
+// is the fragment's own business (load/store below copy them element by
+// element); the accesses cover exactly the same bytes.
+void tile_accesses(const void* p, Element type, unsigned ldm, bool write, const void* call, int line) {
+    const unsigned lane = linear_thread() % 32;
+    const size_t n = bytes_of(type), per_piece = 16 / n, pieces_per_run = kTile / per_piece;
+    const unsigned parts = unsigned(kTile * pieces_per_run / 32);  // 1 for __half, 2 for float
+    for (unsigned part = 0; part < parts; ++part) {
+        const size_t piece = part * 32 + lane, run = piece / pieces_per_run, first = piece % pieces_per_run * per_piece;
+        library_access(static_cast<const char*>(p) + (run * ldm + first) * n, 16, write, call, part, line);
+    }
+}
+
 }  // namespace
 
 void fill(void* x, Element type, float value, int line) {
@@ -81,26 +99,22 @@ void load(void* x, Element type, const void* p, unsigned ldm, bool col_major, in
     const void* call = __builtin_return_address(0);  // in the learner's function
     require_whole_warp("wmma::load_matrix_sync", line);
     require_aligned("wmma::load_matrix_sync", p, ldm, type, line);
+    tile_accesses(p, type, ldm, false, call, line);
     const unsigned lane = linear_thread() % 32;
     const size_t n = bytes_of(type);
-    for (int e = 0; e < kPerLane; ++e) {
-        const char* from = static_cast<const char*>(p) + offset_of(lane, e, ldm, col_major, type);
-        library_access(from, unsigned(n), false, call, unsigned(e), line);
-        std::memcpy(static_cast<char*>(x) + e * n, from, n);
-    }
+    for (int e = 0; e < kPerLane; ++e)
+        std::memcpy(static_cast<char*>(x) + e * n, static_cast<const char*>(p) + offset_of(lane, e, ldm, col_major, type), n);
 }
 
 void store(void* p, const void* x, Element type, unsigned ldm, bool col_major, int line) {
     const void* call = __builtin_return_address(0);
     require_whole_warp("wmma::store_matrix_sync", line);
     require_aligned("wmma::store_matrix_sync", p, ldm, type, line);
+    tile_accesses(p, type, ldm, true, call, line);
     const unsigned lane = linear_thread() % 32;
     const size_t n = bytes_of(type);
-    for (int e = 0; e < kPerLane; ++e) {
-        char* to = static_cast<char*>(p) + offset_of(lane, e, ldm, col_major, type);
-        library_access(to, unsigned(n), true, call, unsigned(e), line);
-        std::memcpy(to, static_cast<const char*>(x) + e * n, n);
-    }
+    for (int e = 0; e < kPerLane; ++e)
+        std::memcpy(static_cast<char*>(p) + offset_of(lane, e, ldm, col_major, type), static_cast<const char*>(x) + e * n, n);
 }
 
 // d[e] = c[e] + sum_k A[m][k]·B[k][n] for this lane's elements (m, n):
@@ -124,6 +138,7 @@ void mma(void* d, Element d_type, const void* a, const void* b, const void* c, E
         dv[e] = acc;
     }
     __syncwarp(0xffffffffu, line);  // every lane has read them before the next mma stages its own
+    if (lane == 0) count_tensor_flops(2 * kTile * kTile * kTile);
     for (int e = 0; e < kPerLane; ++e) from_float(d, d_type, e, dv[e]);
 }
 

@@ -173,6 +173,15 @@ struct LaunchCounters {
     // Static __shared__ bytes the launch's kernel touched (learners' plain
     // CUDA), beside LaunchReport::dynamic_shared_bytes: per block.
     int64_t static_shared_bytes = 0;
+    // For the performance report's cache model (core/check/performance.hpp):
+    // the distinct sectors each block loaded, summed over blocks (a block's
+    // loads beyond them are re-reads its SM's L1 may serve), and the distinct
+    // sectors the whole launch loaded and stored (what L2 must fetch from
+    // DRAM or write back at least).
+    int64_t global_load_block_sectors = 0;
+    int64_t global_load_unique_sectors = 0, global_store_unique_sectors = 0;
+    // FLOPs done on tensor cores: 2·16·16·16 per warp-wide wmma::mma_sync.
+    int64_t tensor_flops = 0;
 
     double sectors_per_load_request() const {
         return global_load_requests ? double(global_load_sectors) / global_load_requests : 0;
@@ -219,6 +228,10 @@ inline constexpr LaunchCounterField kLaunchCounterFields[] = {
     {"global_store_wasted_sectors", &LaunchCounters::global_store_wasted_sectors, CounterCombine::Sum},
     {"global_reloaded_bytes", &LaunchCounters::global_reloaded_bytes, CounterCombine::Sum},
     {"static_shared_bytes", &LaunchCounters::static_shared_bytes, CounterCombine::Max},  // per block
+    {"global_load_block_sectors", &LaunchCounters::global_load_block_sectors, CounterCombine::Sum},
+    {"global_load_unique_sectors", &LaunchCounters::global_load_unique_sectors, CounterCombine::Sum},
+    {"global_store_unique_sectors", &LaunchCounters::global_store_unique_sectors, CounterCombine::Sum},
+    {"tensor_flops", &LaunchCounters::tensor_flops, CounterCombine::Sum},
 };
 inline constexpr size_t kLaunchCounterCount = sizeof(kLaunchCounterFields) / sizeof(kLaunchCounterFields[0]);
 

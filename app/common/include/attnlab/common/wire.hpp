@@ -22,9 +22,9 @@ namespace attnlab::wire {
 
 inline constexpr uint32_t kCasesMagic = 0x434C5441;  // "ATLC" little-endian
 inline constexpr uint32_t kFrameMagic = 0x524C5441;  // "ATLR"
-inline constexpr uint32_t kVersion = 7;  // 2: CUDA kernel data in case results; 3: global races, leaks; 4: wasted sectors;
+inline constexpr uint32_t kVersion = 8;  // 2: CUDA kernel data in case results; 3: global races, leaks; 4: wasted sectors;
                                          // 5: output set by the host; 6: a GPU's measured time per case;
-                                         // 7: Hello says whether the channel is guarded
+                                         // 7: Hello says whether the channel is guarded; 8: cache and tensor-core counters
 inline constexpr int kChannelFd = 3;
 inline constexpr int kMaxRank = 8;
 

@@ -16,6 +16,23 @@
 
 namespace attnlab::emu {
 
+// A set of sector numbers (open addressing, linear probing): the distinct
+// sectors a block or a launch touched, for the cache model's footprints.
+// Cleared in time proportional to what it holds, so a block's set is reused.
+class SectorSet {
+public:
+    bool insert(uint64_t sector);   // true when it was new
+    void clear();
+    size_t size() const { return keys_.size(); }
+    const std::vector<uint64_t>& keys() const { return keys_; }  // in insertion order
+    void swap(SectorSet& other) noexcept { table_.swap(other.table_), keys_.swap(other.keys_); }
+
+private:
+    void grow();
+    std::vector<uint64_t> table_;   // slot value = sector + 1; 0 = empty
+    std::vector<uint64_t> keys_;
+};
+
 // The four logs of an emulated thread, each counted on its own.
 enum class AccessLog { GlobalLoads, GlobalStores, SharedLoads, SharedStores };
 
@@ -45,9 +62,15 @@ public:
     // last call touched (a block's locality); starts over.
     int64_t take_pages();
 
+    // The distinct sectors the requests counted since the last call loaded
+    // (the block's footprint, returned) and stored, added to the launch's
+    // sets; starts over.
+    int64_t take_block_sectors(SectorSet& launch_loads, SectorSet& launch_stores);
+
 private:
-    int64_t measure_sectors(uint64_t* units, int n);
+    int64_t measure_sectors(uint64_t* units, int n, SectorSet& footprint);
     ProgramPosition position_;
+    SectorSet block_loads_, block_stores_;
     std::unordered_set<uint64_t> pages_;
     uint64_t last_page_ = ~uint64_t(0);
 };

@@ -47,6 +47,9 @@ std::vector<Leak> release_learner_allocations();
 // apart (each is its own instruction on a GPU, so its own warp request; at
 // most 126 parts), `line` is the learner's line of the call.
 void library_access(const void* p, unsigned size, bool write, const void* call, unsigned part, int line);
+// FLOPs the running block did on tensor cores (a warp's wmma::mma_sync), for
+// the performance report's tensor-core roof.
+void count_tensor_flops(int64_t flops);
 
 // ---------------------------------------------------------------- reports
 void set_learner_source(const char* path);  // whose lines faults name (the file as compiled)
