@@ -126,8 +126,8 @@ void print_estimate(const cudaDeviceProp& prop, const attnlab::emu::LaunchReport
     int per_sm = threads > 0 ? int(prop.maxThreadsPerMultiProcessor / threads) : 1;
     per_sm = std::min(per_sm, prop.maxBlocksPerMultiProcessor);
     const attnlab::TimeEstimate e = attnlab::roofline_time(*gpu, bytes, flops, blocks, per_sm);
-    std::printf("    estimate on %s: %9.3f ms (%s; %lld blocks, %d per SM, fill %.1f%%), measured %.3f ms = %.2fx the estimate\n",
-                gpu->name.c_str(), e.seconds * 1e3, attnlab::perf_bound_code(e.bound), blocks, per_sm, e.fill * 100, measured_ms,
+    std::printf("    estimate on %s: %9.3f ms (%s; %lld blocks, %d per SM, %.2f waves), measured %.3f ms = %.2fx the estimate\n",
+                gpu->name.c_str(), e.seconds * 1e3, attnlab::perf_bound_code(e.bound), blocks, per_sm, e.waves, measured_ms,
                 measured_ms / (e.seconds * 1e3));
 }
 

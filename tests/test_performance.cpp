@@ -10,6 +10,7 @@
 #include "attnlab/core/course/course.hpp"
 #include "attnlab/core/text/messages.hpp"
 #include "attnlab/core/check/performance.hpp"
+#include "attnlab/core/desk/course_check.hpp"
 #include "attnlab/core/text/performance_words.hpp"
 #include "attnlab/reference/registry.hpp"
 #include "test_support.hpp"
@@ -20,7 +21,7 @@ using attnlab::testing::contains;
 namespace {
 
 // Round figures so every expected number below is computed by hand.
-const GpuModel kToy{"Toy", "sm_90", 100, 1e12 /*1 TB/s*/, 1e13 /*10 TFLOP/s*/};
+const GpuModel kToy{"Toy", "sm_90", 100, 1e12 /*1 TB/s*/, 1e13 /*10 TFLOP/s*/, 1e14 /*100 TFLOP/s tensor*/, 1e6 /*1 MB L2*/};
 
 emu::LaunchReport launch(const char* kernel, unsigned blocks, unsigned threads, int64_t load_sectors, int64_t store_sectors) {
     emu::LaunchReport r;
@@ -43,38 +44,104 @@ Value tensor(Shape shape) {
 
 }  // namespace
 
-TEST_CASE("the roofline model: memory-bound, compute-bound, too few blocks") {
+TEST_CASE("the wave model: full and partial waves, idle SMs, tensor cores") {
     struct Row {
         const char* what;
-        double bytes, flops;
+        LaunchWork work;
         int64_t blocks;
         int blocks_per_sm;
-        double seconds, fill;
+        double seconds, waves, fill;
         PerfBound bound;
     };
     const Row rows[] = {
-        // 1 GB at 1 TB/s = 1 ms; 1 GFLOP at 10 TFLOP/s = 0.1 ms; 1,000 blocks fill 100 SMs x 10.
-        {"memory-bound", 1e9, 1e9, 1000, 10, 1e-3, 1.0, PerfBound::Memory},
-        // 1 MB = 1 us; 100 GFLOP = 10 ms.
-        {"compute-bound", 1e6, 1e11, 5000, 10, 1e-2, 1.0, PerfBound::Compute},
-        // 15 blocks of 200 slots (100 SMs x 2): fill 0.075, 1 ms / 0.075.
-        {"too few blocks", 1e9, 0, 15, 2, 1e-3 / 0.075, 0.075, PerfBound::TooFewBlocks},
-        // Exactly the slots: the whole GPU.
-        {"a full wave", 1e9, 0, 200, 2, 1e-3, 1.0, PerfBound::Memory},
-        // A block that does not fit counts as one resident block: 50 of 100 slots.
-        {"no occupancy known", 1e9, 0, 50, 0, 2e-3, 0.5, PerfBound::TooFewBlocks},
+        // 1 GB at 1 TB/s = 1 ms; 1 GFLOP at 10 TFLOP/s = 0.1 ms; 1,000 blocks are one full wave of 100 SMs x 10.
+        {"memory-bound", {1e9, 1e9, 0}, 1000, 10, 1e-3, 1.0, 1.0, PerfBound::Memory},
+        // 1 MB = 1 us; 100 GFLOP = 10 ms, in 5 full waves.
+        {"compute-bound", {1e6, 1e11, 0}, 5000, 10, 1e-2, 5.0, 1.0, PerfBound::Compute},
+        // 3 blocks on every SM where 10 fit: one partial wave, every SM busy, the whole bandwidth.
+        {"3 blocks per SM of 10: no penalty", {1e9, 0, 0}, 300, 10, 1e-3, 0.3, 1.0, PerfBound::Memory},
+        // 15 blocks on 100 SMs: each busy SM has its 1/100 of the bandwidth for 1/15 of the bytes.
+        {"too few blocks", {1e9, 0, 0}, 15, 2, 1e9 / 15 * 100 / 1e12, 0.075, 0.15, PerfBound::TooFewBlocks},
+        // 201 blocks, 200 slots: a full wave of 2 blocks per SM, then a tail of 1 block: 3 blocks' time.
+        {"a full wave and a tail", {1e9, 0, 0}, 201, 2, 3 * (1e9 / 201) * 100 / 1e12, 201.0 / 200, 1.0, PerfBound::Memory},
+        // A block that does not fit counts as one resident block.
+        {"no occupancy known", {1e9, 0, 0}, 50, 0, 2e-3, 0.5, 0.5, PerfBound::TooFewBlocks},
+        // 1 TFLOP on tensor cores at 100 TFLOP/s = 10 ms, not at the FP32 peak (100 ms).
+        {"tensor cores", {1e6, 0, 1e12}, 1000, 10, 1e-2, 1.0, 1.0, PerfBound::Compute},
     };
     for (const Row& r : rows) {
         INFO(r.what);
-        const TimeEstimate e = roofline_time(kToy, r.bytes, r.flops, r.blocks, r.blocks_per_sm);
+        const TimeEstimate e = wave_time(kToy, r.work, r.blocks, r.blocks_per_sm);
         CHECK(e.gpu == "Toy");
-        CHECK(e.seconds == doctest::Approx(r.seconds).epsilon(1e-12));
+        CHECK(e.seconds == doctest::Approx(r.seconds).epsilon(1e-9));
+        CHECK(e.waves == doctest::Approx(r.waves));
         CHECK(e.fill == doctest::Approx(r.fill));
         CHECK(e.bound == r.bound);
-        CHECK(e.memory_seconds == doctest::Approx(r.bytes / 1e12));
-        CHECK(e.compute_seconds == doctest::Approx(r.flops / 1e13));
+        CHECK(e.tensor_cores == (r.work.tensor_flops > 0));
+        CHECK(e.dram_bytes == r.work.bytes);
     }
     CHECK(std::string(perf_bound_code(PerfBound::TooFewBlocks)) == "too_few_blocks");
+    // The FP32 form the GPU benchmark uses is the same model.
+    CHECK(roofline_time(kToy, 1e9, 1e9, 1000, 10).seconds == doctest::Approx(1e-3));
+}
+
+TEST_CASE("achieved occupancy: resident warps over the run against the SMs' warp slots") {
+    // 300 blocks of 8 warps, 10 fit per SM of 64 warp slots: 3 blocks (24 warps) on each SM the whole time.
+    CHECK(wave_time(kToy, {1e9, 0, 0}, 300, 10, {8, 64}).achieved_occupancy == doctest::Approx(24.0 / 64));
+    // 1,000 blocks: a full wave, 10 x 8 = 80 warps would not fit 64 slots; 8 blocks of 8 do.
+    CHECK(wave_time(kToy, {1e9, 0, 0}, 800, 8, {8, 64}).achieved_occupancy == doctest::Approx(1.0));
+    // 15 blocks of one warp: 15 of 100 SMs hold 1 of 64 warps.
+    CHECK(wave_time(kToy, {1e9, 0, 0}, 15, 2, {1, 64}).achieved_occupancy == doctest::Approx(15.0 / (100 * 64)));
+    CHECK(wave_time(kToy, {1e9, 0, 0}, 15, 2).achieved_occupancy == 0);  // warps not known
+}
+
+TEST_CASE("the cache model: L1 per block, L2 for the launch, sector by sector") {
+    struct Row {
+        const char* what;
+        SectorTraffic traffic;
+        double l1_bytes, l2_bytes;
+        double l1_hits, l2_hits, dram_loads, dram_stores;
+    };
+    const Row rows[] = {
+        {"every sector once", {100, 50, 100, 100, 50, 4}, 64e3, 1e6, 0, 0, 100, 50},
+        // 8 blocks each load 1,000 sectors, 250 distinct (8 KB): the re-reads fit 64 KB of L1.
+        {"re-reads that fit L1", {8000, 0, 2000, 2000, 0, 8}, 64e3, 1e6, 6000, 0, 2000, 0},
+        // The same with 4 KB of L1 per block: half the footprint fits, half the re-reads hit.
+        {"re-reads that overflow L1", {8000, 0, 2000, 2000, 0, 8}, 4e3, 1e6, 3000, 3000, 2000, 0},
+        // 8 blocks read the same 250 sectors (one key tile each): L1 is per block, L2 serves the others.
+        {"a tile shared by blocks", {2000, 0, 2000, 250, 0, 8}, 64e3, 1e6, 0, 1750, 250, 0},
+        // The same with L2 holding half the launch's footprint (8 KB): half the second reads hit.
+        {"a footprint that overflows L2", {2000, 0, 2000, 250, 0, 8}, 64e3, 4e3, 0, 875, 1125, 0},
+        // Stores written twice are written back once while they fit.
+        {"stores written twice", {0, 200, 0, 0, 100, 2}, 64e3, 1e6, 0, 0, 0, 100},
+        // A report without the footprint counters: every requested sector comes from DRAM.
+        {"counters not carried", {100, 10, 0, 0, 0, 1}, 64e3, 1e6, 0, 0, 100, 10},
+    };
+    for (const Row& r : rows) {
+        INFO(r.what);
+        const CacheEstimate c = cache_estimate(r.traffic, r.l1_bytes, r.l2_bytes);
+        CHECK(c.load_sectors == doctest::Approx(double(r.traffic.load_sectors)));
+        CHECK(c.l1_hits == doctest::Approx(r.l1_hits));
+        CHECK(c.l2_load_sectors == doctest::Approx(double(r.traffic.load_sectors) - r.l1_hits));
+        CHECK(c.l2_hits == doctest::Approx(r.l2_hits));
+        CHECK(c.dram_load_sectors == doctest::Approx(r.dram_loads));
+        CHECK(c.dram_store_sectors == doctest::Approx(r.dram_stores));
+        CHECK(c.dram_bytes() == doctest::Approx(32 * (r.dram_loads + r.dram_stores)));
+    }
+    const CacheEstimate tile = cache_estimate({2000, 0, 2000, 250, 0, 8}, 64e3, 1e6);
+    CHECK(tile.l1_hit_rate() == 0);
+    CHECK(tile.l2_hit_rate() == doctest::Approx(0.875));
+}
+
+TEST_CASE("L1 per block: the SM's unified L1 and shared memory less the resident blocks' shared memory") {
+    const GpuModel& h100 = gpu_models()[2];
+    // 256 KB per SM; 8 blocks of 256 threads, each with the driver's 1 KB.
+    CHECK(l1_bytes_per_block(h100, {1, 256, 0, 0}) == doctest::Approx((262144.0 - 8 * 1024) / 8));
+    // 48 KB each: 4 blocks of 50,176 allocated bytes fit 228 KB; L1 keeps the rest.
+    CHECK(resident_blocks(h100, {1, 256, 48 * 1024, 0}) == 4);
+    CHECK(l1_bytes_per_block(h100, {1, 256, 48 * 1024, 0}) == doctest::Approx((262144.0 - 4 * 50176) / 4));
+    // RTX 4090 (128 KB), 1,024-thread blocks: one block keeps 127 KB.
+    CHECK(l1_bytes_per_block(gpu_models()[0], {1, 1024, 0, 0}) == doctest::Approx(131072.0 - 1024));
 }
 
 TEST_CASE("resident blocks come from the occupancy rules of the GPU's architecture") {
@@ -120,13 +187,18 @@ TEST_CASE("traffic, FLOPs and intensity of a case's launches") {
     REQUIRE(one.flops.has_value());
     CHECK(*one.intensity == doctest::Approx(2.0));
     REQUIRE(one.estimates.size() == gpu_models().size());
-    // H200: 4,096 B / 4.8 TB/s; 24 blocks of 64 threads on 132 SMs x 32 resident blocks.
+    // H200: 24 blocks of 64 threads on 132 SMs: one block on each of 24 SMs, each with 1/132 of the
+    // 4.8 TB/s and of the 67 TFLOP/s. No footprint counters: every requested sector is DRAM traffic.
     const TimeEstimate& h200 = one.estimates[3];
     CHECK(h200.gpu == "H200");
     CHECK(h200.blocks_per_sm == 32);
-    CHECK(h200.fill == doctest::Approx(24.0 / (132 * 32)));
-    CHECK(h200.seconds == doctest::Approx(4096 / 4.8e12 / (24.0 / (132 * 32))));
+    CHECK(h200.fill == doctest::Approx(24.0 / 132));
+    CHECK(h200.waves == doctest::Approx(24.0 / (132 * 32)));
+    CHECK(h200.dram_bytes == 4096);
+    CHECK(h200.seconds == doctest::Approx(std::max(4096.0 / 24 * 132 / 4.8e12, 8192.0 / 24 * 132 / 67e12)));
     CHECK(h200.bound == PerfBound::TooFewBlocks);
+    REQUIRE(one.caches.size() == gpu_models().size());
+    CHECK(one.caches[3].dram_bytes() == 4096);
 
     // Two launches: FLOPs shared by threads (1 : 3), times summed, the slowest launch's bound.
     const Performance two =
@@ -148,11 +220,47 @@ TEST_CASE("traffic, FLOPs and intensity of a case's launches") {
     CHECK(performance_to_json(unknown, Lang::En)["flops"].is_null());
 }
 
-TEST_CASE("the least traffic: every input and the output once, in whole sectors per tensor") {
-    Case c;
-    c.args = {tensor({1, 1, 3, 3}), Value::of_int(7), tensor({10})};  // 36 B -> 2 sectors; 40 B -> 2 sectors
-    CHECK(minimum_sectors(c, 9) == 2 + 2 + 2);                       // the output: 36 B -> 2 sectors
-    CHECK(minimum_sectors(c, 0) == 4);
+TEST_CASE("the least traffic: the output once and what the operation needs of each input, in whole sectors per tensor") {
+    // An op without partial reads (or none known): every tensor input whole.
+    const reference::Inputs plain = {{"x", tensor({1, 1, 3, 3})}, {"n", Value::of_int(7)}, {"w", tensor({10})}};  // 36 B, 40 B
+    CHECK(minimum_sectors(nullptr, plain, 9) == 2 + 2 + 2);                          // the output: 36 B -> 2 sectors
+    CHECK(minimum_sectors(nullptr, plain, 0) == 4);
+    // A causal mask reads only the visible scores: (2, 3, 8, 8) has 6 x 36 = 216 of 384
+    // (864 B = 27 sectors, not 48), and writes all 384 (48 sectors).
+    const reference::Inputs scores = {{"scores", tensor({2, 3, 8, 8})}};
+    for (const char* op : {"batched_causal_mask", "causal_softmax"}) {
+        INFO(op);
+        CHECK(minimum_sectors(reference::find_op(op), scores, 384) == 27 + 48);
+    }
+    // Attention needs q, k and v whole: 3 x (1, 2, 8, 4) = 3 x 64 floats, 8 sectors each, and the output.
+    const Value q = tensor({1, 2, 8, 4});
+    CHECK(minimum_sectors(reference::find_op("batched_causal_attention"), {{"q", q}, {"k", q}, {"v", q}}, 64) == 4 * 8);
+    CHECK(*reference::needed_elements(*reference::find_op("batched_causal_mask"), "scores", scores) == 216);
+    CHECK(*reference::needed_elements(*reference::find_op("batched_causal_attention"), "q", {{"q", q}}) == 64);
+}
+
+TEST_CASE("a passing kernel never moves less than the least traffic: the mask that read 0.80x the old minimum") {
+    Exercise ex;
+    ex.runtime = Runtime::Cuda;
+    ex.reference = "batched_causal_mask";
+    ex.params = {{"scores", ValueKind::Tensor, "(B, H, T, T)"}};
+    ex.cases.resize(1);
+    ex.cases[0].args = {tensor({1, 1, 8, 8})};  // 36 visible of 64: least 5 + 8 sectors (it was 8 + 8)
+    CheckResult r;
+    r.cases.resize(1);
+    r.cases[0].expected = tensor({1, 1, 8, 8});
+    emu::LaunchReport mask = launch("mask", 1, 64, 5, 8);  // the visible scores read, every output written
+    mask.counters.global_load_unique_sectors = 5;
+    mask.counters.global_store_unique_sectors = 8;
+    r.cases[0].kernels.launches = {mask};
+    CHECK(below_least_traffic(r, ex).empty());
+    REQUIRE(check_performance(r, ex));
+    CHECK(check_performance(r, ex)->min_bytes == 13 * 32);
+    CHECK(check_performance(r, ex)->traffic_ratio == doctest::Approx(1.0));
+    // A kernel that somehow moved less names the case: that least would not be a lower bound.
+    r.cases[0].kernels.launches[0].counters.global_load_unique_sectors = 4;
+    REQUIRE(below_least_traffic(r, ex).size() == 1);
+    CHECK(contains(below_least_traffic(r, ex)[0], "case 1"));
 }
 
 TEST_CASE("the reference ops' FLOP counts, computed by hand") {
@@ -198,6 +306,7 @@ TEST_CASE("the report in words, both languages: numbers formatted, no raw ids, t
 TEST_CASE("a GPU's measured time of the reported case joins the estimates, in both languages") {
     Exercise ex;
     ex.runtime = Runtime::Cuda;
+    ex.params = {{"x", ValueKind::Tensor, ""}};
     ex.cases.resize(2);
     ex.cases[0].args = {tensor({2, 4})};
     ex.cases[1].args = {tensor({64, 64})};  // the larger case: the one the report is of

@@ -582,6 +582,7 @@ int cmd_dev(Context& ctx) {
             std::cout << ") -> " << value_kind_name(op.returns) << (op.returns_shape.empty() ? "" : " " + op.returns_shape) << "\n    "
                       << op.summary << "\n";
             if (!op.flops_formula.empty()) std::cout << "    FLOPs: " << op.flops_formula << "\n";
+            for (const reference::PartialRead& r : op.partial_reads) std::cout << "    reads of " << r.input << ": " << r.formula << "\n";
         }
         return kExitOk;
     }

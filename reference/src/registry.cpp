@@ -212,6 +212,20 @@ std::optional<double> op_flops(const Op& op, const Inputs& inputs) {
     }
 }
 
+std::optional<double> needed_elements(const Op& op, const std::string& input, const Inputs& inputs) {
+    for (const PartialRead& r : op.partial_reads) {
+        if (r.input != input) continue;
+        try {
+            return r.elements(inputs);
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    }
+    const auto it = inputs.find(input);
+    if (it == inputs.end() || it->second.kind != ValueKind::Tensor) return std::nullopt;
+    return static_cast<double>(it->second.tensor.data.size());
+}
+
 const Mistake* find_mistake(const std::string& op_name, const std::string& id) {
     const Op* op = find_op(op_name);
     if (!op) return nullptr;

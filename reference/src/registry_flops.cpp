@@ -36,6 +36,11 @@ void set(std::vector<Op>& ops, const std::string& name, const std::string& formu
     op.flops_formula = formula;
 }
 
+void needs_only(std::vector<Op>& ops, const std::string& name, const std::string& input, const std::string& formula,
+                std::function<double(const Inputs&)> f) {
+    op_named(ops, name).partial_reads.push_back({input, formula, std::move(f)});
+}
+
 }  // namespace
 
 void add_flop_counts(std::vector<Op>& ops) {
@@ -79,6 +84,15 @@ void add_flop_counts(std::vector<Op>& ops) {
         const Shape& w = shape_of(in, "w_qkv", 2);
         return 2.0 * d(x->second.tensor.numel()) * d(w[1]);
     });
+
+    // The least traffic's exceptions: a causal op never needs the future
+    // scores (key j > query i); it still writes every output cell.
+    auto visible_scores = [](const Inputs& in) {
+        const Shape& s = shape_of(in, "scores", 4);
+        return d(s[0] * s[1]) * causal_pairs(s[2]);
+    };
+    needs_only(ops, "batched_causal_mask", "scores", "B·H·T·(T+1)/2 (the visible scores)", visible_scores);
+    needs_only(ops, "causal_softmax", "scores", "B·H·T·(T+1)/2 (the visible scores)", visible_scores);
 }
 
 }  // namespace attnlab::reference::support

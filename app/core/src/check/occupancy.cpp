@@ -13,14 +13,14 @@ struct ArchRow {
     const char* arch;
     const char* gpus;
     int major, minor, threads_per_sm, blocks_per_sm;
-    int64_t shared_per_sm_kb, optin_per_block_kb;
+    int64_t shared_per_sm_kb, optin_per_block_kb, l1_and_shared_kb;
 };
 constexpr ArchRow kArchRows[] = {
-    {"sm_75", "T4 / RTX 20xx", 7, 5, 1024, 16, 64, 64},  // Turing
-    {"sm_80", "A100", 8, 0, 2048, 32, 164, 163},         // Ampere GA100
-    {"sm_86", "RTX 30xx / A40", 8, 6, 1536, 16, 100, 99},  // Ampere GA10x
-    {"sm_89", "RTX 4090 / L4", 8, 9, 1536, 24, 100, 99},   // Ada (RTX 40xx, L4, L40)
-    {"sm_90", "H100 / H200", 9, 0, 2048, 32, 228, 227},    // Hopper
+    {"sm_75", "T4 / RTX 20xx", 7, 5, 1024, 16, 64, 64, 96},  // Turing
+    {"sm_80", "A100", 8, 0, 2048, 32, 164, 163, 192},         // Ampere GA100
+    {"sm_86", "RTX 30xx / A40", 8, 6, 1536, 16, 100, 99, 128},  // Ampere GA10x
+    {"sm_89", "RTX 4090 / L4", 8, 9, 1536, 24, 100, 99, 128},   // Ada (RTX 40xx, L4, L40)
+    {"sm_90", "H100 / H200", 9, 0, 2048, 32, 228, 227, 256},    // Hopper
 };
 
 }  // namespace
@@ -35,6 +35,9 @@ std::optional<ArchLimits> arch_limits(const std::string& arch) {
     // 256 per warp over 4 sub-partitions; shared memory in units of 256 B on
     // 7.x and 128 B from 8.x; 1 KB reserved per block from 8.x on (that is
     // also why the opt-in maximum is the SM's memory minus 1 KB).
+    // The unified L1 data cache and shared memory per SM: the tuning guides
+    // of each architecture (Turing 96 KB, A100 192 KB, GA10x and Ada 128 KB,
+    // H100 256 KB); what shared memory does not take is L1.
     // sm_90a is sm_90 plus architecture-specific instructions: same SM.
     const std::string base = arch == "sm_90a" ? "sm_90" : arch;
     for (const ArchRow& r : kArchRows) {
@@ -48,6 +51,7 @@ std::optional<ArchLimits> arch_limits(const std::string& arch) {
         l.max_blocks_per_sm = r.blocks_per_sm;
         l.shared_memory_per_sm = r.shared_per_sm_kb * 1024;
         l.max_shared_per_block_optin = r.optin_per_block_kb * 1024;
+        l.l1_and_shared_per_sm = r.l1_and_shared_kb * 1024;
         l.reserved_shared_per_block = r.major >= 8 ? 1024 : 0;
         l.shared_allocation_unit = r.major >= 8 ? 128 : 256;
         return l;

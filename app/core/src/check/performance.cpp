@@ -21,11 +21,52 @@ int resident_blocks(const GpuModel& gpu, const LaunchDemand& demand) {
     return occupancy(*limits, demand.registers_per_thread, demand.shared_bytes_per_block, demand.threads_per_block).active_blocks_per_sm;
 }
 
-int64_t minimum_sectors(const Case& spec, int64_t output_size) {
-    int64_t sectors = (output_size * 4 + 31) / 32;
-    for (const Value& a : spec.args)
-        if (a.kind == ValueKind::Tensor) sectors += (int64_t(a.tensor.data.size()) * 4 + 31) / 32;
+int64_t minimum_sectors(const reference::Op* op, const reference::Inputs& inputs, int64_t output_size) {
+    auto sectors_of = [](double elements) { return (static_cast<int64_t>(std::ceil(elements)) * 4 + 31) / 32; };
+    int64_t sectors = sectors_of(double(output_size));
+    for (const auto& [name, value] : inputs) {
+        if (value.kind != ValueKind::Tensor) continue;
+        const double whole = double(value.tensor.data.size());
+        const std::optional<double> needed = op ? reference::needed_elements(*op, name, inputs) : std::nullopt;
+        sectors += sectors_of(needed ? std::min(*needed, whole) : whole);
+    }
     return sectors;
+}
+
+void CacheEstimate::add(const CacheEstimate& o) {
+    load_sectors += o.load_sectors;
+    l1_hits += o.l1_hits;
+    l2_load_sectors += o.l2_load_sectors;
+    l2_hits += o.l2_hits;
+    dram_load_sectors += o.dram_load_sectors;
+    dram_store_sectors += o.dram_store_sectors;
+}
+
+CacheEstimate cache_estimate(const SectorTraffic& t, double l1_bytes_per_block, double l2_bytes) {
+    // Counters a report did not carry (0 with sectors requested): no reuse known, every sector a first touch.
+    const double loads = double(std::max<int64_t>(t.load_sectors, 0)), stores = double(std::max<int64_t>(t.store_sectors, 0));
+    const double block_loads = t.block_load_sectors > 0 ? std::min(double(t.block_load_sectors), loads) : loads;
+    const double unique_loads = t.unique_load_sectors > 0 ? std::min(double(t.unique_load_sectors), block_loads) : block_loads;
+    const double unique_stores = t.unique_store_sectors > 0 ? std::min(double(t.unique_store_sectors), stores) : stores;
+    auto fits = [](double capacity, double footprint) { return footprint > 0 ? std::clamp(capacity / footprint, 0.0, 1.0) : 1.0; };
+    CacheEstimate c;
+    c.load_sectors = loads;
+    const double block_footprint = block_loads * 32 / double(std::max<int64_t>(t.blocks, 1));
+    c.l1_hits = (loads - block_loads) * fits(l1_bytes_per_block, block_footprint);
+    c.l2_load_sectors = loads - c.l1_hits;
+    const double l2_share = fits(l2_bytes, (unique_loads + unique_stores) * 32);
+    c.l2_hits = (c.l2_load_sectors - unique_loads) * l2_share;
+    c.dram_load_sectors = c.l2_load_sectors - c.l2_hits;
+    c.dram_store_sectors = unique_stores + (stores - unique_stores) * (1 - l2_share);
+    return c;
+}
+
+double l1_bytes_per_block(const GpuModel& gpu, const LaunchDemand& demand) {
+    const std::optional<ArchLimits> limits = arch_limits(gpu.arch);
+    if (!limits) return 0;
+    const int resident = std::max(resident_blocks(gpu, demand), 1);
+    const double shared = double(resident) * double(demand.shared_bytes_per_block + limits->reserved_shared_per_block);
+    return std::max(0.0, double(limits->l1_and_shared_per_sm) - shared) / resident;
 }
 
 namespace {
@@ -48,34 +89,52 @@ const KernelResources* resources_of(const ResourceReport* r, const std::string& 
     return nullptr;
 }
 
-std::vector<TimeEstimate> estimates_for(double bytes, double flops, const LaunchDemand& demand) {
-    std::vector<TimeEstimate> out;
-    for (const GpuModel& g : gpu_models()) out.push_back(roofline_time(g, bytes, flops, demand.blocks, resident_blocks(g, demand)));
-    return out;
+SectorTraffic traffic_of(const emu::LaunchReport& L) {
+    const emu::LaunchCounters& c = L.counters;
+    return {c.global_load_sectors, c.global_store_sectors, c.global_load_block_sectors, c.global_load_unique_sectors,
+            c.global_store_unique_sectors, static_cast<int64_t>(L.grid.count())};
 }
 
-// Per GPU, the sum of the launches' times; the bound of the slowest launch.
-std::vector<TimeEstimate> sum_estimates(const std::vector<LaunchPerformance>& launches) {
-    std::vector<TimeEstimate> out;
+// One launch on every GPU: where its sectors are served, then its waves.
+void estimate_launch(const emu::LaunchReport& L, LaunchPerformance& lp) {
+    for (const GpuModel& g : gpu_models()) {
+        const CacheEstimate cache = cache_estimate(traffic_of(L), l1_bytes_per_block(g, lp.demand), g.l2_bytes);
+        const std::optional<ArchLimits> limits = arch_limits(g.arch);
+        const WarpSlots warps{(lp.demand.threads_per_block + 31) / 32, limits ? limits->max_threads_per_sm / 32 : 0};
+        lp.caches.push_back(cache);
+        lp.estimates.push_back(
+            wave_time(g, {cache.dram_bytes(), lp.flops.value_or(0.0), lp.tensor_flops}, lp.demand.blocks, resident_blocks(g, lp.demand), warps));
+    }
+}
+
+// Per GPU, the sum of the launches' times and traffic; the slowest launch's
+// bound, waves and occupancy.
+void sum_launches(Performance& p) {
     for (size_t g = 0; g < gpu_models().size(); ++g) {
         TimeEstimate total;
         total.gpu = gpu_models()[g].name;
+        CacheEstimate cache;
         double slowest = -1;
-        for (const LaunchPerformance& L : launches) {
+        for (const LaunchPerformance& L : p.launches) {
             const TimeEstimate& e = L.estimates[g];
+            cache.add(L.caches[g]);
             total.seconds += e.seconds;
             total.memory_seconds += e.memory_seconds;
             total.compute_seconds += e.compute_seconds;
+            total.dram_bytes += e.dram_bytes;
+            total.tensor_cores = total.tensor_cores || e.tensor_cores;
             if (e.seconds > slowest) {
                 slowest = e.seconds;
                 total.bound = e.bound;
                 total.fill = e.fill;
                 total.blocks_per_sm = e.blocks_per_sm;
+                total.waves = e.waves;
+                total.achieved_occupancy = e.achieved_occupancy;
             }
         }
-        out.push_back(total);
+        p.caches.push_back(cache);
+        p.estimates.push_back(total);
     }
-    return out;
 }
 
 }  // namespace
@@ -86,7 +145,12 @@ Performance launches_performance(const std::vector<emu::LaunchReport>& launches,
     p.min_bytes = min_bytes;
     p.flops = flops;
     int64_t threads = 0;
-    for (const emu::LaunchReport& L : launches) threads += int64_t(L.grid.count() * L.block.count());
+    for (const emu::LaunchReport& L : launches) {
+        threads += int64_t(L.grid.count() * L.block.count());
+        p.tensor_flops += double(L.counters.tensor_flops);
+    }
+    // What tensor cores did is not left to FP32 units; the rest is shared by threads.
+    const double fp32_flops = flops ? std::max(0.0, *flops - p.tensor_flops) : 0.0;
     for (const emu::LaunchReport& L : launches) {
         LaunchPerformance lp;
         lp.kernel = L.kernel;
@@ -97,17 +161,19 @@ Performance launches_performance(const std::vector<emu::LaunchReport>& launches,
             lp.resources_known = true;
             lp.demand.registers_per_thread = k->registers;
             lp.demand.shared_bytes_per_block += k->shared_bytes;
+        } else {
+            lp.demand.shared_bytes_per_block += L.counters.static_shared_bytes;
         }
         lp.bytes = (L.counters.global_load_sectors + L.counters.global_store_sectors) * 32;
-        if (flops)
-            lp.flops = threads > 0 ? *flops * double(L.grid.count() * L.block.count()) / double(threads) : 0.0;
-        lp.estimates = estimates_for(double(lp.bytes), lp.flops.value_or(0.0), lp.demand);
+        lp.tensor_flops = double(L.counters.tensor_flops);
+        if (flops) lp.flops = threads > 0 ? fp32_flops * double(L.grid.count() * L.block.count()) / double(threads) : 0.0;
+        estimate_launch(L, lp);
         p.bytes += lp.bytes;
         p.launches.push_back(std::move(lp));
     }
     p.traffic_ratio = p.min_bytes > 0 ? double(p.bytes) / double(p.min_bytes) : 0;
     if (p.flops && p.bytes > 0) p.intensity = *p.flops / double(p.bytes);
-    p.estimates = sum_estimates(p.launches);
+    sum_launches(p);
     return p;
 }
 
@@ -120,7 +186,7 @@ std::optional<Performance> check_performance(const CheckResult& r, const Exercis
         if (c.kernels.launches.empty()) continue;
         if (!std::all_of(c.kernels.launches.begin(), c.kernels.launches.end(), [](const emu::LaunchReport& L) { return L.ok(); })) continue;
         const int64_t output = c.expected.kind == ValueKind::Tensor ? static_cast<int64_t>(c.expected.tensor.data.size()) : 0;
-        const int64_t m = minimum_sectors(ex.cases[k], output);
+        const int64_t m = minimum_sectors(reference::find_op(ex.reference), case_inputs(ex, ex.cases[k]), output);
         if (m > best_min) {
             best_min = m;
             best = static_cast<int>(k);

@@ -6,11 +6,33 @@
 #include <set>
 
 #include "attnlab/core/base/util.hpp"
+#include "attnlab/core/check/expected.hpp"
+#include "attnlab/core/check/performance.hpp"
 #include "attnlab/core/course/case_figures.hpp"
 #include "attnlab/core/text/report.hpp"
 #include "attnlab/core/desk/workspace.hpp"
 
 namespace attnlab {
+
+std::vector<std::string> below_least_traffic(const CheckResult& r, const Exercise& e) {
+    std::vector<std::string> problems;
+    const reference::Op* op = reference::find_op(e.reference);
+    for (size_t k = 0; k < r.cases.size() && k < e.cases.size(); ++k) {
+        const std::vector<emu::LaunchReport>& launches = r.cases[k].kernels.launches;
+        if (launches.empty() || r.cases[k].expected.kind != ValueKind::Tensor) continue;
+        int64_t requested = 0, unique = 0;
+        for (const emu::LaunchReport& L : launches) {
+            requested += L.counters.global_load_sectors + L.counters.global_store_sectors;
+            unique += L.counters.global_load_unique_sectors + L.counters.global_store_unique_sectors;
+        }
+        const int64_t least = minimum_sectors(op, case_inputs(e, e.cases[k]), int64_t(r.cases[k].expected.tensor.data.size()));
+        if (std::min(requested, unique) < least)
+            problems.push_back("case " + std::to_string(k + 1) + ": the kernel moved " + std::to_string(std::min(requested, unique)) +
+                               " distinct or requested sectors, fewer than the least traffic of " + e.reference + " (" +
+                               std::to_string(least) + "): that least is not a lower bound (reference::PartialRead)");
+    }
+    return problems;
+}
 
 namespace {
 
@@ -28,6 +50,7 @@ FixtureCheck check_fixture(Runner& runner, const Exercise& e, const Fixture& fix
     else if (fixture.expect == "pass") fc.ok = r.passed() && fc.mistake.empty();
     else if (fc.verdict == fixture.expect) fc.ok = true;
     else fc.ok = !fc.cause.empty() && fc.cause.code() == fixture.expect;  // a kernel fault or rule, named
+    if (r.passed()) fc.traffic_problems = below_least_traffic(r, e);
     return fc;
 }
 
@@ -176,6 +199,7 @@ ExerciseCheck check_exercise(Runner& runner, const Exercise& e) {
     else if (starter.passed())
         ec.problems.push_back("starter passes: it must leave work to do");
     if (!solution.passed()) ec.problems.push_back("solution does not pass: " + explain(solution, e, Lang::En));
+    for (const std::string& p : below_least_traffic(solution, e)) ec.problems.push_back("solution: " + p);
     // The starter in the learner's language, where there is one, keeps the same rules.
     if (const fs::path localized = Workspace::starter_for(e, Lang::Id); localized != e.starter_path()) {
         const CheckResult r = runner.check(e, localized);
@@ -195,6 +219,7 @@ ExerciseCheck check_exercise(Runner& runner, const Exercise& e) {
     for (const Fixture& f : e.fixtures) {
         ec.fixtures.push_back(check_fixture(runner, e, f));
         if (!ec.fixtures.back().ok) ec.problems.push_back(fixture_problem(ec.fixtures.back()));
+        for (const std::string& p : ec.fixtures.back().traffic_problems) ec.problems.push_back(f.file.string() + ": " + p);
     }
     for (std::string& p : unlisted_fixture_files(e)) ec.problems.push_back(std::move(p));
     return ec;

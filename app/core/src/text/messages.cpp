@@ -669,29 +669,42 @@ const Entry kMessages[] = {
     // ---- the performance report of a CUDA check (performance.cpp, panel_roofline.cpp)
     {"perf.header", "Speed (an estimate from the emulator's exact counters, case {case}):",
      "Kecepatan (perkiraan dari penghitung emulator yang tepat, kasus {case}):"},
-    {"perf.traffic", "DRAM traffic {bytes}; the operation needs at least {min_bytes}: {ratio}x the minimum.",
-     "Lalu lintas DRAM {bytes}; operasinya butuh paling sedikit {min_bytes}: {ratio}x minimum."},
-    {"perf.flops", "The operation needs {flops}; arithmetic intensity {intensity} FLOP per byte moved.",
-     "Operasinya butuh {flops}; intensitas aritmetika {intensity} FLOP per byte yang dipindahkan."},
+    {"perf.traffic", "Sectors requested of L1: {bytes}; the operation needs at least {min_bytes} (what it must read and write once): {ratio}x the least traffic.",
+     "Sektor yang diminta dari L1: {bytes}; operasinya butuh paling sedikit {min_bytes} (yang harus dibaca dan ditulis sekali): {ratio}x lalu lintas terkecil."},
+    {"perf.flops", "The operation needs {flops}; arithmetic intensity {intensity} FLOP per requested byte.",
+     "Operasinya butuh {flops}; intensitas aritmetika {intensity} FLOP per byte yang diminta."},
+    {"perf.tensor_flops", "Of them, {flops} run on tensor cores (wmma::mma_sync).",
+     "Dari jumlah itu, {flops} dikerjakan tensor core (wmma::mma_sync)."},
     {"perf.flops_unknown", "FLOPs: unknown (this operation has no FLOP count).",
      "FLOP: tidak diketahui (operasi ini tidak punya hitungan FLOP)."},
-    {"perf.estimate_header", "Estimated kernel time (roofline):", "Perkiraan waktu kernel (roofline):"},
-    {"perf.estimate", "{gpu}: {time}, {bound}", "{gpu}: {time}, {bound}"},
+    {"perf.estimate_header", "Estimated kernel time (roofline, wave by wave):", "Perkiraan waktu kernel (roofline, gelombang demi gelombang):"},
+    {"perf.estimate", "{gpu}: {time}, {bound} ({waves} waves, achieved occupancy {occupancy}%)",
+     "{gpu}: {time}, {bound} ({waves} gelombang, okupansi tercapai {occupancy}%)"},
+    {"perf.cache", "DRAM about {dram} ({ratio}x the least traffic); L1 hit rate {l1}%, L2 hit rate {l2}%",
+     "DRAM sekitar {dram} ({ratio}x lalu lintas terkecil); tingkat hit L1 {l1}%, tingkat hit L2 {l2}%"},
     {"perf.bound.memory", "limited by memory bandwidth", "dibatasi bandwidth memori"},
     {"perf.bound.compute", "limited by arithmetic (FP32)", "dibatasi aritmetika (FP32)"},
-    {"perf.bound.too_few_blocks", "too few blocks to fill the GPU", "blok terlalu sedikit untuk mengisi GPU"},
-    {"perf.fill", "(the grid fills {percent}% of its resident block slots)",
-     "(grid-nya mengisi {percent}% slot blok yang bisa berjalan bersamaan)"},
+    {"perf.bound.compute_tensor", "limited by arithmetic (tensor cores, FP16)", "dibatasi aritmetika (tensor core, FP16)"},
+    {"perf.bound.too_few_blocks", "too few blocks: some SMs sit idle", "blok terlalu sedikit: sebagian SM menganggur"},
+    {"perf.fill", "(only {percent}% of the SMs get a block)",
+     "(hanya {percent}% SM yang mendapat blok)"},
     {"perf.measured", "Measured on {device}: {time} (CUDA events around your function, this case).", "Terukur di {device}: {time} (event CUDA di sekitar fungsimu, kasus ini)."},
     {"perf.assumptions",
-     "Assumptions: an estimate, not a measurement. time = max(bytes / bandwidth, FLOPs / FP32 peak) / fill, with bytes = "
-     "DRAM sectors x 32 as the emulator counts them (no cache reuse beyond a sector), FLOPs the operation's (shared among "
-     "launches by thread count), no tensor cores, and fill = blocks / (SMs x resident blocks per SM, from the occupancy "
-     "rules) up to 1; launch overhead and latency are ignored. GPUs: {gpus}.",
-     "Asumsi: ini perkiraan, bukan pengukuran. waktu = max(byte / bandwidth, FLOP / puncak FP32) / isi, dengan byte = "
-     "sektor DRAM x 32 seperti yang dihitung emulator (tanpa pemakaian ulang cache di luar satu sektor), FLOP milik "
-     "operasinya (dibagi antar-peluncuran menurut jumlah thread), tanpa tensor core, dan isi = blok / (SM x blok yang "
-     "berjalan bersamaan per SM, dari aturan okupansi) paling besar 1; overhead peluncuran dan latensi diabaikan. GPU: {gpus}."},
+     "Assumptions: an estimate, not a measurement. The emulator counts every 32-byte sector each warp requests. Caches: "
+     "L1 per SM, shared by its resident blocks (what shared memory leaves of it), and L2 shared by the GPU; a block's "
+     "first load of a sector goes to L2 and the launch's first load of it to DRAM; a re-read hits as often as its data "
+     "fits the cache (capacity / footprint, at most 1); every stored sector is written back once. Time: waves of SMs x "
+     "resident blocks per SM (occupancy rules); each wave takes max(DRAM bytes / bandwidth, FLOPs / peak) of its busiest "
+     "SM, which has 1/SMs of the GPU; FLOPs are the operation's (shared among launches by thread count), those of "
+     "wmma::mma_sync under the tensor-core peak. Latency and launch overhead are ignored. GPUs: {gpus}.",
+     "Asumsi: ini perkiraan, bukan pengukuran. Emulator menghitung setiap sektor 32 byte yang diminta setiap warp. Cache: "
+     "L1 per SM, dipakai bersama oleh blok-blok yang berjalan di SM itu (sisa yang tidak dipakai shared memory), dan L2 "
+     "dipakai bersama oleh seluruh GPU; muatan pertama sebuah sektor oleh satu blok pergi ke L2, dan muatan pertamanya "
+     "dalam peluncuran itu ke DRAM; pembacaan ulang kena cache sesering datanya muat di cache (kapasitas / jejak data, "
+     "paling besar 1); setiap sektor yang ditulis dikirim balik ke DRAM sekali. Waktu: gelombang sebanyak SM x blok yang "
+     "berjalan bersamaan per SM (aturan okupansi); setiap gelombang butuh max(byte DRAM / bandwidth, FLOP / puncak) dari "
+     "SM tersibuknya, yang mendapat 1/jumlah SM dari GPU; FLOP milik operasinya (dibagi antar-peluncuran menurut jumlah "
+     "thread), FLOP wmma::mma_sync di bawah puncak tensor core. Latensi dan overhead peluncuran diabaikan. GPU: {gpus}."},
     {"gui.roofline.title", "Roofline (estimate)", "Roofline (perkiraan)"},
     {"gui.roofline.gpu", "GPU", "GPU"},
     {"gui.roofline.axis_x", "arithmetic intensity (FLOP/byte)", "intensitas aritmetika (FLOP/byte)"},

@@ -21,6 +21,11 @@ std::string format_seconds(double s, Lang lang) {
 
 namespace {
 
+std::string bound_key(const TimeEstimate& e) {
+    if (e.bound == PerfBound::Compute && e.tensor_cores) return "perf.bound.compute_tensor";
+    return std::string("perf.bound.") + perf_bound_code(e.bound);
+}
+
 // 1,536 B / 12.3 KB / 4.5 MB / 1.2 GB (decimal units, like bandwidths).
 std::string format_bytes(double b, Lang lang) {
     if (b < 1e3) return format_count(static_cast<int64_t>(b), lang) + " B";
@@ -42,7 +47,9 @@ std::string performance_assumptions(Lang lang) {
     std::string gpus;
     for (const GpuModel& g : gpu_models())
         gpus += (gpus.empty() ? "" : "; ") + g.name + " (" + g.arch + ", " + std::to_string(g.sms) + " SMs, " +
-                format_number(g.bandwidth / 1e9, lang) + " GB/s, " + format_number(g.fp32_flops / 1e12, lang) + " TFLOP/s)";
+                format_number(g.bandwidth / 1e9, lang) + " GB/s, FP32 " + format_number(g.fp32_flops / 1e12, lang) +
+                " TFLOP/s, FP16 tensor " + format_number(g.tensor_flops / 1e12, lang) + " TFLOP/s, L2 " +
+                format_number(g.l2_bytes / (1024 * 1024), lang) + " MB)";
     return tr(lang, "perf.assumptions", {{"gpus", gpus}});
 }
 
@@ -55,12 +62,23 @@ std::string describe_performance(const Performance& p, Lang lang) {
         s += "\n  " + tr(lang, "perf.flops", {{"flops", format_flops(*p.flops, lang)},
                                               {"intensity", format_fixed(p.intensity.value_or(0), 2, lang)}});
     else s += "\n  " + tr(lang, "perf.flops_unknown");
+    if (p.tensor_flops > 0) s += "\n  " + tr(lang, "perf.tensor_flops", {{"flops", format_flops(p.tensor_flops, lang)}});
     s += "\n  " + tr(lang, "perf.estimate_header");
-    for (const TimeEstimate& e : p.estimates) {
+    for (size_t g = 0; g < p.estimates.size(); ++g) {
+        const TimeEstimate& e = p.estimates[g];
         s += "\n    " + tr(lang, "perf.estimate", {{"gpu", e.gpu}, {"time", format_seconds(e.seconds, lang)},
-                                                  {"bound", tr(lang, std::string("perf.bound.") + perf_bound_code(e.bound))}});
+                                                  {"bound", tr(lang, bound_key(e))},
+                                                  {"waves", format_fixed(e.waves, 2, lang)},
+                                                  {"occupancy", format_percent(std::round(e.achieved_occupancy * 100) / 100, lang)}});
         if (e.bound == PerfBound::TooFewBlocks)
-            s += " " + tr(lang, "perf.fill", {{"percent", format_percent(e.fill, lang)}});
+            s += " " + tr(lang, "perf.fill", {{"percent", format_percent(std::round(e.fill * 1000) / 1000, lang)}});
+        if (g < p.caches.size()) {
+            const CacheEstimate& c = p.caches[g];
+            s += "\n      " + tr(lang, "perf.cache", {{"dram", format_bytes(c.dram_bytes(), lang)},
+                                                      {"ratio", format_fixed(p.min_bytes > 0 ? c.dram_bytes() / double(p.min_bytes) : 0, 2, lang)},
+                                                      {"l1", format_percent(std::round(c.l1_hit_rate() * 100) / 100, lang)},
+                                                      {"l2", format_percent(std::round(c.l2_hit_rate() * 100) / 100, lang)}});
+        }
     }
     if (p.measured_seconds)
         s += "\n  " + tr(lang, "perf.measured", {{"device", p.measured_device}, {"time", format_seconds(*p.measured_seconds, lang)}});
@@ -70,11 +88,22 @@ std::string describe_performance(const Performance& p, Lang lang) {
 
 namespace {
 
-nlohmann::json estimates_json(const std::vector<TimeEstimate>& estimates) {
+nlohmann::json estimates_json(const std::vector<TimeEstimate>& estimates, const std::vector<CacheEstimate>& caches, int64_t min_bytes) {
     nlohmann::json a = nlohmann::json::array();
-    for (const TimeEstimate& e : estimates)
-        a.push_back({{"gpu", e.gpu}, {"seconds", e.seconds}, {"bound", perf_bound_code(e.bound)}, {"memory_seconds", e.memory_seconds},
-                     {"compute_seconds", e.compute_seconds}, {"fill", e.fill}, {"blocks_per_sm", e.blocks_per_sm}});
+    for (size_t g = 0; g < estimates.size(); ++g) {
+        const TimeEstimate& e = estimates[g];
+        nlohmann::json j = {{"gpu", e.gpu}, {"seconds", e.seconds}, {"bound", perf_bound_code(e.bound)}, {"memory_seconds", e.memory_seconds},
+                            {"compute_seconds", e.compute_seconds}, {"fill", e.fill}, {"blocks_per_sm", e.blocks_per_sm},
+                            {"waves", e.waves}, {"achieved_occupancy", e.achieved_occupancy},
+                            {"roof", e.tensor_cores ? "tensor_fp16" : "fp32"}, {"dram_bytes", e.dram_bytes}};
+        if (g < caches.size()) {
+            const CacheEstimate& c = caches[g];
+            j["l1_hit_rate"] = c.l1_hit_rate();
+            j["l2_hit_rate"] = c.l2_hit_rate();
+            j["dram_ratio"] = min_bytes > 0 ? c.dram_bytes() / double(min_bytes) : 0.0;
+        }
+        a.push_back(std::move(j));
+    }
     return a;
 }
 
@@ -87,14 +116,15 @@ nlohmann::json performance_to_json(const Performance& p, Lang lang) {
     for (const LaunchPerformance& L : p.launches)
         launches.push_back({{"kernel", L.kernel}, {"blocks", L.demand.blocks}, {"threads_per_block", L.demand.threads_per_block},
                             {"registers_known", L.resources_known}, {"bytes", L.bytes}, {"flops", optional_number(L.flops)},
-                            {"estimates", estimates_json(L.estimates)}});
+                            {"tensor_flops", L.tensor_flops}, {"estimates", estimates_json(L.estimates, L.caches, 0)}});
     nlohmann::json j = {{"case", p.case_index},
                         {"bytes", p.bytes},
                         {"min_bytes", p.min_bytes},
                         {"traffic_ratio", p.traffic_ratio},
                         {"flops", optional_number(p.flops)},
                         {"intensity", optional_number(p.intensity)},
-                        {"estimates", estimates_json(p.estimates)},
+                        {"tensor_flops", p.tensor_flops},
+                        {"estimates", estimates_json(p.estimates, p.caches, p.min_bytes)},
                         {"launches", launches},
                         {"assumptions", performance_assumptions(lang)}};
     if (p.measured_seconds) j["measured"] = {{"device", p.measured_device}, {"seconds", *p.measured_seconds}};

@@ -44,6 +44,13 @@ struct Mistake {
     std::function<Result(const Inputs&)> run;
 };
 
+// How many elements of input `input` the op must read at least.
+struct PartialRead {
+    std::string input;     // the param's name: "scores"
+    std::string formula;   // in words, for `attnlab dev ops`: "B·H·T·(T+1)/2 (the visible scores)"
+    std::function<double(const Inputs&)> elements;
+};
+
 struct Op {
     std::string name;
     std::string summary;           // one line, English, for authors (`attnlab dev ops`)
@@ -59,7 +66,12 @@ struct Op {
     // ReferenceError for inputs that do not fit, like `run`.
     std::function<double(const Inputs&)> flops;
     std::string flops_formula;     // the same in words, for `attnlab dev ops` ("2·B·H·T·T·hd")
+    // Inputs the op needs only part of, for the least DRAM traffic a kernel
+    // can move (the performance report's "least traffic"): a causal mask
+    // never needs the future scores. Every other tensor input is needed whole.
+    std::vector<PartialRead> partial_reads;
 };
+
 
 // Thrown when inputs do not fit the op (wrong rank, D not divisible by H, a
 // missing input...). The message names the input and the expected shape.
@@ -72,6 +84,10 @@ const std::vector<Op>& all_ops();
 const Op* find_op(const std::string& name);  // nullptr when unknown
 // op.flops(inputs), or nullopt when the op has no count or the inputs do not fit.
 std::optional<double> op_flops(const Op& op, const Inputs& inputs);
+// The elements of input `input` the op must read at least (every element
+// unless the op declares a PartialRead for it); nullopt when the inputs do
+// not fit the declared count.
+std::optional<double> needed_elements(const Op& op, const std::string& input, const Inputs& inputs);
 // The mistake `id` of op `op_name`; nullptr when either is unknown.
 const Mistake* find_mistake(const std::string& op_name, const std::string& id);
 

@@ -98,6 +98,7 @@ struct ArchLimits {
     int64_t max_shared_per_block_default = 48 * 1024;  // without opting in (and the limit for static __shared__)
     int64_t reserved_shared_per_block = 0;  // the driver's own shared memory per block (1 KB from sm_80 on)
     int shared_allocation_unit = 128;       // bytes: a block's shared memory is rounded up to this
+    int64_t l1_and_shared_per_sm = 0;       // the unified L1 data cache + shared memory of an SM, bytes
 };
 // sm_75, sm_80, sm_86, sm_89, sm_90 (and sm_90a); nullopt for others.
 std::optional<ArchLimits> arch_limits(const std::string& arch);

@@ -4,11 +4,23 @@
 // on it, and bench/gpu_attention_bench.cu (nvcc) prints the same estimate
 // beside a measured time. The one table of GPU figures is gpu_models().
 //
-//   memory  = bytes / bandwidth
-//   compute = flops / fp32 peak
-//   fill    = min(1, blocks / (SMs · resident blocks per SM))
-//   time    = max(memory, compute) / fill
-//   bound   = "too_few_blocks" when fill < 1, else "memory" or "compute" (the larger term)
+// Waves (what Nsight Compute calls "waves per SM"): an SM holds
+// `blocks_per_sm` blocks at once (the occupancy rules), so a grid runs in
+// waves of SMs · blocks_per_sm blocks; blocks are dealt to SMs evenly, and the
+// SM with the most blocks of a wave decides how long that wave takes. Each SM
+// gets its share of the GPU: 1/SMs of the DRAM bandwidth and of the peaks.
+//
+//   per block:  b = bytes / blocks, f = FP32 flops / blocks, t = tensor flops / blocks
+//   wave of k blocks on its busiest SM:
+//       memory  = k · b · SMs / bandwidth
+//       compute = k · f · SMs / fp32 peak + k · t · SMs / tensor peak
+//       time    = max(memory, compute)
+//   full waves: k = blocks_per_sm; the last, partial wave of r blocks: k = ⌈r / SMs⌉
+//   time  = Σ over waves
+//   bound = "too_few_blocks" when blocks < SMs (SMs sit idle), else the larger term
+// A grid of 3 blocks per SM where 6 fit takes one wave with 3 blocks per SM:
+// the whole bandwidth, no penalty for the empty slots. Latency, launch
+// overhead and instruction issue are not modelled: a tiny launch takes longer.
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -24,6 +36,8 @@ struct GpuModel {
     int sms = 0;
     double bandwidth = 0;      // DRAM bytes per second
     double fp32_flops = 0;     // FP32 FLOP/s without tensor cores (an FMA counts 2)
+    double tensor_flops = 0;   // dense FP16 tensor-core FLOP/s with FP32 accumulation (wmma with float C)
+    double l2_bytes = 0;       // L2 cache, shared by every SM
 };
 
 // RTX 4090, A100 80GB SXM, H100 SXM, H200: the order the report lists them.
@@ -34,13 +48,17 @@ inline const std::vector<GpuModel>& gpu_models() {
     //   A100 80GB SXM: 108 SMs, 2039 GB/s HBM2e, 19.5 TFLOP/s (A100 datasheet)
     //   H100 SXM: 132 SMs, 3.35 TB/s HBM3, 67 TFLOP/s (H100 datasheet)
     //   H200 (SXM): the H100's GH100 with 141 GB HBM3e at 4.8 TB/s, 67 TFLOP/s
+    // Tensor cores, dense FP16 inputs with FP32 accumulation, and L2:
+    //   RTX 4090: 165.2 TFLOP/s (Ada whitepaper, "FP16 Tensor TFLOPS with FP32
+    //   Accumulate"), 72 MB L2; A100: 312 TFLOP/s, 40 MB; H100 SXM and H200:
+    //   989.4 TFLOP/s, 50 MB (H100 whitepaper / H200 datasheet).
     // The SM's limits (resident threads, blocks, registers, shared memory) are
     // gpu_resources.hpp's ArchLimits of the GPU's architecture.
     static const std::vector<GpuModel> models = {
-        {"RTX 4090", "sm_89", 128, 1008e9, 82.6e12},
-        {"A100 80GB SXM", "sm_80", 108, 2039e9, 19.5e12},
-        {"H100 SXM", "sm_90", 132, 3350e9, 67e12},
-        {"H200", "sm_90", 132, 4800e9, 67e12},
+        {"RTX 4090", "sm_89", 128, 1008e9, 82.6e12, 165.2e12, 72.0 * 1024 * 1024},
+        {"A100 80GB SXM", "sm_80", 108, 2039e9, 19.5e12, 312e12, 40.0 * 1024 * 1024},
+        {"H100 SXM", "sm_90", 132, 3350e9, 67e12, 989.4e12, 50.0 * 1024 * 1024},
+        {"H200", "sm_90", 132, 4800e9, 67e12, 989.4e12, 50.0 * 1024 * 1024},
     };
     return models;
 }
@@ -73,25 +91,69 @@ struct TimeEstimate {
     std::string gpu;
     double seconds = 0;
     PerfBound bound = PerfBound::Memory;
-    double memory_seconds = 0, compute_seconds = 0;
-    double fill = 1;               // the share of the GPU's resident block slots the grid fills
+    double memory_seconds = 0, compute_seconds = 0;  // summed over waves
+    double fill = 1;               // the share of SMs the grid gives a block: min(1, blocks / SMs)
     int blocks_per_sm = 0;         // resident blocks per SM (occupancy)
+    double waves = 0;              // blocks / (SMs · blocks_per_sm), as Nsight Compute reports it
+    double achieved_occupancy = 0; // resident warps over the run, against the SMs' warp slots (0: not known)
+    bool tensor_cores = false;     // compute under the tensor-core roof
+    double dram_bytes = 0;         // the bytes the memory term is of
 };
 
-// The roofline time of `bytes` and `flops` for a grid of `blocks` blocks with
-// `blocks_per_sm` resident per SM (<= 0: treated as 1). Pure.
-inline TimeEstimate roofline_time(const GpuModel& gpu, double bytes, double flops, int64_t blocks, int blocks_per_sm) {
+// What one launch does, for the model.
+struct LaunchWork {
+    double bytes = 0;              // DRAM bytes
+    double flops = 0;              // on FP32 units
+    double tensor_flops = 0;       // on tensor cores
+};
+
+// Warps of one block and an SM's warp slots, for the achieved occupancy.
+struct WarpSlots {
+    int warps_per_block = 0;
+    int max_warps_per_sm = 0;
+};
+
+// The time of `work` for a grid of `blocks` blocks with `blocks_per_sm`
+// resident per SM (<= 0: treated as 1), wave by wave. Pure.
+inline TimeEstimate wave_time(const GpuModel& gpu, const LaunchWork& work, int64_t blocks, int blocks_per_sm, WarpSlots warps = {}) {
     TimeEstimate e;
     e.gpu = gpu.name;
+    e.dram_bytes = std::max(work.bytes, 0.0);
     e.blocks_per_sm = std::max(blocks_per_sm, 1);
-    e.memory_seconds = gpu.bandwidth > 0 ? std::max(bytes, 0.0) / gpu.bandwidth : 0;
-    e.compute_seconds = gpu.fp32_flops > 0 ? std::max(flops, 0.0) / gpu.fp32_flops : 0;
-    const double slots = double(gpu.sms) * e.blocks_per_sm;
-    e.fill = slots > 0 ? std::min(1.0, double(std::max<int64_t>(blocks, 1)) / slots) : 1.0;
-    const double busy = std::max(e.memory_seconds, e.compute_seconds);
-    e.seconds = busy / e.fill;
-    e.bound = e.fill < 1.0 ? PerfBound::TooFewBlocks : e.compute_seconds > e.memory_seconds ? PerfBound::Compute : PerfBound::Memory;
+    e.tensor_cores = work.tensor_flops > 0;
+    const int64_t n = std::max<int64_t>(blocks, 1), sms = std::max(gpu.sms, 1);
+    const int64_t slots = sms * e.blocks_per_sm;
+    const double sm_share = double(sms);
+    auto rate = [](double amount, double per_second) { return per_second > 0 ? std::max(amount, 0.0) / per_second : 0.0; };
+    // The work of k blocks on one SM that has 1/SMs of the GPU.
+    const double block_memory = rate(e.dram_bytes / double(n) * sm_share, gpu.bandwidth);
+    const double block_compute = rate(work.flops / double(n) * sm_share, gpu.fp32_flops) + rate(work.tensor_flops / double(n) * sm_share, gpu.tensor_flops);
+    double busy_warp_seconds = 0;  // resident warps × seconds, over every SM
+    auto wave = [&](int64_t blocks_in_wave, int64_t k) {
+        const double memory = double(k) * block_memory, compute = double(k) * block_compute;
+        e.memory_seconds += memory;
+        e.compute_seconds += compute;
+        e.seconds += std::max(memory, compute);
+        busy_warp_seconds += double(blocks_in_wave) * warps.warps_per_block * std::max(memory, compute);
+    };
+    const int64_t full = n / slots, rest = n % slots;
+    if (full > 0) {  // every full wave is the same: one, scaled
+        wave(slots, e.blocks_per_sm);
+        e.memory_seconds *= double(full), e.compute_seconds *= double(full), e.seconds *= double(full);
+        busy_warp_seconds *= double(full);
+    }
+    if (rest > 0) wave(rest, (rest + sms - 1) / sms);
+    e.waves = double(n) / double(slots);
+    e.fill = std::min(1.0, double(n) / double(sms));
+    if (warps.max_warps_per_sm > 0 && e.seconds > 0)
+        e.achieved_occupancy = busy_warp_seconds / (double(sms) * warps.max_warps_per_sm * e.seconds);
+    e.bound = n < sms ? PerfBound::TooFewBlocks : e.compute_seconds > e.memory_seconds ? PerfBound::Compute : PerfBound::Memory;
     return e;
+}
+
+// The same for FP32 work alone (bench/gpu_attention_bench.cu's form).
+inline TimeEstimate roofline_time(const GpuModel& gpu, double bytes, double flops, int64_t blocks, int blocks_per_sm) {
+    return wave_time(gpu, {bytes, flops, 0}, blocks, blocks_per_sm);
 }
 
 }  // namespace attnlab

@@ -12,7 +12,8 @@
 //    (case_figure_problems);
 //  - nothing lies in the course unlisted (listing_problems): every exercise
 //    folder is in the manifest, every file of an exercise's wrong/ and right/
-//    is one of its "fixtures" (a fixture no check runs silently rots).
+//    is one of its "fixtures" (a fixture no check runs silently rots);
+//  - no passing CUDA kernel moves less than its operation's least traffic.
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct FixtureCheck {
     std::string mistake;  // the mistake it named ("" when none)
     KernelCause cause;    // CUDA: the kernel fault or rule the verdict named (none when none)
     bool ok = false;
+    std::vector<std::string> traffic_problems;  // a passing kernel below the least traffic (below_least_traffic)
 };
 
 struct ExerciseCheck {
@@ -72,6 +74,10 @@ std::vector<std::string> listing_problems(const Course& course);
 std::vector<std::string> case_figure_problems(const Exercise& exercise);
 
 ExerciseCheck check_exercise(Runner& runner, const Exercise& exercise);
+// A passing CUDA check's cases whose kernels requested, or touched as distinct
+// sectors, less than the least traffic the operation needs: that least would
+// not be a lower bound (the performance report's ratios must be >= 1x).
+std::vector<std::string> below_least_traffic(const CheckResult& result, const Exercise& exercise);
 CourseCheck check_course(Runner& runner, const Course& course);
 
 }  // namespace attnlab

@@ -16,10 +16,13 @@ std::string performance_assumptions(Lang lang);
 // A duration for people: "3.2 µs", "1.5 ms".
 std::string format_seconds(double seconds, Lang lang);
 
-// {"case", "bytes", "min_bytes", "traffic_ratio", "flops" (null when unknown),
-//  "intensity", "estimates": [{"gpu", "seconds", "bound", "memory_seconds",
-//  "compute_seconds", "fill", "blocks_per_sm"}], "launches": [{"kernel",
-//  "blocks", "threads_per_block", "bytes", "flops", "estimates"}],
+// {"case", "bytes" (requested of L1), "min_bytes", "traffic_ratio", "flops"
+//  (null when unknown), "intensity", "tensor_flops", "estimates": [{"gpu",
+//  "seconds", "bound", "memory_seconds", "compute_seconds", "fill" (share of
+//  SMs with a block), "blocks_per_sm", "waves", "achieved_occupancy", "roof"
+//  ("fp32" / "tensor_fp16"), "dram_bytes", "dram_ratio", "l1_hit_rate",
+//  "l2_hit_rate"}], "launches": [{"kernel", "blocks", "threads_per_block",
+//  "bytes", "flops", "tensor_flops", "estimates"}],
 //  "measured_seconds"?, "assumptions"}
 nlohmann::json performance_to_json(const Performance& p, Lang lang);
 
