@@ -12,7 +12,9 @@ namespace attnlab {
 namespace {
 
 // Does the learner's output of every case that returned one equal the
-// variant's, with at least one of those cases failing?
+// variant's, with at least one of those outputs wrong? A mistake is named only
+// for wrong values: a kernel whose sums are right and which only leaks (or
+// breaks another rule) is told that, never a mistake its values do not show.
 bool matches_variant(const Exercise& ex, const CheckResult& result, const reference::Mistake& variant) {
     bool any_failing = false;
     for (const CaseOutcome& c : result.cases) {
@@ -25,7 +27,7 @@ bool matches_variant(const Exercise& ex, const CheckResult& result, const refere
             return false;  // the variant does not apply to this case's shapes
         }
         if (compare_values(c.actual, r.output, ex.tolerance, 0).verdict != Verdict::Pass) return false;
-        any_failing = any_failing || c.verdict != Verdict::Pass;
+        any_failing = any_failing || (c.verdict != Verdict::Pass && compare_values(c.actual, c.expected, ex.tolerance, 0).verdict != Verdict::Pass);
     }
     return any_failing;
 }
