@@ -120,6 +120,11 @@ TEST_CASE("wmma: fragment loads are the learner's accesses (out of bounds, initc
     CHECK(unwritten.cause.code() == "uninitialized_read");
     const CheckResult col = env().check("wrong/b_col_major.cu");
     CHECK(col.verdict == Verdict::WrongAnswer);
+    REQUIRE(col.mistake);
+    CHECK(col.mistake->id == "wmma_layout_mismatch");
+    const CheckResult ldm = env().check("wrong/w_ldm_of_x.cu");
+    REQUIRE(ldm.mistake);
+    CHECK(ldm.mistake->id == "wmma_ldm_wrong");
 }
 
 TEST_CASE("wmma: a fragment load or store is counted as the GPU moves it, and each mma_sync as tensor-core FLOPs") {

@@ -108,8 +108,9 @@ bool hidden(Mask mask, Index i, Index j) {
     return j > i;
 }
 
-Matrix apply_mask(Mask mask, const Matrix& scores) {
-    const double fill = mask == Mask::WithZero ? 0.0 : mask == Mask::WithLargeNegative ? -1e9 : -kInf;
+// `large_negative`: what Mask::WithLargeNegative fills with.
+Matrix apply_mask(Mask mask, const Matrix& scores, double large_negative = kLargeNegativeFills[0]) {
+    const double fill = mask == Mask::WithZero ? 0.0 : mask == Mask::WithLargeNegative ? large_negative : -kInf;
     causal_mask(scores);  // the reference's check: throws unless scores is square
     Matrix masked = scores;
     for (Index i = 0; i < masked.rows(); ++i)
@@ -118,16 +119,16 @@ Matrix apply_mask(Mask mask, const Matrix& scores) {
     return masked;
 }
 
-Heads apply_mask(Mask mask, const Heads& scores) {
+Heads apply_mask(Mask mask, const Heads& scores, double large_negative = kLargeNegativeFills[0]) {
     Heads masked;
-    for (const Matrix& s : scores) masked.push_back(apply_mask(mask, s));
+    for (const Matrix& s : scores) masked.push_back(apply_mask(mask, s, large_negative));
     return masked;
 }
 
 
 // --------------------------------------------------------------- full layer
 
-enum class Scale { SqrtHd, SqrtD, HeadDim, None };
+enum class Scale { SqrtHd, SqrtD, HeadDim, None, SqrtT };
 enum class From { Q, K, V };  // which projection a tensor really comes from
 enum class OutputProjection { WO, None, WOTransposed };
 
@@ -146,6 +147,7 @@ struct MhsaVariant {
     bool mask_after_softmax = false;      // softmax over every key, then zero the future
     bool softmax_over_queries = false;
     SoftmaxKind softmax = SoftmaxKind::Stable;
+    bool masked_zero = false;             // the masked cells' weights written as 0 outright (a loop over visible keys)
     bool weights_transposed = false;      // weightsᵀ·V
     From values = From::V;
     bool last_head_skipped = false;       // the loop over heads stops one short: its columns stay 0
@@ -166,15 +168,19 @@ Matrix variant_softmax(const MhsaVariant& v, const Matrix& masked) {
     const Matrix m = v.softmax_over_queries ? Matrix(masked.transpose()) : masked;
     Matrix w = v.softmax == SoftmaxKind::Stable ? softmax_rows_unchecked(m) : softmax_in_float(m, v.softmax);
     if (v.softmax_over_queries) w.transposeInPlace();
+    if (v.masked_zero)
+        for (Index i = 0; i < w.size(); ++i)
+            if (masked.data()[i] == -kInf) w.data()[i] = 0.0;
     if (v.mask_after_softmax)
         for (Index i = 0; i < w.rows(); ++i)
             for (Index j = i + 1; j < w.cols(); ++j) w(i, j) = 0.0;
     return w;
 }
 
-double score_scale(Scale scale, double hd, double d) {
+double score_scale(Scale scale, double hd, double d, double t) {
     switch (scale) {
         case Scale::SqrtD: return 1.0 / std::sqrt(d);
+        case Scale::SqrtT: return 1.0 / std::sqrt(t);
         case Scale::HeadDim: return 1.0 / hd;
         case Scale::None: return 1.0;
         case Scale::SqrtHd: break;
@@ -195,7 +201,8 @@ MhsaStages run_mhsa_variant(const MhsaVariant& v, const LayerInputs& in) {
     const Heads q = split_as(v.split, s.q, in.n_heads);
     const Heads k = split_as(v.split, s.k, in.n_heads);
     const Heads values = split_as(v.split, value_source, in.n_heads);
-    const double scale = score_scale(v.scale, static_cast<double>(q.front().cols()), static_cast<double>(s.q.cols()));
+    const double scale =
+        score_scale(v.scale, static_cast<double>(q.front().cols()), static_cast<double>(s.q.cols()), static_cast<double>(s.q.rows()));
     for (size_t h = 0; h < q.size(); ++h)
         s.scores.push_back(v.scores_transposed ? Matrix(k[h] * q[h].transpose() * scale) : Matrix(q[h] * k[h].transpose() * scale));
     s.masked = apply_mask(v.mask_after_softmax ? Mask::None : v.mask, s.scores);
@@ -251,6 +258,7 @@ const LayerMistake kLayerMistakes[] = {
     {"scale_sqrt_d", "scores", [](MhsaVariant& v) { v.scale = Scale::SqrtD; }},
     {"no_scale", "scores", [](MhsaVariant& v) { v.scale = Scale::None; }},
     {"scale_by_hd", "scores", [](MhsaVariant& v) { v.scale = Scale::HeadDim; }},
+    {"scale_sqrt_t", "scores", [](MhsaVariant& v) { v.scale = Scale::SqrtT; }},
     {"scores_transposed", "scores", [](MhsaVariant& v) { v.scores_transposed = true; }},
     {"mask_missing", "masked", [](MhsaVariant& v) { v.mask = Mask::None; }},
     {"mask_below_diagonal", "masked", [](MhsaVariant& v) { v.mask = Mask::BelowDiagonal; }},
@@ -261,6 +269,8 @@ const LayerMistake kLayerMistakes[] = {
     {"softmax_wrong_axis", "weights", [](MhsaVariant& v) { v.softmax_over_queries = true; }},
     {"softmax_without_max", "weights", [](MhsaVariant& v) { v.softmax = SoftmaxKind::NoMaxSubtraction; }},
     {"softmax_without_max", "weights", [](MhsaVariant& v) { v.softmax = SoftmaxKind::MaxFromZero; }},
+    {"softmax_without_max", "weights", [](MhsaVariant& v) { v.softmax = SoftmaxKind::NoMaxSubtraction, v.masked_zero = true; }},
+    {"softmax_without_max", "weights", [](MhsaVariant& v) { v.softmax = SoftmaxKind::MaxFromZero, v.masked_zero = true; }},
     {"weights_transposed", "heads", [](MhsaVariant& v) { v.weights_transposed = true; }},
     {"k_used_as_v", "heads", [](MhsaVariant& v) { v.values = From::K; }},
     {"q_used_as_v", "heads", [](MhsaVariant& v) { v.values = From::Q; }},
@@ -283,22 +293,23 @@ void add_split_heads_mistakes(Op& op) {
 }
 
 void add_causal_mask_mistakes(Op& op) {
-    auto masked = [](Mask mask) {
-        return [mask](const Args& a) {
+    auto masked = [](Mask mask, double large_negative) {
+        return [mask, large_negative](const Args& a) {
             if (a.tensor("scores").ndim() == 2)
-                return tensor_result(from_matrix(apply_mask(mask, a.matrix("scores"))));
-            return tensor_result(from_matrices(apply_mask(mask, a.matrices("scores"))));
+                return tensor_result(from_matrix(apply_mask(mask, a.matrix("scores"), large_negative)));
+            return tensor_result(from_matrices(apply_mask(mask, a.matrices("scores"), large_negative)));
         };
     };
     const std::pair<const char*, Mask> variants[] = {
         {"mask_includes_diagonal", Mask::IncludesDiagonal},
         {"mask_misses_first_future_key", Mask::MissesFirstFutureKey},
         {"mask_with_zero", Mask::WithZero},
-        {"mask_with_large_negative", Mask::WithLargeNegative},
         {"mask_below_diagonal", Mask::BelowDiagonal},
     };
     // causal_mask records no stages: the output is where the variant departs ("").
-    for (const auto& [id, mask] : variants) op.mistakes.push_back(make_mistake(id, "", masked(mask), op.params));
+    for (const auto& [id, mask] : variants) op.mistakes.push_back(make_mistake(id, "", masked(mask, 0), op.params));
+    for (double fill : kLargeNegativeFills)
+        op.mistakes.push_back(make_mistake("mask_with_large_negative", "", masked(Mask::WithLargeNegative, fill), op.params));
 }
 
 void add_merge_project_mistakes(Op& op) {

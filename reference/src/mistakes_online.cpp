@@ -39,6 +39,7 @@ struct OnlineVariant {
     SoftmaxKind shift = SoftmaxKind::Stable;  // NoMaxSubtraction: m stays 0; MaxFromZero: m starts at 0
     bool rescale_sum = true, rescale_acc = true;
     bool rescale_inverted = false;     // exp(m_new - m_old)
+    bool first_chunk_unscaled = false; // no rescale before the first chunk (a loop that starts it at its second)
     bool mask_diagonal_chunk = true;   // false: the chunk holding the query is read whole
     bool causal = true;                // false: every chunk, every key
     bool drop_partial_chunk = false;   // the loop stops before a last, shorter chunk
@@ -67,8 +68,9 @@ void online_row(const OnlineVariant& v, const OnlineHead& in, Index i, Matrix& o
         }
         const float m_new = v.shift == SoftmaxKind::NoMaxSubtraction ? 0.0f : std::fmax(m, chunk_max);
         const float alpha = v.rescale_inverted ? std::exp(m_new - m) : std::exp(m - m_new);
-        if (v.rescale_sum) l *= alpha;
-        if (v.rescale_acc)
+        const bool rescale = !(v.first_chunk_unscaled && c == 0);
+        if (v.rescale_sum && rescale) l *= alpha;
+        if (v.rescale_acc && rescale)
             for (float& x : acc) x *= alpha;
         for (Index j = c; j < end; ++j) {
             const float e = std::exp(p[static_cast<size_t>(j - c)] - m_new);
@@ -97,6 +99,8 @@ const OnlineMistake kOnlineMistakes[] = {
     {"online_rescale_incomplete", [](OnlineVariant& v) { v.rescale_acc = false; }},
     {"online_rescale_incomplete", [](OnlineVariant& v) { v.rescale_sum = false; }},
     {"online_rescale_inverted", [](OnlineVariant& v) { v.rescale_inverted = true; }},
+    // Inverted, in a loop that rescales only from the second chunk on: no 0·∞ = NaN at the start.
+    {"online_rescale_inverted", [](OnlineVariant& v) { v.rescale_inverted = v.first_chunk_unscaled = true; }},
     {"online_diagonal_chunk_unmasked", [](OnlineVariant& v) { v.mask_diagonal_chunk = false; }},
     {"online_partial_chunk_dropped", [](OnlineVariant& v) { v.drop_partial_chunk = true; }},
     {"mask_missing", [](OnlineVariant& v) { v.causal = false; }},
@@ -137,7 +141,7 @@ void add_online_tile_forms(Op& op) {
             continue;  // the others are forms the op has already, tile or not
         OnlineVariant v;
         m.change(v);
-        for (Index tile : {1, 8, 16, 32, 64, 128}) {
+        for (Index tile : {1, 4, 8, 16, 32, 64, 128}) {
             // 1: a running max updated key by key; with one key per tile
             // there is no diagonal tile to mask and no partial last tile.
             const bool rescaling_mistake = !v.rescale_sum || !v.rescale_acc || v.rescale_inverted;

@@ -18,7 +18,7 @@ Matrix softmax_in_float(const Matrix& x, SoftmaxKind kind, double tensor_max) {
     std::vector<float> e(static_cast<size_t>(x.cols()));
     for (Index i = 0; i < x.rows(); ++i) {
         float m = kind == SoftmaxKind::Stable ? -std::numeric_limits<float>::infinity() : 0.0f;
-        if (kind == SoftmaxKind::GlobalMax) m = static_cast<float>(tensor_max);
+        if (kind == SoftmaxKind::GlobalMax || kind == SoftmaxKind::HeadMax) m = static_cast<float>(tensor_max);
         if (kind == SoftmaxKind::Stable || kind == SoftmaxKind::MaxFromZero)
             for (Index j = 0; j < x.cols(); ++j) m = std::fmax(m, static_cast<float>(x(i, j)));
         float sum = 0.0f;
@@ -30,25 +30,39 @@ Matrix softmax_in_float(const Matrix& x, SoftmaxKind kind, double tensor_max) {
 
 namespace {
 
-// softmax_rows's x (..., N) viewed as (rows, N), softmaxed with `kind`.
-Result softmax_rows_as(SoftmaxKind kind, const Args& a) {
+// softmax_rows's x (..., N) viewed as (rows, N), softmaxed with `kind`;
+// `masked_zero`: a -inf cell written as 0 outright (a loop that skips the
+// masked keys), even where the row's 0/0 makes the others NaN.
+Result softmax_rows_as(SoftmaxKind kind, const Args& a, bool masked_zero = false) {
     const TensorData& t = a.tensor("x");
     if (t.ndim() < 1 || t.shape.back() < 1)
         fail("x: expected a tensor (..., N) with N >= 1, got shape " + shape_to_string(t.shape));
     Index rows = 1;
     for (int i = 0; i + 1 < t.ndim(); ++i) rows *= t.shape[static_cast<size_t>(i)];
     const Matrix x = read_matrix(t.data.data(), rows, t.shape.back());
-    double tensor_max = -std::numeric_limits<double>::infinity();
-    for (float v : t.data) tensor_max = std::fmax(tensor_max, static_cast<double>(v));
-    TensorData out = from_matrix(softmax_in_float(x, kind, tensor_max));
+    // The rows that share one max: the whole tensor (GlobalMax), one head's (HeadMax: a leading-axis slice).
+    const Index group = kind == SoftmaxKind::HeadMax && t.ndim() >= 3 ? rows / t.shape.front() : rows;
+    Matrix weights(x.rows(), x.cols());
+    for (Index first = 0; first < rows; first += group) {
+        const Matrix part = x.middleRows(first, group);
+        double group_max = -std::numeric_limits<double>::infinity();
+        for (Index i = 0; i < part.size(); ++i) group_max = std::fmax(group_max, part.data()[i]);
+        weights.middleRows(first, group) = softmax_in_float(part, kind, group_max);
+    }
+    if (masked_zero)
+        for (Index i = 0; i < x.size(); ++i)
+            if (x.data()[i] == -std::numeric_limits<double>::infinity()) weights.data()[i] = 0.0;
+    TensorData out = from_matrix(weights);
     out.shape = t.shape;
     return tensor_result(std::move(out));
 }
 
 void add_stable_softmax_forms(Op& op) {
-    for (SoftmaxKind kind : {SoftmaxKind::NoMaxSubtraction, SoftmaxKind::MaxFromZero, SoftmaxKind::GlobalMax})
-        op.mistakes.push_back(make_mistake(
-            "softmax_without_max", "", [kind](const Args& a) { return softmax_rows_as(kind, a); }, op.params));
+    for (SoftmaxKind kind : {SoftmaxKind::NoMaxSubtraction, SoftmaxKind::MaxFromZero, SoftmaxKind::GlobalMax, SoftmaxKind::HeadMax})
+        for (bool masked_zero : {false, true})
+            op.mistakes.push_back(make_mistake(
+                "softmax_without_max", "", [kind, masked_zero](const Args& a) { return softmax_rows_as(kind, a, masked_zero); },
+                op.params));
 }
 
 // why-many-heads with a softmax that does not subtract the max: slice 0 the
@@ -127,6 +141,47 @@ Result fused_blocks_in_order(const std::array<int, 3>& order, const Args& a) {
     return tensor_result(stacked_qkv(qkv), std::move(stages));
 }
 
+// The fused projection on tensor cores with a fragment loaded in the wrong
+// way, as a kernel over 16 x 16 tiles computes it: x padded with zero rows to
+// whole tiles (Tp, D), W_QKV (D, N) read from its row-major buffer.
+// - `a_col_major` / `b_col_major`: the fragment declared col_major for a
+//   row-major matrix: every 16 x 16 tile of x or of W used transposed.
+// - `b_ldm` (0: N, right): W's tile rows read `b_ldm` floats apart (ldm = D,
+//   x's width, instead of W's N).
+struct WmmaLoad {
+    bool a_col_major = false, b_col_major = false;
+    Index b_ldm = 0;
+};
+
+Result fused_wmma_as(const WmmaLoad& how, const Args& a) {
+    const FusedQKV right = fused_qkv_projection(a.matrix("x"), a.matrix("w_qkv"));  // the reference's checks
+    const Matrix x = a.matrix("x");
+    const TensorData& w = a.tensor("w_qkv");
+    const Index t = x.rows(), d = x.cols(), n = 3 * d, tile = 16, tp = (t + tile - 1) / tile * tile;
+    if (d % tile != 0) fail("x: a tensor-core tiling needs D a multiple of 16");
+    Matrix xa = Matrix::Zero(tp, d);
+    for (Index i = 0; i < tp; ++i)
+        for (Index k = 0; k < d; ++k) {
+            const Index r = how.a_col_major ? i / tile * tile + k % tile : i, c = how.a_col_major ? k / tile * tile + i % tile : k;
+            xa(i, k) = r < t ? x(r, c) : 0.0;
+        }
+    const Index ldm = how.b_ldm > 0 ? how.b_ldm : n;
+    Matrix wb(d, n);
+    for (Index k = 0; k < d; ++k)
+        for (Index j = 0; j < n; ++j) {
+            const Index k0 = k / tile * tile, r = k % tile, c = j % tile, base = k0 * n + j / tile * tile;
+            const Index at = how.b_col_major ? base + c * ldm + r : base + r * ldm + c;
+            if (at >= d * n) fail("w_qkv: this ldm reads past the buffer");
+            wb(k, j) = w.data[static_cast<size_t>(at)];
+        }
+    const Matrix joined = (xa * wb).topRows(t);
+    const QKV qkv{joined.middleCols(0, d), joined.middleCols(d, d), joined.middleCols(2 * d, d)};
+    std::vector<NamedTensor> stages = qkv_stages(qkv);
+    stages.insert(stages.begin(), {"qkv", from_matrix(joined)});
+    (void)right;
+    return tensor_result(stacked_qkv(qkv), std::move(stages));
+}
+
 }  // namespace
 
 void add_softmax_mistakes(std::vector<Op>& ops) {
@@ -140,6 +195,12 @@ void add_softmax_mistakes(std::vector<Op>& ops) {
     for (const auto& order : orders)
         fused.mistakes.push_back(make_mistake(
             "qkv_blocks_out_of_order", "Q", [order](const Args& a) { return fused_blocks_in_order(order, a); }, fused.params));
+    for (const WmmaLoad how : {WmmaLoad{true, false, 0}, WmmaLoad{false, true, 0}, WmmaLoad{true, true, 0}})
+        fused.mistakes.push_back(make_mistake("wmma_layout_mismatch", "qkv", [how](const Args& a) { return fused_wmma_as(how, a); }, fused.params));
+    // ldm = D (x's width) for W, whose rows are N = 3D apart: a row-major B tile is read within W's first third of rows.
+    fused.mistakes.push_back(make_mistake(
+        "wmma_ldm_wrong", "qkv",
+        [](const Args& a) { return fused_wmma_as(WmmaLoad{false, false, a.matrix("x").cols()}, a); }, fused.params));
 }
 
 }  // namespace attnlab::reference::support

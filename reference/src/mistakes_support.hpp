@@ -12,6 +12,7 @@ enum class SoftmaxKind {
     NoMaxSubtraction,  // exp(x) straight
     MaxFromZero,       // the max starts at 0 instead of -inf: rows of large negatives underflow
     GlobalMax,         // one max for the whole tensor: rows far below it underflow
+    HeadMax,           // one max per head (leading-axis slice): that head's rows far below it underflow
 };
 
 // The row softmax of x the way float learner code computes it with `kind`'s

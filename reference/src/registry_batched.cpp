@@ -160,6 +160,14 @@ void add_batched_mhsa_mistakes(std::vector<Op>& ops) {
             return tensor_result(batched_layer_variant(l, 1.0 / std::sqrt(d), false));
         },
         op.params));
+    op.mistakes.push_back(make_mistake(
+        "scale_sqrt_t", "scores",
+        [](const Args& a) {
+            const BatchedLayer l = batched_layer(a);
+            const double t = static_cast<double>(l.x[0].rows());
+            return tensor_result(batched_layer_variant(l, 1.0 / std::sqrt(t), false));
+        },
+        op.params));
     // The B sequences laid end to end as one sequence of B·T tokens: under the
     // causal mask, every token of sequence b also sees all of sequences 0..b-1.
     op.mistakes.push_back(make_mistake(
@@ -216,6 +224,28 @@ void add_param_count_mistakes(std::vector<Op>& ops) {
             const int64_t all = attention_params(a.int64("d_model"), a.int64("n_layers"));
             const auto low_bits = static_cast<uint32_t>(static_cast<uint64_t>(all));
             return int_result(static_cast<int32_t>(low_bits));
+        },
+        op.params));
+    // Every projection counted with its bias: 4 · (d_model² + d_model) per layer.
+    op.mistakes.push_back(make_mistake(
+        "count_biases", "output",
+        [](const Args& a) {
+            const int64_t d = a.int64("d_model"), layers = a.int64("n_layers");
+            (void)attention_params(d, layers);
+            return int_result(4 * (d * d + d) * layers);
+        },
+        op.params));
+    // The count computed in float, left to right as written (4.0f * d * d * n):
+    // exact below 2^24, rounded to float's 24-bit significand above it.
+    op.mistakes.push_back(make_mistake(
+        "count_in_float", "output",
+        [](const Args& a) {
+            const int64_t d = a.int64("d_model"), layers = a.int64("n_layers");
+            (void)attention_params(d, layers);
+            volatile float product = 4.0f * static_cast<float>(d);  // volatile: each step rounded to float, as a learner's float is
+            product = product * static_cast<float>(d);
+            product = product * static_cast<float>(layers);
+            return int_result(static_cast<int64_t>(product));
         },
         op.params));
 }

@@ -115,7 +115,10 @@ void expect_defined_rows(const Slices& s) {
 // `empty_rows_zero`: a row with no key left (row 0 when the diagonal is hidden)
 // comes out as zeros instead of 0/0 = NaN, as a kernel that guards its
 // division, or writes 0 to every hidden key of an empty row, gives.
-Result causal_softmax_as(KeyMask mask, const Args& a, SoftmaxKind softmax = SoftmaxKind::Stable, bool empty_rows_zero = false) {
+// `future_zero`: every key read (KeyMask::None), then 0 written to the future
+// outputs: the visible weights are normalised over every key of the row.
+Result causal_softmax_as(KeyMask mask, const Args& a, SoftmaxKind softmax = SoftmaxKind::Stable, bool empty_rows_zero = false,
+                         bool future_zero = false) {
     const Slices s = read_scores(a);
     if (mask == KeyMask::Causal) expect_defined_rows(s);
     std::vector<Matrix> masked, weights;
@@ -133,6 +136,9 @@ Result causal_softmax_as(KeyMask mask, const Args& a, SoftmaxKind softmax = Soft
         if (empty_rows_zero)
             for (Index i = 0; i < masked.back().rows(); ++i)
                 if ((masked.back().row(i).array() == -kInf).all()) weights.back().row(i).setZero();
+        if (future_zero)
+            for (Index i = 0; i < weights.back().rows(); ++i)
+                for (Index j = i + 1; j < weights.back().cols(); ++j) weights.back()(i, j) = 0.0;
     }
     TensorData out = write_slices(weights, s.b, s.h);
     return tensor_result(out, {{"masked_scores", write_slices(masked, s.b, s.h)}});
@@ -157,6 +163,9 @@ void add_causal_softmax_op(std::vector<Op>& ops) {
     op.mistakes.push_back(make_mistake(
         "mask_includes_diagonal", "masked_scores",
         [](const Args& a) { return causal_softmax_as(KeyMask::IncludesDiagonal, a, SoftmaxKind::Stable, true); }, op.params));
+    op.mistakes.push_back(make_mistake(
+        "reads_future_keys", "masked_scores",
+        [](const Args& a) { return causal_softmax_as(KeyMask::None, a, SoftmaxKind::Stable, false, true); }, op.params));
     for (SoftmaxKind kind : {SoftmaxKind::NoMaxSubtraction, SoftmaxKind::MaxFromZero})
         op.mistakes.push_back(make_mistake(
             "softmax_without_max", "", [kind](const Args& a) { return causal_softmax_as(KeyMask::Causal, a, kind); },
@@ -168,9 +177,9 @@ void add_causal_softmax_op(std::vector<Op>& ops) {
 // What a mask kernel writes at key j of query row i: the score, or its fill.
 enum class MaskRule { Causal, IncludesDiagonal, WithZero, WithLargeNegative, BelowDiagonal };
 
-Result batched_mask_as(MaskRule rule, const Args& a) {
+Result batched_mask_as(MaskRule rule, const Args& a, double large_negative = kLargeNegativeFills[0]) {
     const Slices s = read_scores(a);
-    const double fill = rule == MaskRule::WithZero ? 0.0 : rule == MaskRule::WithLargeNegative ? -1e9 : -kInf;
+    const double fill = rule == MaskRule::WithZero ? 0.0 : rule == MaskRule::WithLargeNegative ? large_negative : -kInf;
     std::vector<Matrix> masked;
     for (const Matrix& m : s.m) {
         Matrix out = m;
@@ -194,13 +203,16 @@ void add_batched_mask_op(std::vector<Op>& ops) {
     const std::pair<const char*, MaskRule> variants[] = {
         {"mask_includes_diagonal", MaskRule::IncludesDiagonal},
         {"mask_with_zero", MaskRule::WithZero},
-        {"mask_with_large_negative", MaskRule::WithLargeNegative},
         {"mask_below_diagonal", MaskRule::BelowDiagonal},
     };
     // The op records no stages: the output is where the variant departs ("").
     for (const auto& [id, rule] : variants)
         op.mistakes.push_back(make_mistake(
             id, "", [rule = rule](const Args& a) { return batched_mask_as(rule, a); }, op.params));
+    for (double fill : kLargeNegativeFills)
+        op.mistakes.push_back(make_mistake(
+            "mask_with_large_negative", "", [fill](const Args& a) { return batched_mask_as(MaskRule::WithLargeNegative, a, fill); },
+            op.params));
 }
 
 // ------------------------------------------------------------- row sums
@@ -284,18 +296,37 @@ HeadInputs read_heads(const Args& a, bool with_v) {
     return in;
 }
 
+// What a kernel multiplies Q·Kᵀ by: 1/√hd (right), nothing (no_scale), 1/√D
+// with D = H·hd the model's width (scale_sqrt_d), 1/hd (scale_by_hd).
+enum class ScaleRule { SqrtHd, None, SqrtD, HeadDim };
+
+double score_scale(ScaleRule rule, double hd, double heads) {
+    switch (rule) {
+    case ScaleRule::None: return 1.0;
+    case ScaleRule::SqrtD: return 1.0 / std::sqrt(hd * heads);
+    case ScaleRule::HeadDim: return 1.0 / hd;
+    case ScaleRule::SqrtHd: break;
+    }
+    return 1.0 / std::sqrt(hd);
+}
+
+// The scale mistakes every kernel that scales scores can make.
+constexpr std::pair<const char*, ScaleRule> kScaleMistakes[] = {
+    {"no_scale", ScaleRule::None}, {"scale_sqrt_d", ScaleRule::SqrtD}, {"scale_by_hd", ScaleRule::HeadDim}};
+
 // How a kernel computes attention; the default is right, each mistake changes one field.
 // Where a block's (b, h) decoding goes wrong (block_mapping_swapped).
 enum class BlockSwap { None, OnRead, OnStore };
 
 struct AttentionWay {
     bool causal = true;           // false: every key is read (reads_future_keys)
+    bool future_dropped = false;  // with causal false: the softmax over every key, then the future keys' weights dropped
     int extra_keys = 0;           // keys after the diagonal left visible (1: mask_misses_first_future_key)
-    bool scaled = true;           // false: no 1/sqrt(hd) (no_scale)
+    ScaleRule scale = ScaleRule::SqrtHd;
     BlockSwap swap = BlockSwap::None;
     SoftmaxKind softmax = SoftmaxKind::Stable;  // else softmax_without_max, in float
     bool right() const {
-        return causal && extra_keys == 0 && scaled && swap == BlockSwap::None && softmax == SoftmaxKind::Stable;
+        return causal && !future_dropped && extra_keys == 0 && scale == ScaleRule::SqrtHd && swap == BlockSwap::None && softmax == SoftmaxKind::Stable;
     }
 };
 
@@ -326,8 +357,7 @@ Result batched_attention_as(const AttentionWay& way, const Args& a) {
     const HeadInputs in = read_heads(a, true);
     if (way.right())
         for (const char* name : {"q", "k", "v"}) expect_finite(a, name);
-    const double hd = static_cast<double>(in.q.m.front().cols());
-    const double scale = way.scaled ? 1.0 / std::sqrt(hd) : 1.0;
+    const double scale = score_scale(way.scale, static_cast<double>(in.q.m.front().cols()), static_cast<double>(in.q.h));
     std::vector<Matrix> scores, weights, out;
     for (size_t l = 0; l < in.q.m.size(); ++l) {
         const size_t src = source_slice(way, l, in.q);
@@ -335,6 +365,9 @@ Result batched_attention_as(const AttentionWay& way, const Args& a) {
         scores.push_back(way.causal ? mask_after(raw, way.extra_keys) : raw);
         if (way.softmax != SoftmaxKind::Stable) weights.push_back(softmax_in_float(scores.back(), way.softmax));
         else weights.push_back(way.right() ? softmax_rows(scores.back()) : softmax_rows_unchecked(scores.back()));
+        if (way.future_dropped)
+            for (Index i = 0; i < weights.back().rows(); ++i)
+                for (Index j = i + 1; j < weights.back().cols(); ++j) weights.back()(i, j) = 0.0;
         out.push_back(attend(weights.back(), in.v.m[src]));
     }
     const int64_t b = in.q.b, h = in.q.h;
@@ -356,7 +389,12 @@ void add_batched_attention_op(std::vector<Op>& ops) {
             id, stage, [way](const Args& a) { return batched_attention_as(way, a); }, op.params));
     };
     mistake("reads_future_keys", [](AttentionWay& w) { w.causal = false; });
-    mistake("no_scale", [](AttentionWay& w) { w.scaled = false; });
+    mistake("reads_future_keys", [](AttentionWay& w) { w.causal = false, w.future_dropped = true; });
+    for (const auto& [id, rule] : kScaleMistakes) {
+        AttentionWay way;
+        way.scale = rule;
+        op.mistakes.push_back(make_mistake(id, "scores", [way](const Args& a) { return batched_attention_as(way, a); }, op.params));
+    }
     mistake("mask_misses_first_future_key", [](AttentionWay& w) { w.extra_keys = 1; });
     mistake("block_mapping_swapped", [](AttentionWay& w) { w.swap = BlockSwap::OnRead; });
     mistake("block_mapping_swapped", [](AttentionWay& w) { w.swap = BlockSwap::OnStore; });
@@ -367,18 +405,17 @@ void add_batched_attention_op(std::vector<Op>& ops) {
 
 // --------------------------------------------------------------- scores
 
-// Q Kᵀ of every slice, times 1/sqrt(hd) unless `scaled` is false (no_scale).
-std::vector<Matrix> slice_scores(const Slices& q, const Slices& k, bool scaled) {
-    const double hd = static_cast<double>(q.m.front().cols());
-    const double scale = scaled ? 1.0 / std::sqrt(hd) : 1.0;
+// Q Kᵀ of every slice, times the scale `rule` gives.
+std::vector<Matrix> slice_scores(const Slices& q, const Slices& k, ScaleRule rule) {
+    const double scale = score_scale(rule, static_cast<double>(q.m.front().cols()), static_cast<double>(q.h));
     std::vector<Matrix> scores;
     for (size_t l = 0; l < q.m.size(); ++l) scores.push_back((q.m[l] * k.m[l].transpose()) * scale);
     return scores;
 }
 
-Result batched_scores_scaled(bool scaled, const Args& a) {
+Result batched_scores_scaled(ScaleRule rule, const Args& a) {
     const HeadInputs in = read_heads(a, false);
-    return tensor_result(write_slices(slice_scores(in.q, in.k, scaled), in.q.b, in.q.h));
+    return tensor_result(write_slices(slice_scores(in.q, in.k, rule), in.q.b, in.q.h));
 }
 
 void add_batched_scores_op(std::vector<Op>& ops) {
@@ -386,11 +423,11 @@ void add_batched_scores_op(std::vector<Op>& ops) {
         "batched_attention_scores",
         "Per (b, h) slice: Q Kᵀ / sqrt(hd) for every query i and key j (no mask).",
         {tensor_param("q", "(B, H, T, hd)"), tensor_param("k", "(B, H, T, hd)")}, "(B, H, T, T)",
-        [](const Args& a) { return batched_scores_scaled(true, a); }));
+        [](const Args& a) { return batched_scores_scaled(ScaleRule::SqrtHd, a); }));
     Op& op = ops.back();
     // The op records no stages: the output is where the variant departs ("").
-    op.mistakes.push_back(
-        make_mistake("no_scale", "", [](const Args& a) { return batched_scores_scaled(false, a); }, op.params));
+    for (const auto& [id, rule] : kScaleMistakes)
+        op.mistakes.push_back(make_mistake(id, "", [rule = rule](const Args& a) { return batched_scores_scaled(rule, a); }, op.params));
 }
 
 // ---------------------------------------------- scores, untransposed layout
@@ -432,13 +469,13 @@ Slices read_as_transposed(const Args& a, const std::string& name) {
     return s;
 }
 
-Result untransposed_scores_as(bool scaled, bool read_transposed, const Args& a) {
+Result untransposed_scores_as(ScaleRule rule, bool read_transposed, const Args& a) {
     const auto read = read_transposed ? read_as_transposed : read_untransposed;
     const Slices q = read(a, "q");
     a.expect_rank("k", a.tensor("k"), 4);
     expect_same_shape(a, "k", "q", "(B, T, H, hd)");
     const Slices k = read(a, "k");
-    return tensor_result(write_slices(slice_scores(q, k, scaled), q.b, q.h));
+    return tensor_result(write_slices(slice_scores(q, k, rule), q.b, q.h));
 }
 
 void add_untransposed_scores_op(std::vector<Op>& ops) {
@@ -446,12 +483,13 @@ void add_untransposed_scores_op(std::vector<Op>& ops) {
         "attention_scores_untransposed",
         "q, k in (B, T, H, hd) (before the head transpose); per (b, h): Q Kᵀ / sqrt(hd) as (B, H, T, T), no mask.",
         {tensor_param("q", "(B, T, H, hd)"), tensor_param("k", "(B, T, H, hd)")}, "(B, H, T, T)",
-        [](const Args& a) { return untransposed_scores_as(true, false, a); }));
+        [](const Args& a) { return untransposed_scores_as(ScaleRule::SqrtHd, false, a); }));
     Op& op = ops.back();
-    op.mistakes.push_back(
-        make_mistake("no_scale", "", [](const Args& a) { return untransposed_scores_as(false, false, a); }, op.params));
+    for (const auto& [id, rule] : kScaleMistakes)
+        op.mistakes.push_back(
+            make_mistake(id, "", [rule = rule](const Args& a) { return untransposed_scores_as(rule, false, a); }, op.params));
     op.mistakes.push_back(make_mistake(
-        "layout_read_as_bhtd", "", [](const Args& a) { return untransposed_scores_as(true, true, a); }, op.params));
+        "layout_read_as_bhtd", "", [](const Args& a) { return untransposed_scores_as(ScaleRule::SqrtHd, true, a); }, op.params));
 }
 
 }  // namespace

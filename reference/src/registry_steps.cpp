@@ -69,6 +69,7 @@ enum class ScoreScale {
     SqrtModelDim,  // √D with D = H·hd: the model's width, not the head's
     None,          // not at all
     HeadDim,       // hd: the square root forgotten
+    SqrtSeqLen,    // √T: the sequence's length, not the dot product's
 };
 
 Result scores_scaled_by(ScoreScale scale, const Args& a) {
@@ -76,8 +77,10 @@ Result scores_scaled_by(ScoreScale scale, const Args& a) {
     scaled_scores(q, k);  // the reference's checks: q and k are the same (H, T, hd), hd >= 1
     const double hd = static_cast<double>(q.front().cols());
     const double heads = static_cast<double>(q.size());
+    const double tokens = static_cast<double>(q.front().rows());
     const double divisor = scale == ScoreScale::SqrtModelDim ? std::sqrt(heads * hd)
                            : scale == ScoreScale::HeadDim    ? hd
+                           : scale == ScoreScale::SqrtSeqLen ? std::sqrt(tokens)
                                                              : 1.0;
     Heads scores;
     for (size_t h = 0; h < q.size(); ++h) scores.push_back(q[h] * k[h].transpose() / divisor);
@@ -154,6 +157,7 @@ void add_step_ops(std::vector<Op>& ops) {
         {"scale_sqrt_d", ScoreScale::SqrtModelDim},
         {"no_scale", ScoreScale::None},
         {"scale_by_hd", ScoreScale::HeadDim},
+        {"scale_sqrt_t", ScoreScale::SqrtSeqLen},
     };
     for (const auto& [id, scale] : scales)
         scores.mistakes.push_back(make_mistake(

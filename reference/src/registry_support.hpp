@@ -26,6 +26,11 @@ using RowMajorFloat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen
 
 [[noreturn]] void fail(const std::string& message);
 
+// The finite numbers learners mask with instead of -inf (the variants of
+// mask_with_large_negative): -1e9, -1e10, -1e30 and the float's lowest value
+// (std::numeric_limits<float>::lowest(), -FLT_MAX).
+inline constexpr double kLargeNegativeFills[] = {-1e9, -1e10, -1e30, -3.4028234663852886e38};
+
 // ------------------------------------------------------------- conversions
 Matrix read_matrix(const float* data, Index rows, Index cols);  // row-major floats, widened to double
 TensorData from_matrix(const Matrix& m);
