@@ -494,6 +494,12 @@ TEST_CASE("check: a CUDA check reports its speed: traffic against the minimum, F
         CHECK(e["seconds"].get<double>() > 0);
         const std::string bound = e["bound"];
         CHECK((bound == "memory" || bound == "compute" || bound == "too_few_blocks"));
+        // DRAM under the cache model: never below the least traffic, never above what was requested.
+        CHECK(e["dram_bytes"].get<double>() >= p["min_bytes"].get<double>());
+        CHECK(e["dram_bytes"].get<double>() <= p["bytes"].get<double>());
+        CHECK(e["dram_ratio"].get<double>() >= 1.0);
+        CHECK(e["waves"].get<double>() > 0);
+        CHECK(e["roof"] == "fp32");  // no wmma here
     }
     CHECK(gpus == std::vector<std::string>{"RTX 4090", "A100 80GB SXM", "H100 SXM", "H200"});
     REQUIRE_FALSE(p["launches"].empty());
@@ -506,7 +512,9 @@ TEST_CASE("check: a CUDA check reports its speed: traffic against the minimum, F
         const Result r = cli.run({"check", "cuda-attention", solution, "--lang", lang});
         INFO(r);
         CHECK(r.code == 0);
-        CHECK(contains(r.out, std::string(lang) == "en" ? "Estimated kernel time (roofline):" : "Perkiraan waktu kernel (roofline):"));
+        CHECK(contains(r.out, std::string(lang) == "en" ? "Estimated kernel time (roofline, wave by wave):"
+                                                        : "Perkiraan waktu kernel (roofline, gelombang demi gelombang):"));
+        CHECK(contains(r.out, std::string(lang) == "en" ? "L2 hit rate" : "tingkat hit L2"));
         CHECK(contains(r.out, std::string(lang) == "en" ? "an estimate, not a measurement" : "perkiraan, bukan pengukuran"));
         CHECK(contains(r.out, "H200: "));
         for (const char* raw : {"perf.", "too_few_blocks", "{gpu}", "{time}"}) CHECK_MESSAGE(r.out.find(raw) == std::string::npos, raw);
