@@ -101,7 +101,7 @@ TEST_CASE("core exercises: every listed mistake is a variant of the exercise's o
     }
 }
 
-TEST_CASE("core exercises: one wrong fixture per mistake, each file present, expectations well formed") {
+TEST_CASE("core exercises: a wrong fixture for every mistake, each file present, expectations well formed") {
     for (const char* id : kCoreExercises) {
         CAPTURE(id);
         const json j = read_json(kCourse / id / "exercise.json");
@@ -118,7 +118,7 @@ TEST_CASE("core exercises: one wrong fixture per mistake, each file present, exp
             CHECK((file.rfind(expect == "pass" ? "right/" : "wrong/", 0) == 0));
             expected.insert(expect);
         }
-        for (const std::string& m : mistakes) CHECK_MESSAGE(expected.count(m) == 1, m);
+        for (const std::string& m : mistakes) CHECK_MESSAGE(expected.count(m) >= 1, m);  // more for its other forms
         CHECK(expected.count("pass") >= 1);  // a correct alternative to the solution
     }
     // Writing into the caller's scores is caught, and a softmax without the max

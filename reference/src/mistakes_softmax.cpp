@@ -195,6 +195,7 @@ void add_softmax_mistakes(std::vector<Op>& ops) {
     for (const auto& order : orders)
         fused.mistakes.push_back(make_mistake(
             "qkv_blocks_out_of_order", "Q", [order](const Args& a) { return fused_blocks_in_order(order, a); }, fused.params));
+    // Tensor-core forms (cuda-tensor-core-qkv lists them; a C++ exercise of the op cannot make them).
     for (const WmmaLoad how : {WmmaLoad{true, false, 0}, WmmaLoad{false, true, 0}, WmmaLoad{true, true, 0}})
         fused.mistakes.push_back(make_mistake("wmma_layout_mismatch", "qkv", [how](const Args& a) { return fused_wmma_as(how, a); }, fused.params));
     // ldm = D (x's width) for W, whose rows are N = 3D apart: a row-major B tile is read within W's first third of rows.
