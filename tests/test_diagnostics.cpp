@@ -19,20 +19,70 @@ TEST_CASE("parse_diagnostics: file, line, column, severity, message and the exce
         "C:odd:name.cpp:3:1: warning: unused variable 'y' [-Wunused-variable]\n"
         "<attnlab entry declaration>:2:9: note: declared here\n"
         "solution.cpp:7:2: fatal error: cuda.h: No such file or directory\n";
-    const std::vector<Diagnostic> d = parse_diagnostics(out);
+    const std::vector<Diagnostic> d = parse_diagnostics(out);  // in line order: solution.cpp's 7 before its 12
     REQUIRE(d.size() == 4);
-    CHECK(d[0].file == "solution.cpp");
-    CHECK(d[0].line == 12);
-    CHECK(d[0].column == 5);
-    CHECK(d[0].severity == "error");
-    CHECK(d[0].message == "'foo' was not declared in this scope");
-    CHECK(d[0].context == "   12 |     foo(x);\n      |     ^~~\n");
-    CHECK(d[1].file == "C:odd:name.cpp");  // the first place where line:column: severity: fits
-    CHECK(d[1].severity == "warning");
-    CHECK(d[2].file == "<attnlab entry declaration>");
-    CHECK(d[2].severity == "note");
-    CHECK(d[3].severity == "fatal error");
-    CHECK(d[3].message == "cuda.h: No such file or directory");
+    CHECK(d[0].severity == "fatal error");
+    CHECK(d[0].line == 7);
+    CHECK(d[0].message == "cuda.h: No such file or directory");
+    CHECK(d[1].file == "solution.cpp");
+    CHECK(d[1].line == 12);
+    CHECK(d[1].column == 5);
+    CHECK(d[1].severity == "error");
+    CHECK(d[1].message == "'foo' was not declared in this scope");
+    CHECK(d[1].context == "   12 |     foo(x);\n      |     ^~~\n");
+    CHECK(d[2].file == "C:odd:name.cpp");  // the first place where line:column: severity: fits
+    CHECK(d[2].severity == "warning");
+    CHECK(d[3].file == "<attnlab entry declaration>");  // the note stays with its warning
+    CHECK(d[3].severity == "note");
+}
+
+namespace {
+
+Diagnostic diag(const std::string& file, int line, int column, const std::string& severity) {
+    Diagnostic d;
+    d.file = file;
+    d.line = line;
+    d.column = column;
+    d.severity = severity;
+    d.message = file + ":" + std::to_string(line) + ":" + std::to_string(column);
+    return d;
+}
+
+std::vector<std::string> places(const std::vector<Diagnostic>& ds) {
+    std::vector<std::string> out;
+    for (const Diagnostic& d : ds) out.push_back(d.severity + " " + d.message);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("in_line_order: by line then column within a file, notes after their diagnostic, files as first named") {
+    struct Row {
+        const char* what;
+        std::vector<Diagnostic> printed;
+        std::vector<std::string> read;
+    };
+    const Row rows[] = {
+        {"nothing", {}, {}},
+        {"already in order", {diag("a.cpp", 1, 1, "error"), diag("a.cpp", 2, 1, "warning")}, {"error a.cpp:1:1", "warning a.cpp:2:1"}},
+        {"a template's error reported at its instantiation, below a later line",
+         {diag("a.cpp", 20, 3, "error"), diag("a.cpp", 8, 5, "error"), diag("a.cpp", 8, 2, "warning")},
+         {"warning a.cpp:8:2", "error a.cpp:8:5", "error a.cpp:20:3"}},
+        {"notes travel with the diagnostic above them, even into another file",
+         {diag("a.cpp", 9, 1, "error"), diag("decl.h", 2, 9, "note"), diag("a.cpp", 9, 4, "note"), diag("a.cpp", 3, 1, "error")},
+         {"error a.cpp:3:1", "error a.cpp:9:1", "note decl.h:2:9", "note a.cpp:9:4"}},
+        {"files keep the order the compiler first named them in",
+         {diag("b.h", 5, 1, "error"), diag("a.cpp", 1, 1, "error"), diag("b.h", 2, 1, "error")},
+         {"error b.h:2:1", "error b.h:5:1", "error a.cpp:1:1"}},
+        {"a leading note has no diagnostic to follow and is placed by its own line",
+         {diag("a.cpp", 4, 1, "note"), diag("a.cpp", 2, 1, "error")}, {"error a.cpp:2:1", "note a.cpp:4:1"}},
+        {"equal places keep the compiler's order", {diag("a.cpp", 3, 1, "error"), diag("a.cpp", 3, 1, "warning")},
+         {"error a.cpp:3:1", "warning a.cpp:3:1"}},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.what);
+        CHECK(places(in_line_order(row.printed)) == row.read);
+    }
 }
 
 TEST_CASE("parse_diagnostics: what is not a diagnostic stays out") {

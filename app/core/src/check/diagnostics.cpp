@@ -1,7 +1,9 @@
 #include "attnlab/core/check/diagnostics.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <tuple>
 
 namespace attnlab {
 namespace {
@@ -76,7 +78,35 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& output) {
             add_context(out.back(), line);
         }
     }
-    return out;
+    return in_line_order(std::move(out));
+}
+
+std::vector<Diagnostic> in_line_order(std::vector<Diagnostic> diagnostics) {
+    struct Group {
+        size_t file_rank, first;  // the group is diagnostics[first, end)
+        size_t end;
+    };
+    std::vector<std::string> files;  // in the order the compiler first named them
+    std::vector<Group> groups;
+    for (size_t i = 0; i < diagnostics.size(); ++i) {
+        const Diagnostic& d = diagnostics[i];
+        if (d.severity == "note" && !groups.empty()) {
+            groups.back().end = i + 1;
+            continue;
+        }
+        const size_t rank = static_cast<size_t>(std::find(files.begin(), files.end(), d.file) - files.begin());
+        if (rank == files.size()) files.push_back(d.file);
+        groups.push_back({rank, i, i + 1});
+    }
+    std::stable_sort(groups.begin(), groups.end(), [&](const Group& a, const Group& b) {
+        const Diagnostic &x = diagnostics[a.first], &y = diagnostics[b.first];
+        return std::tie(a.file_rank, x.line, x.column) < std::tie(b.file_rank, y.line, y.column);
+    });
+    std::vector<Diagnostic> ordered;
+    ordered.reserve(diagnostics.size());
+    for (const Group& g : groups)
+        for (size_t i = g.first; i < g.end; ++i) ordered.push_back(std::move(diagnostics[i]));
+    return ordered;
 }
 
 }  // namespace attnlab

@@ -1,6 +1,7 @@
 // NVRTC's errors and warnings ("learner.cu(12): error: ...", an excerpt, a
 // caret) as Diagnostics on the learner's file and lines.
 #include "attnlab/core/check/gpu_resources.hpp"
+#include "attnlab/core/check/diagnostics.hpp"
 
 #include <cstdlib>
 #include <algorithm>
@@ -90,7 +91,7 @@ std::vector<Diagnostic> parse_nvrtc_diagnostics(const std::string& log, const st
         }
     }
     for (Diagnostic& d : out) d.column = column_from_context(d.context);
-    return out;
+    return in_line_order(std::move(out));
 }
 
 }  // namespace attnlab

@@ -18,7 +18,13 @@ inline constexpr size_t kMaxDiagnosticContextBytes = 2000;
 // At most this many diagnostics are kept (g++ stops after -fmax-errors anyway).
 inline constexpr size_t kMaxDiagnostics = 1000;
 
-// Parses gcc/clang output into diagnostics, in the order the compiler printed them.
+// Parses gcc/clang output into diagnostics, in line order (in_line_order).
 std::vector<Diagnostic> parse_diagnostics(const std::string& output);
+
+// Diagnostics as a person reads the file: by line, then column, within each
+// file, the files in the order the compiler first named them. A note stays
+// right after the diagnostic it explains; the order is otherwise kept
+// (a compiler reports a template's errors at its instantiation, out of order).
+std::vector<Diagnostic> in_line_order(std::vector<Diagnostic> diagnostics);
 
 }  // namespace attnlab
