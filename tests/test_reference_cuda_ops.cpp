@@ -578,10 +578,17 @@ TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
           {"mask_with_zero", "masked_scores"},
           {"mask_misses_first_future_key", "masked_scores"},
           {"mask_includes_diagonal", "masked_scores"},
+          {"reads_future_keys", "masked_scores"},  // every key read, then 0 written to the future ones
           {"softmax_without_max", ""},
           {"softmax_without_max", ""}}},
         {"batched_causal_mask",
-         {{"mask_includes_diagonal", ""}, {"mask_with_zero", ""}, {"mask_with_large_negative", ""}, {"mask_below_diagonal", ""}}},
+         {{"mask_includes_diagonal", ""},
+          {"mask_with_zero", ""},
+          {"mask_below_diagonal", ""},
+          {"mask_with_large_negative", ""},  // -1e9, -1e10, -1e30, the lowest float
+          {"mask_with_large_negative", ""},
+          {"mask_with_large_negative", ""},
+          {"mask_with_large_negative", ""}}},
         {"batched_row_sum",
          {{"row_sum_no_stride_loop", ""},
           {"row_sum_no_stride_loop", ""},
@@ -591,21 +598,25 @@ TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
           {"row_sum_no_stride_loop", ""}}},
         {"batched_causal_attention",
          {{"reads_future_keys", "scores"},
+          {"reads_future_keys", "scores"},  // the future keys' weights dropped after a softmax over every key
           {"no_scale", "scores"},
+          {"scale_sqrt_d", "scores"},
+          {"scale_by_hd", "scores"},
           {"mask_misses_first_future_key", "scores"},
           {"block_mapping_swapped", "scores"},
           {"block_mapping_swapped", "scores"},
           {"softmax_without_max", "weights"},
           {"softmax_without_max", "weights"}}},
-        {"batched_attention_scores", {{"no_scale", ""}}},
-        {"attention_scores_untransposed", {{"no_scale", ""}, {"layout_read_as_bhtd", ""}}},
+        {"batched_attention_scores", {{"no_scale", ""}, {"scale_sqrt_d", ""}, {"scale_by_hd", ""}}},
+        {"attention_scores_untransposed", {{"no_scale", ""}, {"scale_sqrt_d", ""}, {"scale_by_hd", ""}, {"layout_read_as_bhtd", ""}}},
     };
     std::vector<Expected> with_tiles = expected;
     for (Expected& e : with_tiles)
         if (e.op == "batched_causal_attention")  // then the online loop's mistakes, one form per tile size
             for (const char* id : {"online_no_rescale", "online_rescale_incomplete", "online_rescale_incomplete",
-                                   "online_rescale_inverted", "online_diagonal_chunk_unmasked", "online_partial_chunk_dropped"})
-                for (int tile = 0; tile < 6; ++tile)  // tiles of 1 key: only the rescaling mistakes show
+                                   "online_rescale_inverted", "online_rescale_inverted", "online_diagonal_chunk_unmasked",
+                                   "online_partial_chunk_dropped"})
+                for (int tile = 0; tile < 7; ++tile)  // tiles of 1 key: only the rescaling mistakes show
                     if (tile > 0 || std::string(id).find("rescale") != std::string::npos) e.mistakes.push_back({id, ""});
     for (const Expected& e : with_tiles) {
         const Op& op = op_of(e.op);
@@ -630,7 +641,8 @@ TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
     // Every id these ops use has learner words in both languages.
     for (const char* id : {"reads_future_keys", "block_mapping_swapped", "mask_includes_diagonal", "mask_with_zero", "no_scale",
                            "softmax_without_max", "mask_with_large_negative", "mask_below_diagonal",
-                           "mask_misses_first_future_key", "row_sum_no_stride_loop", "layout_read_as_bhtd"}) {
+                           "mask_misses_first_future_key", "row_sum_no_stride_loop", "layout_read_as_bhtd", "scale_sqrt_d",
+                           "scale_by_hd"}) {
         CAPTURE(id);
         std::ifstream file(std::string(ATTNLAB_TEST_FIXTURES) + "/../../exercises/mistakes/" + id + ".json");
         REQUIRE(file.good());
@@ -713,12 +725,13 @@ TEST_CASE("the online loop's mistakes in a kernel: each (b, h) slice is the one-
     const Shape s{2, 2, 21, 4};  // T = 21: a partial last tile for every size but 128
     const Inputs in = qkv_in(random_tensor(s, 61, 3.0), random_tensor(s, 62, 3.0), random_tensor(s, 63));
     const TensorData right = run("batched_causal_attention", in).output.tensor;
-    const int64_t tiles[] = {1, 8, 16, 32, 64, 128};
+    const int64_t tiles[] = {1, 4, 8, 16, 32, 64, 128};
     for (const char* id : {"online_no_rescale", "online_rescale_inverted", "online_diagonal_chunk_unmasked"})
-        for (size_t n = 0; n < 6; ++n) {
+        for (size_t n = 0; n < 7; ++n) {
             const bool has_tile_1 = std::string(id) != "online_diagonal_chunk_unmasked";
             if (n == 0 && !has_tile_1) continue;
-            CAPTURE(id);
+            const std::string mistake_id = id;  // captured as text, not as a pointer
+            CAPTURE(mistake_id);
             CAPTURE(tiles[n]);
             const TensorData r = run_form("batched_causal_attention", id, has_tile_1 ? n : n - 1, in).output.tensor;
             REQUIRE(r.shape == s);
