@@ -42,6 +42,8 @@ CaseReport ok_report() {
     r.output = Value::of_tensor(tensor({2, 2}, 0.5f));
     r.probes = {{"scores", tensor({2, 2, 2}, 3)}, {"weights", tensor({4}, 0)}};
     r.probes_dropped = 2;
+    r.recorded = {{52, TensorOp::Matmul, tensor({2, 2}, 1)}, {28, TensorOp::Writes, tensor({2, 2, 2}, -1)}};
+    r.recorded_dropped = 3;
     r.ms = 1.5;
     return r;
 }
@@ -86,6 +88,14 @@ TEST_CASE("case results round-trip for every status") {
             CHECK(back.probes[i].tensor.data == r.probes[i].tensor.data);
         }
         CHECK(back.probes_dropped == r.probes_dropped);
+        REQUIRE(back.recorded.size() == r.recorded.size());
+        for (size_t i = 0; i < r.recorded.size(); ++i) {
+            CHECK(back.recorded[i].line == r.recorded[i].line);
+            CHECK(back.recorded[i].op == r.recorded[i].op);
+            CHECK(back.recorded[i].tensor.shape == r.recorded[i].tensor.shape);
+            CHECK(back.recorded[i].tensor.data == r.recorded[i].tensor.data);
+        }
+        CHECK(back.recorded_dropped == r.recorded_dropped);
         CHECK(back.ms == r.ms);
         CHECK(back.exception_type == r.exception_type);
         CHECK(back.exception_what == r.exception_what);
@@ -138,6 +148,39 @@ TEST_CASE("limits are enforced by the decoder") {
     std::string bad = encode_case_result(ok_report());
     bad[4] = 9;  // the status byte
     CHECK(decode_case_result(bad, back) == DecodeError::UnknownStatus);
+}
+
+TEST_CASE("recorded tensors: the encoder keeps to the limits, the decoder refuses more and unknown operations") {
+    CaseReport r = ok_report();
+    r.recorded.assign(ProtocolLimits::max_recorded + 5, {7, TensorOp::Add, tensor({1}, 0)});
+    CaseReport back;
+    REQUIRE(decode_case_result(encode_case_result(r), back) == DecodeError::None);
+    CHECK(back.recorded.size() == ProtocolLimits::max_recorded);  // cut by the writer, not trusted by the reader
+
+    // A writer that ignores the limit (hand-made bytes): refused.
+    const size_t one_tensor = (ProtocolLimits::max_recorded_bytes / sizeof(float)) / 2 + 1;
+    r.recorded.assign(2, {7, TensorOp::Add, TensorData::zeros({static_cast<int64_t>(one_tensor)})});
+    REQUIRE(decode_case_result(encode_case_result(r), back) == DecodeError::None);
+    CHECK(back.recorded.size() == 1);  // the second would pass 16 MB
+
+    wire::Writer w;  // a result whose recorded list claims one more than the limit
+    w.u32(0);
+    w.u8(static_cast<uint8_t>(CaseStatus::Ok));
+    w.u8(static_cast<uint8_t>(wire::ValueTag::Int));
+    w.i64(1);
+    w.u32(0);  // probes
+    w.u32(0);  // probes dropped
+    w.u32(ProtocolLimits::max_recorded + 1);
+    CHECK(decode_case_result(w.take(), back) == DecodeError::TooManyRecords);
+
+    r.recorded = {{7, TensorOp::Add, tensor({1}, 0)}};
+    std::string bytes = encode_case_result(r);
+    // The op byte follows the line (i64): find the pair and put the op out of range.
+    const std::string needle = std::string("\x07\0\0\0\0\0\0\0", 8) + static_cast<char>(TensorOp::Add);
+    const size_t at = bytes.find(needle);
+    REQUIRE(at != std::string::npos);
+    bytes[at + 8] = static_cast<char>(static_cast<uint8_t>(kLastTensorOp) + 1);
+    CHECK(decode_case_result(bytes, back) == DecodeError::BadValueTag);
 }
 
 TEST_CASE("random corruption never crashes the decoders (fuzz, fixed seed)") {

@@ -236,6 +236,40 @@ DecodeError read_kernel_data(wire::Reader& r, KernelCaseData& k) {
     return DecodeError::None;
 }
 
+// ---- the learner's recorded tensors (automatic stages)
+
+// At most the limits' worth: the recorder keeps to them, and a writer that
+// did not is cut here rather than trusted by the reader.
+void write_recorded(wire::Writer& w, const std::vector<RecordedTensor>& recorded) {
+    size_t n = 0, bytes = 0;
+    while (n < recorded.size() && n < ProtocolLimits::max_recorded &&
+           bytes + recorded[n].tensor.data.size() * sizeof(float) <= ProtocolLimits::max_recorded_bytes)
+        bytes += recorded[n++].tensor.data.size() * sizeof(float);
+    w.u32(static_cast<uint32_t>(n));
+    for (size_t i = 0; i < n; ++i) {
+        w.i64(recorded[i].line);
+        w.u8(static_cast<uint8_t>(recorded[i].op));
+        w.tensor(recorded[i].tensor.shape, recorded[i].tensor.data.data());
+    }
+}
+
+DecodeError read_recorded(wire::Reader& r, std::vector<RecordedTensor>& recorded) {
+    uint32_t n = 0;
+    if (!r.u32(n)) return DecodeError::Truncated;
+    if (n > ProtocolLimits::max_recorded) return DecodeError::TooManyRecords;
+    recorded.resize(n);
+    size_t bytes = 0;
+    for (RecordedTensor& t : recorded) {
+        uint8_t op = 0;
+        if (!read_small_int(r, t.line) || !r.u8(op) || !r.tensor(t.tensor.shape, t.tensor.data)) return DecodeError::Truncated;
+        if (op > static_cast<uint8_t>(kLastTensorOp)) return DecodeError::BadValueTag;
+        t.op = static_cast<TensorOp>(op);
+        bytes += t.tensor.data.size() * sizeof(float);
+        if (bytes > ProtocolLimits::max_recorded_bytes) return DecodeError::TooManyRecords;
+    }
+    return DecodeError::None;
+}
+
 // The decoders' common ending: everything read, nothing left over.
 DecodeError finished(const wire::Reader& r) {
     if (!r.ok()) return DecodeError::Truncated;
@@ -323,6 +357,8 @@ std::string encode_case_result(const CaseReport& report) {
                 w.tensor(p.tensor.shape, p.tensor.data.data());
             }
             w.u32(report.probes_dropped);
+            write_recorded(w, report.recorded);
+            w.u32(report.recorded_dropped);
             w.f64(report.ms);
             w.u8(report.has_kernel);
             if (report.has_kernel) write_kernel_data(w, report.kernel);
@@ -351,7 +387,9 @@ DecodeError decode_ok_body(wire::Reader& r, CaseReport& report) {
     report.probes.resize(nprobes);
     for (NamedTensor& p : report.probes)
         if (!r.str(p.name) || !r.tensor(p.tensor.shape, p.tensor.data)) return DecodeError::Truncated;
-    if (!r.u32(report.probes_dropped) || !r.f64(report.ms)) return DecodeError::Truncated;
+    if (!r.u32(report.probes_dropped)) return DecodeError::Truncated;
+    if (DecodeError e = read_recorded(r, report.recorded); e != DecodeError::None) return e;
+    if (!r.u32(report.recorded_dropped) || !r.f64(report.ms)) return DecodeError::Truncated;
     uint8_t has_kernel = 0;
     if (!r.u8(has_kernel)) return DecodeError::Truncated;
     report.has_kernel = has_kernel != 0;

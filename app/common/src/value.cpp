@@ -1,5 +1,7 @@
 #include "attnlab/common/value.hpp"
 
+#include "attnlab/common/recorded_tensor.hpp"
+
 #include <cassert>
 
 namespace attnlab {
@@ -50,6 +52,27 @@ const char* value_kind_name(ValueKind kind) {
         case ValueKind::Tensor: return "tensor";
         case ValueKind::Int: return "int";
         case ValueKind::Float: return "float";
+    }
+    return "?";
+}
+
+}  // namespace attnlab
+
+namespace attnlab {
+
+const char* tensor_op_code(TensorOp op) {
+    switch (op) {
+        case TensorOp::Matmul: return "matmul";
+        case TensorOp::Transpose: return "transpose";
+        case TensorOp::Reshape: return "reshape";
+        case TensorOp::Contiguous: return "contiguous";
+        case TensorOp::Add: return "add";
+        case TensorOp::Subtract: return "subtract";
+        case TensorOp::Multiply: return "multiply";
+        case TensorOp::Divide: return "divide";
+        case TensorOp::Concat: return "concat";
+        case TensorOp::Stack: return "stack";
+        case TensorOp::Writes: return "writes";
     }
     return "?";
 }

@@ -26,6 +26,7 @@
 #include "attnlab/entry.hpp"
 #include "channel_writer.hpp"
 #include "harness_hooks.hpp"
+#include "recorder.hpp"
 
 namespace attnlab {
 namespace {
@@ -180,9 +181,16 @@ std::string run_case(const Entry& entry, uint32_t k, const std::vector<detail::S
                                    " arguments but the case supplies " + std::to_string(args.size()));
         const auto before = snapshot_inputs(args);
         if (detail::case_hooks().begin) detail::case_hooks().begin();
+        const bool record = detail::case_hooks().record_tensor_ops;
+        if (record) detail::begin_recording();
         const auto t0 = std::chrono::steady_clock::now();
         detail::Slot out = entry.invoker(entry.fn, args);
         report.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (record) {
+            detail::Recording recorded = detail::end_recording();
+            report.recorded = std::move(recorded.tensors);
+            report.recorded_dropped = recorded.dropped;
+        }
         if (int i = modified_input(args, before); i >= 0) {
             report.status = protocol::CaseStatus::InputModified;
             report.modified_arg = static_cast<uint32_t>(i);
@@ -198,13 +206,16 @@ std::string run_case(const Entry& entry, uint32_t k, const std::vector<detail::S
         return protocol::encode_case_result(report);
     } catch (const std::bad_alloc&) {
         probes() = ProbeStore{};
+        detail::discard_recording();
         return protocol::encode_case_result(failure_report(k, protocol::CaseStatus::OutOfMemory));
     } catch (const std::exception& e) {
+        detail::discard_recording();
         protocol::CaseReport report = failure_report(k, protocol::CaseStatus::Exception);
         report.exception_type = demangle(typeid(e).name());
         report.exception_what = e.what();
         return protocol::encode_case_result(report);
     } catch (...) {
+        detail::discard_recording();
         protocol::CaseReport report = failure_report(k, protocol::CaseStatus::Exception);
         report.exception_type = "unknown";
         report.exception_what = "an exception that is not a std::exception";

@@ -15,6 +15,10 @@ struct CaseHooks {
     // case: the output so far, when the runtime has news worth reporting (a
     // CUDA fault before a CUDA_CHECK-style exit(1)); false: nothing to say.
     bool (*output_at_exit)(Slot& output) = nullptr;
+    // Record the learner's Tensor operations (automatic stages): C++ solutions
+    // compute with Tensor; CUDA ones with their own kernels, which have no
+    // stages to place.
+    bool record_tensor_ops = true;
 };
 CaseHooks& case_hooks();
 

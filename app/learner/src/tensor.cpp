@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "recorder.hpp"
+
 #if defined(__GNUC__) || defined(__clang__)
 #define ATTNLAB_COLD __attribute__((cold, noinline))
 #define ATTNLAB_NORETURN [[noreturn]]
@@ -25,6 +27,11 @@
 namespace attnlab {
 
 namespace {
+
+using detail::OperationRecord;
+
+// attnlab's own calls of the public API inside an operation: not the learner's line.
+constexpr SourceLine kInternal{0};
 
 // ---- small helpers ------------------------------------------------------------
 
@@ -325,12 +332,12 @@ void gemm(const float* __restrict A, const float* __restrict B, float* __restric
 // ---- construction ---------------------------------------------------------------
 
 Tensor::Tensor()
-    : storage_(std::make_shared<std::vector<float>>()), shape_{0}, strides_{1}, offset_(0) {}
+    : storage_(std::make_shared<detail::Storage>(std::vector<float>(), Shape{0})), shape_{0}, strides_{1}, offset_(0) {}
 
 Tensor::Tensor(Shape shape, float fill) {
     check_shape_valid(shape, "Tensor");
     const int64_t n = product(shape);
-    storage_ = std::make_shared<std::vector<float>>(static_cast<size_t>(n), fill);
+    storage_ = std::make_shared<detail::Storage>(std::vector<float>(static_cast<size_t>(n), fill), shape);
     strides_ = row_major_strides(shape);
     shape_ = std::move(shape);
 }
@@ -348,7 +355,7 @@ Tensor Tensor::from_data(Shape shape, std::vector<float> data) {
                                     std::to_string(data.size()));
     }
     Tensor t;
-    t.storage_ = std::make_shared<std::vector<float>>(std::move(data));
+    t.storage_ = std::make_shared<detail::Storage>(std::move(data), shape);
     t.strides_ = row_major_strides(shape);
     t.shape_ = std::move(shape);
     return t;
@@ -357,7 +364,7 @@ Tensor Tensor::from_data(Shape shape, std::vector<float> data) {
 Tensor Tensor::eye(int64_t n) {
     if (n < 0) throw std::invalid_argument("eye: n must be >= 0, got " + std::to_string(n));
     Tensor t({n, n});
-    float* d = t.data();
+    float* d = TensorInternals::raw(t);
     for (int64_t i = 0; i < n; ++i) d[i * n + i] = 1.0f;
     return t;
 }
@@ -365,7 +372,7 @@ Tensor Tensor::eye(int64_t n) {
 Tensor Tensor::arange(int64_t n) {
     if (n < 0) throw std::invalid_argument("arange: n must be >= 0, got " + std::to_string(n));
     Tensor t({n});
-    float* d = t.data();
+    float* d = TensorInternals::raw(t);
     for (int64_t i = 0; i < n; ++i) d[i] = static_cast<float>(i);
     return t;
 }
@@ -392,10 +399,6 @@ bool Tensor::is_contiguous() const {
 
 void Tensor::index_error(const int64_t* index, size_t count) const { throw_index_error(index, count, shape_); }
 
-float& Tensor::at(const std::vector<int64_t>& index) {
-    return storage_data()[checked_offset(index.data(), index.size())];
-}
-
 float Tensor::at(const std::vector<int64_t>& index) const {
     return storage_data()[checked_offset(index.data(), index.size())];
 }
@@ -415,7 +418,8 @@ std::vector<float> Tensor::to_vector() const {
 
 // ---- views and copies -------------------------------------------------------------
 
-Tensor Tensor::reshape(Shape new_shape) const {
+Tensor Tensor::reshape(Shape new_shape, SourceLine at) const {
+    OperationRecord record(TensorOp::Reshape, at, {this});
     const int64_t n = size();
     int infer = -1;
     int64_t known = 1;
@@ -450,16 +454,17 @@ Tensor Tensor::reshape(Shape new_shape) const {
                                     plural(n, "element") + ") into shape " +
                                     shape_str(new_shape));
     }
-    Tensor src = contiguous();
+    Tensor src = contiguous(kInternal);
     Tensor t;
     t.storage_ = src.storage_;
     t.offset_ = src.offset_;
     t.strides_ = row_major_strides(new_shape);
     t.shape_ = std::move(new_shape);
-    return t;
+    return record.done(std::move(t));
 }
 
-Tensor Tensor::permute(const std::vector<int>& axes) const {
+Tensor Tensor::permute(const std::vector<int>& axes, SourceLine at) const {
+    OperationRecord record(TensorOp::Transpose, at, {this});
     const int nd = ndim();
     auto fail = [&](const std::string& why) {
         throw std::invalid_argument("invalid permutation " + join_ints(axes) + " for tensor of shape " +
@@ -483,47 +488,50 @@ Tensor Tensor::permute(const std::vector<int>& axes) const {
         t.shape_[static_cast<size_t>(i)] = shape_[static_cast<size_t>(a)];
         t.strides_[static_cast<size_t>(i)] = strides_[static_cast<size_t>(a)];
     }
-    return t;
+    return record.done(std::move(t));
 }
 
-Tensor Tensor::transpose() const {
+Tensor Tensor::transpose(SourceLine at) const {
     std::vector<int> axes(static_cast<size_t>(ndim()));
     for (int i = 0; i < ndim(); ++i) axes[static_cast<size_t>(i)] = ndim() - 1 - i;
-    return permute(axes);
+    return permute(axes, at);
 }
 
-Tensor Tensor::transpose(int a, int b) const {
-    if (ndim() == 2) return permute({a, b});
-    if (ndim() > 2) return swapaxes(a, b);
+Tensor Tensor::transpose(int a, int b, SourceLine at) const {
+    if (ndim() == 2) return permute({a, b}, at);
+    if (ndim() > 2) return swapaxes(a, b, at);
     throw std::invalid_argument("transpose(" + std::to_string(a) + ", " + std::to_string(b) +
                                 ") needs a tensor with at least 2 axes, but shape " +
                                 shape_str(shape_) + " has " + std::to_string(ndim()));
 }
 
-Tensor Tensor::transpose(int a, int b, int c) const { return permute({a, b, c}); }
+Tensor Tensor::transpose(int a, int b, int c, SourceLine at) const { return permute({a, b, c}, at); }
 
-Tensor Tensor::transpose(int a, int b, int c, int d) const { return permute({a, b, c, d}); }
+Tensor Tensor::transpose(int a, int b, int c, int d, SourceLine at) const { return permute({a, b, c, d}, at); }
 
-Tensor Tensor::swapaxes(int a, int b) const {
+Tensor Tensor::swapaxes(int a, int b, SourceLine at) const {
+    OperationRecord record(TensorOp::Transpose, at, {this});
     const size_t x = static_cast<size_t>(norm_axis(a, ndim(), shape_, "swapaxes"));
     const size_t y = static_cast<size_t>(norm_axis(b, ndim(), shape_, "swapaxes"));
     Tensor t = *this;
     std::swap(t.shape_[x], t.shape_[y]);
     std::swap(t.strides_[x], t.strides_[y]);
-    return t;
+    return record.done(std::move(t));
 }
 
-Tensor Tensor::contiguous() const {
+Tensor Tensor::contiguous(SourceLine at) const {
     if (is_contiguous()) return *this;
-    return clone();
+    OperationRecord record(TensorOp::Contiguous, at, {this});
+    return record.done(clone());
 }
 
 Tensor Tensor::clone() const {
     Tensor t;
-    t.storage_ = std::make_shared<std::vector<float>>(to_vector());
+    t.storage_ = std::make_shared<detail::Storage>(to_vector(), shape_);
     t.shape_ = shape_;
     t.strides_ = row_major_strides(shape_);
     t.offset_ = 0;
+    detail::same_values(t, *this);
     return t;
 }
 
@@ -562,7 +570,8 @@ Tensor Tensor::select(int axis, int64_t index) const {
     return t;
 }
 
-void Tensor::fill(float value) {
+void Tensor::fill(float value, SourceLine at) {
+    touch(at.line);
     float* d = storage_data();
     if (is_contiguous()) {
         std::fill(d + offset_, d + offset_ + size(), value);
@@ -571,7 +580,9 @@ void Tensor::fill(float value) {
     strided_apply1(shape_, strides_, offset_, [&](int64_t o) { d[o] = value; });
 }
 
-void Tensor::assign(const Tensor& other) {
+void Tensor::assign(const Tensor& other, SourceLine at) {
+    detail::used(other);
+    touch(at.line);
     if (other.shape_ != shape_) {
         throw std::invalid_argument("assign: cannot copy a tensor of shape " +
                                     shape_str(other.shape_) + " into a view of shape " +
@@ -662,7 +673,8 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str
 
 std::string shape_str(const Shape& shape) { return join(shape.data(), shape.size()); }
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+Tensor matmul(const Tensor& a, const Tensor& b, SourceLine at) {
+    OperationRecord record(TensorOp::Matmul, at, {&a, &b});
     if (a.ndim() < 2 || b.ndim() < 2) {
         throw std::invalid_argument("matmul: both operands need at least 2 axes (..., m, k) @ (..., k, n); got shapes " +
                                     shape_str(a.shape()) + " and " + shape_str(b.shape()));
@@ -695,15 +707,15 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     out_shape.push_back(m);
     out_shape.push_back(n);
     Tensor out = Tensor::zeros(out_shape);
-    if (nb == 0 || m == 0 || n == 0 || k == 0) return out;
+    if (nb == 0 || m == 0 || n == 0 || k == 0) return record.done(std::move(out));
 
-    const Tensor A = a.contiguous();
-    const Tensor B = b.contiguous();
+    const Tensor A = a.contiguous(kInternal);
+    const Tensor B = b.contiguous(kInternal);
     const int64_t step_a = batch_a.empty() ? 0 : m * k;
     const int64_t step_b = batch_b.empty() ? 0 : k * n;
     const float* pa = A.data();
     const float* pb = B.data();
-    float* pc = out.data();
+    float* pc = TensorInternals::raw(out);
     if (step_b == 0) {
         // Right operand shared by every batch entry: one big (nb*m, k) @ (k, n).
         gemm(pa, pb, pc, nb * m, k, n);
@@ -711,13 +723,14 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
             for (int64_t i = 1; i < nb; ++i)
                 std::memcpy(pc + i * m * n, pc, static_cast<size_t>(m * n) * sizeof(float));
         }
-        return out;
+        return record.done(std::move(out));
     }
     for (int64_t i = 0; i < nb; ++i) gemm(pa + i * step_a, pb + i * step_b, pc + i * m * n, m, k, n);
-    return out;
+    return record.done(std::move(out));
 }
 
-Tensor concat(const std::vector<Tensor>& parts, int axis) {
+Tensor concat(const std::vector<Tensor>& parts, int axis, SourceLine at) {
+    OperationRecord record(TensorOp::Concat, at, parts);
     if (parts.empty()) throw std::invalid_argument("concat: need at least one tensor");
     const Shape& first = parts[0].shape();
     const int nd = parts[0].ndim();
@@ -743,13 +756,14 @@ Tensor concat(const std::vector<Tensor>& parts, int axis) {
     int64_t pos = 0;
     for (const Tensor& p : parts) {
         const int64_t len = p.shape()[ax];
-        out.slice(static_cast<int>(ax), pos, pos + len).assign(p);
+        out.slice(static_cast<int>(ax), pos, pos + len).assign(p, kInternal);
         pos += len;
     }
-    return out;
+    return record.done(std::move(out));
 }
 
-Tensor stack(const std::vector<Tensor>& parts, int axis) {
+Tensor stack(const std::vector<Tensor>& parts, int axis, SourceLine at) {
+    OperationRecord record(TensorOp::Stack, at, parts);
     if (parts.empty()) throw std::invalid_argument("stack: need at least one tensor");
     const Shape& first = parts[0].shape();
     const int nd = parts[0].ndim() + 1;
@@ -772,61 +786,64 @@ Tensor stack(const std::vector<Tensor>& parts, int axis) {
                      static_cast<int64_t>(parts.size()));
     Tensor out = Tensor::zeros(out_shape);
     for (size_t i = 0; i < parts.size(); ++i)
-        out.select(static_cast<int>(ax), static_cast<int64_t>(i)).assign(parts[i]);
-    return out;
+        out.select(static_cast<int>(ax), static_cast<int64_t>(i)).assign(parts[i], kInternal);
+    return record.done(std::move(out));
 }
 
 namespace {
 
 template <class Op>
-Tensor elementwise(const char* name, const Tensor& a, const Tensor& b, Op op) {
+Tensor elementwise(const char* name, TensorOp kind, const Tensor& a, const TensorOperand& operand, Op op) {
+    const Tensor& b = operand.tensor;
+    OperationRecord record(kind, SourceLine{operand.line}, {&a, &b});
     if (a.shape() != b.shape()) throw_shape_mismatch(name, a.shape(), b.shape());
-    const Tensor ca = a.contiguous();
-    const Tensor cb = b.contiguous();
+    const Tensor ca = a.contiguous(kInternal);
+    const Tensor cb = b.contiguous(kInternal);
     Tensor out(a.shape());
     const float* x = ca.data();
     const float* y = cb.data();
-    float* z = out.data();
+    float* z = TensorInternals::raw(out);
     const int64_t n = out.size();
     for (int64_t i = 0; i < n; ++i) z[i] = op(x[i], y[i]);
-    return out;
+    return record.done(std::move(out));
 }
 
 template <class Op>
-Tensor map(const Tensor& a, Op op) {
-    const Tensor ca = a.contiguous();
+Tensor map(TensorOp kind, const Tensor& a, const Scalar& s, Op op) {
+    OperationRecord record(kind, SourceLine{s.line}, {&a});
+    const Tensor ca = a.contiguous(kInternal);
     Tensor out(a.shape());
     const float* x = ca.data();
-    float* z = out.data();
+    float* z = TensorInternals::raw(out);
     const int64_t n = out.size();
     for (int64_t i = 0; i < n; ++i) z[i] = op(x[i]);
-    return out;
+    return record.done(std::move(out));
 }
 
 }  // namespace
 
-Tensor operator+(const Tensor& a, const Tensor& b) {
-    return elementwise("operator+", a, b, [](float x, float y) { return x + y; });
+Tensor operator+(const Tensor& a, TensorOperand b) {
+    return elementwise("operator+", TensorOp::Add, a, b, [](float x, float y) { return x + y; });
 }
 
-Tensor operator-(const Tensor& a, const Tensor& b) {
-    return elementwise("operator-", a, b, [](float x, float y) { return x - y; });
+Tensor operator-(const Tensor& a, TensorOperand b) {
+    return elementwise("operator-", TensorOp::Subtract, a, b, [](float x, float y) { return x - y; });
 }
 
-Tensor operator*(const Tensor& a, const Tensor& b) {
-    return elementwise("operator*", a, b, [](float x, float y) { return x * y; });
+Tensor operator*(const Tensor& a, TensorOperand b) {
+    return elementwise("operator*", TensorOp::Multiply, a, b, [](float x, float y) { return x * y; });
 }
 
-Tensor operator*(const Tensor& a, float s) {
-    return map(a, [s](float x) { return x * s; });
+Tensor operator*(const Tensor& a, Scalar s) {
+    return map(TensorOp::Multiply, a, s, [v = s.value](float x) { return x * v; });
 }
 
-Tensor operator*(float s, const Tensor& a) {
-    return map(a, [s](float x) { return s * x; });
+Tensor operator*(Scalar s, const Tensor& a) {
+    return map(TensorOp::Multiply, a, s, [v = s.value](float x) { return v * x; });
 }
 
-Tensor operator/(const Tensor& a, float s) {
-    return map(a, [s](float x) { return x / s; });
+Tensor operator/(const Tensor& a, Scalar s) {
+    return map(TensorOp::Divide, a, s, [v = s.value](float x) { return x / v; });
 }
 
 bool allclose(const Tensor& a, const Tensor& b, float rtol, float atol) {

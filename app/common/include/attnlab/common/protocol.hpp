@@ -8,7 +8,8 @@
 //  child  -> parent: frames on fd 3, in order:
 //      Hello      version u32 | pid u32
 //      CaseBegin  index u32                       (cases run in order, one at a time)
-//      CaseResult index u32 | status u8 | body    (body depends on the status, see CaseReport)
+//      CaseResult index u32 | status u8 | body    (body depends on the status, see CaseReport;
+//                                                  Ok: output | probes | recorded tensors | ms | kernel data)
 //      Done       (empty)
 //
 // Every limit either side enforces is in ProtocolLimits: the child keeps to
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/common/recorded_tensor.hpp"
 #include "attnlab/common/value.hpp"
 #include "attnlab/common/wire.hpp"
 #include "attnlab/common/launch_report.hpp"  // plain data: what a CUDA program's kernel launches reported
@@ -32,9 +34,15 @@ struct ProtocolLimits {
     static constexpr size_t max_probe_bytes = 64u << 20;    // their tensors' bytes per case
     static constexpr size_t max_output_bytes = 16u << 20;   // a returned tensor's bytes (4M floats)
     static constexpr size_t max_name_bytes = 256;           // a probe's name (longer ones are cut)
-    // One frame: an output, the probes, and names and headers. The parent
-    // buffers no more than this, however many bytes a program writes.
-    static constexpr size_t max_frame_bytes = max_output_bytes + max_probe_bytes + (1u << 20);
+    // Automatic stages: the tensors the learner's Tensor operations made, kept
+    // per case up to these (the recorder drops later ones and counts them).
+    static constexpr uint32_t max_recorded = 1024;
+    static constexpr size_t max_recorded_bytes = 16u << 20;
+    static constexpr uint32_t max_recorded_per_site = 4;    // per (line, operation): a loop's first iterations
+    // One frame: an output, the probes, the recorded tensors, and names and
+    // headers. The parent buffers no more than this, however many bytes a
+    // program writes.
+    static constexpr size_t max_frame_bytes = max_output_bytes + max_probe_bytes + max_recorded_bytes + max_recorded * 128 + (1u << 20);
     // Everything one run may send, all cases together.
     static constexpr size_t max_channel_bytes = 512u << 20;
     // CUDA programs: kernel launches reported per case, their access trace
@@ -105,6 +113,8 @@ struct CaseReport {
     Value output;                      // Ok
     std::vector<NamedTensor> probes;   // Ok
     uint32_t probes_dropped = 0;       // Ok: probe() calls past the limits
+    std::vector<RecordedTensor> recorded;  // Ok: the Tensor operations' results, in the order they happened
+    uint32_t recorded_dropped = 0;     // Ok: tensors not recorded for the limits (max_recorded, max_recorded_bytes)
     double ms = 0;                     // Ok
     bool has_kernel = false;           // Ok: a CUDA program (kernel data follows)
     KernelCaseData kernel;             // Ok, has_kernel
