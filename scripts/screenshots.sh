@@ -56,9 +56,14 @@ for lang in en id; do
   shot "$lang-compile-error" "$lang" concat-project "$root/tests/fixtures/solutions/compile_error.cpp" --run
   # A failing check whose output matches a catalogued mistake: the verdict names it.
   shot "$lang-named-mistake" "$lang" causal-mhsa "$ex/causal-mhsa/wrong/scale_sqrt_d.cpp" --run
-  # Without probe(): the return value is the output stage; the verdict offers the probe it needs.
+  # Without probe(): every stage recorded automatically, with the learner's lines; the
+  # verdict's stage is the learner's tensor from its line.
   shot "$lang-noprobe-stages" "$lang" causal-mhsa "$home/mhsa-noprobe.cpp" --run --view stages
-  shot "$lang-noprobe-offer" "$lang" causal-mhsa "$home/mhsa-sqrt-d-noprobe.cpp" --run
+  shot "$lang-noprobe-named-stage" "$lang" causal-mhsa "$home/mhsa-sqrt-d-noprobe.cpp" --run
+  for size in 1280x800 1920x1080; do
+    shot "$lang-noprobe-stages-wrong-$size" "$lang" causal-mhsa "$home/mhsa-sqrt-d-noprobe.cpp" --run --view stages --size "$size"
+    shot "$lang-noprobe-heatmaps-wrong-$size" "$lang" causal-mhsa "$home/mhsa-sqrt-d-noprobe.cpp" --run --view heatmaps --size "$size"
+  done
   shot "$lang-softmax-heatmaps" "$lang" stable-softmax "$ex/stable-softmax/solution.cpp" --run --view heatmaps
   shot "$lang-settings" "$lang" causal-mhsa "" --show settings
   shot "$lang-help" "$lang" causal-mhsa "" --show help
@@ -169,15 +174,12 @@ for lang in en id; do
   flow_start "$lang" concat-project "$root/tests/fixtures/solutions/compile_error.cpp" --run
   click "diag:0" && flow_shot "$lang-flow-jump-to-error"
   flow_end
-  # 2. A named mistake without probes: one click inserts the probe, the check runs again,
-  #    and the heatmaps show the learner's own scores beside the reference's.
+  # 2. A named mistake without probes: the verdict names the line of the learner's scores
+  #    (recorded automatically); one click shows them in Stages, and the heatmaps beside the reference's.
   flow_start "$lang" causal-mhsa "$home/mhsa-sqrt-d-noprobe.cpp" --run
-  flow_shot "$lang-flow-probe-offer"
-  g=$(result_generation)
-  click insert_probe && wait_new_result "$g" && {
-    click "tab:gui.tab.stages" && flow_shot "$lang-flow-probe-stages"
-    click "tab:gui.tab.heatmaps" && flow_shot "$lang-flow-probe-heatmaps" && deuteranopia "$lang-flow-probe-heatmaps"
-  }
+  flow_shot "$lang-flow-named-stage"
+  click probe_show && flow_shot "$lang-flow-named-stage-stages"
+  click "tab:gui.tab.heatmaps" && flow_shot "$lang-flow-named-stage-heatmaps" && deuteranopia "$lang-flow-named-stage-heatmaps"
   flow_end
   # 3. A pass: "Next exercise" opens the next one on its task.
   flow_start "$lang" split-heads "$ex/split-heads/solution.cpp" --run

@@ -314,6 +314,47 @@ TEST_CASE("check: the solution passes, the starter fails") {
     CHECK(split["attempts"] == 4);
 }
 
+TEST_CASE("check --json: the recorded stages with their lines, for a solution without one probe()") {
+    Cli cli;
+    const fs::path file = fs::path(ATTNLAB_TEST_FIXTURES) / "stages" / "mhsa_sqrt_d_no_probe.cpp";
+    // The file marks the line of each stage ("// @scores").
+    std::map<std::string, int> marked;
+    std::istringstream lines(slurp(file));
+    std::string line;
+    for (int n = 1; std::getline(lines, line); ++n)
+        if (const size_t at = line.find("// @"); at != std::string::npos) marked[line.substr(at + 4)] = n;
+    REQUIRE(marked.count("scores"));
+
+    const json j = cli.run_json({"check", "causal-mhsa", file.string(), "--json"}, 1);
+    CHECK(j["mistake"]["id"] == "scale_sqrt_d");
+    CHECK(j["mistake"]["stage"] == "scores");
+    const json& c = j["cases"][j["failed_case"].get<int>()];
+    CHECK(c["probes"].empty());
+    REQUIRE(c.contains("recorded_stages"));
+    std::map<std::string, json> by_stage;
+    for (const json& s : c["recorded_stages"]) by_stage[s["stage"]] = s;
+    for (const char* stage : {"Q", "K", "V", "scores", "masked", "weights", "heads", "concat", "out"}) {
+        INFO(stage);
+        REQUIRE(by_stage.count(stage));
+        CHECK(by_stage[stage]["line"] == marked[stage]);
+    }
+    CHECK(by_stage["Q"]["matches"] == true);
+    CHECK(by_stage["scores"]["matches"] == false);
+    CHECK(by_stage["scores"]["op"] == "divide");
+    // Every recorded tensor is listed with its line and operation; the placed ones name their stage.
+    bool scores_listed = false;
+    for (const json& t : c["recorded"]) {
+        CHECK(t["line"].get<int>() > 0);
+        CHECK(t["op"].is_string());
+        if (t.contains("stages"))
+            for (const json& s : t["stages"]) scores_listed |= s == "scores" && t["line"] == marked["scores"];
+    }
+    CHECK(scores_listed);
+    // The words say it too.
+    const Result text = cli.run({"check", "causal-mhsa", file.string()});
+    CHECK(contains(text.out, "tensor from line " + std::to_string(marked["scores"])));
+}
+
 TEST_CASE("check: the sandbox's protections are in --json; a layer turned off stops the check unless the user opted in, and then every verdict says so") {
     Cli cli;
     const json j = cli.run_json({"check", "split-heads", kSolution, "--json"}, 0);

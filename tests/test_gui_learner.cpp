@@ -1,6 +1,6 @@
 // The learner's own work in the GUI: their return value shown as a stage
-// without probe(), a one-click probe where the verdict names a stage they did
-// not record, the lines a verdict names (gutter marks, go-to-line), the
+// without probe(), their recorded tensor for the stage a verdict names (with
+// its line) in Results, Stages and the heatmaps, the lines a verdict names (gutter marks, go-to-line), the
 // verdict badge on every tab, per-exercise view state and "next exercise",
 // Esc on Settings, and the editor's syntax highlighting. Pure functions are
 // tested on hand-made data; the flows drive the real panels headlessly
@@ -109,51 +109,6 @@ TEST_CASE("learner view: an output no reference stage stands for gets an \"outpu
 
     c.verdict = Verdict::Crash;  // no value came back: nothing of the learner's to show
     CHECK(learner_stages(c).empty());
-}
-
-// ---- where a probe goes -------------------------------------------------------------------
-
-TEST_CASE("learner view: suggest_probe finds the learner's variable and probes it before the scope's return") {
-    const std::string src =
-        "#include <attnlab/tensor.hpp>\n"                                    // 1
-        "using namespace attnlab;\n"                                         // 2
-        "Tensor softmax_rows(const Tensor& scores) { return scores; }\n"     // 3: a parameter, not a local
-        "Tensor attend(const Tensor& q, const Tensor& k) {\n"                // 4
-        "    // probe(\"scores\", scores);  (a comment does not count)\n"    // 5
-        "    Tensor scores = matmul(q, k.transpose(1, 0));\n"                // 6
-        "    if (q.shape(0) > 1) {\n"                                        // 7
-        "        return scores;\n"                                           // 8: deeper: not this scope's end
-        "    }\n"                                                            // 9
-        "    Tensor out = softmax_rows(scores);\n"                           // 10
-        "    return out;\n"                                                  // 11
-        "}\n";
-    const auto at = suggest_probe(src, "scores");
-    REQUIRE(at);
-    CHECK(at->variable == "scores");
-    CHECK(at->line == 11);
-    CHECK(at->text == "    probe(\"scores\", scores);\n");
-    const std::string edited = apply_probe(src, *at);
-    CHECK(edited.find("    probe(\"scores\", scores);\n    return out;\n") != std::string::npos);
-    CHECK_FALSE(suggest_probe(edited, "scores"));  // probed now: nothing more to add
-
-    const auto w = suggest_probe(src, "weights");
-    CHECK_FALSE(w);  // no variable stands for the weights
-    const auto o = suggest_probe(src, "out");
-    REQUIRE(o);
-    CHECK(o->line == 11);
-}
-
-TEST_CASE("learner view: a probe goes before the closing brace of a scope without a return") {
-    const std::string src =
-        "void f(const Tensor& x) {\n"
-        "    for (int h = 0; h < 2; ++h) {\n"
-        "        auto weights = x.clone();\n"
-        "    }\n"
-        "}\n";
-    const auto at = suggest_probe(src, "weights");
-    REQUIRE(at);
-    CHECK(at->line == 4);
-    CHECK(at->text == "        probe(\"weights\", weights);\n");
 }
 
 // ---- the lines a verdict names ----------------------------------------------------------------
@@ -293,13 +248,15 @@ struct CourseHarness : testing::Harness {
 
 }  // namespace
 
-TEST_CASE("gui flow: solved without probes, the Stages view shows the return value as the output stage") {
+TEST_CASE("gui flow: solved without probes, the Stages view shows every stage from the learner's own lines") {
     CourseHarness h("causal-mhsa");
     h.check(without_probes(slurp(kCourse / "causal-mhsa" / "solution.cpp")));
     REQUIRE(h.session.last_result()->verdict == Verdict::Pass);
     h.select(gui::BottomTab::Stages);
     h.frames(2);
-    CHECK(h.has("stage_return_value:out"));
+    for (const char* stage : {"Q", "K", "V", "scores", "masked", "weights", "heads", "concat", "out"})
+        CHECK_MESSAGE(h.has(std::string("stage_line:") + stage), stage);  // recorded, with its line: no probe() needed
+    CHECK(h.has("stages_headline"));
     // A pass offers the next exercise, which opens on its task.
     h.select(gui::BottomTab::Results);
     h.frames(2);
@@ -312,24 +269,40 @@ TEST_CASE("gui flow: solved without probes, the Stages view shows the return val
     CHECK(h.ui.statement_tab == 0);  // …and the next one's task on entry
 }
 
-TEST_CASE("gui flow: a named mistake at a stage the learner did not probe offers the probe, which then shows it") {
+TEST_CASE("gui flow: a named mistake without probes: the learner's scores from their line, in Results, Stages and the heatmaps") {
     CourseHarness h("causal-mhsa");
-    h.check(without_probes(slurp(kCourse / "causal-mhsa" / "wrong" / "scale_sqrt_d.cpp")));
+    const std::string code = without_probes(slurp(kCourse / "causal-mhsa" / "wrong" / "scale_sqrt_d.cpp"));
+    h.check(code);
     const CheckResult* r = h.session.last_result();
     REQUIRE(r->mistake);
     REQUIRE(r->mistake->stage == "scores");
+    // The line that computes the scores (the only one dividing by sqrt(D)).
+    int scores_line = 0;
+    std::istringstream in(code);
+    std::string text;
+    for (int n = 1; std::getline(in, text); ++n)
+        if (text.find("matmul(q, k.transpose") != std::string::npos) scores_line = n;
+    REQUIRE(scores_line > 0);
     h.frames(2);
-    REQUIRE(h.has("insert_probe"));
-    h.click("insert_probe");
-    CHECK(h.session.buffer().find("probe(\"scores\", scores);") != std::string::npos);
-    REQUIRE(h.wait_result(240.0));
-    const CaseOutcome& c = h.session.last_result()->cases[static_cast<size_t>(h.session.last_result()->failed_case)];
-    bool probed = false;
-    for (const LearnerStage& l : learner_stages(c)) probed |= l.name == "scores" && !l.from_output;
-    CHECK(probed);
-    h.frames(2);
-    CHECK_FALSE(h.has("insert_probe"));
-    CHECK(h.has("probe_show"));  // now a way to the Stages view instead
+    CHECK_FALSE(h.has("insert_probe"));  // nothing to insert: the recorder found them
+    REQUIRE(h.has("stage_line"));
+    REQUIRE(h.has("probe_show"));
+    h.click("probe_show");
+    h.frames(3);
+    REQUIRE(h.ui.bottom_tab == gui::BottomTab::Stages);
+    CHECK(h.has("stages_headline"));
+    CHECK(h.has("stage_line:scores"));
+    CHECK(h.has("stage_line:Q"));
+    const CaseOutcome& c = r->cases[static_cast<size_t>(r->failed_case)];
+    bool from_line = false;
+    for (const LearnerStage& l : learner_stages(c)) from_line |= l.name == "scores" && l.from_record && l.line == scores_line;
+    CHECK(from_line);
+    h.select(gui::BottomTab::Heatmaps);
+    h.ui.heatmaps.stage = "scores";
+    h.frames(3);
+    REQUIRE(h.ui.heatmaps.set);
+    CHECK_FALSE(h.ui.heatmaps.set->learner.empty());  // a "yours" column
+    CHECK(h.ui.heatmaps.set->learner_line == scores_line);
 }
 
 TEST_CASE("gui flow: a compile error marks its line in the gutter; the verdict badge is on every tab") {

@@ -218,7 +218,7 @@ bool scripted_step(Ui& ui, GLFWwindow* window, const GuiOptions& opt, int& frame
 // For scripted drivers (scripts/screenshots.sh with xdotool): with
 // ATTNLAB_GUI_ITEMS=FILE the named widgets' rectangles of the last frame go
 // to FILE ("name x0 y0 x1 y1" per line, window pixels), rewritten atomically
-// when they change, so a script can click "insert_probe" or "diag:0".
+// when they change, so a script can click "probe_show" or "diag:0".
 void dump_items(const Ui& ui, std::string& last) {
     static const char* path = std::getenv("ATTNLAB_GUI_ITEMS");
     if (!path || !*path) return;

@@ -62,6 +62,13 @@ const char* column_title(int column) {
     }
 }
 
+// A column's heading: the learner's column says where their tensor came from.
+std::string column_heading(const Ui& ui, const HeatmapSet& set, int column) {
+    if (column == kYours && set.learner_from_output) return ui.t("gui.heatmaps.from_output");
+    if (column == kYours && set.learner_line > 0) return ui.t("gui.heatmap.yours_line", {{"line", std::to_string(set.learner_line)}});
+    return ui.t(column_title(column));
+}
+
 void release_all(Ui& ui) {
     HeatmapView& v = ui.heatmaps;
     for (auto* list : {&v.learner, &v.reference, &v.difference, &v.cuda}) {
@@ -292,8 +299,7 @@ void draw_heatmap_header(Ui& ui, const CaseOutcome& c, const HeatmapSet& set) {
     } else if (!set.learner_problem.empty()) {
         ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t("gui.heatmap.problem", {{"problem", set.learner_problem}}).c_str());
     } else {
-        ImGui::TextWrapped("%s", ui.t("gui.heatmap.not_probed", {{"stage", set.stage}}).c_str());
-        draw_probe_offer(ui, c, set.stage);
+        ImGui::TextWrapped("%s", ui.t("gui.heatmap.not_recorded", {{"stage", set.stage}}).c_str());
     }
     if (!set.cuda.empty()) {
         const std::string backend = c.reference_kernel ? cuda_backend_text(*c.reference_kernel, ui.session.lang()) : kernel_backend_code(set.cuda_backend);
@@ -320,8 +326,7 @@ void draw_heatmap_rows(Ui& ui, const HeatmapSet& set, const std::vector<int>& co
     ImGui::Dummy(ImVec2(label_w - ImGui::GetStyle().ItemSpacing.x, 0));
     for (size_t pos = 0; pos < columns.size(); ++pos) {
         ImGui::SameLine(label_w + static_cast<float>(pos) * (size + ImGui::GetStyle().ItemSpacing.x));
-        const bool output = columns[pos] == kYours && set.learner_from_output;
-        ImGui::TextUnformatted(ui.t(output ? "gui.heatmaps.from_output" : column_title(columns[pos])).c_str());
+        ImGui::TextUnformatted(column_heading(ui, set, columns[pos]).c_str());
     }
     ImGuiListClipper clipper;  // only visible heads cost anything
     clipper.Begin(set.heads, size + ImGui::GetStyle().ItemSpacing.y);
@@ -368,7 +373,7 @@ void draw_enlarged_head(Ui& ui, const HeatmapSet& set, const std::vector<int>& c
             const int col = columns[pos];
             if (pos > 0) ImGui::SameLine();
             ImGui::BeginGroup();
-            ImGui::TextUnformatted(ui.t(col == kYours && set.learner_from_output ? "gui.heatmaps.from_output" : column_title(col)).c_str());
+            ImGui::TextUnformatted(column_heading(ui, set, col).c_str());
             ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight()));  // room for the query axis' name
             ImGui::Dummy(ImVec2(margin, 0));
             ImGui::SameLine(0, 0);

@@ -290,29 +290,23 @@ void draw_program_output(Ui& ui, const CheckResult& r, Lang lang) {
 
 }  // namespace
 
-void draw_probe_offer(Ui& ui, const CaseOutcome& c, const std::string& stage) {
-    Session& s = ui.session;
-    for (const LearnerStage& l : learner_stages(c))
-        if (l.name == stage) {
-            if (ui.bottom_tab != BottomTab::Stages && ImGui::SmallButton(ui.t("gui.probe.show", {{"stage", stage}}).c_str()))
-                ui.select_bottom_tab = static_cast<int>(BottomTab::Stages);
-            ui.note_item("probe_show");
-            return;
+void draw_stage_link(Ui& ui, const CaseOutcome& c, const std::string& stage) {
+    for (const LearnerStage& l : learner_stages(c)) {
+        if (l.name != stage) continue;
+        if (l.from_record) {
+            ImGui::TextDisabled("%s", ui.t("explain.stage_line", {{"stage", stage}, {"line", std::to_string(l.line)}}).c_str());
+            ui.note_item("stage_line");
+            if (ImGui::IsItemClicked()) ui.jump_to_line = l.line;
+            if (ui.bottom_tab != BottomTab::Stages) ImGui::SameLine();
         }
-    Ui::ProbeCache& cache = ui.probe_cache;
-    const size_t hash = std::hash<std::string>{}(s.buffer());
-    if (!cache.valid || cache.buffer_hash != hash || cache.stage != stage) cache = {hash, stage, s.probe_suggestion(stage), true};
-    if (!cache.at) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", ui.t("gui.probe.add_yourself", {{"stage", stage}}).c_str());
-        ImGui::PopStyleColor();
+        if (ui.bottom_tab != BottomTab::Stages && ImGui::SmallButton(ui.t("gui.probe.show", {{"stage", stage}}).c_str()))
+            ui.select_bottom_tab = static_cast<int>(BottomTab::Stages);
+        ui.note_item("probe_show");
         return;
     }
-    const int line = cache.at->line;
-    const std::string label = ui.t("gui.probe.insert", {{"stage", stage}, {"variable", cache.at->variable}, {"line", std::to_string(line)}});
-    if (ImGui::Button(label.c_str()) && !s.checking() && s.insert_probe(stage)) ui.jump_to_line = line;
-    ui.note_item("insert_probe");
-    if (ImGui::IsItemHovered()) wrapped_tooltip(ui.t("gui.probe.insert_tip", {{"stage", stage}}));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", ui.t("gui.probe.add_yourself", {{"stage", stage}}).c_str());
+    ImGui::PopStyleColor();
 }
 
 void draw_results_panel(Ui& ui) {
@@ -339,7 +333,7 @@ void draw_results_panel(Ui& ui) {
     }
     draw_explanation(ui, *r, *e, lang);
     if (r->mistake && !r->mistake->stage.empty() && r->failed_case >= 0)
-        draw_probe_offer(ui, r->cases[static_cast<size_t>(r->failed_case)], r->mistake->stage);
+        draw_stage_link(ui, r->cases[static_cast<size_t>(r->failed_case)], r->mistake->stage);
     draw_fault_lines(ui);
     draw_diagnostics(ui, *r);
     if (!r->cases.empty() && r->ran()) {

@@ -1,8 +1,12 @@
-// Stages: the learner's probe() tensors beside the reference's named
-// intermediates, with shape and max error; the first stage that differs is
-// highlighted, and clicking a drawable stage opens its heatmaps. When the
-// reference op has a CUDA kernel, its stages stand in two more columns.
+// Stages: the learner's tensors — recorded automatically with their lines,
+// probe()d, or returned — beside the reference's named intermediates, with
+// shape and max error; the stage the check names is highlighted, and clicking
+// a drawable stage opens its heatmaps. The sentence above the table is the
+// core's (views/stages_view): it agrees with the Results tab and says nothing
+// of stages nobody recorded. When the reference op has a CUDA kernel, its
+// stages stand in two more columns.
 #include "attnlab/core/text/report.hpp"
+#include "attnlab/core/views/stages_view.hpp"
 #include "attnlab/core/base/util.hpp"
 #include "attnlab/core/text/number_format.hpp"
 #include "ui.hpp"
@@ -16,7 +20,7 @@ const char* status_key(StageStatus s) {
         case StageStatus::Match: return "gui.stages.match";
         case StageStatus::Mismatch: return "gui.stages.mismatch";
         case StageStatus::ShapeMismatch: return "gui.stages.shape_mismatch";
-        case StageStatus::NotProbed: return "gui.stages.not_probed";
+        case StageStatus::NotProbed: return "gui.stages.not_recorded";
     }
     return "";
 }
@@ -38,6 +42,60 @@ void draw_kernel_cells(Ui& ui, const std::vector<StageComparison>& kernel, const
     ImGui::TextColored(color, "%s", format_number(k->max_abs_error, ui.session.lang()).c_str());
 }
 
+void wrapped(ImVec4 color, const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, color);
+    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PopStyleColor();
+}
+
+// "Your tensor from line 56 is the scores: it differs from the reference's."
+std::string yours_sentence(const Ui& ui, const StageComparison& s) {
+    const std::string who = s.from_record ? ui.t("gui.stages.who.record", {{"line", std::to_string(s.line)}})
+                            : s.from_output ? ui.t("gui.stages.who.output")
+                                            : ui.t("gui.stages.who.probe", {{"stage", s.name}});
+    const char* how = s.status == StageStatus::Match ? "gui.stages.how.matches"
+                      : s.status == StageStatus::ShapeMismatch ? "gui.stages.how.shape"
+                                                               : "gui.stages.how.differs";
+    return ui.t("gui.stages.yours", {{"who", who}, {"stage", s.name}, {"how", ui.t(how)}});
+}
+
+// "Q (line 52), K (line 53)" / "masked, weights"
+std::string stage_list(const Ui& ui, const std::vector<StageComparison>& stages, const std::vector<int>& which) {
+    std::string out;
+    for (int i : which) {
+        const StageComparison& s = stages[static_cast<size_t>(i)];
+        if (!out.empty()) out += ", ";
+        out += s.name;
+        if (s.from_record) out += " (" + ui.t("gui.stages.line", {{"line", std::to_string(s.line)}}) + ")";
+    }
+    return out;
+}
+
+// What the check names and what the learner's recorded tensors say, above the table.
+StagesHeadline draw_headline(Ui& ui, const Exercise& e, const CheckResult& r, const CaseOutcome& c, const std::vector<StageComparison>& stages) {
+    StagesHeadline h = stages_headline(e, r, c, stages);
+    const ImVec4 muted = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    if (!h.named_stage.empty() || h.yours >= 0) {
+        std::string text;
+        if (!h.named_stage.empty()) text = ui.t(h.named_by_mistake ? "gui.stages.named_mistake" : "gui.stages.named", {{"stage", h.named_stage}}) + " ";
+        if (h.yours >= 0) text += yours_sentence(ui, stages[static_cast<size_t>(h.yours)]);
+        else text += ui.t("gui.stages.named_unrecorded", {{"stage", h.named_stage}});
+        wrapped(verdict_color(Verdict::WrongAnswer), text);
+        ui.note_item("stages_headline");
+        if (!h.matching_before.empty())
+            wrapped(muted, ui.t("gui.stages.before_match", {{"stages", stage_list(ui, stages, h.matching_before)}}));
+        if (!h.unrecorded_before.empty())
+            wrapped(muted, ui.t("gui.stages.before_unrecorded", {{"stages", stage_list(ui, stages, h.unrecorded_before)}}));
+    } else if (h.recorded > 0) {
+        wrapped(verdict_color(Verdict::Pass), ui.t("gui.stages.recorded_match", {{"count", std::to_string(h.recorded)}, {"total", std::to_string(h.total)}}));
+        ui.note_item("stages_headline");
+    } else {
+        ImGui::TextWrapped("%s", ui.t("gui.stages.hint").c_str());
+    }
+    if (h.named_by_mistake && !h.named_stage.empty() && h.yours < 0) draw_stage_link(ui, c, h.named_stage);
+    return h;
+}
+
 }  // namespace
 
 void draw_stages_panel(Ui& ui) {
@@ -50,34 +108,12 @@ void draw_stages_panel(Ui& ui) {
     }
     ImGui::TextDisabled("%s %d: %s", ui.t("gui.views.case").c_str(), c->index + 1, c->name.get(ui.session.lang()).c_str());
     const std::vector<StageComparison> stages = compare_stages(*c, e->tolerance);
-    const int first = first_divergence(stages);
     if (stages.empty()) {
         ImGui::TextWrapped("%s", ui.t("gui.stages.hint").c_str());
         return;
     }
-    auto wrapped = [](ImVec4 color, const std::string& text) {
-        ImGui::PushStyleColor(ImGuiCol_Text, color);
-        ImGui::TextWrapped("%s", text.c_str());
-        ImGui::PopStyleColor();
-    };
-    bool any_probe = false;  // a probe() of the learner's, not only the return value
-    std::string output_stage;
-    for (const auto& s : stages) {
-        any_probe |= s.learner_shape.has_value() && !s.from_output;
-        if (s.from_output) output_stage = s.name;
-    }
-    if (first >= 0) wrapped(verdict_color(Verdict::WrongAnswer), ui.t("gui.stages.first_divergence", {{"stage", stages[static_cast<size_t>(first)].name}}));
-    else if (any_probe) wrapped(verdict_color(Verdict::Pass), ui.t("gui.stages.all_match"));
-    else if (!output_stage.empty()) wrapped(verdict_color(Verdict::Pass), ui.t("gui.stages.output_matches", {{"stage", output_stage}}));
-    else ImGui::TextWrapped("%s", ui.t("gui.stages.hint").c_str());
-    if (!any_probe && !output_stage.empty()) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", ui.t("gui.stages.output_hint", {{"stage", output_stage}}).c_str());
-        ImGui::PopStyleColor();
-    }
-    // Where the verdict names a stage the learner has no tensor for: offer the probe.
-    if (const CheckResult* res = ui.session.last_result(); res && res->mistake && !res->mistake->stage.empty())
-        draw_probe_offer(ui, *c, res->mistake->stage);
+    const StagesHeadline headline = draw_headline(ui, *e, *r, *c, stages);
+    const int first = headline.named >= 0 ? headline.named : headline.yours;  // the row highlighted
 
     const std::vector<std::string> drawable = heatmap_stages(*c);
     const std::vector<StageComparison> kernel = compare_kernel_stages(*c, e->tolerance);
@@ -124,6 +160,10 @@ void draw_stages_panel(Ui& ui) {
             ImGui::SameLine();
             ImGui::TextDisabled("· %s", ui.t("gui.stages.return_value").c_str());
             ui.note_item("stage_return_value:" + s.name);
+        } else if (s.from_record) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("· %s", ui.t("gui.stages.line", {{"line", std::to_string(s.line)}}).c_str());
+            ui.note_item("stage_line:" + s.name);
         }
         ImGui::TableNextColumn();
         if (s.status == StageStatus::Match || s.status == StageStatus::Mismatch) ImGui::TextUnformatted(format_number(s.max_abs_error, ui.session.lang()).c_str());

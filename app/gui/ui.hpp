@@ -152,17 +152,12 @@ struct Ui {
     KernelView kernel;
     CudaKernelView cuda_kernel;
     BottomTab bottom_tab = BottomTab::Results;
+    int roofline_gpu = -1;  // the roofline's GPU (gpu_models() index); -1: the architecture selector's
+    int scroll_to_roofline = 0;  // --view roofline: frames left to scroll the Kernel tab to it (once it has figures)
     // Per-exercise view state: the exercise the panels last showed, and the
     // case each exercise's views had chosen.
     std::string shown_exercise;
     std::map<std::string, int> case_by_exercise;
-    // The last probe suggestion, kept while the buffer and the stage stay the same.
-    struct ProbeCache {
-        size_t buffer_hash = 0;
-        std::string stage;
-        std::optional<ProbeInsertion> at;
-        bool valid = false;
-    } probe_cache;
     int select_bottom_tab = -1;      // >= 0: switch the bottom tab bar next frame
 
     // Widget rectangles by name, refreshed every frame (for tests and for
@@ -202,10 +197,13 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
 const CaseOutcome* view_case(const Ui& ui);
 // What a view says when there is no result to show: a check is running, or run one.
 void draw_no_result(Ui& ui);
-// Under a verdict or a view that names a stage the learner has no tensor for:
-// a one-click "insert probe" at the right line (Session::insert_probe), else
-// how to add one. Nothing when the learner's stage is already there.
-void draw_probe_offer(Ui& ui, const CaseOutcome& c, const std::string& stage);
+// Under a verdict or a view that names a stage: the line of the learner's
+// tensor for it and a way to the Stages view when they have one (recorded
+// automatically, or probed), else how to name it with probe(). There is no
+// "insert probe" button: the recorder captures each tensor while it holds
+// its stage (a probe inserted by guesswork once landed after the learner's
+// loops had turned the scores into the weights).
+void draw_stage_link(Ui& ui, const CaseOutcome& c, const std::string& stage);
 // Go to the next exercise in course order (Alt+Down).
 void open_next_exercise(Ui& ui);
 // Shows the History window, its list read afresh.

@@ -39,30 +39,23 @@ public:
     ElementComparison(const TensorData& reference, const Tolerance& tol, size_t max_reported)
         : r_(reference), tol_(tol), max_reported_(max_reported) {}
 
+    // Whether it matches is element_matches'; this sorts what does not.
     void element(size_t i, double av, double rv) {
-        // The reference never holds NaN, but a catalogued mistake's variant
-        // can (a row masked entirely): NaN where the variant has NaN matches it.
+        const bool finite = std::isfinite(av) && std::isfinite(rv);
+        if (finite) c_.max_abs_error = std::max(c_.max_abs_error, std::fabs(av - rv));
+        if (element_matches(av, rv, tol_)) return;
         if (std::isnan(rv)) {
-            if (!std::isnan(av)) mismatch(i, av, rv, false, true);
-            return;
-        }
-        if (std::isinf(rv)) {
-            // A masked (or otherwise infinite) reference entry must match exactly:
-            // -1e9 "almost" masks, but it is not what the exercise asks for.
-            if (av != rv) {
-                if (std::isnan(av)) note_nonfinite(i, av, rv);
-                mismatch(i, av, rv, true, true);
-            }
-            return;
-        }
-        if (!std::isfinite(av)) {
+            mismatch(i, av, rv, false, true);
+        } else if (std::isinf(rv)) {
+            if (std::isnan(av)) note_nonfinite(i, av, rv);
+            mismatch(i, av, rv, true, true);
+        } else if (!std::isfinite(av)) {
             note_nonfinite(i, av, rv);
             ++c_.mismatch_count;
             ++c_.one_sided_count;
-            return;
+        } else {
+            mismatch(i, av, rv, false, false);
         }
-        c_.max_abs_error = std::max(c_.max_abs_error, std::fabs(av - rv));
-        if (!within(av, rv, tol_)) mismatch(i, av, rv, false, false);
     }
 
     Comparison result() {
@@ -93,6 +86,23 @@ private:
 };
 
 }  // namespace
+
+bool element_matches(double a, double r, const Tolerance& tol) {
+    // The reference never holds NaN, but a catalogued mistake's variant
+    // can (a row masked entirely): NaN where the variant has NaN matches it.
+    if (std::isnan(r)) return std::isnan(a);
+    // A masked (or otherwise infinite) reference entry must match exactly:
+    // -1e9 "almost" masks, but it is not what the exercise asks for.
+    if (std::isinf(r)) return a == r;
+    return std::isfinite(a) && within(a, r, tol);
+}
+
+bool tensors_match(const TensorData& actual, const TensorData& expected, const Tolerance& tol) {
+    if (actual.shape != expected.shape || actual.data.size() != expected.data.size()) return false;
+    for (size_t i = 0; i < expected.data.size(); ++i)
+        if (!element_matches(actual.data[i], expected.data[i], tol)) return false;
+    return true;
+}
 
 Comparison compare_values(const Value& actual, const Value& expected, const Tolerance& tol, size_t max_reported) {
     if (actual.kind != expected.kind) {

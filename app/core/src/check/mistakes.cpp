@@ -47,6 +47,7 @@ std::optional<MistakeMatch> diagnose_mistake(const Exercise& exercise, const Che
 }
 
 DifferenceLocation locate_difference(const Exercise& exercise, const CheckResult& result) {
+    if (result.difference) return *result.difference;
     DifferenceLocation where;
     if (result.mistake || result.failed_case < 0 || static_cast<size_t>(result.failed_case) >= result.cases.size()) return where;
     const CaseOutcome& c = result.cases[static_cast<size_t>(result.failed_case)];

@@ -20,6 +20,7 @@
 #include "attnlab/core/check/mistakes.hpp"
 #include "attnlab/core/check/performance.hpp"
 #include "attnlab/core/check/process.hpp"
+#include "attnlab/core/check/stage_matching.hpp"
 #include "attnlab/core/base/util.hpp"
 #include "attnlab/core/check/verdict.hpp"
 #include "attnlab/core/course/case_figures.hpp"
@@ -80,6 +81,8 @@ void judge_case(const Exercise& ex, const Case& spec, protocol::CaseReport& rec,
     c.actual = std::move(rec.output);
     c.probes = std::move(rec.probes);
     c.probes_dropped = rec.probes_dropped;
+    c.recorded = std::move(rec.recorded);
+    c.recorded_dropped = rec.recorded_dropped;
     Comparison cmp = compare_values(c.actual, c.expected, ex.tolerance);
     c.verdict = cmp.verdict;
     c.max_abs_error = cmp.max_abs_error;
@@ -330,6 +333,9 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
     const Verdict v = compile_and_run(ex, source, display_name, control, res);
     res.verdict = v;
     if (v != Verdict::Pass && v != Verdict::Cancelled) res.mistake = diagnose_mistake(ex, res);
+    // Placed before the difference is located: a placed stage that differs says where.
+    place_recorded_stages(ex, res);
+    if (v != Verdict::Pass && v != Verdict::Cancelled) res.difference = locate_difference(ex, res);
     return finish(v);
 }
 

@@ -30,10 +30,20 @@ std::string output_stage_name(const CaseOutcome& c) {
 
 std::vector<LearnerStage> learner_stages(const CaseOutcome& c) {
     std::vector<LearnerStage> out;
-    for (const auto& p : c.probes) out.push_back({p.name, &p.tensor, false});
+    auto named = [&](const std::string& name) {
+        for (const LearnerStage& l : out)
+            if (l.name == name) return true;
+        return false;
+    };
+    for (const auto& p : c.probes) out.push_back({p.name, &p.tensor, false, false, 0});
+    for (const PlacedStage& p : c.placed) {
+        if (p.record >= c.recorded.size() || named(p.stage)) continue;
+        const RecordedTensor& r = c.recorded[p.record];
+        out.push_back({p.stage, &r.tensor, false, true, r.line});
+    }
     if (c.actual.kind != ValueKind::Tensor || !c.has_output()) return out;
     const std::string name = output_stage_name(c);
-    if (!find_stage(c.probes, name)) out.push_back({name, &c.actual.tensor, true});
+    if (!named(name)) out.push_back({name, &c.actual.tensor, true, false, 0});
     return out;
 }
 
@@ -69,6 +79,8 @@ std::vector<StageComparison> compare_stages(const CaseOutcome& c, const Toleranc
         sc.reference_shape = s.tensor.shape;
         if (const LearnerStage* l = find_mine(s.name)) {
             sc.from_output = l->from_output;
+            sc.from_record = l->from_record;
+            sc.line = l->line;
             judge_stage(*l->tensor, s.tensor, tol, sc);
         }
         out.push_back(std::move(sc));

@@ -133,15 +133,6 @@ const std::vector<LineMark>& Session::verdict_lines() const {
     return lines_;
 }
 
-bool Session::insert_probe(const std::string& stage) {
-    const std::optional<ProbeInsertion> at = probe_suggestion(stage);
-    if (!at) return false;
-    editor_.text() = apply_probe(editor_.text(), *at);
-    editor_.mark_edited();
-    run_check();
-    return true;
-}
-
 bool Session::save(VersionReason reason) {
     if (!current_) return false;
     try {

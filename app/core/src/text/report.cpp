@@ -17,6 +17,7 @@
 #include "attnlab/core/check/mistakes.hpp"
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/check/performance.hpp"
+#include "attnlab/core/check/stage_comparison.hpp"  // learner_stages: the line of a placed stage
 #include "attnlab/core/text/performance_words.hpp"
 #include "attnlab/core/text/protection_words.hpp"
 #include "attnlab/core/base/util.hpp"
@@ -305,6 +306,10 @@ std::string explain_mistake(const CheckResult& r, Lang lang) {
     // Point at the Stages view only where the reference records stages.
     const bool has_stages = !r.cases.empty() && !r.cases.front().stages.empty();
     if (!r.mistake->stage.empty() && has_stages) s += " " + tr(lang, "explain.mistake_stage", {{"stage", r.mistake->stage}});
+    // Automatic stages: where in the learner's file that stage was computed.
+    if (r.failed_case >= 0 && static_cast<size_t>(r.failed_case) < r.cases.size())
+        for (const LearnerStage& l : learner_stages(r.cases[static_cast<size_t>(r.failed_case)]))
+            if (l.from_record && l.name == r.mistake->stage) s += " " + tr(lang, "explain.stage_line", {{"stage", l.name}, {"line", std::to_string(l.line)}});
     return s;
 }
 

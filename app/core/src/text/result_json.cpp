@@ -15,6 +15,29 @@ namespace attnlab {
 
 namespace {
 
+// Automatic stages: every tensor the learner's Tensor operations made, with
+// its line, and the reference stages placed among them.
+void add_recorded_stages(const CaseOutcome& c, nlohmann::json& cj) {
+    if (c.recorded.empty() && c.recorded_dropped == 0) return;
+    nlohmann::json recorded = nlohmann::json::array();
+    for (const RecordedTensor& t : c.recorded)
+        recorded.push_back({{"line", t.line}, {"op", tensor_op_code(t.op)}, {"shape", t.tensor.shape}});
+    nlohmann::json stages = nlohmann::json::array();
+    for (const PlacedStage& p : c.placed) {
+        if (p.record >= c.recorded.size()) continue;
+        const RecordedTensor& t = c.recorded[p.record];
+        stages.push_back({{"stage", p.stage}, {"line", t.line}, {"op", tensor_op_code(t.op)}, {"matches", p.matches}});
+        recorded[p.record]["stages"].push_back(p.stage);
+    }
+    cj["recorded_stages"] = std::move(stages);
+    cj["recorded"] = std::move(recorded);
+    if (c.recorded_dropped) cj["recorded_dropped"] = c.recorded_dropped;
+}
+
+}  // namespace
+
+namespace {
+
 nlohmann::json value_json(const Value& v) {
     switch (v.kind) {
         case ValueKind::Tensor: {
@@ -129,6 +152,7 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
         if (c.one_sided_count) cj["one_sided_count"] = c.one_sided_count;
         cj["probes"] = nlohmann::json::array();
         for (const auto& p : c.probes) cj["probes"].push_back({{"name", p.name}, {"shape", p.tensor.shape}});
+        add_recorded_stages(c, cj);
         if (c.verdict != Verdict::NotRun && c.actual.kind != ValueKind::Tensor) cj["actual"] = value_json(c.actual);
         if (!c.kernels.launches.empty() || !c.kernels.cause.empty()) cj["kernel"] = learner_kernel_json(c);
         if (c.reference_kernel)

@@ -269,8 +269,9 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
         ref = find_stage(c.stages, stage);
     }
     bool mine_from_output = false;
+    int mine_line = 0;
     for (const LearnerStage& l : learner_stages(c))
-        if (l.name == stage) mine = l.tensor, mine_from_output = l.from_output;
+        if (l.name == stage) mine = l.tensor, mine_from_output = l.from_output, mine_line = l.from_record ? l.line : 0;
     if (!ref || !square_tail(ref->shape)) return std::nullopt;
 
     HeatmapSet set;
@@ -283,6 +284,7 @@ std::optional<HeatmapSet> build_heatmaps(const CaseOutcome& c, const std::string
         // Compare only what the reference shows: batch 0 of a batched tensor.
         const bool same = mine->shape == ref->shape;
         set.learner_from_output = mine_from_output;
+        set.learner_line = mine_line;
         if (same) set.learner = split_heads_of(*mine);
         else set.learner_problem = "shape " + shape_to_string(mine->shape) + " where " + shape_to_string(ref->shape) + " was expected";
     }

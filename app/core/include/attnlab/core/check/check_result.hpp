@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/common/recorded_tensor.hpp"
 #include "attnlab/common/sandbox_status.hpp"
 #include "attnlab/common/value.hpp"
 #include "attnlab/core/course/course.hpp"
@@ -187,6 +188,17 @@ struct LearnerKernels {
     std::string rule_name;             // KernelRule: the exercise.json rule that fired, "" for built-in causes
 };
 
+// A reference stage found among the learner's recorded tensors
+// (check/stage_matching.cpp): by value, equal to the reference's stage within
+// the exercise's tolerance, or — when the check named a catalogued mistake —
+// equal to that mistake's own version of the stage (the learner's stage,
+// computed the mistaken way: it differs from the reference's).
+struct PlacedStage {
+    std::string stage;   // the reference's stage name
+    size_t record = 0;   // index in CaseOutcome::recorded
+    bool matches = true; // false: placed through the named mistake
+};
+
 // One case of a check. The learner's side: their value (`actual`), probes,
 // the comparison, a runtime error and, for a CUDA program, their own
 // `kernels`. The reference's side: `expected`, its `stages` and
@@ -199,6 +211,9 @@ struct CaseOutcome {
     Value actual;
     Value expected;
     std::vector<NamedTensor> probes;   // the learner's probe() records
+    std::vector<RecordedTensor> recorded;  // automatic stages: what their Tensor operations made, in order, with lines
+    uint32_t recorded_dropped = 0;     // tensors the recorder did not keep (the protocol's limits)
+    std::vector<PlacedStage> placed;   // reference stages found among `recorded`, in pipeline order
     std::vector<NamedTensor> stages;   // the reference's named intermediates
     std::optional<KernelOutcome> reference_kernel;  // the reference op as a CUDA kernel, when it has one and attnlab has kernels
     std::vector<std::string> tokens;
@@ -223,6 +238,17 @@ struct CaseOutcome {
         return verdict == Verdict::Pass || verdict == Verdict::WrongAnswer || verdict == Verdict::WrongShape ||
                verdict == Verdict::NonFinite || (verdict == Verdict::KernelRule && kernels.unwritten_count == 0);
     }
+};
+
+// A wrong answer no catalogued mistake explains still gets the first stage
+// that differs, on the first failing case: from the learner's probes or
+// placed recorded tensors when one differs, else worked out from the output
+// alone (check/mistakes.hpp: locate_difference). `stage` is "" when neither says.
+struct DifferenceLocation {
+    std::string stage;
+    int case_index = -1;
+    int sequence = -1;         // batched exercises: the first sequence that differs
+    bool from_probes = false;
 };
 
 struct CheckResult {
@@ -252,6 +278,9 @@ struct CheckResult {
     int problem_case = -1;    // the case a problem is about (CaseDoesNotFitReference, CaseNeverReported)
     std::string detail;       // technical data for `problem` (a path, an OS error, a code): never prose
     std::optional<MistakeMatch> mistake;  // a failing check whose output matches a catalogued mistake
+    // Where a failing check without a named mistake first differs, worked out
+    // once by the runner (locate_difference reads it; views ask that, never re-judge).
+    std::optional<DifferenceLocation> difference;
     KernelCause cause;        // CUDA: the failed case's kernels.cause
     // CUDA: the learner's file compiled by NVRTC for one architecture (null for
     // C++ exercises, or when the check did not get that far).

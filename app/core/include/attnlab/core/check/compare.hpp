@@ -24,4 +24,9 @@ struct Comparison {
 
 Comparison compare_values(const Value& actual, const Value& expected, const Tolerance& tol, size_t max_reported = 5);
 
+// One element against the reference's: the rule compare_values applies.
+bool element_matches(double actual, double expected, const Tolerance& tol);
+// compare_values(...).verdict == Pass for two tensors, stopping at the first difference.
+bool tensors_match(const TensorData& actual, const TensorData& expected, const Tolerance& tol);
+
 }  // namespace attnlab

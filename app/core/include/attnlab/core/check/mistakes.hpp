@@ -14,16 +14,11 @@ namespace attnlab {
 
 std::optional<MistakeMatch> diagnose_mistake(const Exercise& exercise, const CheckResult& result);
 
-// A wrong answer no catalogued mistake explains still gets the first stage
-// that differs, on the first failing case: from the learner's probes when a
-// probed stage differs, else worked out from the output alone
-// (reference::locate_first_difference). `stage` is "" when neither says.
-struct DifferenceLocation {
-    std::string stage;
-    int case_index = -1;
-    int sequence = -1;         // batched exercises: the first sequence that differs
-    bool from_probes = false;
-};
+// Where a wrong answer no catalogued mistake explains first differs
+// (DifferenceLocation, check_result.hpp): the learner's probes when a probed
+// stage differs, else worked out from the output alone
+// (reference::locate_first_difference). The runner's answer when it stored
+// one (CheckResult::difference), else worked out now.
 DifferenceLocation locate_difference(const Exercise& exercise, const CheckResult& result);
 
 }  // namespace attnlab

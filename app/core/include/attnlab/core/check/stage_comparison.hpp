@@ -25,16 +25,21 @@ const TensorData* find_stage(const std::vector<NamedTensor>& list, const std::st
 // learner's return value is shown under this name without any probe().
 std::string output_stage_name(const CaseOutcome& c);
 
-// One tensor of the learner's, by stage name: a probe() record, or the value
-// their function returned (from_output), shown as the exercise's output stage
-// when they did not probe that stage themselves. Points into the outcome.
+// One tensor of the learner's, by stage name: a probe() record, a recorded
+// tensor placed as that stage (from_record, with its line: automatic
+// stages), or the value their function returned (from_output), shown as the
+// exercise's output stage when nothing else stands for it. Points into the outcome.
 struct LearnerStage {
     std::string name;
     const TensorData* tensor = nullptr;
     bool from_output = false;
+    bool from_record = false;
+    int line = 0;  // from_record: the learner's line that made it
 };
-// The learner's probes, plus their return value as the output stage (when
-// the case returned a value that was compared, and it is a tensor).
+// The learner's probes; then their recorded tensors placed as stages they did
+// not probe (CaseOutcome::placed); then their return value as the output
+// stage (when the case returned a tensor that was compared, and nothing
+// else stands for that stage). One per name.
 std::vector<LearnerStage> learner_stages(const CaseOutcome& c);
 
 // ---- stage comparison -----------------------------------------------------------
@@ -47,6 +52,8 @@ struct StageComparison {
     std::optional<Shape> learner_shape;
     StageStatus status = StageStatus::NotProbed;
     bool from_output = false;  // the learner's tensor here is their return value, not a probe
+    bool from_record = false;  // ... a recorded tensor placed as this stage (automatic stages)
+    int line = 0;              // from_record: the learner's line that made it
     double max_abs_error = 0;
     std::vector<int64_t> first_bad_index;  // first mismatching element, when any
 };

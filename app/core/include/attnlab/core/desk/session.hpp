@@ -151,11 +151,6 @@ public:
     // The lines of the open file the latest check names (compiler diagnostics,
     // a kernel fault and its racing access), worded in the session's language.
     const std::vector<LineMark>& verdict_lines() const;
-    // Where probe("stage", …) would go in the buffer (suggest_probe), nullopt when
-    // no variable stands for the stage.
-    std::optional<ProbeInsertion> probe_suggestion(const std::string& stage) const { return suggest_probe(buffer(), stage); }
-    // Inserts that line, then checks again. False when there is no place for it.
-    bool insert_probe(const std::string& stage);
 
     // ---- hints --------------------------------------------------------------------
     int hints_revealed() const;

@@ -1,10 +1,7 @@
 #pragma once
 // What a check says about the learner's own file, as data for an editor:
 // the lines a verdict names (compiler diagnostics, a kernel fault and the
-// racing access) and where a probe() call would record a stage the learner
-// did not probe. The GUI draws these; it never parses diagnostics or source
-// itself.
-#include <optional>
+// racing access). The GUI draws these; it never parses diagnostics itself.
 #include <string>
 #include <vector>
 
@@ -27,18 +24,5 @@ struct LineMark {
 // gives them (the first is where a click on the verdict should jump).
 // Compiler notes are left out; diagnostics in other files too.
 std::vector<LineMark> verdict_lines(const CheckResult& r, const std::string& learner_file, Lang lang);
-
-// Where `probe("stage", variable);` records `stage` in the learner's source:
-// the last variable defined or assigned with a name that stands for the stage
-// (scores, weights, ...), probed just before the `return` of the scope it
-// lives in (so the value is final), with that line's indentation.
-struct ProbeInsertion {
-    int line = 0;          // the new line goes before this 1-based line
-    std::string variable;  // the learner's variable
-    std::string text;      // the whole line to insert, with indentation and '\n'
-};
-std::optional<ProbeInsertion> suggest_probe(const std::string& source, const std::string& stage);
-// `source` with `insertion.text` inserted before its line.
-std::string apply_probe(const std::string& source, const ProbeInsertion& insertion);
 
 }  // namespace attnlab

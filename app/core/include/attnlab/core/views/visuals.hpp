@@ -91,6 +91,7 @@ struct HeatmapSet {
     std::vector<HeadMatrix> reference;
     std::vector<HeadMatrix> learner;     // empty when the learner has no such tensor
     bool learner_from_output = false;    // `learner` is the function's return value (no probe needed)
+    int learner_line = 0;                // `learner` is a recorded tensor placed as this stage: the learner's line
     std::vector<HeadMatrix> difference;  // learner − reference; masked where both are -inf
     std::vector<HeadMatrix> cuda;        // the reference op's CUDA kernel (empty without one)
     KernelBackend cuda_backend = KernelBackend::Emulator;  // where `cuda` was computed, when it is filled
