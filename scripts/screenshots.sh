@@ -2,10 +2,11 @@
 # Scripted screenshots of the GUI in both languages, with a passing and a
 # failing check, a named mistake, the hints and solution tabs, the settings and help overlays,
 # and every view (heatmaps, stages, shapes & memory, experiments, kernel), plus the Kernel view
-# of a CUDA exercise (the learner's own launches, the per-block view, the resource panel).
+# of a CUDA exercise (the learner's own launches, the per-block view, the resource panel, the
+# roofline), and the automatic stages of a solution without probe() at 1280x800 and 1920x1080.
 #   scripts/screenshots.sh [OUT_DIR]     (default: build/screenshots)
 # Needs a built attnlab and xvfb-run; the driven flows (clicks and keys in a real window:
-# jump to an error line, insert a probe, next exercise) also need Xvfb, xdotool and
+# jump to an error line, a named stage's tensor, next exercise) also need Xvfb, xdotool and
 # ImageMagick's import, and are skipped without them. Uses a throw-away ATTNLAB_HOME.
 # ONLY=PATTERN limits the run to shots whose name matches (e.g. ONLY='*flow*').
 set -euo pipefail
@@ -80,13 +81,13 @@ for lang in en id; do
   mkdir -p "$home/config"
   echo '{"editor_fraction": 0.35}' > "$home/config/settings.json"
   for view in heatmaps stages memory experiments kernel; do
-    [ "$view" = kernel ] && echo '{"editor_fraction": 0.2}' > "$home/config/settings.json"
+    [ "$view" = kernel ] && echo '{"editor_fraction": 0.2, "kernel_editor_fraction": 0.2}' > "$home/config/settings.json"
     shot "$lang-$view-pass" "$lang" causal-mhsa "$ex/causal-mhsa/solution.cpp" --run --view "$view"
     shot "$lang-$view-fail" "$lang" causal-mhsa "$wrong" --run --view "$view"
   done
   # A CUDA exercise (the fixture course): its Kernel tab after a pass and after an out-of-bounds fault.
   cuda=$root/tests/fixtures/cuda-course
-  echo '{"editor_fraction": 0.15}' > "$home/config/settings.json"
+  echo '{"editor_fraction": 0.15, "kernel_editor_fraction": 0.15}' > "$home/config/settings.json"
   shot "$lang-cuda-kernel-pass" "$lang" fx-cuda-split "$cuda/fx-cuda-split/solution.cu" --course "$cuda" --run --view kernel
   shot "$lang-cuda-kernel-fault" "$lang" fx-cuda-split "$cuda/fx-cuda-split/wrong/no_bounds_check.cu" --course "$cuda" --run --view kernel
   # The course's own CUDA exercises: a shared-memory race named by racecheck, one block per (batch, head).
@@ -103,6 +104,17 @@ for lang in en id; do
   # The Kernel view at the two sizes it must work at.
   shot "$lang-cuda-kernel-race-1280" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel --size 1280x800 --quit-after 20  # frames: the narrow tab bar scrolls to the Kernel tab
   shot "$lang-cuda-kernel-race-1920" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel --size 1920x1080
+  # The Kernel tab with the room it gets by default (no settings), at the two sizes it must
+  # work at: a large grid summarised (cuda-first-kernel: 793 blocks), blocks the access log did
+  # not reach drawn as ? (cuda-tensor-core-qkv), and a mask kernel's roofline (no arithmetic:
+  # its bytes against the memory roof).
+  rm -f "$home/config/settings.json"
+  for size in 1280x800 1920x1080; do
+    shot "$lang-kernel-first-kernel-$size" "$lang" cuda-first-kernel "$ex/cuda-first-kernel/solution.cu" --run --view kernel --size "$size" --quit-after 20
+    shot "$lang-kernel-tensor-core-$size" "$lang" cuda-tensor-core-qkv "$ex/cuda-tensor-core-qkv/solution.cu" --run --view kernel --size "$size" --quit-after 20
+    shot "$lang-roofline-mask-$size" "$lang" cuda-first-kernel "$ex/cuda-first-kernel/solution.cu" --run --view roofline --size "$size" --quit-after 20
+  done
+  echo '{"editor_fraction": 0.15, "kernel_editor_fraction": 0.15}' > "$home/config/settings.json"
   # Without NVRTC (its library forced to a missing path): the resource panel says so, the rest works.
   (export ATTNLAB_NVRTC_LIB=/nonexistent
    shot "$lang-cuda-kernel-no-nvrtc" "$lang" fx-cuda-split "$cuda/fx-cuda-split/solution.cu" --course "$cuda" --run --view kernel)
@@ -187,7 +199,7 @@ for lang in en id; do
   click next_exercise && flow_shot "$lang-flow-next-exercise"
   flow_end
   # 4. A CUDA race: drawn on the shared array, both threads ringed.
-  FLOW_SETTINGS='{"editor_fraction": 0.2}' flow_start "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run
+  FLOW_SETTINGS='{"editor_fraction": 0.2, "kernel_editor_fraction": 0.2}' flow_start "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run
   click "tab:gui.tab.kernel" && flow_shot "$lang-flow-cuda-race" && deuteranopia "$lang-flow-cuda-race"
   flow_end
   # 5. Experiments: a measurement, and why the fused projection's gain does (not) show at that size.
@@ -200,7 +212,7 @@ for lang in en id; do
   flow_end
   # 7. A block the check's access log did not reach (fx-cuda-attention's solution, T = 70,
   #    hd = 64: block 0 alone fills it): drawn as ?, then recorded on its own by a re-run.
-  FLOW_SETTINGS='{"editor_fraction": 0.15}' flow_start "$lang" fx-cuda-attention "$root/tests/fixtures/cuda-course/fx-cuda-attention/solution.cu" --course "$root/tests/fixtures/cuda-course" --run --view kernel
+  FLOW_SETTINGS='{"editor_fraction": 0.15, "kernel_editor_fraction": 0.15}' flow_start "$lang" fx-cuda-attention "$root/tests/fixtures/cuda-course/fx-cuda-attention/solution.cu" --course "$root/tests/fixtures/cuda-course" --run --view kernel
   if wait_item "kview_grid " 60; then
     read -r x0 y0 x1 y1 < <(awk '$1 == "kview_grid" { print $2, $3, $4, $5; exit }' "$items")
     xdotool mousemove --sync $((x0 + (x1 - x0) * 3 / 4)) $((y0 + (y1 - y0) / 6)) click 1  # block 1: column 2 of 2, row 1 of 3

@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include "attnlab/core/check/performance.hpp"
 #include "gui_harness.hpp"
 
 using namespace attnlab;
@@ -518,4 +519,82 @@ TEST_CASE("gui views: a block the check did not record says so, and \"Record thi
     h.frames(2);
     CHECK_FALSE(h.ui.cuda_kernel.blocks[2].recorded);
     CHECK(h.has("kview_record_block"));
+}
+
+// ---- issue 32: the Kernel tab fits and tells the truth ------------------------------------------
+
+TEST_CASE("gui views: a CUDA exercise's Kernel tab gets room by default; a large grid is a compact map; a mask kernel's roofline shows its bytes") {
+    // No results_height: the window's own default split, at 1280×800.
+    testing::Harness h(testing::HarnessConfig{kCourse, "cuda-first-kernel", ImVec2(1280, 800), nullptr});
+    h.set_buffer(slurp(kCourse / "cuda-first-kernel" / "solution.cu"));
+    h.click("run");
+    REQUIRE(h.wait_result(300.0));
+    REQUIRE(h.session.last_result()->verdict == Verdict::Pass);
+    h.frames(3);
+    REQUIRE(h.has("tab:gui.tab.kernel"));
+    const float results_tabs_y = h.ui.items.at("tab:gui.tab.kernel").Min.y;
+    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
+    h.frames(4);
+    REQUIRE(h.ui.bottom_tab == gui::BottomTab::Kernel);
+    // The tab bar moved up: the Kernel tab has most of the column (the editor keeps 30 %).
+    const float kernel_tabs_y = h.ui.items.at("tab:gui.tab.kernel").Min.y;
+    CHECK(kernel_tabs_y < results_tabs_y - 150.0f);
+    CHECK(kernel_tabs_y < 800.0f * 0.4f);
+
+    // cuda-first-kernel's largest case has hundreds of blocks: counted, drawn as a compact map.
+    const gui::CudaKernelView& v = h.ui.cuda_kernel;
+    REQUIRE(v.blocks.size() > 128);
+    CHECK(h.has("kview_grid_summary"));
+    REQUIRE(h.has("kview_grid"));
+    CHECK(h.has("kview_block"));  // the selected block, in words, right below the map
+    const float map_bottom = h.ui.items.at("kview_block").Min.y;
+    CHECK(map_bottom - h.ui.items.at("kview_grid_summary").Max.y < ImGui::GetFontSize() * 9.0f);
+
+    // The roofline: the mask does no arithmetic, so its launch is a bar of bytes, never "0.00 FLOP/s".
+    h.ui.scroll_to_roofline = 3;
+    h.frames(3);
+    REQUIRE(h.has("kview_section:roofline"));
+    CHECK(h.has("roofline_case"));
+    const std::optional<Performance> perf = check_performance(*h.session.last_result(), *h.session.current());
+    REQUIRE(perf);
+    REQUIRE_FALSE(perf->launches.empty());
+    for (const LaunchPerformance& L : perf->launches) {
+        CHECK(L.flops.value_or(0) == 0);
+        CHECK(h.has("roofline_bytes:" + L.kernel));
+        CHECK_FALSE(h.has("roofline_point:" + L.kernel));
+    }
+    // The roofline's GPU follows the architecture selector until one is picked.
+    CHECK(h.ui.roofline_gpu == -1);
+    CHECK(h.has("roofline_gpu:H100 SXM"));  // sm_90, the default architecture
+    h.session.set_gpu_arch("sm_80");
+    h.frames(3);
+    CHECK(h.has("roofline_gpu:A100 80GB SXM"));
+    // The resource panel says which case its blocks come from.
+    CHECK(h.has("kview_resources_case"));
+}
+
+TEST_CASE("gui views: blocks the access log did not reach are drawn as ? at every cell width, never as idle") {
+    // fx-cuda-attention's solution at T = 70, hd = 64: block 0 alone fills the
+    // check's access log, so the other blocks are unknown (test_block_recording).
+    const fs::path course = kFixtures / "cuda-course";
+    for (const ImVec2 size : {ImVec2(1280, 800), ImVec2(1920, 1080)}) {
+        INFO("window " << size.x << "x" << size.y);
+        testing::Harness h(testing::HarnessConfig{course, "fx-cuda-attention", size, nullptr});
+        h.set_buffer(slurp(course / "fx-cuda-attention" / "solution.cu"));
+        h.click("run");
+        REQUIRE(h.wait_result(240.0));
+        REQUIRE(h.session.last_result()->verdict == Verdict::Pass);
+        h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
+        h.frames(4);
+        const gui::CudaKernelView& v = h.ui.cuda_kernel;
+        long unknown = 0, idle = 0;
+        for (const BlockFootprint& f : v.blocks) {
+            unknown += f.unknown() ? 1 : 0;
+            idle += !f.unknown() && !f.wrote_output() ? 1 : 0;
+        }
+        CHECK(unknown > 0);
+        CHECK(idle == 0);                      // none of them is passed off as "wrote nothing"
+        CHECK(v.unknown_marked == unknown);    // each one drawn hatched with its "?", whatever the cell's width
+        CHECK(h.has("kview_trace_truncated")); // and the notice that promises the "?" is there
+    }
 }

@@ -301,15 +301,19 @@ void draw_frame(Ui& ui) {
     ImGui::SameLine(0, 0);
 
     ImGui::BeginChild("middle", ImVec2(middle_w, avail.y), false);
-    // The editor gets editor_fraction of the column (at least half by default), never less than a few lines.
+    // The editor gets editor_fraction of the column (at least half by default),
+    // never less than a few lines; a CUDA exercise's Kernel tab has a split of
+    // its own that gives the tab most of the column (blocks, tensors, roofline).
     const float min_h = ImGui::GetFontSize() * 4;
-    const float wanted = ui.results_height >= 0 ? avail.y - ui.results_height - split : ui.editor_fraction * avail.y;
+    const Exercise* open = ui.session.current();
+    float& fraction = open && open->profile().learner_writes_kernels && ui.bottom_tab == BottomTab::Kernel ? ui.kernel_editor_fraction : ui.editor_fraction;
+    const float wanted = ui.results_height >= 0 ? avail.y - ui.results_height - split : fraction * avail.y;
     const float editor_h = std::clamp(wanted, min_h, std::max(min_h, avail.y - min_h - split));
     ImGui::BeginChild("editor", ImVec2(0, editor_h), true);
     draw_editor_panel(ui);
     ImGui::EndChild();
     if (const float drag = splitter("split_results", false, split, middle_w); drag != 0 && avail.y > 0) {
-        ui.editor_fraction = std::clamp((editor_h + drag) / avail.y, 0.15f, 0.9f);
+        fraction = std::clamp((editor_h + drag) / avail.y, 0.15f, 0.9f);
         ui.results_height = -1;
     }
     ImGui::BeginChild("results", ImVec2(0, 0), true);

@@ -14,7 +14,7 @@ struct GuiOptions {
     bool timing = false;     // --timing: print when the first frame was on screen
     std::string tab;         // --tab statement|hints|solution
     std::string show;        // --show settings|help|history (for scripted screenshots)
-    std::string view;        // --view results|heatmaps|stages|memory|experiments|kernel
+    std::string view;        // --view results|heatmaps|stages|memory|experiments|kernel|roofline
     int width = 1400;        // --size WxH
     int height = 860;
 };

@@ -169,6 +169,10 @@ void apply_options(Ui& ui, Session& session, const GuiOptions& opt) {
                                                               {"kernel", BottomTab::Kernel}};
     for (const auto& [name, tab] : views)
         if (opt.view == name) ui.select_bottom_tab = static_cast<int>(tab);
+    if (opt.view == "roofline") {  // the Kernel tab, scrolled to its roofline
+        ui.select_bottom_tab = static_cast<int>(BottomTab::Kernel);
+        ui.scroll_to_roofline = 8;
+    }
 }
 
 // Theme and fonts follow the preferences (the settings window changes them).
@@ -247,6 +251,7 @@ void save_layout(const Ui& ui, Session& session) {
     p.course_width = ui.course_width;
     p.statement_width = ui.statement_width;
     p.editor_fraction = ui.editor_fraction;
+    p.kernel_editor_fraction = ui.kernel_editor_fraction;
     session.set_preferences(p);
 }
 
@@ -321,6 +326,7 @@ int run_gui(const GuiOptions& opt) {
     ui.course_width = applied.course_width;
     ui.statement_width = applied.statement_width;
     ui.editor_fraction = applied.editor_fraction;
+    ui.kernel_editor_fraction = applied.kernel_editor_fraction;
     apply_options(ui, session, opt);
 
     int frame = 0, frames_after_ready = 0, exit_code = 0, trimmed_generation = session.result_generation();

@@ -2,6 +2,7 @@
 // of the output it wrote (the faulted one red), the selected block in words,
 // and its recording after the check where the check's log did not reach it.
 #include <algorithm>
+#include <cfloat>
 
 #include "attnlab/common/protocol.hpp"
 #include "attnlab/core/text/number_format.hpp"
@@ -23,7 +24,12 @@ std::string block_text(Ui& ui, const BlockFootprint& f, const std::string& out) 
                                                    {"out", out},
                                                    {"reads", format_count(f.global_reads, lang)}};
     if (f.stopped) return ui.t("gui.kview.block_stopped", id);
-    if (!f.recorded && !f.wrote_output()) return ui.t("gui.kview.block_unrecorded", id);
+    if (f.unknown()) return ui.t("gui.kview.block_unrecorded", id);
+    if (!f.wrote_output() && f.global_writes > 0) {  // a helper kernel's block: it wrote a buffer of its own
+        std::map<std::string, std::string> args = id;
+        args["writes"] = format_count(f.global_writes, lang);
+        return ui.t("gui.kview.block_wrote_elsewhere", args);
+    }
     if (!f.wrote_output()) return ui.t("gui.kview.block_idle", id);
     std::map<std::string, std::string> args = id;
     args["slice"] = f.written.empty() ? ui.t("gui.kview.block_whole", {{"out", out}}) : describe_slice(f.written, lang);
@@ -35,7 +41,7 @@ std::string block_text(Ui& ui, const BlockFootprint& f, const std::string& out) 
 
 ImU32 block_color(const BlockFootprint& f, int64_t numel, bool selected) {
     if (f.faulted) return kFault;
-    if (f.stopped || (!f.recorded && !f.wrote_output())) return selected ? IM_COL32(90, 90, 96, 255) : IM_COL32(58, 58, 64, 255);  // unknown, not idle
+    if (f.unknown()) return selected ? IM_COL32(66, 72, 96, 255) : IM_COL32(44, 50, 72, 255);  // unknown, not idle: hatched, with "?"
     if (!f.wrote_output()) return selected ? IM_COL32(120, 120, 126, 255) : kIdle;
     // Where in the output it wrote, on viridis (the lighter two thirds, so the
     // dark labels stay readable): neighbouring slices look alike, and the
@@ -46,7 +52,43 @@ ImU32 block_color(const BlockFootprint& f, int64_t numel, bool selected) {
     return IM_COL32(static_cast<int>(c[0] * k), static_cast<int>(c[1] * k), static_cast<int>(c[2] * k), 255);
 }
 
-// The grid: grid.x columns and grid.y·grid.z rows; a one-row grid wraps.
+// A block nobody recorded, at any cell size: a hatch (a shape, never a shade
+// of "wrote nothing") and a "?" as large as the cell allows.
+void mark_unknown(ImDrawList* dl, ImVec2 a, ImVec2 z) {
+    const ImU32 line = IM_COL32(150, 160, 200, 200);
+    dl->PushClipRect(a, z, true);
+    const float h = z.y - a.y;
+    const float step = std::max(4.0f, h * 0.6f);
+    for (float x = a.x - h; x < z.x; x += step) dl->AddLine(ImVec2(x, z.y), ImVec2(x + h, a.y), line, 1.0f);
+    const float size = std::min(ImGui::GetFontSize(), std::min(z.x - a.x, h) * 1.1f);
+    if (size >= 6.0f) {
+        const ImVec2 ts = ImGui::GetFont()->CalcTextSizeA(size, FLT_MAX, 0.0f, "?");
+        dl->AddText(ImGui::GetFont(), size, ImVec2(a.x + (z.x - a.x - ts.x) / 2, a.y + (h - ts.y) / 2), IM_COL32(235, 235, 245, 255), "?");
+    }
+    dl->PopClipRect();
+}
+
+// Blocks by what is known of them, for the summary line of a large grid.
+struct GridCounts {
+    long wrote = 0, idle = 0, unknown = 0;
+};
+GridCounts count_blocks(const std::vector<BlockFootprint>& blocks) {
+    GridCounts n;
+    for (const BlockFootprint& f : blocks) {
+        if (f.unknown()) ++n.unknown;
+        else if (f.wrote_output()) ++n.wrote;
+        else ++n.idle;
+    }
+    return n;
+}
+
+// Grids larger than this are a compact map (no labels, a few lines high,
+// scrolling) with the counts above it: the selected block is described below
+// it, and the rest of the tab is not pushed out of sight.
+constexpr long kCompactAbove = 128;
+
+// The grid: grid.x columns and grid.y·grid.z rows; a one-row grid (or a
+// compact map) wraps to the pane.
 void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string& out, int64_t numel) {
     CudaKernelView& v = ui.cuda_kernel;
     const long count = static_cast<long>(v.blocks.size());
@@ -57,19 +99,33 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
     }
     constexpr long kMaxCells = 4096;
     const long shown = std::min(count, kMaxCells);
+    const bool compact = count > kCompactAbove;
+    const Lang lang = ui.session.lang();
+    if (compact) {
+        const GridCounts n = count_blocks(v.blocks);
+        wrapped(ui.t("gui.kview.grid_summary", {{"n", format_count(count, lang)}, {"wrote", format_count(n.wrote, lang)}, {"out", out},
+                                                {"idle", format_count(n.idle, lang)}, {"unknown", format_count(n.unknown, lang)}}));
+        ui.note_item("kview_grid_summary");
+    }
     size_t widest = 1;
-    for (long b = 0; b < shown; ++b) widest = std::max(widest, slice_values(v.blocks[static_cast<size_t>(b)].written).size());
+    for (long b = 0; b < shown && !compact; ++b) widest = std::max(widest, slice_values(v.blocks[static_cast<size_t>(b)].written).size());
     const float font = ImGui::GetFontSize();
-    const float avail = ImGui::GetContentRegionAvail().x;
+    const float avail = ImGui::GetContentRegionAvail().x - (compact ? ImGui::GetStyle().ScrollbarSize : 0.0f);
     const float label_w = ImGui::CalcTextSize(std::string(std::min<size_t>(widest, 9), '0').c_str()).x + 8.0f;
     long cols = static_cast<long>(launch.grid.x);
-    if (launch.grid.y * launch.grid.z == 1) cols = std::clamp(static_cast<long>(avail / std::max(label_w, font * 1.4f)), 1L, cols);
+    if (launch.grid.y * launch.grid.z == 1 || compact) {
+        const float min_cell = compact ? font * 0.7f : std::max(label_w, font * 1.4f);
+        cols = std::clamp(static_cast<long>(avail / min_cell), 1L, compact ? shown : std::max(cols, 1L));
+    }
     const long rows = (shown + cols - 1) / cols;
     v.grid_columns = cols;
-    const float cell_w = std::clamp(avail / static_cast<float>(cols), 6.0f, font * 6.0f);
-    const float cell_h = std::clamp(std::min(cell_w, font * 1.5f), 5.0f, font * 1.5f);
+    const float cell_w = std::clamp(avail / static_cast<float>(cols), 6.0f, compact ? font : font * 6.0f);
+    const float cell_h = std::clamp(std::min(cell_w, font * 1.5f), 5.0f, compact ? font * 0.8f : font * 1.5f);
+    const float grid_h = cell_h * static_cast<float>(rows);
+    const float map_h = compact ? std::min(grid_h, font * 7.0f) : grid_h;
+    if (compact) ImGui::BeginChild("kview_grid_map", ImVec2(0, map_h + 2), false);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    ImGui::InvisibleButton("kview_grid", ImVec2(cell_w * static_cast<float>(cols), cell_h * static_cast<float>(rows)));
+    ImGui::InvisibleButton("kview_grid", ImVec2(cell_w * static_cast<float>(cols), grid_h));
     ui.note_item("kview_grid");
     const bool hovered = ImGui::IsItemHovered();
     const ImVec2 m = ImGui::GetIO().MousePos;
@@ -77,19 +133,32 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
     const long under = hovered ? std::clamp(hover_row, 0L, rows - 1) * cols + std::clamp(hover_col, 0L, cols - 1) : -1;
     if (ImGui::IsItemClicked() && under >= 0 && under < shown) v.block = under;
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const bool labels = cell_w >= label_w && cell_h >= font;
+    const bool labels = !compact && cell_w >= label_w && cell_h >= font;
+    v.unknown_marked = 0;
     for (long b = 0; b < shown; ++b) {
         const BlockFootprint& f = v.blocks[static_cast<size_t>(b)];
         const ImVec2 a(origin.x + static_cast<float>(b % cols) * cell_w, origin.y + static_cast<float>(b / cols) * cell_h);
         const ImVec2 z(a.x + cell_w - 2, a.y + cell_h - 2);
         dl->AddRectFilled(a, z, block_color(f, numel, b == v.block), 2.0f);
+        if (f.unknown() && !f.faulted) {
+            mark_unknown(dl, a, z);
+            ++v.unknown_marked;
+        }
         if (b == v.block) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), IM_COL32(255, 255, 255, 255), 2.0f, 0, 2.0f);
-        if (!labels) continue;
-        const std::string label = f.wrote_output() ? (f.written.empty() ? "*" : slice_values(f.written)) : f.stopped || !f.recorded ? "?" : "–";
+        if (!labels || f.unknown()) continue;
+        const std::string label = f.wrote_output() ? (f.written.empty() ? "*" : slice_values(f.written)) : "–";
         const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
         if (ts.x > cell_w - 4) continue;
         dl->AddText(ImVec2(a.x + (cell_w - 2 - ts.x) / 2, a.y + (cell_h - 2 - ts.y) / 2), f.wrote_output() || f.faulted ? kDarkText : IM_COL32(200, 200, 200, 255),
                     label.c_str());
+    }
+    if (compact) {
+        // The selected block in sight when it was chosen elsewhere (the fault's block, a launch switch).
+        if (v.block != v.grid_scrolled_to && v.block >= 0 && v.block < shown) {
+            ImGui::SetScrollY(std::max(0.0f, static_cast<float>(v.block / cols) * cell_h - map_h / 2));
+            v.grid_scrolled_to = v.block;
+        }
+        ImGui::EndChild();
     }
     if (under >= 0 && under < shown && pointer_moved()) wrapped_tooltip(block_text(ui, v.blocks[static_cast<size_t>(under)], out));
     if (shown < count) ImGui::TextDisabled("%s", ui.t("gui.kview.grid_too_large", {{"n", std::to_string(count)}}).c_str());

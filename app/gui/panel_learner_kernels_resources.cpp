@@ -8,6 +8,7 @@
 
 #include "attnlab/core/check/launch_shapes.hpp"
 #include "attnlab/core/check/gpu_resources.hpp"
+#include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/text/report.hpp"
 #include "panel_learner_kernels.hpp"
 
@@ -82,10 +83,11 @@ void draw_resource_table(Ui& ui, const ResourceReport& report, const CheckResult
     row("gui.kview.col_static_shared", [&](const Column& k) { return bytes(k.kernel->shared_bytes); });
     row("gui.kview.col_spills", [&](const Column& k) { return bytes(k.kernel->spill_bytes()); });
     row("gui.kview.col_block", [&](const Column& k) {
-        return k.shape ? ui.t("gui.kview.threads_smem", {{"threads", std::to_string(k.shape->threads_per_block)},
-                                                         {"bytes", std::to_string(k.shape->dynamic_shared_bytes)}})
+        return k.shape ? ui.t("gui.kview.threads_smem", {{"threads", format_count(k.shape->threads_per_block, ui.session.lang())},
+                                                         {"bytes", format_count(k.shape->dynamic_shared_bytes, ui.session.lang())}})
                        : ui.t("gui.kview.not_launched");
     });
+    row("gui.kview.col_case", [&](const Column& k) { return k.shape && k.shape->case_index >= 0 ? std::to_string(k.shape->case_index + 1) : std::string("—"); });
     row("gui.kview.col_occupancy", [](const Column& k) {
         if (!k.occupancy) return std::string("—");
         char pct[16];
@@ -95,6 +97,9 @@ void draw_resource_table(Ui& ui, const ResourceReport& report, const CheckResult
     row("gui.kview.col_limit", [&](const Column& k) { return k.occupancy ? ui.t(std::string("gui.kview.limit.") + occupancy_limit_code(k.occupancy->limited_by)) : std::string("—"); });
     ImGui::EndTable();
     ui.note_item("kview_resources");
+    // The figures are of the largest launch over the cases, which need not be the case the tab shows.
+    disabled_wrapped(ui.t("gui.kview.resources_case"));
+    ui.note_item("kview_resources_case");
     for (const Column& k : cols)
         if (k.occupancy)
             wrapped(ui.t("gui.kview.occupancy_of", {{"kernel", k.kernel->kernel}, {"threads", std::to_string(k.shape->threads_per_block)}}) + " " +

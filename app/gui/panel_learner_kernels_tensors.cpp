@@ -171,7 +171,14 @@ void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, cons
     if (shape.empty()) numel = marks.empty() ? 1 : marks.rbegin()->first + 1;  // shared memory: up to the highest element touched
     if (shape.empty() && fault && fault->size > 0) numel = fault->size;        // …or its whole length, when the fault gives it
     const float font = ImGui::GetFontSize();
-    const TileLayout t = tile_layout(shape, numel, ImGui::GetContentRegionAvail().x, font * 15.0f, font);
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const TileLayout t = tile_layout(shape, numel, avail, font * 15.0f, font);
+    // Cells have a least size: a picture wider than the pane scrolls sideways
+    // rather than being cut off at its right edge.
+    const bool scroll = t.size().x > avail;
+    if (scroll)
+        ImGui::BeginChild(("kview_scroll:" + name).c_str(), ImVec2(0, t.size().y + ImGui::GetStyle().ScrollbarSize + 4), false,
+                          ImGuiWindowFlags_HorizontalScrollbar);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (int64_t k = 0; k < t.tiles; ++k) {
@@ -207,6 +214,10 @@ void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, cons
     ImGui::InvisibleButton(("kview_buffer:" + name).c_str(), ImVec2(std::max(t.size().x, 1.0f), std::max(t.size().y, 1.0f)));
     ui.note_item("kview_buffer:" + name);
     const bool hovered = ImGui::IsItemHovered();
+    if (scroll) {
+        ImGui::EndChild();
+        ui.note_item("kview_scroll:" + name);
+    }
     if (fault && (fault->index < 0 || fault->index >= numel)) draw_outside_index(ui, name, *fault, numel);
     if (fault && fault->kind == emu::FaultKind::SharedRace) draw_race_caption(ui, launch, *fault);
     if (!hovered || !pointer_moved()) return;

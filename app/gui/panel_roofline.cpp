@@ -14,6 +14,7 @@
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/check/performance.hpp"
 #include "attnlab/core/text/performance_words.hpp"
+#include "panel_learner_kernels.hpp"  // the Kernel tab's wrapping that keeps numbers whole
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -131,10 +132,70 @@ PlotPoint point(const std::string& label, double flops, double bytes, const Time
     return p;
 }
 
+// The GPU the roofline shows: the learner's choice, else the first of the
+// report's GPUs with the architecture chosen for the resource panel, so the
+// two agree until the learner picks another.
+int shown_gpu(const Ui& ui) {
+    const std::vector<GpuModel>& gpus = gpu_models();
+    if (ui.roofline_gpu >= 0 && ui.roofline_gpu < static_cast<int>(gpus.size())) return ui.roofline_gpu;
+    for (size_t i = 0; i < gpus.size(); ++i)
+        if (gpus[i].arch == ui.session.gpu_arch()) return static_cast<int>(i);
+    return 0;
+}
+
+// The launch's name on the plot: its kernel, numbered when it is launched more than once.
+std::string launch_label(const Performance& perf, size_t i) {
+    int same = 0, nth = 0;
+    for (size_t k = 0; k < perf.launches.size(); ++k)
+        if (perf.launches[k].kernel == perf.launches[i].kernel) {
+            ++same;
+            if (k <= i) ++nth;
+        }
+    return same > 1 ? perf.launches[i].kernel + " #" + std::to_string(nth) : perf.launches[i].kernel;
+}
+
+// A launch that does no arithmetic (a mask, a copy) has no intensity to plot:
+// its bytes against the memory roof instead — how much of the GPU's bandwidth
+// it would use, a bar out of the roof's full width.
+void draw_bytes_bar(Ui& ui, const GpuModel& gpu, const std::string& label, int64_t bytes, const TimeEstimate& e) {
+    const Lang lang = ui.session.lang();
+    const double used = e.seconds > 0 ? static_cast<double>(bytes) / e.seconds : 0;  // bytes per second at the estimate
+    const float em = ImGui::GetFontSize();
+    const float width = std::max(em * 10, std::min(ImGui::GetContentRegionAvail().x, em * 34));
+    const ImVec2 a = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton(("roofline_bytes:" + label).c_str(), ImVec2(width, em));
+    ui.note_item("roofline_bytes:" + label);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(a, ImVec2(a.x + width, a.y + em), ImGui::GetColorU32(ImGuiCol_FrameBg));
+    const float share = static_cast<float>(std::clamp(gpu.bandwidth > 0 ? used / gpu.bandwidth : 0.0, 0.0, 1.0));
+    dl->AddRectFilled(a, ImVec2(a.x + width * share, a.y + em), IM_COL32(240, 150, 40, 255));
+    dl->AddRect(a, ImVec2(a.x + width, a.y + em), IM_COL32(220, 60, 60, 255), 0, 0, 2.0f);  // the memory roof: the bar's full width
+    learner_kernels::wrapped(ui.t("gui.roofline.bytes_point", {{"label", label},
+                                                                {"bytes", format_bytes(static_cast<double>(bytes), lang)},
+                                                                {"used", si(used, "B/s", lang)},
+                                                                {"gpu", gpu.name},
+                                                                {"roof", si(gpu.bandwidth, "B/s", lang)},
+                                                                {"time", format_seconds(e.seconds, lang)},
+                                                                {"bound", ui.t(std::string("perf.bound.") + perf_bound_code(e.bound))}}));
+}
+
+void draw_gpu_selector(Ui& ui, int gpu_index) {
+    const std::vector<GpuModel>& gpus = gpu_models();
+    ImGui::TextUnformatted(ui.t("gui.roofline.gpu").c_str());
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    if (ImGui::BeginCombo("##roofline_gpu", gpus[size_t(gpu_index)].name.c_str())) {
+        for (int i = 0; i < int(gpus.size()); ++i)
+            if (ImGui::Selectable(gpus[size_t(i)].name.c_str(), i == gpu_index)) ui.roofline_gpu = i;
+        ImGui::EndCombo();
+    }
+    ui.note_item("roofline_gpu");
+    ui.note_item("roofline_gpu:" + gpus[size_t(gpu_index)].name);
+}
+
 }  // namespace
 
 void draw_roofline(Ui& ui, const CheckResult* r) {
-    static int gpu_index = 0;  // RTX 4090, the course material's GPU
     ImGui::Spacing();
     if (!ImGui::CollapsingHeader((ui.t("gui.roofline.title") + "###roofline").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
     ui.note_item("kview_section:roofline");
@@ -145,21 +206,30 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
         return;
     }
     const Lang lang = ui.session.lang();
-    const std::vector<GpuModel>& gpus = gpu_models();
-    gpu_index = std::clamp(gpu_index, 0, int(gpus.size()) - 1);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-    if (ImGui::BeginCombo((ui.t("gui.roofline.gpu") + "##roofline_gpu").c_str(), gpus[size_t(gpu_index)].name.c_str())) {
-        for (int i = 0; i < int(gpus.size()); ++i)
-            if (ImGui::Selectable(gpus[size_t(i)].name.c_str(), i == gpu_index)) gpu_index = i;
-        ImGui::EndCombo();
+    if (ui.scroll_to_roofline > 0) {  // for a few frames: what lies above settles its height first
+        ImGui::SetScrollHereY(0.0f);
+        --ui.scroll_to_roofline;
     }
-    ui.note_item("roofline_gpu");
-    const GpuModel& gpu = gpus[size_t(gpu_index)];
+    const int gpu_index = shown_gpu(ui);
+    draw_gpu_selector(ui, gpu_index);
+    const GpuModel& gpu = gpu_models()[size_t(gpu_index)];
+    if (static_cast<size_t>(perf->case_index) < r->cases.size())
+        learner_kernels::disabled_wrapped(ui.t("gui.roofline.case", {{"n", std::to_string(perf->case_index + 1)},
+                                                                     {"name", r->cases[static_cast<size_t>(perf->case_index)].name.get(lang)}}));
+    ui.note_item("roofline_case");
 
+    // Every launch of the learner's: a point where it does arithmetic, a bar of bytes where it does none.
     std::vector<PlotPoint> points;
-    if (perf->flops)
-        points.push_back(point(ui.t("gui.roofline.yours"), *perf->flops, double(perf->bytes), perf->estimates[size_t(gpu_index)],
-                               IM_COL32(240, 150, 40, 255)));
+    std::vector<size_t> no_arithmetic;
+    for (size_t i = 0; i < perf->launches.size(); ++i) {
+        const LaunchPerformance& L = perf->launches[i];
+        if (size_t(gpu_index) >= L.estimates.size()) continue;
+        if (L.flops && *L.flops > 0 && L.bytes > 0)
+            points.push_back(point(launch_label(*perf, i), *L.flops, double(L.bytes), L.estimates[size_t(gpu_index)], IM_COL32(240, 150, 40, 255)));
+        else
+            no_arithmetic.push_back(i);
+    }
+    const size_t learner_points = points.size();
     const std::array<int, 4> shape = reference_shape(*e, perf->case_index);
     const ReferencePoints refs = attention_reference_points(shape[0], shape[1], shape[2], shape[3]);
     const ImU32 ref_colours[] = {IM_COL32(80, 140, 230, 255), IM_COL32(70, 190, 120, 255)};
@@ -170,13 +240,18 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
     draw_plot(ui, gpu, points);
 
     if (!perf->flops) ImGui::TextDisabled("%s", ui.t("gui.roofline.no_flops").c_str());
-    for (const PlotPoint& p : points)
+    for (size_t i : no_arithmetic)
+        if (perf->flops) draw_bytes_bar(ui, gpu, launch_label(*perf, i), perf->launches[i].bytes, perf->launches[i].estimates[size_t(gpu_index)]);
+    for (size_t i = 0; i < points.size(); ++i) {
+        const PlotPoint& p = points[i];
         ImGui::TextWrapped("%s", ui.t("gui.roofline.point", {{"label", p.label},
                                                            {"intensity", format_fixed(p.intensity, 2, lang)},
                                                            {"flops_per_s", si(p.flops_per_s, "FLOP/s", lang)},
                                                            {"time", format_seconds(p.estimate.seconds, lang)},
                                                            {"bound", ui.t(std::string("perf.bound.") + perf_bound_code(p.estimate.bound))}})
                                       .c_str());
+        if (i < learner_points) ui.note_item("roofline_point:" + p.label);
+    }
     if (perf->measured_seconds)  // a GPU ran the same file: its own time beside the estimates
         ImGui::TextWrapped("%s", ui.t("perf.measured", {{"device", perf->measured_device},
                                                         {"time", format_seconds(*perf->measured_seconds, lang)}})

@@ -102,6 +102,8 @@ struct CudaKernelView {
     long thread = -1;    // linear thread id in the block
     int request = -1;    // index into `requests`
     long grid_columns = 1;  // cells per row of the drawn grid (a one-row grid wraps; tests click cells)
+    long grid_scrolled_to = -1;  // the block a large grid's compact map last scrolled to
+    long unknown_marked = 0;     // cells drawn as "?" (not recorded) in the last frame's grid
     // Derived from the trace, rebuilt when what they depend on changes.
     int built_generation = -1, built_case = -1, built_launch = -1, built_recordings = -1;
     // The selected launch with the blocks recorded after the check spliced in
@@ -143,6 +145,7 @@ struct Ui {
     float course_width = 230.0f;
     float statement_width = 420.0f;
     float editor_fraction = 0.6f;    // the editor's share of the centre column (remembered in settings)
+    float kernel_editor_fraction = 0.3f;  // its share while a CUDA exercise's Kernel tab shows (remembered too)
     float results_height = -1.0f;    // >= 0: the results pane in pixels instead (tests); dragging clears it
 
     TextureUploader* textures = nullptr;

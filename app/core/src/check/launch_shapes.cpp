@@ -31,7 +31,7 @@ std::map<std::string, LaunchShape> learner_launch_shapes(const CheckResult& r) {
     std::map<std::string, LaunchShape> shapes;  // by the launch's name, as the learner wrote it
     for (const CaseOutcome& c : r.cases)
         for (const emu::LaunchReport& L : c.kernels.launches)
-            keep_largest(shapes, L.kernel, {static_cast<int>(L.block.count()), static_cast<int64_t>(L.dynamic_shared_bytes)});
+            keep_largest(shapes, L.kernel, {static_cast<int>(L.block.count()), static_cast<int64_t>(L.dynamic_shared_bytes), c.index});
     if (!r.resources) return shapes;
     // NVRTC's name of a kernel launched under another spelling (a named
     // template argument, a namespace): the launches of the same kernel.

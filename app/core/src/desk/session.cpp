@@ -37,6 +37,7 @@ Preferences preferences_from(const std::string& extra_json) {
     p.statement_width = static_cast<float>(number("statement_width", 80, 4000, p.statement_width));
     p.results_height = static_cast<float>(number("results_height", 40, 4000, p.results_height));
     p.editor_fraction = static_cast<float>(number("editor_fraction", 0.15, 0.9, p.editor_fraction));
+    p.kernel_editor_fraction = static_cast<float>(number("kernel_editor_fraction", 0.15, 0.9, p.kernel_editor_fraction));
     if (j.contains("gpu_arch") && j["gpu_arch"].is_string() && arch_limits(j["gpu_arch"].get<std::string>()))
         p.gpu_arch = j["gpu_arch"].get<std::string>();
     return p;
@@ -76,6 +77,7 @@ void Session::save_settings() {
     j["statement_width"] = prefs_.statement_width;
     j["results_height"] = prefs_.results_height;
     j["editor_fraction"] = prefs_.editor_fraction;
+    j["kernel_editor_fraction"] = prefs_.kernel_editor_fraction;
     j["gpu_arch"] = prefs_.gpu_arch;
     lab_.settings().extra_json = j.dump();
     try {

@@ -26,6 +26,8 @@ std::string bound_key(const TimeEstimate& e) {
     return std::string("perf.bound.") + perf_bound_code(e.bound);
 }
 
+}  // namespace
+
 // 1,536 B / 12.3 KB / 4.5 MB / 1.2 GB (decimal units, like bandwidths).
 std::string format_bytes(double b, Lang lang) {
     if (b < 1e3) return format_count(static_cast<int64_t>(b), lang) + " B";
@@ -33,6 +35,8 @@ std::string format_bytes(double b, Lang lang) {
     if (b < 1e9) return format_fixed(b / 1e6, 1, lang) + " MB";
     return format_fixed(b / 1e9, 2, lang) + " GB";
 }
+
+namespace {
 
 std::string format_flops(double f, Lang lang) {
     if (f < 1e3) return format_count(static_cast<int64_t>(f), lang) + " FLOP";

@@ -143,6 +143,7 @@ Occupancy occupancy(const ArchLimits& limits, int registers_per_thread, int64_t 
 struct LaunchShape {
     int threads_per_block = 0;
     int64_t dynamic_shared_bytes = 0;
+    int case_index = -1;  // the check's case it was launched in (-1: not from a check)
 };
 // The kernel's occupancy under `shape` on the report's architecture; nullopt
 // when that architecture has no ArchLimits or the shape has no threads.

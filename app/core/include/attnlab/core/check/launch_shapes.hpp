@@ -10,7 +10,7 @@
 namespace attnlab {
 
 // The block size and dynamic shared memory each of the learner's kernels was
-// launched with: the largest launch of each name over the cases, under the
+// launched with (and the case it was launched in): the largest launch of each name over the cases, under the
 // launch's own name and, for a kernel NVRTC names otherwise (`tile<16>` for a
 // launch of `tile<TILE>`), under NVRTC's name too.
 std::map<std::string, LaunchShape> learner_launch_shapes(const CheckResult& result);

@@ -40,6 +40,7 @@ struct Preferences {
     float statement_width = 440.0f;
     float results_height = 340.0f;  // older settings only: the split is editor_fraction now
     float editor_fraction = 0.6f;    // the editor's share of the centre column's height
+    float kernel_editor_fraction = 0.3f;  // the same while a CUDA exercise's Kernel tab shows (it needs the room)
     std::string gpu_arch = kDefaultGpuArch;  // the CUDA resource panel's architecture
 };
 

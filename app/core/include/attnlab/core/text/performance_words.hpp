@@ -15,6 +15,8 @@ std::string describe_performance(const Performance& p, Lang lang);
 std::string performance_assumptions(Lang lang);
 // A duration for people: "3.2 µs", "1.5 ms".
 std::string format_seconds(double seconds, Lang lang);
+// Bytes for people: 1,536 B / 12.3 KB / 4.5 MB / 1.2 GB (decimal units, like bandwidths).
+std::string format_bytes(double bytes, Lang lang);
 
 // {"case", "bytes" (requested of L1), "min_bytes", "traffic_ratio", "flops"
 //  (null when unknown), "intensity", "tensor_flops", "estimates": [{"gpu",

@@ -86,6 +86,8 @@ struct BlockFootprint {
     bool stopped = false;
     bool wrote_output() const { return output_writes > 0; }
     bool traced() const { return global_reads + global_writes + shared_reads + shared_writes > 0; }
+    // Nothing known of what it did: drawn as "?" at any cell size, never as idle.
+    bool unknown() const { return stopped || (!recorded && !wrote_output()); }
 };
 
 // One entry per block of the grid, in linear order (grid.count() entries;
