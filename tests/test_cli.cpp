@@ -316,14 +316,10 @@ TEST_CASE("check: the solution passes, the starter fails") {
 
 TEST_CASE("check --json: the recorded stages with their lines, for a solution without one probe()") {
     Cli cli;
-    const fs::path file = fs::path(ATTNLAB_TEST_FIXTURES) / "stages" / "mhsa_sqrt_d_no_probe.cpp";
-    // The file marks the line of each stage ("// @scores").
-    std::map<std::string, int> marked;
-    std::istringstream lines(slurp(file));
-    std::string line;
-    for (int n = 1; std::getline(lines, line); ++n)
-        if (const size_t at = line.find("// @"); at != std::string::npos) marked[line.substr(at + 4)] = n;
-    REQUIRE(marked.count("scores"));
+    const fs::path file = kCourse / "causal-mhsa" / "wrong" / "scale_sqrt_d.cpp";  // no probe() in it
+    std::map<std::string, int> marked;  // the line that computes each stage
+    for (const auto& [stage, code] : attnlab::testing::causal_mhsa_stage_code()) marked[stage] = attnlab::testing::line_containing(file, code);
+    for (const auto& [stage, line] : marked) REQUIRE_MESSAGE(line > 0, stage);
 
     const json j = cli.run_json({"check", "causal-mhsa", file.string(), "--json"}, 1);
     CHECK(j["mistake"]["id"] == "scale_sqrt_d");
@@ -340,7 +336,7 @@ TEST_CASE("check --json: the recorded stages with their lines, for a solution wi
     }
     CHECK(by_stage["Q"]["matches"] == true);
     CHECK(by_stage["scores"]["matches"] == false);
-    CHECK(by_stage["scores"]["op"] == "divide");
+    CHECK(by_stage["scores"]["op"] == "multiply");  // q k^T * (1 / sqrt(D))
     // Every recorded tensor is listed with its line and operation; the placed ones name their stage.
     bool scores_listed = false;
     for (const json& t : c["recorded"]) {

@@ -36,14 +36,14 @@ const PlacedStage* placed(const std::vector<PlacedStage>& list, const std::strin
     return nullptr;
 }
 
-// The line of `file` that ends with the marker "// @name".
-int marked_line(const fs::path& file, const std::string& name) {
-    std::ifstream in(file);
-    std::string line;
-    for (int n = 1; std::getline(in, line); ++n)
-        if (line.size() >= name.size() + 4 && line.compare(line.size() - name.size() - 4, std::string::npos, "// @" + name) == 0) return n;
-    FAIL("no marker @" << name << " in " << file);
-    return 0;
+// The line of `file` that computes `stage` (the marker "// @stage" ends it, in the
+// fixtures of tests/fixtures/stages), and of the course's scale_sqrt_d.cpp by its code.
+int marked_line(const fs::path& file, const std::string& stage) {
+    int n = attnlab::testing::line_containing(file, "// @" + stage);
+    for (const auto& [name, code] : attnlab::testing::causal_mhsa_stage_code())
+        if (name == stage && file.filename() == "scale_sqrt_d.cpp") n = attnlab::testing::line_containing(file, code);
+    if (n == 0) FAIL("no line of " << file << " computes " << stage);
+    return n;
 }
 
 std::string slurp(const fs::path& p) {
@@ -204,7 +204,7 @@ TEST_CASE("stages view: a pass with some stages recorded says how many, and name
 // ---- the real course, no probe() ---------------------------------------------------------------
 
 TEST_CASE("automatic stages: causal-mhsa scaled by sqrt(D) without a probe names the scores from the learner's line") {
-    const fs::path file = kStages / "mhsa_sqrt_d_no_probe.cpp";
+    const fs::path file = attnlab::testing::kCourse / "causal-mhsa" / "wrong" / "scale_sqrt_d.cpp";  // no probe() in it
     const CheckResult r = course_runner().check("causal-mhsa", file);
     REQUIRE(r.verdict == Verdict::WrongAnswer);
     REQUIRE(r.mistake);

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -14,6 +15,27 @@
 namespace attnlab::testing {
 
 inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The 1-based number of the last line of `file` that contains `part`; 0 when none does.
+inline int line_containing(const std::filesystem::path& file, const std::string& part) {
+    std::ifstream in(file);
+    std::string line;
+    int found = 0;
+    for (int n = 1; std::getline(in, line); ++n)
+        if (contains(line, part)) found = n;
+    return found;
+}
+
+// The lines of causal-mhsa/wrong/scale_sqrt_d.cpp (no probe() in it) that compute each
+// stage: what automatic stages must name, found by what the code on them does.
+inline const std::vector<std::pair<std::string, std::string>>& causal_mhsa_stage_code() {
+    static const std::vector<std::pair<std::string, std::string>> code = {
+        {"Q", "matmul(x, w_q)"}, {"K", "matmul(x, w_k)"},       {"V", "matmul(x, w_v)"},
+        {"scores", "matmul(q, k.transpose"},                     {"masked", "out(h, i, j) = kNegInf"},
+        {"weights", "/= sum"},   {"heads", "matmul(weights, v)"}, {"concat", ".reshape({T, D})"},
+        {"out", "return matmul(from_heads(heads), w_o)"}};
+    return code;
+}
 
 // A fresh temporary directory, removed again when the object goes away.
 class TempDir {
