@@ -793,7 +793,7 @@ Tensor stack(const std::vector<Tensor>& parts, int axis, SourceLine at) {
 namespace {
 
 template <class Op>
-Tensor elementwise(const char* name, TensorOp kind, const Tensor& a, const TensorOperand& operand, Op op) {
+Tensor elementwise(const char* name, TensorOp kind, const Tensor& a, const detail::TensorOperand& operand, Op op) {
     const Tensor& b = operand.tensor;
     OperationRecord record(kind, SourceLine{operand.line}, {&a, &b});
     if (a.shape() != b.shape()) throw_shape_mismatch(name, a.shape(), b.shape());
@@ -809,7 +809,7 @@ Tensor elementwise(const char* name, TensorOp kind, const Tensor& a, const Tenso
 }
 
 template <class Op>
-Tensor map(TensorOp kind, const Tensor& a, const Scalar& s, Op op) {
+Tensor map(TensorOp kind, const Tensor& a, const detail::Scalar& s, Op op) {
     OperationRecord record(kind, SourceLine{s.line}, {&a});
     const Tensor ca = a.contiguous(kInternal);
     Tensor out(a.shape());
@@ -822,27 +822,27 @@ Tensor map(TensorOp kind, const Tensor& a, const Scalar& s, Op op) {
 
 }  // namespace
 
-Tensor operator+(const Tensor& a, TensorOperand b) {
+Tensor operator+(const Tensor& a, detail::TensorOperand b) {
     return elementwise("operator+", TensorOp::Add, a, b, [](float x, float y) { return x + y; });
 }
 
-Tensor operator-(const Tensor& a, TensorOperand b) {
+Tensor operator-(const Tensor& a, detail::TensorOperand b) {
     return elementwise("operator-", TensorOp::Subtract, a, b, [](float x, float y) { return x - y; });
 }
 
-Tensor operator*(const Tensor& a, TensorOperand b) {
+Tensor operator*(const Tensor& a, detail::TensorOperand b) {
     return elementwise("operator*", TensorOp::Multiply, a, b, [](float x, float y) { return x * y; });
 }
 
-Tensor operator*(const Tensor& a, Scalar s) {
+Tensor operator*(const Tensor& a, detail::Scalar s) {
     return map(TensorOp::Multiply, a, s, [v = s.value](float x) { return x * v; });
 }
 
-Tensor operator*(Scalar s, const Tensor& a) {
+Tensor operator*(detail::Scalar s, const Tensor& a) {
     return map(TensorOp::Multiply, a, s, [v = s.value](float x) { return v * x; });
 }
 
-Tensor operator/(const Tensor& a, Scalar s) {
+Tensor operator/(const Tensor& a, detail::Scalar s) {
     return map(TensorOp::Divide, a, s, [v = s.value](float x) { return x / v; });
 }
 

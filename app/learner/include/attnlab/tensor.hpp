@@ -81,10 +81,9 @@ struct Storage {
 // An element access from a line other than the buffer's last (out of line).
 void touched(const Tensor& view, int line);
 
-}  // namespace detail
-
 // The right operand of + - * on two tensors, and the scalar of * and /:
-// implicit conversions that carry your line (operators take no default arguments).
+// implicit conversions that carry your line (operators take no default
+// arguments). In detail, so their names never clash with yours.
 struct TensorOperand {
     TensorOperand(const Tensor& t, int line = __builtin_LINE()) : tensor(t), line(line) {}
     const Tensor& tensor;
@@ -95,6 +94,8 @@ struct Scalar {
     float value;
     int line;
 };
+
+}  // namespace detail
 
 class Tensor {
 public:
@@ -282,12 +283,12 @@ Tensor concat(const std::vector<Tensor>& parts, int axis, SourceLine at = {__bui
 // Stacks equal-shaped tensors along a new axis.
 Tensor stack(const std::vector<Tensor>& parts, int axis = 0, SourceLine at = {__builtin_LINE()});
 // Elementwise arithmetic on equal shapes, and with a scalar: a + b, a * 0.5f, 2 * a, a / s.
-Tensor operator+(const Tensor& a, TensorOperand b);
-Tensor operator-(const Tensor& a, TensorOperand b);
-Tensor operator*(const Tensor& a, TensorOperand b);
-Tensor operator*(const Tensor& a, Scalar s);
-Tensor operator*(Scalar s, const Tensor& a);
-Tensor operator/(const Tensor& a, Scalar s);
+Tensor operator+(const Tensor& a, detail::TensorOperand b);
+Tensor operator-(const Tensor& a, detail::TensorOperand b);
+Tensor operator*(const Tensor& a, detail::TensorOperand b);
+Tensor operator*(const Tensor& a, detail::Scalar s);
+Tensor operator*(detail::Scalar s, const Tensor& a);
+Tensor operator/(const Tensor& a, detail::Scalar s);
 // True when shapes are equal and every |a - b| <= atol + rtol * |b|
 // (-inf matches -inf). Handy for checking your own work.
 bool allclose(const Tensor& a, const Tensor& b, float rtol = 1e-5f, float atol = 1e-6f);
