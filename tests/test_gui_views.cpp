@@ -560,8 +560,10 @@ TEST_CASE("gui views: a CUDA exercise's Kernel tab gets room by default; a large
     REQUIRE_FALSE(perf->launches.empty());
     for (const LaunchPerformance& L : perf->launches) {
         CHECK(L.flops.value_or(0) == 0);
-        CHECK(h.has("roofline_bytes:" + L.kernel));
+        REQUIRE(h.has("roofline_bytes:" + L.kernel));
         CHECK_FALSE(h.has("roofline_point:" + L.kernel));
+        // Above the plot, which has no point of it: in sight when the section opens.
+        CHECK(h.ui.items.at("roofline_bytes:" + L.kernel).Max.y <= h.ui.items.at("roofline_plot").Min.y);
     }
     // The roofline's GPU follows the architecture selector until one is picked.
     CHECK(h.ui.roofline_gpu == -1);

@@ -237,11 +237,13 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
         if (refs.points[i].bytes > 0 && size_t(gpu_index) < refs.points[i].estimates.size())
             points.push_back(point(refs.points[i].label, refs.points[i].flops, double(refs.points[i].bytes),
                                    refs.points[i].estimates[size_t(gpu_index)], ref_colours[i % 2]));
-    draw_plot(ui, gpu, points);
-
-    if (!perf->flops) ImGui::TextDisabled("%s", ui.t("gui.roofline.no_flops").c_str());
+    // A launch without arithmetic has no point on the plot: its bar comes first,
+    // where the learner looks, not below a plot that does not show it.
+    if (!perf->flops) learner_kernels::disabled_wrapped(ui.t("gui.roofline.no_flops"));
     for (size_t i : no_arithmetic)
         if (perf->flops) draw_bytes_bar(ui, gpu, launch_label(*perf, i), perf->launches[i].bytes, perf->launches[i].estimates[size_t(gpu_index)]);
+    draw_plot(ui, gpu, points);
+
     for (size_t i = 0; i < points.size(); ++i) {
         const PlotPoint& p = points[i];
         ImGui::TextWrapped("%s", ui.t("gui.roofline.point", {{"label", p.label},
@@ -258,7 +260,7 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
                                      .c_str());
     const std::map<std::string, std::string> dims = {{"B", std::to_string(refs.B)}, {"H", std::to_string(refs.H)},
                                                      {"T", std::to_string(refs.T)}, {"hd", std::to_string(refs.hd)}};
-    ImGui::TextDisabled("%s", ui.t(refs.ready ? "gui.roofline.reference_shape" : "gui.roofline.computing", dims).c_str());
+    learner_kernels::disabled_wrapped(ui.t(refs.ready ? "gui.roofline.reference_shape" : "gui.roofline.computing", dims));
     if (ImGui::TreeNodeEx((ui.t("gui.roofline.assumptions") + "##roofline_assumptions").c_str(), ImGuiTreeNodeFlags_SpanAvailWidth)) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("%s", performance_assumptions(lang).c_str());
