@@ -56,7 +56,8 @@ usage: attnlab [--lang en|id] [--course DIR] [COMMAND [ARGS]]
 
 With no command, attnlab opens its window (GUI options: --exercise ID, --run,
 --screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help|history, --view heatmaps|stages|memory|experiments|kernel|roofline).
+--show settings|help|history,
+--view heatmaps|stages|memory|experiments|kernel|roofline).
 
 commands:
   list                 the exercises in course order, with your progress
@@ -81,7 +82,8 @@ pemakaian: attnlab [--lang en|id] [--course DIR] [PERINTAH [ARGUMEN]]
 
 Tanpa perintah, attnlab membuka jendelanya (opsi GUI: --exercise ID, --run,
 --screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help|history, --view heatmaps|stages|memory|experiments|kernel|roofline).
+--show settings|help|history,
+--view heatmaps|stages|memory|experiments|kernel|roofline).
 
 perintah:
   list                 daftar latihan sesuai urutan kursus, dengan kemajuanmu
