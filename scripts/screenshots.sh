@@ -105,7 +105,7 @@ for lang in en id; do
   shot "$lang-cuda-kernel-race-1280" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel --size 1280x800 --quit-after 20  # frames: the narrow tab bar scrolls to the Kernel tab
   shot "$lang-cuda-kernel-race-1920" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel --size 1920x1080
   # The Kernel tab with the room it gets by default (no settings), at the two sizes it must
-  # work at: a large grid summarised (cuda-first-kernel: 793 blocks), blocks the access log did
+  # work at: a large grid summarised (cuda-first-kernel: hundreds of blocks), blocks the access log did
   # not reach drawn as ? (cuda-tensor-core-qkv), and a mask kernel's roofline (no arithmetic:
   # its bytes against the memory roof).
   rm -f "$home/config/settings.json"
