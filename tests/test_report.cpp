@@ -1,15 +1,20 @@
 // The words a learner reads for every verdict and problem: in Indonesian no
 // English sentence slips through (no machine code, no English detail), and
 // every verdict kind has its own title in both languages. Pure: no process.
+#include <cstdint>
 #include <regex>
 #include <set>
 
 #include <doctest/doctest.h>
 
+#include "attnlab/core/text/launch_words.hpp"
 #include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/text/report.hpp"
+#include "test_support.hpp"
 
 using namespace attnlab;
+using attnlab::testing::contains;
 
 namespace {
 
@@ -270,4 +275,44 @@ TEST_CASE("a buffer the host never freed is titled as such, not as a kernel's ru
     CHECK(verdict_title(r.verdict, r.cause, Lang::En) == "Device memory not freed");
     CHECK(verdict_title(r.verdict, KernelCause::of_rule(KernelRuleCause::InputsReloaded), Lang::En) == verdict_title(r.verdict, Lang::En));
     CHECK(explain(r, exercise(), Lang::Id).rfind("Memori device tidak dibebaskan", 0) == 0);
+}
+
+// ---- numbers as a person reads them -------------------------------------------------------------
+
+TEST_CASE("format_count groups thousands the language's way: ',' in English, '.' in Indonesian") {
+    struct Row {
+        int64_t n;
+        const char* en;
+        const char* id;
+    };
+    const Row rows[] = {
+        {0, "0", "0"},
+        {7, "7", "7"},
+        {999, "999", "999"},
+        {1000, "1,000", "1.000"},
+        {33280, "33,280", "33.280"},
+        {100000, "100,000", "100.000"},
+        {2359296, "2,359,296", "2.359.296"},
+        {-1000, "-1,000", "-1.000"},
+        {-999, "-999", "-999"},
+        {INT64_MAX, "9,223,372,036,854,775,807", "9.223.372.036.854.775.807"},
+        {INT64_MIN, "-9,223,372,036,854,775,808", "-9.223.372.036.854.775.808"},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.n);
+        CHECK(format_count(row.n, Lang::En) == row.en);
+        CHECK(format_count(row.n, Lang::Id) == row.id);
+    }
+}
+
+TEST_CASE("a launch's counters are grouped and its ratios use the language's decimal separator") {
+    emu::LaunchCounters c;
+    c.global_load_requests = 8320;
+    c.global_load_sectors = 33280;
+    c.global_bytes_read = 1064960;
+    const std::string en = describe_counters(c, Lang::En), id = describe_counters(c, Lang::Id);
+    CHECK(contains(en, "8,320 requests, 33,280 sectors (4.00 sectors/request"));
+    CHECK(contains(en, "1,064,960 read"));
+    CHECK(contains(id, "8.320 request, 33.280 sektor (4,00 sektor/request"));
+    CHECK(contains(id, "1.064.960 dibaca"));
 }

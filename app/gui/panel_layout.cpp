@@ -3,6 +3,7 @@
 // strip showing the same buffer before and after the transpose, coloured by
 // head, so one sees each head's slice become contiguous.
 #include "attnlab/core/base/util.hpp"
+#include "attnlab/core/text/number_format.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -76,7 +77,7 @@ void memory_strip(Ui& ui, const char* id, const std::vector<MemoryCell>& cells, 
         wrapped_tooltip(ui.t(batched ? "gui.layout.cell_batch" : "gui.layout.cell", args));
     }
     if (cells.size() > max_cells)
-        ImGui::TextDisabled("%s", ui.t("gui.layout.truncated", {{"n", std::to_string(max_cells)}, {"total", std::to_string(cells.size())}}).c_str());
+        ImGui::TextDisabled("%s", ui.t("gui.layout.truncated", {{"n", format_count(max_cells, ui.session.lang())}, {"total", format_count(static_cast<int64_t>(cells.size()), ui.session.lang())}}).c_str());
 }
 
 }  // namespace

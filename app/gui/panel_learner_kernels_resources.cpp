@@ -78,7 +78,7 @@ void draw_resource_table(Ui& ui, const ResourceReport& report, const CheckResult
             ImGui::TextUnformatted(value(cols[static_cast<size_t>(i)]).c_str());
         }
     };
-    auto bytes = [&](int64_t b) { return ui.t("gui.kview.bytes", {{"n", std::to_string(b)}}); };
+    auto bytes = [&](int64_t b) { return ui.t("gui.kview.bytes", {{"n", format_count(b, ui.session.lang())}}); };
     row("gui.kview.col_registers", [](const Column& k) { return std::to_string(k.kernel->registers); });
     row("gui.kview.col_static_shared", [&](const Column& k) { return bytes(k.kernel->shared_bytes); });
     row("gui.kview.col_spills", [&](const Column& k) { return bytes(k.kernel->spill_bytes()); });

@@ -136,7 +136,7 @@ void draw_outside_index(Ui& ui, const std::string& name, const emu::Fault& f, in
     ImGui::Dummy(ImVec2(0, cell + 2 * gap));
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(IM_COL32(255, 120, 110, 255)));
     ImGui::TextWrapped("%s", ui.t(after ? "gui.kview.past_end" : "gui.kview.before_start",
-                                  {{"name", name}, {"index", std::to_string(f.index)}, {"size", std::to_string(numel)}, {"over", std::to_string(over)}})
+                                  {{"name", name}, {"index", std::to_string(f.index)}, {"size", format_count(numel, ui.session.lang())}, {"over", format_count(over, ui.session.lang())}})
                                  .c_str());
     ImGui::PopStyleColor();
     ui.note_item("kview_outside:" + name);
@@ -250,7 +250,7 @@ void draw_access_order(Ui& ui, const std::vector<BufferTouches>& touches) {
     constexpr size_t kShown = 12;
     std::string text = ui.t("gui.kview.order");
     for (size_t i = 0; i < items.size() && i < kShown; ++i) text += (i ? " → " : " ") + items[i].text;
-    if (items.size() > kShown) text += " " + ui.t("gui.kview.more", {{"n", std::to_string(items.size() - kShown)}});
+    if (items.size() > kShown) text += " " + ui.t("gui.kview.more", {{"n", format_count(static_cast<int64_t>(items.size() - kShown), ui.session.lang())}});
     wrapped(text);
     ui.note_item("kview_order");
 }
@@ -311,7 +311,7 @@ void draw_selected_thread(Ui& ui, const emu::LaunchReport& launch) {
     if (f.kind == emu::FaultKind::OutOfBounds && linear_block(f.block, launch.grid) == static_cast<uint64_t>(v.block) && linear_thread(f.thread, launch.block) == t) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(IM_COL32(255, 120, 110, 255)));
         ImGui::TextWrapped("%s", ui.t(f.is_write ? "gui.kview.fault_write" : "gui.kview.fault_read",
-                                      {{"name", f.buffer}, {"index", std::to_string(f.index)}, {"size", std::to_string(f.size)}, {"line", std::to_string(f.line)}})
+                                      {{"name", f.buffer}, {"index", std::to_string(f.index)}, {"size", format_count(f.size, ui.session.lang())}, {"line", std::to_string(f.line)}})
                                      .c_str());
         ImGui::PopStyleColor();
         ui.note_item("kview_fault_access");

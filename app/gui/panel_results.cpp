@@ -136,10 +136,10 @@ void draw_verdict_heading(Ui& ui, const CheckResult& r, Lang lang) {
     ImGui::TextColored(verdict_color(r.verdict), "%s", verdict_title(r.verdict, r.cause, lang).c_str());
     ImGui::PopFont();
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr(lang, "cli.check.timing", {{"compile", std::to_string(static_cast<long>(r.compile_ms))},
+    ImGui::TextDisabled("%s", tr(lang, "cli.check.timing", {{"compile", format_count(static_cast<int64_t>(r.compile_ms), lang)},
                                                             {"cached", r.compile_cached ? tr(lang, "cli.check.cached") : ""},
-                                                            {"run", std::to_string(static_cast<long>(r.run_ms))},
-                                                            {"total", std::to_string(static_cast<long>(r.total_ms))}})
+                                                            {"run", format_count(static_cast<int64_t>(r.run_ms), lang)},
+                                                            {"total", format_count(static_cast<int64_t>(r.total_ms), lang)}})
                                   .c_str());
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/text/number_format.hpp"
 
 namespace attnlab {
 namespace {
@@ -47,12 +48,13 @@ std::string place_name(const Fault& f, Lang lang) {
     return tr(lang, "launch.where.shared_named", {{"name", f.buffer}});
 }
 
-// "global buffer 'k' (128 floats, valid indices 0..127)"
+// "global buffer 'k' (1,024 floats, valid indices 0..1023)": the size is a
+// count, grouped; an index stays plain digits, as the learner writes it in code.
 std::string where(const Fault& f, Lang lang) {
     if (null_pointer(f)) return tr(lang, "launch.where.null");
     const std::string key = std::string(f.element_type.empty() ? "launch.where.sized_untyped" : "launch.where.sized") +
                             (f.size == 1 ? ".one" : ".many");
-    return tr(lang, key, {{"place", place_name(f, lang)}, {"n", num(f.size)}, {"type", f.element_type}, {"last", num(f.size - 1)}});
+    return tr(lang, key, {{"place", place_name(f, lang)}, {"n", format_count(f.size, lang)}, {"type", f.element_type}, {"last", num(f.size - 1)}});
 }
 
 std::string group_text(const emu::ThreadGroup& g, Lang lang) {
@@ -243,29 +245,29 @@ std::string describe_fault(const Fault& f, Lang lang) {
 }
 
 std::string describe_counters(const emu::LaunchCounters& c, Lang lang) {
-    char ratio_loads[32], ratio_stores[32];
-    std::snprintf(ratio_loads, sizeof ratio_loads, "%.2f", c.sectors_per_load_request());
-    std::snprintf(ratio_stores, sizeof ratio_stores, "%.2f", c.sectors_per_store_request());
+    const auto count = [lang](int64_t n) { return format_count(n, lang); };  // counts reach millions: grouped
+    const std::string ratio_loads = format_fixed(c.sectors_per_load_request(), 2, lang);
+    const std::string ratio_stores = format_fixed(c.sectors_per_store_request(), 2, lang);
     return tr(lang, "launch.counters.global_loads",
-              {{"requests", num(c.global_load_requests)}, {"sectors", num(c.global_load_sectors)}, {"ratio", ratio_loads}}) +
+              {{"requests", count(c.global_load_requests)}, {"sectors", count(c.global_load_sectors)}, {"ratio", ratio_loads}}) +
            "\n" +
            tr(lang, "launch.counters.global_stores",
-              {{"requests", num(c.global_store_requests)}, {"sectors", num(c.global_store_sectors)}, {"ratio", ratio_stores}}) +
+              {{"requests", count(c.global_store_requests)}, {"sectors", count(c.global_store_sectors)}, {"ratio", ratio_stores}}) +
            "\n" +
            tr(lang, "launch.counters.shared",
-              {{"loads", num(c.shared_load_requests)},
-               {"stores", num(c.shared_store_requests)},
-               {"wavefronts", num(c.shared_wavefronts)},
-               {"conflicts", num(c.shared_bank_conflicts)}}) +
+              {{"loads", count(c.shared_load_requests)},
+               {"stores", count(c.shared_store_requests)},
+               {"wavefronts", count(c.shared_wavefronts)},
+               {"conflicts", count(c.shared_bank_conflicts)}}) +
            "\n" +
            tr(lang, "launch.counters.sync",
-              {{"barriers", num(c.barriers)}, {"warp_syncs", num(c.warp_syncs)}, {"partial", num(c.partial_requests)}}) +
+              {{"barriers", count(c.barriers)}, {"warp_syncs", count(c.warp_syncs)}, {"partial", count(c.partial_requests)}}) +
            "\n" +
            tr(lang, "launch.counters.bytes",
-              {{"read", num(c.global_bytes_read)},
-               {"written", num(c.global_bytes_written)},
-               {"atomics", num(c.global_atomics)},
-               {"pages", num(c.global_pages)}}) +
+              {{"read", count(c.global_bytes_read)},
+               {"written", count(c.global_bytes_written)},
+               {"atomics", count(c.global_atomics)},
+               {"pages", count(c.global_pages)}}) +
            "\n";
 }
 
