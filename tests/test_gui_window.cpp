@@ -175,3 +175,32 @@ TEST_CASE("window: the \"Not checked yet\" badge is readable (WCAG contrast of a
         CHECK(ratio >= 4.5);
     }
 }
+
+TEST_CASE("window: the Kernel tab's block labels are readable on every block's colour (WCAG contrast of at least 4.5:1, sampled from a screenshot)") {
+    attnlab::testing::TempDir out{"shot"};
+    const std::filesystem::path png = out.path() / "kernel.png";
+    WindowOptions options("causal-mhsa");  // the starter: a wrong answer, and the reference kernel's launch for case 1
+    options.width = 1920;
+    options.height = 1080;
+    options.settings_json = R"({"autosave": false, "editor_fraction": 0.2})";
+    options.extra_args = {"--run", "--view", "kernel", "--screenshot", png.string(), "--quit-after", "3"};
+    AttnlabWindow w(options);
+    REQUIRE(w.wait_for([&] { return std::filesystem::exists(png) && w.has("kernel_block:1"); }));
+    std::vector<Rect> blocks;
+    for (const auto& [name, r] : w.items())
+        if (name.rfind("kernel_block:", 0) == 0) blocks.push_back({r.x0 + 3, r.y0 + 3, r.x1 - 3, r.y1 - 3});  // inside the selection's outline
+    REQUIRE(w.wait_for([&] { return !w.running(); }));
+    int width = 0, height = 0, channels = 0;
+    unsigned char* rgba = stbi_load(png.c_str(), &width, &height, &channels, 4);
+    REQUIRE(rgba != nullptr);
+    REQUIRE(blocks.size() >= 2);  // the selected block and one in its head's plain colour
+    for (const Rect& b : blocks) {
+        REQUIRE(b.x1 <= width);
+        REQUIRE(b.y1 <= height);
+        const double ratio = text_contrast(rgba, width, b);
+        CAPTURE(b.x0);
+        CAPTURE(ratio);
+        CHECK(ratio >= 4.5);
+    }
+    stbi_image_free(rgba);
+}

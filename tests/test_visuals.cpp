@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include "attnlab/core/views/contrast.hpp"
 #include "attnlab/core/views/visuals.hpp"
 
 using namespace attnlab;
@@ -625,4 +626,36 @@ TEST_CASE("visuals: model figures of the presets and a custom config") {
     ModelConfig bad{"bad", 100, 12, 2, false, ""};
     CHECK_FALSE(model_figures(bad).divides);
     CHECK_FALSE(model_figures(bad).fills_tensor_core_tiles);
+}
+
+// ---- contrast ---------------------------------------------------------------------------------
+
+TEST_CASE("contrast_ratio is WCAG 2's; readable_ink gives a label at least 4.5:1 on any background") {
+    struct Row {
+        Rgb a, b;
+        double ratio;
+    };
+    const Row rows[] = {
+        {{0, 0, 0}, {255, 255, 255}, 21.0},
+        {{255, 255, 255}, {255, 255, 255}, 1.0},
+        {{118, 118, 118}, {255, 255, 255}, 4.54},  // the lightest grey that passes on white
+        {{12, 12, 12}, {32, 110, 121}, 3.32},      // near-black on a dimmed teal: too little
+        {{0, 0, 0}, {205, 55, 55}, 4.20},          // black on the faulted block's red: too little too
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.ratio);
+        CHECK(contrast_ratio(row.a, row.b) == doctest::Approx(row.ratio).epsilon(0.01));
+        CHECK(contrast_ratio(row.b, row.a) == doctest::Approx(row.ratio).epsilon(0.01));
+    }
+    CHECK(readable_ink({255, 255, 255}) == Rgb{0, 0, 0});
+    CHECK(readable_ink({0, 0, 0}) == Rgb{255, 255, 255});
+    CHECK(readable_ink({205, 55, 55}) == Rgb{255, 255, 255});  // 5.0:1
+    double worst = 21;
+    for (int r = 0; r < 256; r += 15)
+        for (int g = 0; g < 256; g += 15)
+            for (int b = 0; b < 256; b += 15) {
+                const Rgb bg = {static_cast<uint8_t>(r), static_cast<uint8_t>(g), static_cast<uint8_t>(b)};
+                worst = std::min(worst, contrast_ratio(readable_ink(bg), bg));
+            }
+    CHECK(worst >= 4.5);
 }

@@ -12,9 +12,11 @@
 #include <cstdio>
 
 #include "attnlab/core/check/reference_kernel.hpp"
+#include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/text/launch_words.hpp"
 #include "attnlab/core/text/report.hpp"
 #include "attnlab/core/base/util.hpp"
+#include "ink.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -122,12 +124,14 @@ void draw_grid(Ui& ui, const KernelLaunchSummary& launch, const AttentionShape& 
             const float hue = role.head >= 0 ? static_cast<float>(role.head) / static_cast<float>(std::max(shape.H, 1)) : 0.6f;
             ImVec4 fill;
             ImGui::ColorConvertHSVtoRGB(hue, 0.45f, linear == ui.kernel.selected_block ? 0.95f : 0.55f, fill.x, fill.y, fill.z);
-            dl->AddRectFilled(a, b, ImGui::GetColorU32(ImVec4(fill.x, fill.y, fill.z, 1.0f)), 2.0f);
+            const ImU32 fill_u32 = ImGui::GetColorU32(ImVec4(fill.x, fill.y, fill.z, 1.0f));
+            dl->AddRectFilled(a, b, fill_u32, 2.0f);
             if (linear == ui.kernel.selected_block) dl->AddRect(a, b, IM_COL32(255, 255, 255, 255), 2.0f, 0, 2.0f);
             if (!labels) continue;
             const std::string label = role.batch >= 0 ? std::to_string(role.batch) + "," + std::to_string(role.head) : std::to_string(linear);
             const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
-            dl->AddText(ImVec2(a.x + (cell_w - 2 - ts.x) / 2, a.y + (cell_h - 2 - ts.y) / 2), IM_COL32(10, 10, 10, 255), label.c_str());
+            dl->AddText(ImVec2(a.x + (cell_w - 2 - ts.x) / 2, a.y + (cell_h - 2 - ts.y) / 2), ink_on(fill_u32), label.c_str());
+            ui.items["kernel_block:" + std::to_string(linear)] = ImRect(a, b);  // tests sample its label's contrast
         }
 }
 
@@ -204,7 +208,7 @@ void draw_selected_block(Ui& ui, const KernelLaunchSummary& launch, const Attent
                                    .c_str());
     }
     ui.note_item("kernel_block");
-    ImGui::TextDisabled("%s", ui.t("gui.kernel.threads", {{"n", std::to_string(threads)}, {"warps", std::to_string((threads + 31) / 32)}}).c_str());
+    ImGui::TextDisabled("%s", ui.t("gui.kernel.threads", {{"n", format_count(threads, ui.session.lang())}, {"warps", format_count((threads + 31) / 32, ui.session.lang())}}).c_str());
     draw_threads(launch);
     ImGui::EndGroup();
     if (role.batch < 0 || !shape.valid()) return;
@@ -239,13 +243,12 @@ void draw_layout_comparison(Ui& ui, const AttentionShape& shape) {
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(b.c_str());
         };
-        char s0[32], s1[32];
-        std::snprintf(s0, sizeof s0, "%.2f", v.transposed.sectors_per_load_request);
-        std::snprintf(s1, sizeof s1, "%.2f", v.untransposed.sectors_per_load_request);
-        row("gui.kernel.sectors", s0, s1);
-        row("gui.kernel.requests", std::to_string(v.global_load_requests[0]), std::to_string(v.global_load_requests[1]));
-        row("gui.kernel.pages", std::to_string(v.transposed.global_pages), std::to_string(v.untransposed.global_pages));
-        row("gui.kernel.conflicts", std::to_string(v.transposed.shared_bank_conflicts), std::to_string(v.untransposed.shared_bank_conflicts));
+        const Lang lang = ui.session.lang();
+        row("gui.kernel.sectors", format_fixed(v.transposed.sectors_per_load_request, 2, lang), format_fixed(v.untransposed.sectors_per_load_request, 2, lang));
+        const auto count = [&](int64_t n) { return format_count(n, lang); };
+        row("gui.kernel.requests", count(v.global_load_requests[0]), count(v.global_load_requests[1]));
+        row("gui.kernel.pages", count(v.transposed.global_pages), count(v.untransposed.global_pages));
+        row("gui.kernel.conflicts", count(v.transposed.shared_bank_conflicts), count(v.untransposed.shared_bank_conflicts));
         ImGui::EndTable();
     }
     ui.note_item("kernel_layouts");
