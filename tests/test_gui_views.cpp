@@ -8,11 +8,14 @@
 #include <string>
 
 #include <doctest/doctest.h>
+#include <stb_image.h>  // libstb, which the GUI links for its PNGs
 
 #include "attnlab/core/check/performance.hpp"
 #include "gui_harness.hpp"
+#include "heatmap_picture.hpp"
 
 using namespace attnlab;
+using testing::contains;
 using testing::slurp;
 namespace fs = std::filesystem;
 
@@ -95,6 +98,84 @@ struct Harness : WithFakeTextures, testing::Harness {
 std::string solution_text() { return slurp(kCourse / "causal-mhsa" / "solution.cpp"); }
 
 }  // namespace
+
+namespace {
+
+// Pixels of an RGBA picture inside `b` darker than mid-grey: text drawn on the white page.
+int dark_pixels(const gui::HeatmapPicture& p, const gui::PixelBox& b) {
+    int n = 0;
+    for (int y = b.y0; y < b.y1; ++y)
+        for (int x = b.x0; x < b.x1; ++x) {
+            const uint8_t* c = &p.px[(static_cast<size_t>(y) * static_cast<size_t>(p.w) + static_cast<size_t>(x)) * 4];
+            n += c[0] + c[1] + c[2] < 3 * 100;
+        }
+    return n;
+}
+
+Rgba pixel(const gui::HeatmapPicture& p, int x, int y) {
+    Rgba c;
+    std::copy_n(&p.px[(static_cast<size_t>(y) * static_cast<size_t>(p.w) + static_cast<size_t>(x)) * 4], 4, c.begin());
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("gui views: an exported PNG carries its title, the columns' and heads' names and the colour scales, in the learner's language") {
+    Harness h;
+    h.check(solution_text());
+    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Heatmaps);
+    REQUIRE(h.within_frames([&] { return h.ui.heatmaps.set.has_value(); }, 5));
+    REQUIRE(h.ui.heatmaps.set->stage == "weights");
+    const int heads = h.ui.heatmaps.set->heads;
+    for (const Lang lang : {Lang::En, Lang::Id}) {
+        CAPTURE(lang_code(lang));
+        h.session.set_lang(lang);
+        h.frames(2);
+        const gui::PictureSpec spec = gui::heatmap_picture_spec(h.ui, -1, -1);
+        CHECK(contains(spec.title, h.session.current()->title.get(lang)));
+        CHECK(contains(spec.title, lang == Lang::En ? "case " : "kasus "));
+        CHECK(contains(spec.title, "weights"));
+        REQUIRE(spec.head_labels.size() == static_cast<size_t>(heads));
+        CHECK(spec.head_labels[1] == tr(lang, "gui.heatmap.head", {{"h", "1"}}));
+        REQUIRE(spec.columns.size() >= 3);  // yours, reference, (CUDA,) difference
+        CHECK(spec.columns.front().title == tr(lang, "gui.heatmap.yours"));
+        CHECK(spec.columns.back().title == tr(lang, "gui.heatmap.difference"));
+        REQUIRE(spec.scales.size() == 2);  // the weights' [0, 1] and the differences'
+        CHECK(contains(spec.scales[0].text, tr(lang, "gui.heatmap.range", {{"lo", "0"}, {"hi", "1"}})));
+        CHECK(spec.masked == tr(lang, "gui.heatmap.masked"));  // causal: the future is masked
+
+        // What the button writes is that picture, pixel for pixel.
+        h.click("export_grid");
+        REQUIRE_FALSE(h.ui.heatmaps.last_export.empty());
+        const gui::HeatmapPicture picture = gui::draw_heatmap_picture(spec, h.ui.fonts.ui);
+        int w = 0, ht = 0, channels = 0;
+        uint8_t* png = stbi_load(h.ui.heatmaps.last_export.c_str(), &w, &ht, &channels, 4);
+        REQUIRE(png != nullptr);
+        CHECK(w == picture.w);
+        CHECK(ht == picture.h);
+        const bool same = w == picture.w && ht == picture.h && std::equal(picture.px.begin(), picture.px.end(), png);
+        stbi_image_free(png);
+        CHECK(same);
+
+        // The words are drawn: dark glyph pixels where each one went.
+        CHECK(dark_pixels(picture, picture.title) > 50);
+        REQUIRE(picture.column_titles.size() == spec.columns.size());
+        for (const gui::PixelBox& b : picture.column_titles) CHECK(dark_pixels(picture, b) > 10);
+        REQUIRE(picture.head_labels.size() == spec.head_labels.size());
+        for (const gui::PixelBox& b : picture.head_labels) CHECK(dark_pixels(picture, b) > 10);
+        CHECK(picture.maps.size() == spec.columns.size() * spec.heads.size());
+        // The scales run from their map's low end to its high end; the masked swatch is the masked grey.
+        REQUIRE(picture.scale_bars.size() == 2);
+        for (size_t k = 0; k < 2; ++k) {
+            const gui::PixelBox& bar = picture.scale_bars[k];
+            const double n = bar.x1 - bar.x0;
+            const int mid = (bar.y0 + bar.y1) / 2;
+            CHECK(pixel(picture, bar.x0, mid) == map_color(spec.scales[k].scale->map, 0.5 / n));
+            CHECK(pixel(picture, bar.x1 - 1, mid) == map_color(spec.scales[k].scale->map, (n - 0.5) / n));
+        }
+        CHECK(pixel(picture, picture.masked_swatch.x0 + 1, picture.masked_swatch.y0 + 1) == kMaskedColor);
+    }
+}
 
 TEST_CASE("gui views: heatmaps upload once, enlarge, switch stage, export a PNG") {
     Harness h;

@@ -5,6 +5,7 @@
 
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/base/util.hpp"
+#include "label_before.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -29,8 +30,9 @@ ModelConfig choose_config(Ui& ui, ExperimentsView& v) {
     const int custom_index = static_cast<int>(presets.size());
     v.preset = std::clamp(v.preset, 0, custom_index);
     const std::string current = v.preset < custom_index ? presets[static_cast<size_t>(v.preset)].name : ui.t("gui.exp.custom");
+    label_before(ui.t("gui.exp.config"));
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
-    if (ImGui::BeginCombo(ui.t("gui.exp.config").c_str(), current.c_str())) {
+    if (ImGui::BeginCombo("##exp_config", current.c_str())) {
         for (int i = 0; i < custom_index; ++i)
             if (ImGui::Selectable(presets[static_cast<size_t>(i)].name.c_str(), v.preset == i)) v.preset = i;
         if (ImGui::Selectable(ui.t("gui.exp.custom").c_str(), v.preset == custom_index)) v.preset = custom_index;
@@ -66,14 +68,15 @@ void draw_experiments_panel(Ui& ui) {
 
     const ModelFigures f = model_figures(cfg);
     if (ImGui::BeginTable("figures", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
-        row(ui.t("gui.exp.shape_row"), std::to_string(cfg.d_model) + " · " + std::to_string(cfg.heads) + " · " + std::to_string(cfg.layers));
-        row(ui.t("gui.exp.head_dim"), f.divides ? std::to_string(f.head_dim) : ui.t("gui.layout.invalid"));
-        row(ui.t("gui.exp.tiles"), f.fills_tensor_core_tiles ? ui.t("gui.exp.tiles_yes", {{"n", std::to_string(f.tiles_per_head)}})
-                                                             : ui.t("gui.exp.tiles_no", {{"hd", std::to_string(f.head_dim)}}));
-        row(ui.t("gui.exp.params_layer"), format_count(f.attention_params_per_layer, ui.session.lang()));
-        row(ui.t("gui.exp.params_total"), format_count(f.attention_params_total, ui.session.lang()));
-        row(ui.t("gui.exp.matmuls_per_head"), std::to_string(f.matmuls_per_head_projection));
-        row(ui.t("gui.exp.matmuls_fused"), std::to_string(f.matmuls_fused_qkv));
+        const Lang lang = ui.session.lang();
+        row(ui.t("gui.exp.shape_row"), format_count(cfg.d_model, lang) + " · " + format_count(cfg.heads, lang) + " · " + format_count(cfg.layers, lang));
+        row(ui.t("gui.exp.head_dim"), f.divides ? format_count(f.head_dim, lang) : ui.t("gui.layout.invalid"));
+        row(ui.t("gui.exp.tiles"), f.fills_tensor_core_tiles ? ui.t("gui.exp.tiles_yes", {{"n", format_count(f.tiles_per_head, lang)}})
+                                                             : ui.t("gui.exp.tiles_no", {{"hd", format_count(f.head_dim, lang)}}));
+        row(ui.t("gui.exp.params_layer"), format_count(f.attention_params_per_layer, lang));
+        row(ui.t("gui.exp.params_total"), format_count(f.attention_params_total, lang));
+        row(ui.t("gui.exp.matmuls_per_head"), format_count(f.matmuls_per_head_projection, lang));
+        row(ui.t("gui.exp.matmuls_fused"), format_count(f.matmuls_fused_qkv, lang));
         ImGui::EndTable();
     }
 
@@ -85,7 +88,7 @@ void draw_experiments_panel(Ui& ui) {
     Session& s = ui.session;
     if (s.measuring_projections()) {
         ImGui::TextDisabled("%s", ui.t("gui.exp.measuring").c_str());
-    } else if (ImGui::Button(ui.t("gui.exp.measure", {{"t", std::to_string(v.tokens)}}).c_str()) && f.divides) {
+    } else if (ImGui::Button(ui.t("gui.exp.measure", {{"t", format_count(v.tokens, ui.session.lang())}}).c_str()) && f.divides) {
         // Capped for a quick measurement, and kept divisible by the head count.
         const int heads = static_cast<int>(cfg.heads);
         const int d_model = static_cast<int>(std::min<int64_t>(cfg.d_model, 2048 / heads * heads));
@@ -105,7 +108,7 @@ void draw_experiments_panel(Ui& ui) {
             ImGui::SameLine();
             ImGui::Text("%s  %s ms", label.c_str(), format_number(ms, ui.session.lang()).c_str());
         };
-        bar(ui.t("gui.exp.per_head", {{"n", std::to_string(tm.per_head_matmuls)}}), tm.per_head_ms, IM_COL32(230, 159, 0, 255));
+        bar(ui.t("gui.exp.per_head", {{"n", format_count(tm.per_head_matmuls, ui.session.lang())}}), tm.per_head_ms, IM_COL32(230, 159, 0, 255));
         bar(ui.t("gui.exp.fused"), tm.fused_ms, IM_COL32(86, 180, 233, 255));
         const std::string ratio = format_fixed(tm.per_head_ms / std::max(tm.fused_ms, 1e-9), 1, ui.session.lang());
         ImGui::TextUnformatted(ui.t("gui.exp.ratio", {{"ratio", ratio}}).c_str());

@@ -13,6 +13,8 @@
 #include "attnlab/core/text/report.hpp"
 #include "attnlab/core/base/util.hpp"
 #include "attnlab/core/text/number_format.hpp"
+#include "heatmap_picture.hpp"
+#include "label_before.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -120,11 +122,6 @@ void heatmap_image(Ui& ui, ImTextureID id, ImVec2 size, const HeatmapSet& set, i
     else ImGui::Image(id, size);
 }
 
-const HeadMatrix* matrix_of(const HeatmapSet& set, int column, int head) {
-    const auto& list = matrices_of(set, column);
-    return head < static_cast<int>(list.size()) ? &list[static_cast<size_t>(head)] : nullptr;
-}
-
 std::string token_suffix(const std::vector<std::string>& tokens, int i) {
     return i < static_cast<int>(tokens.size()) ? " \"" + tokens[static_cast<size_t>(i)] + "\"" : "";
 }
@@ -160,40 +157,10 @@ void hover_tooltip(Ui& ui, const HeatmapSet& set, int head, int rows, int cols) 
     ImGui::EndTooltip();
 }
 
-// Nearest-neighbour scaled composition of heatmaps into one RGBA image.
-struct Image {
-    int w = 0, h = 0;
-    std::vector<uint8_t> px;
-};
-
-Image compose(const HeatmapSet& set, int only_head, int only_column) {
-    const int cell = std::max(1, 256 / std::max(set.rows, 1));  // each heatmap at least ~256 px
-    const int gap = 8;
-    const int hw = set.cols * cell, hh = set.rows * cell;
-    std::vector<int> heads, columns;
-    for (int h = 0; h < set.heads; ++h)
-        if (only_head < 0 || only_head == h) heads.push_back(h);
-    for (int c : shown_columns(set))
-        if (only_column < 0 || only_column == c) columns.push_back(c);
-    Image img;
-    img.w = static_cast<int>(columns.size()) * (hw + gap) + gap;
-    img.h = static_cast<int>(heads.size()) * (hh + gap) + gap;
-    img.px.assign(static_cast<size_t>(img.w) * static_cast<size_t>(img.h) * 4, 255);
-    std::vector<uint8_t> raster;
-    for (size_t r = 0; r < heads.size(); ++r)
-        for (size_t c = 0; c < columns.size(); ++c) {
-            const HeadMatrix* m = matrix_of(set, columns[c], heads[r]);
-            if (!m) continue;
-            rasterize(*m, columns[c] == kDifference ? set.difference_scale : set.value_scale, raster);
-            const int x0 = gap + static_cast<int>(c) * (hw + gap), y0 = gap + static_cast<int>(r) * (hh + gap);
-            for (int y = 0; y < hh; ++y)
-                for (int x = 0; x < hw; ++x) {
-                    const size_t src = (static_cast<size_t>(y / cell) * static_cast<size_t>(m->cols) + static_cast<size_t>(x / cell)) * 4;
-                    const size_t dst = (static_cast<size_t>(y0 + y) * static_cast<size_t>(img.w) + static_cast<size_t>(x0 + x)) * 4;
-                    std::copy_n(&raster[src], 4, &img.px[dst]);
-                }
-        }
-    return img;
+bool any_masked(const std::vector<HeadMatrix>& heads) {
+    for (const HeadMatrix& m : heads)
+        if (std::find(m.mask.begin(), m.mask.end(), 1) != m.mask.end()) return true;
+    return false;
 }
 
 void export_png(Ui& ui, int head, int column) {
@@ -206,10 +173,10 @@ void export_png(Ui& ui, int head, int column) {
     if (head >= 0) name += "-head" + std::to_string(head);
     if (column >= 0) name += column == kYours ? "-yours" : column == kReference ? "-reference" : column == kCuda ? "-cuda" : "-difference";
     const fs::path file = dir / (name + ".png");
-    const Image img = compose(*v.set, head, column);
+    const HeatmapPicture img = draw_heatmap_picture(heatmap_picture_spec(ui, head, column), ui.fonts.ui);
     stbi_flip_vertically_on_write(0);
     if (stbi_write_png(file.c_str(), img.w, img.h, 4, img.px.data(), img.w * 4)) v.last_export = file.string();
-    else ui.session.add_notice("cannot write " + file.string());
+    else ui.session.add_notice(ui.t("gui.heatmap.export_failed", {{"file", file.string()}}));
 }
 
 void legend(Ui& ui, const ColorScale& scale, const char* id, bool show_masked) {
@@ -414,8 +381,9 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
         v.stage = mine == "weights" || (mine.empty() && has("weights")) ? "weights" : !mine.empty() ? mine : stages.front();
     }
     ImGui::SameLine();
+    label_before(ui.t("gui.views.stage"));
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-    if (ImGui::BeginCombo((ui.t("gui.views.stage") + "##stage").c_str(), v.stage.c_str())) {
+    if (ImGui::BeginCombo("##stage", v.stage.c_str())) {
         for (const auto& s : stages)
             if (ImGui::Selectable(s.c_str(), s == v.stage)) v.stage = s;
         ImGui::EndCombo();
@@ -450,9 +418,10 @@ void draw_heatmaps_panel(Ui& ui) {
         return;
     }
     const CaseOutcome* c = view_case(ui);
+    label_before(ui.t("gui.views.case"));
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
     const std::string current = std::to_string(c->index + 1) + ". " + c->name.get(ui.session.lang());
-    if (ImGui::BeginCombo((ui.t("gui.views.case") + "##case").c_str(), current.c_str())) {
+    if (ImGui::BeginCombo("##case", current.c_str())) {
         for (const auto& k : r->cases) {
             const std::string label = std::to_string(k.index + 1) + ". " + k.name.get(ui.session.lang()) + "  (" + verdict_title(k.verdict, ui.session.lang()) + ")";
             if (ImGui::Selectable(label.c_str(), k.index == c->index)) ui.heatmaps.case_index = k.index;
@@ -461,6 +430,41 @@ void draw_heatmaps_panel(Ui& ui) {
     }
     ui.note_item("heatmap_case");
     draw_heatmap_grid(ui, *c, ui.session.result_generation(), e->returns.dims);
+}
+
+PictureSpec heatmap_picture_spec(const Ui& ui, int head, int column) {
+    PictureSpec spec;
+    const HeatmapView& v = ui.heatmaps;
+    const CheckResult* r = ui.session.last_result();
+    if (!v.set || !r || v.built_case < 0 || v.built_case >= static_cast<int>(r->cases.size()) || !ui.session.current()) return spec;
+    const HeatmapSet& set = *v.set;
+    const Lang lang = ui.session.lang();
+    const CaseOutcome& c = r->cases[static_cast<size_t>(v.built_case)];
+    spec.title = ui.t("gui.heatmap.export_title", {{"exercise", ui.session.current()->title.get(lang)},
+                                                   {"case", std::to_string(c.index + 1)},
+                                                   {"name", c.name.get(lang)},
+                                                   {"stage", set.stage}});
+    spec.rows = set.rows;
+    spec.cols = set.cols;
+    bool values = false, differences = false;
+    for (int col : shown_columns(set)) {
+        if (column >= 0 && col != column) continue;
+        const bool difference = col == kDifference;
+        spec.columns.push_back({&matrices_of(set, col), difference ? &set.difference_scale : &set.value_scale, ui.t(column_title(col))});
+        (difference ? differences : values) = true;
+    }
+    for (int h = 0; h < set.heads; ++h) {
+        if (head >= 0 && h != head) continue;
+        spec.heads.push_back(h);
+        spec.head_labels.push_back(ui.t("gui.heatmap.head", {{"h", std::to_string(h)}}));
+    }
+    const auto range = [&](const ColorScale& scale) {
+        return ui.t("gui.heatmap.range", {{"lo", format_number(scale.lo, lang)}, {"hi", format_number(scale.hi, lang)}});
+    };
+    if (values) spec.scales.push_back({&set.value_scale, range(set.value_scale)});
+    if (differences) spec.scales.push_back({&set.difference_scale, ui.t("gui.heatmap.difference") + ": " + range(set.difference_scale)});
+    if (any_masked(set.reference)) spec.masked = ui.t("gui.heatmap.masked");
+    return spec;
 }
 
 }  // namespace attnlab::gui

@@ -5,6 +5,7 @@
 #include "attnlab/core/text/launch_words.hpp"
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/text/report.hpp"
+#include "label_before.hpp"
 #include "panel_learner_kernels.hpp"
 
 namespace attnlab::gui::learner_kernels {
@@ -15,7 +16,7 @@ std::string dim_text(const emu::Dim3& d) { return std::to_string(d.x) + "×" + s
 
 std::string launch_line(Ui& ui, const emu::LaunchReport& l) {
     std::string s = ui.t("gui.kview.launch_line", {{"kernel", l.kernel}, {"grid", dim_text(l.grid)}, {"block", dim_text(l.block)}});
-    if (l.dynamic_shared_bytes) s += ", " + ui.t("gui.kview.launch_smem", {{"bytes", std::to_string(l.dynamic_shared_bytes)}});
+    if (l.dynamic_shared_bytes) s += ", " + ui.t("gui.kview.launch_smem", {{"bytes", format_count(l.dynamic_shared_bytes, ui.session.lang())}});
     if (!l.ok()) s += " (" + ui.t("gui.kview.launch_fault", {{"code", fault_name(emu::fault_code(l.fault.kind), ui.session.lang())}}) + ")";
     return s;
 }
@@ -25,11 +26,11 @@ std::string launch_line(Ui& ui, const emu::LaunchReport& l) {
 void draw_launch_selector(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     CudaKernelView& v = ui.cuda_kernel;
     const std::string current = std::to_string(c.index + 1) + ". " + c.name.get(ui.session.lang());
-    // As wide as the case's name, within the pane (its label beside it).
-    const float label_w = ImGui::CalcTextSize(ui.t("gui.views.case").c_str()).x + ImGui::GetStyle().ItemInnerSpacing.x;
+    // As wide as the case's name, within the pane (its label before it).
+    label_before(ui.t("gui.views.case"));
     ImGui::SetNextItemWidth(std::min(ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() * 2,
-                                     std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x - label_w)));
-    if (ImGui::BeginCombo((ui.t("gui.views.case") + "##kview_case").c_str(), current.c_str())) {
+                                     std::max(ImGui::GetFontSize() * 8, ImGui::GetContentRegionAvail().x)));
+    if (ImGui::BeginCombo("##kview_case", current.c_str())) {
         for (const auto& k : r.cases) {
             const std::string label = std::to_string(k.index + 1) + ". " + k.name.get(ui.session.lang()) + "  (" + verdict_title(k.verdict, ui.session.lang()) + ")";
             if (ImGui::Selectable(label.c_str(), k.index == c.index)) ui.heatmaps.case_index = k.index;

@@ -4,6 +4,7 @@
 #include "attnlab/core/desk/doctor.hpp"
 #include "attnlab/core/check/gpu_resources.hpp"
 #include "attnlab/core/text/protection_words.hpp"
+#include "label_before.hpp"
 #include "ui.hpp"
 
 namespace attnlab::gui {
@@ -53,8 +54,9 @@ void draw_settings_window(Ui& ui) {
     if (changed) s.set_preferences(p);
     // The GPU the Kernel view's resource panel plans for (same setting as its own selector).
     const std::string arch = s.gpu_arch();
+    label_before(ui.t("gui.kview.arch"));
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-    if (ImGui::BeginCombo(ui.t("gui.kview.arch").c_str(), gpu_arch_label(arch).c_str())) {
+    if (ImGui::BeginCombo("##settings_arch", gpu_arch_label(arch).c_str())) {
         for (const std::string& a : known_gpu_archs())
             if (ImGui::Selectable(gpu_arch_label(a).c_str(), a == arch)) s.set_gpu_arch(a);
         ImGui::EndCombo();

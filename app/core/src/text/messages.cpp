@@ -410,6 +410,8 @@ const Entry kMessages[] = {
     {"gui.heatmap.export_grid", "Export all as PNG", "Ekspor semua sebagai PNG"},
     {"gui.heatmap.export_one", "Export this heatmap as PNG", "Ekspor heatmap ini sebagai PNG"},
     {"gui.heatmap.exported", "Saved {file}", "Tersimpan: {file}"},
+    {"gui.heatmap.export_failed", "Could not write {file}.", "Tidak dapat menulis {file}."},
+    {"gui.heatmap.export_title", "{exercise} · case {case} ({name}) · {stage}", "{exercise} · kasus {case} ({name}) · {stage}"},
     {"gui.heatmap.close", "Close", "Tutup"},
     {"gui.stages.stage", "Stage", "Tahap"},
     {"gui.stages.reference_shape", "Reference shape", "Bentuk referensi"},
