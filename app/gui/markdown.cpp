@@ -2,6 +2,7 @@
 
 #include <md4c.h>
 
+#include <algorithm>
 #include <cctype>
 #include <unordered_map>
 
@@ -249,19 +250,26 @@ void draw_markdown(Ui& ui, const std::string& text) {
                 break;
             }
             case MdBlock::Kind::Code: {
+                // A line longer than the pane scrolls inside the block (never the
+                // whole statement, never cut off); the wheel still scrolls the page.
                 std::string code = blk.code;
                 if (!code.empty() && code.back() == '\n') code.pop_back();
                 ImGui::PushFont(ui.fonts.mono);
-                const ImVec2 pos = ImGui::GetCursorScreenPos();
                 const ImVec2 size = ImGui::CalcTextSize(code.c_str());
-                const float pad = ImGui::GetStyle().FramePadding.x;
-                const float width = std::max(size.x, ImGui::GetContentRegionAvail().x - 2 * pad);
-                ImDrawList* dl = ImGui::GetWindowDrawList();
-                dl->AddRectFilled(pos, ImVec2(pos.x + width + 2 * pad, pos.y + size.y + 2 * pad), ImGui::GetColorU32(ImGuiCol_FrameBg), 4.0f);
-                ImGui::SetCursorScreenPos(ImVec2(pos.x + pad, pos.y + pad));
+                const ImVec2 pad = ImGui::GetStyle().FramePadding;
+                const float width = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4);
+                const bool scrolls = size.x + 2 * pad.x > width;
+                const float height = size.y + 2 * pad.y + (scrolls ? ImGui::GetStyle().ScrollbarSize : 0.0f);
+                ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
+                ImGui::PushStyleVar(ImGuiStyleVar_ChildRounding, 4.0f);
+                ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, pad);
+                ImGui::PushID(static_cast<int>(&blk - it->second.data()));
+                ImGui::BeginChild("code", ImVec2(width, height), false, ImGuiWindowFlags_HorizontalScrollbar);
                 ImGui::TextUnformatted(code.c_str());
-                ImGui::SetCursorScreenPos(ImVec2(pos.x, pos.y + size.y + 2 * pad));
-                ImGui::Dummy(ImVec2(0, 0));
+                ImGui::EndChild();
+                ImGui::PopID();
+                ImGui::PopStyleVar(2);
+                ImGui::PopStyleColor();
                 ImGui::PopFont();
                 break;
             }

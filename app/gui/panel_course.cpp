@@ -1,5 +1,6 @@
 // Course panel: every exercise in manifest order with its topics and progress;
 // a topic filter; clicking an exercise opens it.
+#include <algorithm>
 #include <set>
 
 #include "ui.hpp"
@@ -44,13 +45,19 @@ void draw_course_panel(Ui& ui) {
         ImGui::TextUnformatted(mark);
         ImGui::PopStyleColor();
         ImGui::SameLine();
+        // The title wrapped to the column's width, never cut off: a selectable
+        // as tall as the wrapped text, the text drawn over it.
         const std::string label = std::to_string(i + 1) + ". " + e.title.get(lang);
-        if (ImGui::Selectable(label.c_str(), selected, ImGuiSelectableFlags_None)) s.open(e.id);
+        const float wrap = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4);
+        const ImVec2 text_size = ImGui::CalcTextSize(label.c_str(), nullptr, false, wrap);
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        if (ImGui::Selectable("##open", selected, ImGuiSelectableFlags_None, ImVec2(0, text_size.y))) s.open(e.id);
+        ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), ImGui::GetFontSize(), at, ImGui::GetColorU32(ImGuiCol_Text), label.c_str(), nullptr, wrap);
         ui.note_item("exercise:" + e.id);
         if (ImGui::IsItemHovered()) {
             std::string topics;
             for (const auto& t : e.topics) topics += (topics.empty() ? "" : ", ") + course.topic_label(t, lang);
-            wrapped_tooltip(e.id + "\n" + ui.t(std::string("cli.status.") + status_code(st)) + "\n" + topics);
+            wrapped_tooltip(e.title.get(lang) + "\n" + ui.t(std::string("cli.status.") + status_code(st)) + "\n" + topics);
         }
         std::string topics;
         for (const auto& t : e.topics) topics += (topics.empty() ? "" : " · ") + course.topic_label(t, lang);

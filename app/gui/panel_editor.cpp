@@ -137,12 +137,17 @@ void draw_toolbar(Ui& ui, EditorState& st) {
     ImGui::SameLine();
     if (ImGui::Button(ui.t("gui.editor.reset").c_str())) ui.confirm_reset = true;
     ui.note_item("reset");
-    ImGui::SameLine();
     const std::string name = s.file().filename().string();
-    ImGui::TextDisabled("%s · %s · %s", name.c_str(), ui.t(s.dirty() ? "gui.editor.unsaved" : "gui.editor.saved").c_str(),
-                        ui.t("gui.editor.position", {{"line", std::to_string(ui.editor_cursor_line)},
-                                                     {"col", std::to_string(1 + st.cursor - line_offset(s.buffer(), ui.editor_cursor_line))}})
-                            .c_str());
+    const std::string status = name + " · " + ui.t(s.dirty() ? "gui.editor.unsaved" : "gui.editor.saved") + " · " +
+                               ui.t("gui.editor.position", {{"line", std::to_string(ui.editor_cursor_line)},
+                                                            {"col", std::to_string(1 + st.cursor - line_offset(s.buffer(), ui.editor_cursor_line))}});
+    // Beside the buttons when it fits there, else on a line of its own, wrapped: never cut off.
+    const float room = ImGui::GetWindowContentRegionMax().x - (ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x) - ImGui::GetStyle().ItemSpacing.x;
+    if (ImGui::CalcTextSize(status.c_str()).x <= room) ImGui::SameLine();
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled("%s", status.c_str());
+    ImGui::PopTextWrapPos();
+    ui.note_item("editor_status");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.file().string().c_str());
 
     if (s.disk_conflict()) {
