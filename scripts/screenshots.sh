@@ -76,6 +76,10 @@ for lang in en id; do
   for size in 1280x800 1920x1080; do
     shot "$lang-history-$size" "$lang" causal-mhsa "" --show history --size "$size"
     shot "$lang-editor-check-$size" "$lang" causal-mhsa "" --run --size "$size"
+    # Readability at both sizes: wrapped titles and status, labelled combos, the Kernel tab's block labels.
+    for view in heatmaps stages kernel; do
+      shot "$lang-$view-$size" "$lang" causal-mhsa "$ex/causal-mhsa/solution.cpp" --run --view "$view" --size "$size"
+    done
   done
   # The views get a taller bottom panel (the Kernel tab needs the room).
   mkdir -p "$home/config"

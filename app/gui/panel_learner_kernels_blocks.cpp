@@ -7,6 +7,7 @@
 #include "attnlab/common/protocol.hpp"
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/text/report.hpp"
+#include "ink.hpp"
 #include "panel_learner_kernels.hpp"
 
 namespace attnlab::gui::learner_kernels {
@@ -149,8 +150,8 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
         const std::string label = f.wrote_output() ? (f.written.empty() ? "*" : slice_values(f.written)) : "–";
         const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
         if (ts.x > cell_w - 4) continue;
-        dl->AddText(ImVec2(a.x + (cell_w - 2 - ts.x) / 2, a.y + (cell_h - 2 - ts.y) / 2), f.wrote_output() || f.faulted ? kDarkText : IM_COL32(200, 200, 200, 255),
-                    label.c_str());
+        dl->AddText(ImVec2(a.x + (cell_w - 2 - ts.x) / 2, a.y + (cell_h - 2 - ts.y) / 2), ink_on(block_color(f, numel, b == v.block)),
+                    label.c_str());  // black or white, whichever reads on the block's colour
     }
     if (compact) {
         // The selected block in sight when it was chosen elsewhere (the fault's block, a launch switch).
