@@ -252,6 +252,10 @@ void argument_kind_mismatch(int index, Kind expected, Kind got) {
 
 }  // namespace detail
 
+// A name written as a literal becomes its std::string here, in the library,
+// not in the learner's file.
+void probe(const char* name, const Tensor& t) { probe(std::string(name ? name : ""), t); }
+
 void probe(const std::string& name, const Tensor& t) {
     using Limits = protocol::ProtocolLimits;
     ProbeStore& store = probes();

@@ -342,9 +342,17 @@ Tensor::Tensor(Shape shape, float fill) {
     shape_ = std::move(shape);
 }
 
+Tensor::Tensor(const Tensor& other) = default;
+Tensor::Tensor(Tensor&& other) noexcept = default;
+Tensor& Tensor::operator=(const Tensor& other) = default;
+Tensor& Tensor::operator=(Tensor&& other) noexcept = default;
+Tensor::~Tensor() = default;
+
 Tensor Tensor::zeros(Shape shape) { return Tensor(std::move(shape), 0.0f); }
+Tensor Tensor::zeros(std::initializer_list<int64_t> shape) { return Tensor(Shape(shape), 0.0f); }
 
 Tensor Tensor::full(Shape shape, float value) { return Tensor(std::move(shape), value); }
+Tensor Tensor::full(std::initializer_list<int64_t> shape, float value) { return Tensor(Shape(shape), value); }
 
 Tensor Tensor::from_data(Shape shape, std::vector<float> data) {
     check_shape_valid(shape, "from_data");
@@ -417,6 +425,8 @@ std::vector<float> Tensor::to_vector() const {
 }
 
 // ---- views and copies -------------------------------------------------------------
+
+Tensor Tensor::reshape(std::initializer_list<int64_t> new_shape, SourceLine at) const { return reshape(Shape(new_shape), at); }
 
 Tensor Tensor::reshape(Shape new_shape, SourceLine at) const {
     OperationRecord record(TensorOp::Reshape, at, {this});

@@ -103,9 +103,20 @@ public:
     Tensor();
     // A tensor of the given shape filled with `fill`.
     explicit Tensor(Shape shape, float fill = 0.0f);
+    // Copying shares the numbers (see above). Defined in the library, like
+    // the overloads taking a braced shape ({T, H, hd}) below: a solution's
+    // file then instantiates none of shared_ptr's and vector's templates, which
+    // would be most of what compiling a short solution costs.
+    Tensor(const Tensor& other);
+    Tensor(Tensor&& other) noexcept;
+    Tensor& operator=(const Tensor& other);
+    Tensor& operator=(Tensor&& other) noexcept;
+    ~Tensor();
 
     static Tensor zeros(Shape shape);
+    static Tensor zeros(std::initializer_list<int64_t> shape);
     static Tensor full(Shape shape, float value);
+    static Tensor full(std::initializer_list<int64_t> shape, float value);
     // Takes `data` in row-major order; its size must equal the product of shape.
     static Tensor from_data(Shape shape, std::vector<float> data);
     // n×n identity matrix.
@@ -210,6 +221,7 @@ public:
     // numpy reshape: one axis may be -1 (inferred). Returns a view when the
     // tensor is contiguous, otherwise reshapes a contiguous copy.
     Tensor reshape(Shape new_shape, SourceLine at = {__builtin_LINE()}) const;
+    Tensor reshape(std::initializer_list<int64_t> new_shape, SourceLine at = {__builtin_LINE()}) const;
     // numpy transpose: with no axes, reverses them (a matrix's transpose).
     // With one index per axis it is a permutation: x.transpose(1, 0, 2) moves
     // axis 1 to the front, exactly like numpy. On tensors of 3+ axes, two
@@ -300,5 +312,6 @@ std::string shape_str(const Shape& shape);
 // copy; calling it with the same name again in one case replaces the record.
 // Automatic stages place most tensors without it: name the ones they cannot.
 void probe(const std::string& name, const Tensor& t);
+void probe(const char* name, const Tensor& t);  // probe("scores", s) builds no std::string in your file
 
 }  // namespace attnlab
