@@ -129,6 +129,31 @@ TEST_CASE("copies share storage; clone does not") {
     CHECK(c.is_contiguous());
 }
 
+TEST_CASE("assignment and moves share storage too; a braced shape means what a Shape does") {
+    // The copies, moves and braced-shape overloads live in the library (so a
+    // learner's file instantiates none of their templates): same meaning.
+    Tensor a = Tensor::zeros({2, 3});
+    Tensor b;
+    b = a;
+    b(1, 2) = 4.0f;
+    CHECK(a(1, 2) == 4.0f);
+    Tensor moved = std::move(b);
+    moved(0, 0) = 1.0f;
+    CHECK(a(0, 0) == 1.0f);
+    Tensor assigned;
+    assigned = std::move(moved);
+    CHECK(assigned.shape() == Shape{2, 3});
+    CHECK(assigned(1, 2) == 4.0f);
+
+    CHECK(Tensor::zeros({2, 3}).shape() == Tensor::zeros(Shape{2, 3}).shape());
+    CHECK(Tensor::full({2, 2}, 7.0f).to_vector() == Tensor::full(Shape{2, 2}, 7.0f).to_vector());
+    const Tensor x = Tensor::arange(24);
+    const int64_t T = 4;
+    const int heads = 2;  // an int beside int64_t, as learners write it
+    CHECK(x.reshape({T, heads, -1}).shape() == x.reshape(Shape{4, 2, 3}).shape());
+    CHECK(x.reshape({T, heads, -1}).to_vector() == x.reshape(Shape{4, 2, 3}).to_vector());
+}
+
 TEST_CASE("split heads: reshape (T, H, hd) then transpose(1, 0, 2)") {
     const int64_t T = 5, H = 3, hd = 4, D = H * hd;
     Tensor x = arange2(T, D);
