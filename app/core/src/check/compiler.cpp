@@ -14,6 +14,7 @@
 
 #include "attnlab/core/build_config.hpp"
 #include "attnlab/core/base/install_layout.hpp"
+#include "attnlab/core/check/learner_includes.hpp"
 #include "attnlab/core/check/process.hpp"
 #include "attnlab/core/base/util.hpp"
 
@@ -251,6 +252,10 @@ Compiler::Compiler(Toolchain toolchain, fs::path cache_dir)
     fs::create_directories(cache_dir_ / "entry", ec);
     fs::create_directories(cache_dir_ / "tmp", ec);
     sweep_dead_work_dirs(cache_dir_ / "tmp");
+    fs::create_directories(cache_dir_ / "pch", ec);
+    remove_stale(cache_dir_ / "pch");
+    for (const RuntimeProfile* profile : all_runtime_profiles())
+        precompiled_[static_cast<size_t>(profile->runtime)] = std::make_unique<PrecompiledHeaders>(cache_dir_ / "pch" / fingerprint_ / profile->code);
 }
 
 // The generated files around a learner's file. The learner's translation unit
@@ -324,28 +329,20 @@ void Compiler::remove_stale(const fs::path& parent) const {
         if (old.is_directory(ec) && old.path().filename() != fingerprint_) fs::remove_all(old.path(), ec);
 }
 
-fs::path Compiler::precompiled_header(Runtime runtime, const std::atomic<bool>* cancel) {
-    std::lock_guard<std::mutex> lock(pch_mu_);
+fs::path Compiler::precompiled_header(Runtime runtime, const std::string& source, const std::atomic<bool>* cancel) {
+    if (!toolchain_.use_pch) return {};
     const RuntimeProfile& profile = profile_of(runtime);
-    bool& failed = pch_failed_[static_cast<size_t>(runtime)];
-    if (!toolchain_.use_pch || failed) return {};
-    const fs::path dir = cache_dir_ / "pch" / fingerprint_;
-    const fs::path header = dir / profile.pch_name;
-    fs::path gch = header;
-    gch += ".gch";
-    if (fs::exists(gch)) return header;
-    remove_stale(cache_dir_ / "pch");
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    write_file_atomic(header, std::string("// Precompiled by attnlab: the learner headers, parsed once.\n#include <attnlab/") +
-                                  profile.entry_header + ">\n");
-    const fs::path tmp = dir / ("build-" + std::to_string(::getpid()) + "-" + profile.code + ".gch");
-    std::vector<std::string> argv = compiler_prefix(runtime);
-    argv.insert(argv.end(), {"-x", "c++-header", header.string(), "-o", tmp.string()});
-    bool refused = false;
-    if (build_beside(std::move(argv), dir, tmp, gch, cancel, refused)) return header;
-    if (refused) failed = true;  // the compiler refused: stop trying
-    return {};
+    const std::vector<std::string> headers = leading_library_includes(source, profile.precompilable_headers(toolchain_));
+    // Built by the compile's own command line up to its inputs, so the
+    // precompiled header matches every flag the compile uses (-Winvalid-pch in
+    // the tests says so); -MD lists what it was built from.
+    auto build = [&](const fs::path& header, const fs::path& output, const fs::path& deps, bool& refused) {
+        std::vector<std::string> argv = compiler_prefix(runtime);
+        argv.insert(argv.end(), {"-x", "c++-header", header.string(), "-o", output.string(), "-MD", "-MF", deps.string()});
+        return build_beside(std::move(argv), header.parent_path(), output, output, cancel, refused);
+    };
+    const std::string stem = fs::path(profile.pch_name).stem().string();
+    return precompiled_[static_cast<size_t>(runtime)]->header_for(stem, std::string("attnlab/") + profile.entry_header, headers, build);
 }
 
 // The exercise's registration compiled once per toolchain (~0.4 s of a CUDA
@@ -363,7 +360,7 @@ fs::path Compiler::entry_object(const Exercise& exercise, const fs::path& regist
     fs::create_directories(dir, ec);
     const fs::path tmp = dir / ("build-" + std::to_string(::getpid()) + ".o");
     std::vector<std::string> argv = compiler_prefix(exercise.runtime);
-    if (const fs::path pch = precompiled_header(exercise.runtime, cancel); !pch.empty()) argv.insert(argv.end(), {"-include", pch.string()});
+    if (const fs::path pch = precompiled_header(exercise.runtime, "", cancel); !pch.empty()) argv.insert(argv.end(), {"-include", pch.string()});
     argv.insert(argv.end(), {"-c", registration.string(), "-o", tmp.string()});
     bool refused = false;
     if (build_beside(std::move(argv), dir, tmp, object, cancel, refused)) return object;
@@ -374,10 +371,10 @@ fs::path Compiler::entry_object(const Exercise& exercise, const fs::path& regist
 // The compiler's command line for the learner's file alone, to an object. A
 // runtime that must see every access also has g++ list the functions its
 // sanitizer pass ran on (-fdump-tree-tsan, the -O0 pipeline's pass too).
-std::vector<std::string> Compiler::object_command(const Exercise& exercise, const fs::path& src, const fs::path& object,
-                                                  const fs::path& work, const std::atomic<bool>* cancel) {
+std::vector<std::string> Compiler::object_command(const Exercise& exercise, const std::string& text, const fs::path& src,
+                                                  const fs::path& object, const fs::path& work, const std::atomic<bool>* cancel) {
     std::vector<std::string> argv = compiler_prefix(exercise.runtime);
-    if (const fs::path pch = precompiled_header(exercise.runtime, cancel); !pch.empty()) argv.insert(argv.end(), {"-include", pch.string()});
+    if (const fs::path pch = precompiled_header(exercise.runtime, text, cancel); !pch.empty()) argv.insert(argv.end(), {"-include", pch.string()});
     argv.insert(argv.end(), {"-include", entry_file(exercise, EntryFile::Declaration).string(), "-c", src.string(), "-o", object.string()});
     if (exercise.profile().every_function_instrumented)
         for (const fs::path& dump : instrumentation_dumps(work)) argv.push_back("-fdump-tree-" + dump.extension().string().substr(1) + "=" + dump.string());
@@ -589,7 +586,7 @@ CompileOutput Compiler::compile(const Exercise& exercise, const std::string& sou
     recipe.program = toolchain_.compiler;
     recipe.wall_seconds = toolchain_.compile_seconds;
     recipe.compile_object = [&](const fs::path& src, const fs::path& object, const fs::path& work) {
-        return object_command(exercise, src, object, work, cancel);
+        return object_command(exercise, recipe.text, src, object, work, cancel);
     };
     recipe.inspect = [&](const fs::path& object, const fs::path& work) {
         return check_learner_object(object, link_libraries(exercise), runtime.every_function_instrumented, instrumentation_dumps(work));

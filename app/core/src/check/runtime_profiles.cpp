@@ -2,6 +2,7 @@
 
 #include "attnlab/core/check/compiler.hpp"
 #include "attnlab/core/check/cuda_source.hpp"
+#include "attnlab/core/check/learner_includes.hpp"
 
 namespace attnlab {
 namespace {
@@ -14,6 +15,12 @@ std::string as_written(const std::string& source) { return source; }
 std::string output_as_is(const std::string& output, const std::string&, const std::string&) { return output; }
 Args nothing(const Toolchain&) { return {}; }
 std::string cpp_missing(const Toolchain&) { return ""; }  // the common pieces (Toolchain::problem) are all it needs
+// The standard library, and the learner header itself (named by every file).
+Args cpp_headers(const Toolchain&) {
+    Args headers = standard_library_headers();
+    headers.push_back("attnlab/tensor.hpp");
+    return headers;
+}
 
 // ---------------------------------------------------------------- CUDA
 // A .cu file on the emulator: every load and store instrumented (the flags
@@ -27,6 +34,16 @@ Args cuda_compile_flags(const Toolchain& t) {
 Args cuda_runtime_libraries(const Toolchain& t) { return {t.learner_cuda_library.string()}; }
 // boost.context for the emulator's fibers; libbacktrace names the learner's lines.
 Args cuda_system_libraries(const Toolchain& t) { return {t.boost_context_library.string(), "-lbacktrace"}; }
+
+// The standard library, CUDA's headers on the emulator and the learner header.
+Args cuda_headers(const Toolchain& t) {
+    Args headers = standard_library_headers();
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(t.cuda_include_dir, ec))
+        if (e.path().extension() == ".h") headers.push_back(e.path().filename().string());
+    headers.push_back("attnlab/cuda.hpp");
+    return headers;
+}
 
 std::string cuda_missing(const Toolchain& t) {
     if (t.learner_cuda_library.empty())
@@ -56,6 +73,7 @@ const RuntimeProfile kCpp{
     nothing,
     nothing,
     cpp_missing,
+    cpp_headers,
     /*reports_kernel_launches=*/false,
     /*resource_report=*/false,
     /*runs_on_gpu=*/false,
@@ -84,6 +102,7 @@ const RuntimeProfile kCuda{
     cuda_runtime_libraries,
     cuda_system_libraries,
     cuda_missing,
+    cuda_headers,
     /*reports_kernel_launches=*/true,
     /*resource_report=*/true,
     /*runs_on_gpu=*/true,

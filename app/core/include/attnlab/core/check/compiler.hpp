@@ -3,6 +3,7 @@
 // translation of compiler output into diagnostics on the learner's own file.
 #include <atomic>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "attnlab/core/check/check_result.hpp"
 #include "attnlab/core/check/diagnostics.hpp"
 #include "attnlab/core/check/learner_object.hpp"
+#include "attnlab/core/check/precompiled_headers.hpp"
 #include "attnlab/core/course/course.hpp"
 
 namespace attnlab {
@@ -36,7 +38,7 @@ struct Toolchain {
     fs::path gpu_include_dir;        // holds the GPU's attnlab/cuda.hpp
     std::vector<std::string> flags;  // language, optimisation and diagnostic flags
     std::vector<std::string> link_flags;  // e.g. -fuse-ld=gold when available
-    bool use_pch = true;             // precompile the learner headers (gcc only)
+    bool use_pch = true;             // precompile the learner headers and the library headers a file includes (gcc only)
     // How long the compiler may work on one learner file (each step: the
     // object, the link) before the check says it ran out of time on that
     // code (ATTNLAB_COMPILE_SECONDS, 1..600; 60 by default).
@@ -115,16 +117,17 @@ private:
                                const std::atomic<bool>* cancel);
     fs::path entry_file(const Exercise& exercise, EntryFile kind);
     fs::path entry_object(const Exercise& exercise, const fs::path& registration, const std::atomic<bool>* cancel);
-    // The learner headers of a runtime precompiled once per toolchain
-    // fingerprint; "" when unavailable (clang, or the build failed), in which
-    // case we compile without.
-    fs::path precompiled_header(Runtime runtime, const std::atomic<bool>* cancel);
+    // The learner header of a runtime and the library headers `source`
+    // includes first, precompiled once per toolchain fingerprint
+    // (precompiled_headers.hpp); "" when unavailable (clang, or the build
+    // failed), in which case we compile without.
+    fs::path precompiled_header(Runtime runtime, const std::string& source, const std::atomic<bool>* cancel);
     std::vector<std::string> compiler_prefix(Runtime runtime) const;
     bool build_beside(std::vector<std::string> argv, const fs::path& dir, const fs::path& tmp, const fs::path& target,
                       const std::atomic<bool>* cancel, bool& refused);
     void remove_stale(const fs::path& parent) const;
-    std::vector<std::string> object_command(const Exercise& exercise, const fs::path& src, const fs::path& object, const fs::path& work,
-                                            const std::atomic<bool>* cancel);
+    std::vector<std::string> object_command(const Exercise& exercise, const std::string& text, const fs::path& src, const fs::path& object,
+                                            const fs::path& work, const std::atomic<bool>* cancel);
     static std::vector<fs::path> instrumentation_dumps(const fs::path& work);
     std::vector<std::string> link_libraries(const Exercise& exercise) const;
     std::vector<std::string> link_command(const Exercise& exercise, const fs::path& object, const fs::path& bin,
@@ -134,8 +137,7 @@ private:
     Toolchain toolchain_;
     fs::path cache_dir_;
     std::string fingerprint_;
-    std::mutex pch_mu_;  // checks of different exercises may compile at once
-    bool pch_failed_[kRuntimeCount] = {};  // per runtime
+    std::unique_ptr<PrecompiledHeaders> precompiled_[kRuntimeCount];  // per runtime
     std::mutex entry_mu_;
     bool entry_object_failed_ = false;
 };

@@ -51,6 +51,9 @@ struct RuntimeProfile {
     std::vector<std::string> (*runtime_libraries)(const Toolchain& toolchain);  // before libattnlab_learner.a
     std::vector<std::string> (*system_libraries)(const Toolchain& toolchain);   // after it
     std::string (*missing)(const Toolchain& toolchain);                         // "" when usable here, else what is missing
+    // The headers a learner's file may include that a precompiled header may
+    // hold for it (learner_includes.hpp), beside the entry header.
+    std::vector<std::string> (*precompilable_headers)(const Toolchain& toolchain);
     // The evidence its programs collect beside their values.
     bool reports_kernel_launches;  // launches, faults and counters: kernel causes and rules, traces, the performance report
     bool resource_report;          // NVRTC's registers and shared memory per kernel
