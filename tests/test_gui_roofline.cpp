@@ -42,4 +42,23 @@ TEST_CASE("the Kernel view has a roofline of the learner's launch, an estimate w
     const ReferencePoints refs = attention_reference_points(shape[0], shape[1], shape[2], shape[3]);
     CHECK(refs.ready);
     CHECK(refs.points.size() == 2);
+    CHECK_FALSE(h.has("roofline_tensor_roof"));  // no launch used tensor cores: the FP32 roof alone
+}
+
+TEST_CASE("a tensor-core kernel is a point under the tensor cores' roof, not a launch without arithmetic") {
+    testing::Harness h(testing::HarnessConfig{kCourse, "cuda-tensor-core-qkv", ImVec2(1800, 1600), nullptr});
+    h.set_buffer(slurp(kCourse / "cuda-tensor-core-qkv" / "solution.cu"));
+    h.click("run");
+    REQUIRE(h.wait_result(240.0));
+    const CheckResult* r = h.session.last_result();
+    REQUIRE(r);
+    REQUIRE(r->verdict == Verdict::Pass);
+    const std::optional<Performance> perf = check_performance(*r, *h.session.current());
+    REQUIRE(perf);
+    REQUIRE(perf->tensor_flops > 0);
+    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
+    h.frames(4);
+    CHECK(h.has("roofline_tensor_roof"));
+    for (const LaunchPerformance& L : perf->launches)
+        if (L.tensor_flops > 0) CHECK_MESSAGE(h.has("roofline_point:" + L.kernel), L.kernel);
 }

@@ -1,7 +1,8 @@
 // The Kernel view's roofline (issue 18): a log-log plot of arithmetic
 // intensity (FLOP per DRAM byte) against FLOP/s for one GPU of the report's
-// table — its roof (bandwidth x intensity up to the FP32 peak), the learner's
-// launch as a point at its estimated speed, and attnlab's own attention
+// table — its roof (bandwidth x intensity up to the FP32 peak, and up to the
+// FP16 tensor-core peak when a launch used tensor cores), the learner's
+// launches as points at their estimated speed, and attnlab's own attention
 // kernels v1 and v2 beside it. Everything is an estimate (performance.hpp);
 // the assumptions are one click away. Reads core state only.
 #include <imgui.h>
@@ -52,10 +53,15 @@ std::string decade_label(double v, Lang lang) {
 double decade_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
 double decade_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
 
-void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points) {
+// `tensor_roof`: a launch ran on tensor cores, so their higher roof is drawn
+// too; a tensor-core kernel is judged under it, not under the FP32 one.
+void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points, bool tensor_roof) {
     const Lang lang = ui.session.lang();
     const double ridge = gpu.fp32_flops / gpu.bandwidth;
-    double x_lo = ridge / 1000, x_hi = ridge * 10, y_lo = gpu.fp32_flops / 1e5, y_hi = gpu.fp32_flops * 3;
+    tensor_roof = tensor_roof && gpu.tensor_flops > gpu.fp32_flops;
+    const double top_flops = tensor_roof ? gpu.tensor_flops : gpu.fp32_flops;
+    const double top_ridge = top_flops / gpu.bandwidth;
+    double x_lo = ridge / 1000, x_hi = top_ridge * 10, y_lo = gpu.fp32_flops / 1e5, y_hi = top_flops * 3;
     for (const PlotPoint& p : points) {
         if (!(p.intensity > 0) || !(p.flops_per_s > 0)) continue;
         x_lo = std::min(x_lo, p.intensity / 3);
@@ -98,6 +104,15 @@ void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points
     const std::string roof_label = gpu.name + ": " + si(gpu.bandwidth, "B/s", lang) + ", " + si(gpu.fp32_flops, "FLOP/s", lang);
     const float roof_w = ImGui::CalcTextSize(roof_label.c_str()).x;
     dl->AddText(ImVec2(std::max(left + 4, std::min(X(ridge) - roof_w / 2, right - roof_w - 4)), Y(gpu.fp32_flops) + 3), roof, roof_label.c_str());
+    if (tensor_roof) {  // the memory slope goes on up to the tensor cores' peak
+        const ImU32 tensor = IM_COL32(170, 90, 220, 255);
+        dl->AddLine(ImVec2(X(ridge), Y(gpu.fp32_flops)), ImVec2(X(top_ridge), Y(top_flops)), tensor, 2.0f);
+        dl->AddLine(ImVec2(X(top_ridge), Y(top_flops)), ImVec2(X(x_hi), Y(top_flops)), tensor, 2.0f);
+        const std::string label = ui.t("gui.roofline.tensor_roof", {{"flops", si(top_flops, "FLOP/s", lang)}});
+        const float w = ImGui::CalcTextSize(label.c_str()).x;
+        dl->AddText(ImVec2(std::max(left + 4, std::min(X(top_ridge) - w / 2, right - w - 4)), Y(top_flops) + 3), tensor, label.c_str());
+        ui.note_item("roofline_tensor_roof");
+    }
     const PlotPoint* nearest = nullptr;
     float nearest_d2 = em * em;
     for (const PlotPoint& p : points) {
@@ -119,7 +134,7 @@ void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points
                                                     {"intensity", format_fixed(nearest->intensity, 2, lang)},
                                                     {"flops_per_s", si(nearest->flops_per_s, "FLOP/s", lang)},
                                                     {"time", format_seconds(nearest->estimate.seconds, lang)},
-                                                    {"bound", ui.t(std::string("perf.bound.") + perf_bound_code(nearest->estimate.bound))}}));
+                                                    {"bound", describe_bound(nearest->estimate, lang)}}));
 }
 
 PlotPoint point(const std::string& label, double flops, double bytes, const TimeEstimate& e, ImU32 colour) {
@@ -176,7 +191,7 @@ void draw_bytes_bar(Ui& ui, const GpuModel& gpu, const std::string& label, int64
                                                                 {"gpu", gpu.name},
                                                                 {"roof", si(gpu.bandwidth, "B/s", lang)},
                                                                 {"time", format_seconds(e.seconds, lang)},
-                                                                {"bound", ui.t(std::string("perf.bound.") + perf_bound_code(e.bound))}}));
+                                                                {"bound", describe_bound(e, lang)}}));
 }
 
 void draw_gpu_selector(Ui& ui, int gpu_index) {
@@ -219,13 +234,17 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
     ui.note_item("roofline_case");
 
     // Every launch of the learner's: a point where it does arithmetic, a bar of bytes where it does none.
+    // A launch's arithmetic is its FP32 share and what it did on tensor cores.
     std::vector<PlotPoint> points;
     std::vector<size_t> no_arithmetic;
+    bool tensor_cores = false;
     for (size_t i = 0; i < perf->launches.size(); ++i) {
         const LaunchPerformance& L = perf->launches[i];
         if (size_t(gpu_index) >= L.estimates.size()) continue;
-        if (L.flops && *L.flops > 0 && L.bytes > 0)
-            points.push_back(point(launch_label(*perf, i), *L.flops, double(L.bytes), L.estimates[size_t(gpu_index)], IM_COL32(240, 150, 40, 255)));
+        const double flops = L.flops.value_or(0.0) + L.tensor_flops;
+        tensor_cores = tensor_cores || L.tensor_flops > 0;
+        if (flops > 0 && L.bytes > 0)
+            points.push_back(point(launch_label(*perf, i), flops, double(L.bytes), L.estimates[size_t(gpu_index)], IM_COL32(240, 150, 40, 255)));
         else
             no_arithmetic.push_back(i);
     }
@@ -242,7 +261,7 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
     if (!perf->flops) learner_kernels::disabled_wrapped(ui.t("gui.roofline.no_flops"));
     for (size_t i : no_arithmetic)
         if (perf->flops) draw_bytes_bar(ui, gpu, launch_label(*perf, i), perf->launches[i].bytes, perf->launches[i].estimates[size_t(gpu_index)]);
-    draw_plot(ui, gpu, points);
+    draw_plot(ui, gpu, points, tensor_cores);
 
     for (size_t i = 0; i < points.size(); ++i) {
         const PlotPoint& p = points[i];
@@ -250,7 +269,7 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
                                                            {"intensity", format_fixed(p.intensity, 2, lang)},
                                                            {"flops_per_s", si(p.flops_per_s, "FLOP/s", lang)},
                                                            {"time", format_seconds(p.estimate.seconds, lang)},
-                                                           {"bound", ui.t(std::string("perf.bound.") + perf_bound_code(p.estimate.bound))}})
+                                                           {"bound", describe_bound(p.estimate, lang)}})
                                       .c_str());
         if (i < learner_points) ui.note_item("roofline_point:" + p.label);
     }

@@ -726,6 +726,7 @@ const Entry kMessages[] = {
     {"gui.roofline.title", "Roofline (estimate)", "Roofline (perkiraan)"},
     {"gui.roofline.gpu", "GPU", "GPU"},
     {"gui.roofline.axis_x", "arithmetic intensity (FLOP/byte)", "intensitas aritmetika (FLOP/byte)"},
+    {"gui.roofline.tensor_roof", "FP16 tensor cores: {flops}", "puncak tensor core FP16: {flops}"},
     {"gui.roofline.axis_y", "FLOP/s", "FLOP/s"},
     {"gui.roofline.computing", "attnlab's attention v1 and v2 at B = {B}, H = {H}, T = {T}, hd = {hd}: running on the emulator...",
      "attention v1 dan v2 milik attnlab di B = {B}, H = {H}, T = {T}, hd = {hd}: sedang dijalankan di emulator..."},

@@ -28,6 +28,8 @@ std::string bound_key(const TimeEstimate& e) {
 
 }  // namespace
 
+std::string describe_bound(const TimeEstimate& e, Lang lang) { return tr(lang, bound_key(e)); }
+
 // 1,536 B / 12.3 KB / 4.5 MB / 1.2 GB (decimal units, like bandwidths).
 std::string format_bytes(double b, Lang lang) {
     if (b < 1e3) return format_count(static_cast<int64_t>(b), lang) + " B";
@@ -71,7 +73,7 @@ std::string describe_performance(const Performance& p, Lang lang) {
     for (size_t g = 0; g < p.estimates.size(); ++g) {
         const TimeEstimate& e = p.estimates[g];
         s += "\n    " + tr(lang, "perf.estimate", {{"gpu", e.gpu}, {"time", format_seconds(e.seconds, lang)},
-                                                  {"bound", tr(lang, bound_key(e))},
+                                                  {"bound", describe_bound(e, lang)},
                                                   {"waves", format_fixed(e.waves, 2, lang)},
                                                   {"occupancy", format_percent(std::round(e.achieved_occupancy * 100) / 100, lang)}});
         if (e.bound == PerfBound::TooFewBlocks)

@@ -17,6 +17,9 @@ std::string performance_assumptions(Lang lang);
 std::string format_seconds(double seconds, Lang lang);
 // Bytes for people: 1,536 B / 12.3 KB / 4.5 MB / 1.2 GB (decimal units, like bandwidths).
 std::string format_bytes(double bytes, Lang lang);
+// What bounds an estimate, in words: memory, FP32 compute, tensor-core
+// compute, too few blocks... (the CLI report and the roofline say it alike).
+std::string describe_bound(const TimeEstimate& e, Lang lang);
 
 // {"case", "bytes" (requested of L1), "min_bytes", "traffic_ratio", "flops"
 //  (null when unknown), "intensity", "tensor_flops", "estimates": [{"gpu",
