@@ -110,13 +110,16 @@ for lang in en id; do
   shot "$lang-cuda-kernel-race-1920" "$lang" cuda-causal-softmax "$ex/cuda-causal-softmax/wrong/missing_syncthreads.cu" --run --view kernel --size 1920x1080
   # The Kernel tab with the room it gets by default (no settings), at the two sizes it must
   # work at: a large grid summarised (cuda-first-kernel: hundreds of blocks), blocks the access log did
-  # not reach drawn as ? (cuda-tensor-core-qkv), and a mask kernel's roofline (no arithmetic:
-  # its bytes against the memory roof).
+  # not reach drawn as ? (cuda-tensor-core-qkv), and the roofline of a mask kernel (no arithmetic:
+  # its bytes against the memory roof), a tiled GEMM and a WMMA GEMM.
   rm -f "$home/config/settings.json"
   for size in 1280x800 1920x1080; do
     shot "$lang-kernel-first-kernel-$size" "$lang" cuda-first-kernel "$ex/cuda-first-kernel/solution.cu" --run --view kernel --size "$size" --quit-after 20
     shot "$lang-kernel-tensor-core-$size" "$lang" cuda-tensor-core-qkv "$ex/cuda-tensor-core-qkv/solution.cu" --run --view kernel --size "$size" --quit-after 20
     shot "$lang-roofline-mask-$size" "$lang" cuda-first-kernel "$ex/cuda-first-kernel/solution.cu" --run --view roofline --size "$size" --quit-after 20
+    # A tiled FP32 GEMM under the FP32 roof; a WMMA GEMM under the tensor cores' roof.
+    shot "$lang-roofline-gemm-$size" "$lang" cuda-qkv-gemm "$ex/cuda-qkv-gemm/solution.cu" --run --view roofline --size "$size" --quit-after 20
+    shot "$lang-roofline-tensor-core-$size" "$lang" cuda-tensor-core-qkv "$ex/cuda-tensor-core-qkv/solution.cu" --run --view roofline --size "$size" --quit-after 20
   done
   echo '{"editor_fraction": 0.15, "kernel_editor_fraction": 0.15}' > "$home/config/settings.json"
   # Without NVRTC (its library forced to a missing path): the resource panel says so, the rest works.

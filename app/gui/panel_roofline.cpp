@@ -88,7 +88,8 @@ void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points
     for (double v = x_lo; v <= x_hi * 1.001; v *= 10) {
         dl->AddLine(ImVec2(X(v), top), ImVec2(X(v), bottom), grid);
         const std::string label = decade_label(v, lang);
-        dl->AddText(ImVec2(X(v) - ImGui::CalcTextSize(label.c_str()).x / 2, bottom + 2), faint, label.c_str());
+        const float w = ImGui::CalcTextSize(label.c_str()).x;  // the last decade's label kept inside the plot's right edge
+        dl->AddText(ImVec2(std::min(X(v) - w / 2, origin.x + size.x - w), bottom + 2), faint, label.c_str());
     }
     for (double v = y_lo; v <= y_hi * 1.001; v *= 10) {
         dl->AddLine(ImVec2(left, Y(v)), ImVec2(right, Y(v)), grid);
@@ -103,14 +104,16 @@ void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points
     dl->AddLine(ImVec2(X(ridge), Y(gpu.fp32_flops)), ImVec2(X(x_hi), Y(gpu.fp32_flops)), roof, 2.0f);
     const std::string roof_label = gpu.name + ": " + si(gpu.bandwidth, "B/s", lang) + ", " + si(gpu.fp32_flops, "FLOP/s", lang);
     const float roof_w = ImGui::CalcTextSize(roof_label.c_str()).x;
-    dl->AddText(ImVec2(std::max(left + 4, std::min(X(ridge) - roof_w / 2, right - roof_w - 4)), Y(gpu.fp32_flops) + 3), roof, roof_label.c_str());
+    // Roof labels sit at the right end, where points are rare; the FP32 one above its
+    // roof, where no FP32 launch can be, the tensor cores' one under theirs (the plot's top).
+    dl->AddText(ImVec2(std::max(left + 4, right - roof_w - 4), Y(gpu.fp32_flops) - em - 3), roof, roof_label.c_str());
     if (tensor_roof) {  // the memory slope goes on up to the tensor cores' peak
         const ImU32 tensor = IM_COL32(170, 90, 220, 255);
         dl->AddLine(ImVec2(X(ridge), Y(gpu.fp32_flops)), ImVec2(X(top_ridge), Y(top_flops)), tensor, 2.0f);
         dl->AddLine(ImVec2(X(top_ridge), Y(top_flops)), ImVec2(X(x_hi), Y(top_flops)), tensor, 2.0f);
         const std::string label = ui.t("gui.roofline.tensor_roof", {{"flops", si(top_flops, "FLOP/s", lang)}});
         const float w = ImGui::CalcTextSize(label.c_str()).x;
-        dl->AddText(ImVec2(std::max(left + 4, std::min(X(top_ridge) - w / 2, right - w - 4)), Y(top_flops) + 3), tensor, label.c_str());
+        dl->AddText(ImVec2(std::max(left + 4, right - w - 4), Y(top_flops) + 3), tensor, label.c_str());
         ui.note_item("roofline_tensor_roof");
     }
     const PlotPoint* nearest = nullptr;
@@ -256,12 +259,18 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
         if (refs.points[i].bytes > 0 && size_t(gpu_index) < refs.points[i].estimates.size())
             points.push_back(point(refs.points[i].label, refs.points[i].flops, double(refs.points[i].bytes),
                                    refs.points[i].estimates[size_t(gpu_index)], ref_colours[i % 2]));
-    // A launch without arithmetic has no point on the plot: its bar comes first,
-    // where the learner looks, not below a plot that does not show it.
+    // A launch without arithmetic has no point on the plot, only a bar of bytes.
+    // The plot comes first when a launch of the learner's is on it (helper
+    // launches' bars below it); when none is, the bars come first, where the
+    // learner looks, not below a plot that does not show their kernel.
     if (!perf->flops) learner_kernels::disabled_wrapped(ui.t("gui.roofline.no_flops"));
-    for (size_t i : no_arithmetic)
-        if (perf->flops) draw_bytes_bar(ui, gpu, launch_label(*perf, i), perf->launches[i].bytes, perf->launches[i].estimates[size_t(gpu_index)]);
+    auto draw_bars = [&] {
+        for (size_t i : no_arithmetic)
+            if (perf->flops) draw_bytes_bar(ui, gpu, launch_label(*perf, i), perf->launches[i].bytes, perf->launches[i].estimates[size_t(gpu_index)]);
+    };
+    if (learner_points == 0) draw_bars();
     draw_plot(ui, gpu, points, tensor_cores);
+    if (learner_points > 0) draw_bars();
 
     for (size_t i = 0; i < points.size(); ++i) {
         const PlotPoint& p = points[i];
