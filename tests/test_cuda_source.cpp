@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "attnlab/core/check/cuda_source.hpp"
 
@@ -44,7 +45,8 @@ const Row rows[] = {
     {"comments and strings are never rewritten", "// k<<<1, 1>>>(x);\nconst char* s = \"k<<<1,1>>>(x) __shared__ float a[2];\";",
      "// k<<<1, 1>>>(x);\nconst char* s = \"k<<<1,1>>>(x) __shared__ float a[2];\";",
      "// k<<<1, 1>>>(x);\nconst char* s = \"k<<<1,1>>>(x) __shared__ float a[2];\";"},
-    {"a shift is not a launch", "int a = b << 3; int c = d <<< 2;", "int a = b << 3; int c = d <<< 2;", "int a = b << 3; int c = d <<< 2;"},
+    {"a shift is not a launch (and `<<<` that starts none is left as written)", "int a = b << 3; int c = d <<< 2;", "int a = b << 3; int c = d <<< 2;",
+     "int a = b << 3; int c = d <<< 2;"},
 };
 
 }  // namespace
@@ -114,6 +116,87 @@ TEST_CASE("the rewrite of hostile or unusual learner code, row by row") {
     }
 }
 
+// Valid launches the rewrite once could not read (g++ then said "expected
+// primary-expression before '<'"): the kernel expression and the launch
+// configuration are read with every bracket balanced, whatever is inside.
+const Row launch_rows[] = {
+    {"a template argument with `>` inside parentheses", "k<(N > 2)><<<grid, block>>>(o);",
+     "::attnlab::detail::launch_site(\"k<(N > 2)>\", k<(N > 2)>, grid, block)(o);", ""},
+    {"a template argument with a shift and nested templates", "ns::k<Tile<(W >> 1)>, std::max<int>(4, 8)><<<1, 32>>>(o);",
+     "::attnlab::detail::launch_site(\"ns::k<Tile<(W >> 1)>, std::max<int>(4, 8)>\", ns::k<Tile<(W >> 1)>, std::max<int>(4, 8)>, 1, 32)(o);", ""},
+    {"a parenthesised choice of kernel", "(c ? k2 : k1)<<<g, b>>>(o, n);",
+     "::attnlab::detail::launch_site(\"(c ? k2 : k1)\", (c ? k2 : k1), g, b)(o, n);", ""},
+    {"a choice between template kernels", "if (wide) (c ? k<2> : k<1>)<<<g, b>>>(o);",
+     "if (wide) ::attnlab::detail::launch_site(\"(c ? k<2> : k<1>)\", (c ? k<2> : k<1>), g, b)(o);", ""},
+    {"a condition written against the launch is not a call", "if(n)k<<<1, 1>>>(o);", "if(n)::attnlab::detail::launch_site(\"k\", k, 1, 1)(o);", ""},
+    {"a parenthesised kernel after a condition", "if(n)(k)<<<1, 1>>>(o);", "if(n)::attnlab::detail::launch_site(\"(k)\", (k), 1, 1)(o);", ""},
+    {"a parenthesised kernel after return", "return(k)<<<1, 1>>>(o);", "return::attnlab::detail::launch_site(\"(k)\", (k), 1, 1)(o);", ""},
+    {"a lambda and a dim3 with commas in the configuration", "k<<<dim3(a, b), [&]{ return 128; }()>>>(o);",
+     "::attnlab::detail::launch_site(\"k\", k, dim3(a, b), [&]{ return 128; }())(o);", ""},
+    {"a braced dim3 and a ternary in the configuration", "k<<<dim3{a, b, 1}, n > 32 ? 64 : 32, 0, stream>>>(o);",
+     "::attnlab::detail::launch_site(\"k\", k, dim3{a, b, 1}, n > 32 ? 64 : 32, 0, stream)(o);", ""},
+    {"a kernel from a table, a call, a member and a pointer's member", "table[i]<<<1, 1>>>(o); pick(n)<<<1, 1>>>(o); s.fn<<<1, 1>>>(o); p->fn<<<1, 1>>>(o);",
+     "::attnlab::detail::launch_site(\"table[i]\", table[i], 1, 1)(o); ::attnlab::detail::launch_site(\"pick(n)\", pick(n), 1, 1)(o); "
+     "::attnlab::detail::launch_site(\"s.fn\", s.fn, 1, 1)(o); ::attnlab::detail::launch_site(\"p->fn\", p->fn, 1, 1)(o);", ""},
+    {"the global namespace's kernel", "x = 1; ::k<<<1, 1>>>(o);", "x = 1; ::attnlab::detail::launch_site(\"::k\", ::k, 1, 1)(o);", ""},
+    {"a character literal `>` in a template argument", "k<'>'><<<1, 1>>>(o);",
+     "::attnlab::detail::launch_site(\"k<'>'>\", k<'>'>, 1, 1)(o);", ""},
+    {"`>>>` inside a string in the configuration does not end it", "k<<<n, f(\">>>\")>>>(o);",
+     "::attnlab::detail::launch_site(\"k\", k, n, f(\">>>\"))(o);", ""},
+    {"operator<< of a template is no launch", "friend std::ostream& operator<<<T>(std::ostream& o, const V<T>& v);",
+     "friend std::ostream& operator<<<T>(std::ostream& o, const V<T>& v);", ""},
+};
+
+TEST_CASE("launches read with every bracket balanced: template arguments, a parenthesised kernel, lambdas in the configuration") {
+    for (const Row& row : launch_rows) {
+        const std::string what = row.what;
+        CAPTURE(what);
+        CHECK(cuda_source::for_emulator(row.in) == std::string(row.emulator));
+        CHECK(cuda_source::for_nvrtc(row.in) == std::string(row.emulator));  // launches are rewritten alike for NVRTC
+        CHECK(cuda_source::unread_parts(row.in).empty());
+    }
+}
+
+// A `<<<` that starts no launch the rewrite reads: the lines the check refuses
+// (in attnlab's words) instead of handing g++ a parse error. The text itself
+// is left as written.
+struct UnreadRow {
+    const char* what;
+    const char* in;
+    std::vector<int> lines;
+};
+
+const UnreadRow unread_launch_rows[] = {
+    {"no arguments after the configuration", "k<<<1, 32>>>;", {1}},
+    {"no `>>>` before the statement ends", "void f() {\n  k<<<1, 32(o);\n}", {2}},
+    {"a bracket the configuration never closes", "k<<<dim3(1, 32>>>(o);", {1}},
+    {"a bracket it closes but never opened", "k<<<1, 32)>>>(o);", {1}},
+    {"nothing before <<<", "\n\n<<<1, 1>>>(o);", {3}},
+    {"a number is no kernel", "3<<<1, 1>>>(o);", {1}},
+    {"half a qualified name", "x = ns::<<<1, 1>>>(o);", {1}},
+    {"a shift followed by a comparison", "int c = d <<< 2;", {1}},
+    {"each unread launch, by line, after a good one", "k<<<1, 1>>>(o);\nk<<<1, 1>>>;\n// k<<<\nk<<<2;\n", {2, 4}},
+};
+
+TEST_CASE("a launch the rewrite cannot read is named by its line, and left as written") {
+    for (const UnreadRow& row : unread_launch_rows) {
+        const std::string what = row.what;
+        CAPTURE(what);
+        const std::vector<UnreadPart> unread = cuda_source::unread_parts(row.in);
+        std::vector<int> lines;
+        for (const UnreadPart& p : unread) {
+            CHECK(p.construct == UnreadConstruct::Launch);
+            lines.push_back(p.line);
+        }
+        CHECK(lines == row.lines);
+    }
+    CHECK(cuda_source::for_emulator("int c = d <<< 2;") == "int c = d <<< 2;");
+    // A hostile file names at most 20 lines.
+    std::string many;
+    for (int i = 0; i < 1000; ++i) many += "k<<<;\n";
+    CHECK(cuda_source::unread_parts(many).size() == 20);
+}
+
 TEST_CASE("a launch or a declaration spread over lines keeps every later line where it was") {
     const std::string in =
         "void f() {\n"
@@ -153,6 +236,7 @@ TEST_CASE("hostile files of the size limit (1 MiB) are rewritten in one pass, li
         const std::string emulator = cuda_source::for_emulator(in), nvrtc = cuda_source::for_nvrtc(in);
         CHECK(lines(emulator) == lines(in));
         CHECK(lines(nvrtc) == lines(in));
+        CHECK(cuda_source::unread_parts(in).size() <= 20);
         if (what.find(';') == std::string::npos) CHECK(emulator == in);  // nothing in them is a launch or a declaration
     }
 }

@@ -17,6 +17,7 @@ bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c 
 constexpr size_t kMaxKernelNameChars = 512;   // `ns::tile_kernel<float, 16, true>`
 constexpr size_t kMaxConfigChars = 4096;      // grid, block, bytes, stream
 constexpr size_t kMaxDeclarationChars = 4096; // `__shared__ float a[...], b[...];`
+constexpr size_t kMaxUnreadParts = 20;         // a file's unread constructs, by line
 
 // The end of the identifier or preprocessing number at `i` (1'024, 0x1p-3,
 // 1e+5): a digit separator `'` in one opens no character literal.
@@ -98,9 +99,11 @@ bool is_blank(const std::string& code, size_t i) {
     return std::isspace(static_cast<unsigned char>(code[i])) || (code[i] == '\\' && i + 1 < code.size() && code[i + 1] == '\n');
 }
 
-// Offset just past the bracket that closes the one at `open` (any of ( [ <
-// nested), or npos. `<` only counts for template arguments before `<<<`.
-size_t matching_triple_close(const std::string& code, size_t from) {
+// Where the launch configuration that starts at `from` (just past `<<<`)
+// ends: the offset of its `>>>`, outside every (), [] and {} (a lambda's body
+// may hold `;` and `>>>`-free commas), or npos: none before a `;` outside
+// them, or a bracket closed that the configuration never opened.
+size_t launch_config_end(const std::string& code, size_t from) {
     int depth = 0;
     const size_t end = std::min(code.size(), from + kMaxConfigChars);
     for (size_t i = from; i + 2 < end; ++i) {
@@ -110,40 +113,126 @@ size_t matching_triple_close(const std::string& code, size_t from) {
             if (--depth < 0) return std::string::npos;
         } else if (depth == 0 && code.compare(i, 3, ">>>") == 0) {
             return i;
-        } else if (c == ';') {
+        } else if (depth == 0 && c == ';') {
             return std::string::npos;
         }
     }
     return std::string::npos;
 }
 
-// The kernel expression before `<<<` at `at`: an identifier, qualified or
-// with template arguments (`ns::k`, `k<float, 4>`). Returns its start, or npos.
-size_t kernel_name_start(const std::string& code, size_t at) {
-    size_t i = at;
-    while (i > 0 && is_blank(code, i - 1)) --i;
-    const size_t end = i;
-    const size_t limit = end > kMaxKernelNameChars ? end - kMaxKernelNameChars : 0;
-    while (i > limit) {
-        const char c = code[i - 1];
-        if (c == '>') {  // template arguments: back to the matching '<'
-            int depth = 0;
-            size_t k = i;
-            while (k > limit) {
-                --k;
-                if (code[k] == '>') ++depth;
-                else if (code[k] == '<' && --depth == 0) break;
-            }
-            if (depth != 0) return std::string::npos;
-            i = k;
-        } else if (is_ident(c) || c == ':') {
-            --i;
-        } else {
-            break;
+bool is_member_arrow(const std::string& code, size_t i) { return code[i] == '>' && i > 0 && code[i - 1] == '-'; }
+
+// The opening bracket of the closing one at `close` (`)`, `]` or a template's
+// `>`), scanning back no further than `limit`; npos when there is none.
+// (), [] and {} nest; a `<` or `>` counts only where it can be a template's
+// (not inside parentheses or brackets: `k<(N > 2)>` is one argument).
+size_t opening_bracket(const std::string& code, size_t close, size_t limit) {
+    std::string open;  // the brackets still open, innermost last, as their closers
+    for (size_t i = close + 1; i-- > limit;) {
+        const char c = code[i];
+        const char inner = open.empty() ? '\0' : open.back();
+        if (c == ')' || c == ']' || c == '}' || (c == '>' && (open.empty() || inner == '>') && !is_member_arrow(code, i))) {
+            open += c;
+            continue;
         }
+        const char closer = c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : c == '<' ? '>' : '\0';
+        if (closer == '\0' || (c == '<' && inner != '>')) {
+            if (c == ';' && inner != '}') return std::string::npos;
+            continue;
+        }
+        if (closer != inner) return std::string::npos;
+        open.pop_back();
+        if (open.empty()) return i;
     }
-    if (i == limit && limit > 0) return std::string::npos;  // longer than any kernel's name
-    return i < end ? i : std::string::npos;
+    return std::string::npos;
+}
+
+// The identifier that ends at `end` (just past it): its start, or npos.
+size_t identifier_start(const std::string& code, size_t end, size_t limit) {
+    size_t i = end;
+    while (i > limit && is_ident(code[i - 1])) --i;
+    if (i == end || std::isdigit(static_cast<unsigned char>(code[i]))) return std::string::npos;
+    return i;
+}
+
+// Words after which `(...)` is a condition (`if (c) k<<<...`) or an operand
+// (`return (k)`), never the arguments of a call.
+bool is_condition_keyword(const std::string& w) { return w == "if" || w == "while" || w == "for" || w == "switch"; }
+bool is_operand_keyword(const std::string& w) {
+    return w == "return" || w == "case" || w == "else" || w == "do" || w == "throw" || w == "co_return";
+}
+
+// One piece of a kernel expression read backwards from `end`: a name (with
+// its template arguments) or a bracketed group; `start` npos when neither.
+struct Piece {
+    size_t start = std::string::npos;
+    bool name = false;
+    char closer = 0;  // ')' or ']' for a bracketed group
+};
+
+Piece piece_before(const std::string& code, size_t end, size_t limit) {
+    const char c = code[end - 1];
+    Piece p;
+    if (c == '>' && !is_member_arrow(code, end - 1)) {  // template arguments, after their template's name
+        const size_t open = opening_bracket(code, end - 1, limit);
+        p.start = open == std::string::npos ? open : identifier_start(code, open, limit);
+        p.name = true;
+    } else if (is_ident(c)) {
+        p.start = identifier_start(code, end, limit);
+        p.name = true;
+    } else if (c == ')' || c == ']') {
+        p.start = opening_bracket(code, end - 1, limit);
+        p.closer = c;
+    }
+    return p;
+}
+
+// The start of the kernel expression that ends just before `<<<` at `at`, or
+// npos when there is none. The kernel is a postfix expression, read backwards:
+// a name (`k`, `ns::k`, `::k`, `k<float, 4>`, `k<(N > 2)>`), a call, subscript
+// or member of one (`pick(n)`, `table[i]`, `s.fn`, `p->fn`), or a primary in
+// parentheses (`(c ? k2 : k1)`). Every bracket balances, so a comparison or
+// a comma inside one never ends it.
+size_t kernel_expression_start(const std::string& code, size_t at) {
+    size_t end = at;
+    while (end > 0 && is_blank(code, end - 1)) --end;
+    const size_t limit = end > kMaxKernelNameChars ? end - kMaxKernelNameChars : 0;
+    size_t i = end;  // the expression read so far is [i, end)
+    enum class Needs { Nothing, Name, Operand } needs = Needs::Operand;  // what must come before it
+    while (i > limit) {
+        const Piece p = piece_before(code, i, limit);
+        if (p.start == std::string::npos || (needs == Needs::Name && !p.name)) break;  // the expression ends here
+        const size_t after = i;  // where this piece ends
+        i = p.start;
+        needs = Needs::Nothing;
+        const char before = i > limit ? code[i - 1] : '\0';
+        if (p.name) {  // `::`, `.` or `->` may come before a name
+            if (i >= limit + 2 && code.compare(i - 2, 2, "::") == 0) {
+                i -= 2;  // `::k` alone names the global scope's k
+                if (i > limit && (is_ident(code[i - 1]) || code[i - 1] == '>')) needs = Needs::Name;
+            } else if (before == '.' || (before == '>' && is_member_arrow(code, i - 1))) {
+                i -= before == '.' ? 1 : 2;
+                needs = Needs::Operand;
+            } else {
+                return i;
+            }
+            continue;
+        }
+        // A bracketed group is a call or a subscript when a callee comes right
+        // before it, else (a `(`) the parenthesised kernel itself.
+        const bool callee = is_ident(before) || before == ')' || before == ']' || (before == '>' && !is_member_arrow(code, i - 1));
+        if (is_ident(before)) {
+            const size_t word = identifier_start(code, i, limit);
+            const std::string w = word == std::string::npos ? "" : code.substr(word, i - word);
+            if (is_condition_keyword(w)) return after < end ? after : std::string::npos;
+            if (is_operand_keyword(w)) return p.closer == ')' ? i : std::string::npos;
+        }
+        if (!callee) return p.closer == ')' ? i : std::string::npos;
+        needs = Needs::Operand;
+    }
+    // Read to its start, unless nothing (or half a name) is before `<<<` or it
+    // is longer than any kernel expression.
+    return needs == Needs::Nothing && (i > limit || limit == 0) ? i : std::string::npos;
 }
 
 // The replacement of `replaced` with the same number of lines: the newlines
@@ -214,18 +303,49 @@ std::string escaped(const std::string& t) {
     return out;
 }
 
+// What the rewrite could not read, by line (the first kMaxUnreadParts: a
+// hostile file may hold a million `<<<`).
+class UnreadLog {
+public:
+    explicit UnreadLog(const std::string& code) : code_(code) {}
+    void add(UnreadConstruct construct, size_t offset) {
+        if (parts_.size() >= kMaxUnreadParts) return;
+        if (line_starts_.empty()) {
+            line_starts_.push_back(0);
+            for (size_t i = 0; i < code_.size(); ++i)
+                if (code_[i] == '\n') line_starts_.push_back(i + 1);
+        }
+        const auto line = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset) - line_starts_.begin();
+        parts_.push_back({construct, static_cast<int>(line)});
+    }
+    std::vector<UnreadPart> parts() const {
+        std::vector<UnreadPart> sorted = parts_;
+        std::stable_sort(sorted.begin(), sorted.end(), [](const UnreadPart& a, const UnreadPart& b) { return a.line < b.line; });
+        return sorted;
+    }
+
+private:
+    const std::string& code_;
+    std::vector<size_t> line_starts_;
+    std::vector<UnreadPart> parts_;
+};
+
 // Every `name<<<config>>>(` in the code, rewritten by `make(name, label,
 // config)`: the name without comments, on one line; the label the same as
-// the inside of a string literal.
-template <class Make> void find_launches(const std::string& s, const std::string& code, std::vector<Edit>& edits, Make make) {
+// the inside of a string literal. A `<<<` that starts no launch it can read
+// goes to `unread`.
+template <class Make> void find_launches(const std::string& s, const std::string& code, std::vector<Edit>& edits, UnreadLog& unread, Make make) {
     const std::string uncommented = blanked(s, false);
     for (size_t at = code.find("<<<"); at != std::string::npos; at = code.find("<<<", at + 3)) {
-        const size_t name_from = kernel_name_start(code, at);
-        const size_t close = matching_triple_close(code, at + 3);
-        if (name_from == std::string::npos || close == std::string::npos) continue;
-        size_t paren = close + 3;
+        const size_t name_from = kernel_expression_start(code, at);
+        if (name_from != std::string::npos && trim(code.substr(name_from, at - name_from)) == "operator") continue;  // operator<< <T>
+        const size_t close = launch_config_end(code, at + 3);
+        size_t paren = close == std::string::npos ? close : close + 3;
         while (paren < code.size() && is_blank(code, paren)) ++paren;
-        if (paren >= code.size() || code[paren] != '(') continue;
+        if (name_from == std::string::npos || paren >= code.size() || code[paren] != '(') {
+            unread.add(UnreadConstruct::Launch, at);
+            continue;
+        }
         const std::string name = one_line(uncommented.substr(name_from, at - name_from));
         const std::string config = s.substr(at + 3, close - at - 3);
         edits.push_back({name_from, paren + 1, make(name, escaped(name), config)});
@@ -463,16 +583,31 @@ std::vector<Edit> sorted(std::vector<Edit> edits) {
 
 }  // namespace
 
-std::string for_emulator(const std::string& source) {
+namespace {
+
+// The file for the emulator, and what in it the rewrite could not read.
+struct Reading {
+    std::string text;
+    std::vector<UnreadPart> unread;
+};
+
+Reading read_for_emulator(const std::string& source) {
     const std::string code = code_only(source);
     std::vector<Edit> edits;
-    find_launches(source, code, edits, [](const std::string& name, const std::string& label, const std::string& config) {
+    UnreadLog unread(code);
+    find_launches(source, code, edits, unread, [](const std::string& name, const std::string& label, const std::string& config) {
         return "::attnlab::detail::launch_site(\"" + label + "\", " + name + ", " + config + ")(";
     });
     find_shared(code, edits);
     find_launch_bounds(source, code, edits);
-    return apply(source, sorted(std::move(edits)));
+    return {apply(source, sorted(std::move(edits))), unread.parts()};
 }
+
+}  // namespace
+
+std::string for_emulator(const std::string& source) { return read_for_emulator(source).text; }
+
+std::vector<UnreadPart> unread_parts(const std::string& source) { return read_for_emulator(source).unread; }
 
 namespace {
 
@@ -529,9 +664,10 @@ std::string restore_learner_lines(const std::string& output, const std::string& 
 std::string for_nvrtc(const std::string& source) {
     const std::string code = code_only(source);
     std::vector<Edit> edits;
+    UnreadLog unread(code);  // the check refused the file before NVRTC sees it
     // The kernel is named, as on the emulator: that instantiates a templated
     // kernel, which NVRTC otherwise never compiles (no figures for it).
-    find_launches(source, code, edits, [](const std::string& name, const std::string& label, const std::string& config) {
+    find_launches(source, code, edits, unread, [](const std::string& name, const std::string& label, const std::string& config) {
         return "::attnlab::detail::launch_site(\"" + label + "\", " + name + ", " + config + ")(";
     });
     return apply(source, sorted(std::move(edits)));

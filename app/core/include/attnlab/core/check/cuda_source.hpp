@@ -12,13 +12,24 @@
 //                 which instantiates a templated one), because NVRTC compiles
 //                 device code and cannot launch.
 // Comments, string (raw ones too) and character literals are never touched.
-// What the rewrite does not recognise stays as written (an unchecked static).
+// A kernel launch is read with every bracket balanced: the kernel is any
+// postfix expression (`k<(N > 2)>`, `(c ? k2 : k1)`, `pick(n)`), the
+// configuration any expressions (`dim3(a, b)`, a lambda's call).
 #include <string>
+#include <vector>
+
+#include "attnlab/core/course/runtime_profile.hpp"
 
 namespace attnlab::cuda_source {
 
 std::string for_emulator(const std::string& source);
 std::string for_nvrtc(const std::string& source);
+
+// What for_emulator cannot read, by line (at most 20): a `<<<` that starts no
+// launch it reads. The check refuses such a file on those lines in attnlab's
+// words (runtime_profile.hpp: UnreadPart) instead of compiling it into a
+// parse error of g++'s on the rewrite.
+std::vector<UnreadPart> unread_parts(const std::string& source);
 
 // The compiler's output about `rewritten`, with every quoted source line the
 // rewrite changed shown as the learner wrote it (and its caret line, whose
