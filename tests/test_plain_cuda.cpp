@@ -15,6 +15,7 @@
 #include "attnlab/core/desk/course_check.hpp"
 #include "attnlab/core/text/report.hpp"
 #include "attnlab/core/check/runner.hpp"
+#include "attnlab/core/views/learner_view.hpp"
 #include "cuda_check_env.hpp"
 #include "test_support.hpp"
 
@@ -297,4 +298,32 @@ TEST_CASE("a cudaMalloc'd buffer read where no kernel wrote it: initcheck names 
     const emu::Fault& f = first_fault(r);
     CHECK(f.buffer == "cudaMalloc:25");
     CHECK(f.line == 18);
+}
+
+TEST_CASE("a launch attnlab cannot read is the learner's compile error on its line, in attnlab's words, never g++'s") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check_source(
+        "#include <attnlab/cuda.hpp>\n"
+        "__global__ void fill(float* out, int n) { const int i = threadIdx.x; if (i < n) out[i] = 0.0f; }\n"
+        "void causal_attention(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v) {\n"
+        "    const int n = out.size(0) * out.size(1) * out.size(2) * out.size(3);\n"
+        "    fill<<<dim3((n + 63) / 64, 64>>>(out.data(), n);\n"  // dim3( never closed
+        "}\n");
+    REQUIRE(r.verdict == Verdict::CompileError);
+    CHECK(r.problem == Problem::SourceUnread);
+    CHECK(r.unread_parts == std::vector<UnreadPart>{{UnreadConstruct::Launch, 5}});
+    CHECK(r.compiler_output.empty());  // g++ never saw it
+    CHECK(r.diagnostics.empty());
+    const std::string en = explain(r, env().ex(), Lang::En), id = explain(r, env().ex(), Lang::Id);
+    CHECK(contains(en, "Line 5: attnlab cannot read this kernel launch"));
+    CHECK(contains(en, "`k<(N > 2)>`"));
+    CHECK(!contains(en, "primary-expression"));
+    CHECK(contains(id, "Baris kode 5"));
+    CHECK(to_json(r, env().ex(), Lang::En)["unread_parts"][0]["line"] == 5);
+    // The editor marks the line, in the learner's language.
+    const std::vector<LineMark> marks = verdict_lines(r, "probe.cu", Lang::Id);
+    REQUIRE(marks.size() == 1);
+    CHECK(marks[0].line == 5);
+    CHECK(marks[0].kind == LineMarkKind::Error);
+    CHECK(contains(marks[0].message, "Baris kode 5: attnlab tidak bisa membaca peluncuran kernel ini"));
 }

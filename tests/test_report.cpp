@@ -87,7 +87,8 @@ const Problem kAllProblems[] = {Problem::SourceTooLarge,  Problem::DefinesMain, 
                                 Problem::ToolchainMissing, Problem::CompilerFailed,   Problem::CaseDoesNotFitReference,
                                 Problem::CannotPrepareRun, Problem::CannotStartProgram, Problem::ChannelCorrupt,
                                 Problem::ExitedBeforeHarness, Problem::ExitedEarly,   Problem::SandboxKilled,
-                                Problem::CaseNeverReported, Problem::KernelDisagrees, Problem::KernelFailed};
+                                Problem::CaseNeverReported, Problem::KernelDisagrees, Problem::KernelFailed,
+                                Problem::SourceUnread};
 
 }  // namespace
 
@@ -315,4 +316,30 @@ TEST_CASE("a launch's counters are grouped and its ratios use the language's dec
     CHECK(contains(en, "1,064,960 read"));
     CHECK(contains(id, "8.320 request, 33.280 sektor (4,00 sektor/request"));
     CHECK(contains(id, "1.064.960 dibaca"));
+}
+
+TEST_CASE("what attnlab cannot read of a CUDA file: each line in words, in both languages, in --json too") {
+    const Exercise e = exercise();
+    CheckResult r = result(Verdict::CompileError);
+    r.problem = Problem::SourceUnread;
+    r.unread_parts = {{UnreadConstruct::Launch, 7}, {UnreadConstruct::SharedDeclaration, 12}, {UnreadConstruct::SharedInitialiser, 15}};
+    const std::string en = explain(r, e, Lang::En), id = explain(r, e, Lang::Id);
+    CAPTURE(en);
+    CAPTURE(id);
+    CHECK(en.find("Line 7: attnlab cannot read this kernel launch") != std::string::npos);
+    CHECK(en.find("`(c ? k2 : k1)`") != std::string::npos);  // the forms it reads
+    CHECK(en.find("Line 12: attnlab cannot read this `__shared__` declaration") != std::string::npos);
+    CHECK(en.find("Line 15: a `__shared__` variable cannot have an initialiser") != std::string::npos);
+    CHECK(id.find("Baris kode 7: attnlab tidak bisa membaca peluncuran kernel ini") != std::string::npos);
+    CHECK(id.find("Baris kode 12") != std::string::npos);
+    CHECK(id.find("Baris kode 15") != std::string::npos);
+    CHECK(english_words(id).empty());
+    CHECK(en.find("did not compile") != std::string::npos);  // not "the first errors:" with none after it
+    const auto j = to_json(r, e, Lang::Id);
+    REQUIRE(j["unread_parts"].size() == 3);
+    CHECK(j["unread_parts"][0]["construct"] == "launch");
+    CHECK(j["unread_parts"][1]["construct"] == "shared_declaration");
+    CHECK(j["unread_parts"][2]["line"] == 15);
+    CHECK(j["problem"]["code"] == "source_unread");
+    for (const auto& part : j["unread_parts"]) CHECK(english_words(part["message"].get<std::string>()).empty());
 }

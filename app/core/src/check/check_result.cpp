@@ -64,6 +64,16 @@ const char* problem_code(Problem p) {
         case Problem::CompilerOutOfTime: return "compiler_out_of_time";
         case Problem::CompilerOutOfMemory: return "compiler_out_of_memory";
         case Problem::SandboxSetup: return "sandbox_setup";
+        case Problem::SourceUnread: return "source_unread";
+    }
+    return "?";
+}
+
+const char* unread_construct_code(UnreadConstruct c) {
+    switch (c) {
+        case UnreadConstruct::Launch: return "launch";
+        case UnreadConstruct::SharedDeclaration: return "shared_declaration";
+        case UnreadConstruct::SharedInitialiser: return "shared_initialiser";
     }
     return "?";
 }

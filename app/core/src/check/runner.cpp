@@ -321,6 +321,14 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
         res.limit_value = static_cast<double>(source.size());
         return finish(Verdict::CompileError);
     }
+    // What the runtime's rewrite cannot read is the learner's compile error on
+    // its line, in attnlab's words: never the compiler's parse error on the
+    // rewrite, never a variable compiled without its checks.
+    if (std::vector<UnreadPart> unread = ex.profile().unread_parts(source); !unread.empty()) {
+        res.problem = Problem::SourceUnread;
+        res.unread_parts = std::move(unread);
+        return finish(Verdict::CompileError);
+    }
     if (std::string problem = compiler_.toolchain().problem(ex.runtime); !problem.empty()) {
         res.problem = Problem::ToolchainMissing;
         res.detail = problem;

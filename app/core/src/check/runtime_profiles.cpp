@@ -13,6 +13,7 @@ using Args = std::vector<std::string>;
 // A C++ file against the Tensor API: compiled as written, nothing added.
 std::string as_written(const std::string& source) { return source; }
 std::string output_as_is(const std::string& output, const std::string&, const std::string&) { return output; }
+std::vector<UnreadPart> nothing_unread(const std::string&) { return {}; }
 Args nothing(const Toolchain&) { return {}; }
 std::string cpp_missing(const Toolchain&) { return ""; }  // the common pieces (Toolchain::problem) are all it needs
 // The standard library, and the learner header itself (named by every file).
@@ -69,6 +70,7 @@ const RuntimeProfile kCpp{
     /*names_learner_file=*/false,
     as_written,
     output_as_is,
+    nothing_unread,
     nothing,
     nothing,
     nothing,
@@ -98,6 +100,7 @@ const RuntimeProfile kCuda{
     /*names_learner_file=*/true,
     cuda_source::for_emulator,  // launches and shared arrays rewritten line for line (cuda_source.hpp)
     cuda_source::restore_learner_lines,
+    cuda_source::unread_parts,  // a launch or __shared__ declaration it cannot read: refused on its line
     cuda_compile_flags,
     cuda_runtime_libraries,
     cuda_system_libraries,

@@ -54,6 +54,10 @@ std::string object_problem_text(const ObjectProblem& p, Lang lang) {
     return tr(lang, key, {{"name", name}, {"owner", p.owner}});
 }
 
+std::string unread_part_text(const UnreadPart& part, Lang lang) {
+    return tr(lang, std::string("source.unread.") + unread_construct_code(part.construct), {{"line", std::to_string(part.line)}});
+}
+
 std::string problem_text(const CheckResult& r, Lang lang) {
     if (r.problem == Problem::None) return "";
     std::map<std::string, std::string> args = {
@@ -331,6 +335,11 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
                 break;
             }
             if (r.problem == Problem::DefinesMain) add(tr(lang, "explain.defines_main"));
+            if (r.problem == Problem::SourceUnread) {
+                add(tr(lang, "explain.source_unread"));
+                for (const UnreadPart& p : r.unread_parts) add("  " + unread_part_text(p, lang));
+                break;
+            }
             if (r.problem == Problem::ObjectRefused) {
                 add(tr(lang, "explain.object_refused"));
                 for (const ObjectProblem& p : r.object_problems) add("  " + object_problem_text(p, lang));

@@ -130,6 +130,11 @@ nlohmann::json to_json(const CheckResult& r, const Exercise& ex, Lang lang) {
             j["object_problems"].push_back({{"kind", object_problem_code(p.kind)}, {"symbol", p.symbol}, {"owner", p.owner},
                                             {"message", object_problem_text(p, lang)}});
     }
+    if (!r.unread_parts.empty()) {
+        j["unread_parts"] = nlohmann::json::array();
+        for (const UnreadPart& p : r.unread_parts)
+            j["unread_parts"].push_back({{"construct", unread_construct_code(p.construct)}, {"line", p.line}, {"message", unread_part_text(p, lang)}});
+    }
     if (!r.mistake && r.verdict != Verdict::Pass)
         if (const DifferenceLocation d = locate_difference(ex, r); !d.stage.empty()) j["first_differing_stage"] = d.stage;
     if (r.mistake)

@@ -1,6 +1,7 @@
 #include "attnlab/core/views/learner_view.hpp"
 
 #include "attnlab/core/text/launch_words.hpp"
+#include "attnlab/core/text/report.hpp"
 
 namespace attnlab {
 
@@ -31,6 +32,7 @@ std::vector<LineMark> verdict_lines(const CheckResult& r, const std::string& lea
         if (d.severity == "note" || d.file != learner_file) continue;
         add_mark(marks, d.line, d.column, diagnostic_kind(d.severity), d.severity + ": " + d.message);
     }
+    for (const UnreadPart& p : r.unread_parts) add_mark(marks, p.line, 0, LineMarkKind::Error, unread_part_text(p, lang));
     if (r.failed_case >= 0 && r.failed_case < static_cast<int>(r.cases.size())) {
         const CaseOutcome& c = r.cases[static_cast<size_t>(r.failed_case)];
         for (const emu::LaunchReport& L : c.kernels.launches) {

@@ -112,8 +112,10 @@ enum class Problem {
     CompilerOutOfTime,        // the compiler ran out of time on the learner's code; limit_value: its seconds
     CompilerOutOfMemory,      // the compiler ran out of memory on the learner's code; limit_value: its MB
     SandboxSetup,             // the sandbox could not prepare a run (attnlab's set-up, not the learner's code); detail: what
+    SourceUnread,             // the runtime's rewrite cannot read part of the file (CheckResult::unread_parts): not compiled
 };
 const char* problem_code(Problem p);  // "source_too_large", ... (stable: used in --json)
+const char* unread_construct_code(UnreadConstruct c);  // "launch", "shared_declaration", ... (stable: --json)
 
 // A catalogued mistake that the learner's output matches (see the
 // reference's Mistake): the words come from the course's catalogue.
@@ -263,6 +265,7 @@ struct CheckResult {
     bool compile_cached = false;
     std::string missing_entry_signature;
     std::vector<ObjectProblem> object_problems;  // Problem::ObjectRefused: what the object defines that it may not
+    std::vector<UnreadPart> unread_parts;        // Problem::SourceUnread: what the rewrite cannot read, by line
 
     // Process
     int signal = 0;

@@ -56,6 +56,8 @@ struct RuntimeProfile {
     // rewrite), and compiler output mapped back to the lines as written.
     std::string (*compiled_text)(const std::string& source);
     std::string (*learner_lines)(const std::string& output, const std::string& source, const std::string& compiled);
+    // What in the file that rewrite cannot read (none: it compiles as written).
+    std::vector<UnreadPart> (*unread_parts)(const std::string& source);
     // The compiler flags and include folders it adds to the common ones, and
     // the libraries around libattnlab_learner.a, from the toolchain.
     std::vector<std::string> (*compile_flags)(const Toolchain& toolchain);

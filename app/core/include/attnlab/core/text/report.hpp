@@ -35,6 +35,9 @@ std::string problem_text(const CheckResult& result, Lang lang);
 // One thing a learner's object may not define (learner_object.hpp), in words,
 // under the name the learner wrote.
 std::string object_problem_text(const ObjectProblem& problem, Lang lang);
+// A construct of the learner's file the rewrite cannot read (runtime_profile.hpp),
+// in words: its line and the forms attnlab reads.
+std::string unread_part_text(const UnreadPart& part, Lang lang);
 // The CUDA column in one line: which backend ran the reference op's kernel and
 // whether it agreed with the Eigen reference ("" when no case has a kernel).
 std::string explain_cuda(const CheckResult& result, Lang lang);
