@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -72,7 +75,8 @@ const Row tricky_rows[] = {
      "__shared__ float a[32], b[2 * 32];"},
     {"an array and a scalar in one declaration: both checked", "__shared__ float a[32], total;",
      "float (&a)[32] = ::attnlab::emu::raw::shared_variable<float[32]>(\"a\", [] {}); float& total = ::attnlab::emu::raw::shared_variable<float>(\"total\", [] {});", "__shared__ float a[32], total;"},
-    {"an array of pointers stays as written", "__shared__ float *p[4];", "__shared__ float *p[4];", "__shared__ float *p[4];"},
+    {"an array of pointers is checked too", "__shared__ float *p[4];", "float* (&p)[4] = ::attnlab::emu::raw::shared_variable<float*[4]>(\"p\", [] {});",
+     "__shared__ float *p[4];"},
     {"a comment between the kernel and <<< is not part of its name", "k /* the kernel */ <<<1, 32>>>(o);",
      "::attnlab::detail::launch_site(\"k\", k, 1, 32)(o);", "::attnlab::detail::launch_site(\"k\", k, 1, 32)(o);"},
     {"a line comment between the kernel and <<< does not swallow the launch", "k // the kernel\n<<<1, 32>>>(o);",
@@ -197,6 +201,87 @@ TEST_CASE("a launch the rewrite cannot read is named by its line, and left as wr
     CHECK(cuda_source::unread_parts(many).size() == 20);
 }
 
+// `__shared__` declarations the first rewrite left as unchecked statics: a
+// race or an index past the end on them went unseen. Each is now a reference
+// into the block's shared memory like any other (NVRTC sees them as written).
+const Row shared_rows[] = {
+    {"a template type with a comma", "__shared__ Pair<float, int> s[32];",
+     "Pair<float, int> (&s)[32] = ::attnlab::emu::raw::shared_variable<Pair<float, int>[32]>(\"s\", [] {});", ""},
+    {"a template type with a comma, two declarators", "__shared__ std::pair<float, int> a[4], b;",
+     "std::pair<float, int> (&a)[4] = ::attnlab::emu::raw::shared_variable<std::pair<float, int>[4]>(\"a\", [] {}); "
+     "std::pair<float, int>& b = ::attnlab::emu::raw::shared_variable<std::pair<float, int>>(\"b\", [] {});", ""},
+    {"nested template arguments closed by >>", "__shared__ Vec<Pair<float, int>> v[N > 2 ? 4 : 8];",
+     "Vec<Pair<float, int>> (&v)[N > 2 ? 4 : 8] = ::attnlab::emu::raw::shared_variable<Vec<Pair<float, int>>[N > 2 ? 4 : 8]>(\"v\", [] {});", ""},
+    {"cooperative groups' tile memory", "__shared__ cg::block_tile_memory<256> scratch;",
+     "cg::block_tile_memory<256>& scratch = ::attnlab::emu::raw::shared_variable<cg::block_tile_memory<256>>(\"scratch\", [] {});", ""},
+    {"an anonymous struct, named once by a typedef", "__shared__ struct { float sum[32]; int count; } stats;",
+     "typedef struct { float sum[32]; int count; } attnlab_shared_stats_type; "
+     "attnlab_shared_stats_type& stats = ::attnlab::emu::raw::shared_variable<attnlab_shared_stats_type>(\"stats\", [] {});", ""},
+    {"a struct over lines, an array of it: later lines stay", "__shared__ struct Acc {\n  float m, l;\n} acc[8];\nint after;",
+     "typedef struct Acc { float m, l; } attnlab_shared_acc_type; "
+     "attnlab_shared_acc_type (&acc)[8] = ::attnlab::emu::raw::shared_variable<attnlab_shared_acc_type[8]>(\"acc\", [] {});\n\n\nint after;", ""},
+    {"a macro-made array: named by the macro's argument", "#define SHARED_TILE(name, n) __shared__ float name[n]\nSHARED_TILE(tile, 64);",
+     "#define SHARED_TILE(name, n) float (&name)[n] = ::attnlab::emu::raw::shared_variable<float[n]>(#name, [] {})\nSHARED_TILE(tile, 64);", ""},
+    {"a macro over continued lines, a fixed name", "#define DECLARE_PARTS \\\n    __shared__ float parts[32];\nDECLARE_PARTS",
+     "#define DECLARE_PARTS \\\n    float (&parts)[32] = ::attnlab::emu::raw::shared_variable<float[32]>(\"parts\", [] {});\nDECLARE_PARTS", ""},
+    {"an anonymous struct made by a macro", "#define STATS(s) __shared__ struct { float m; } s\nSTATS(row);",
+     "#define STATS(s) typedef struct { float m; } attnlab_shared_##s##_type; "
+     "attnlab_shared_##s##_type& s = ::attnlab::emu::raw::shared_variable<attnlab_shared_##s##_type>(#s, [] {})\nSTATS(row);", ""},
+    {"static after __shared__", "__shared__ static float total;", "static float& total = ::attnlab::emu::raw::shared_variable<float>(\"total\", [] {});", ""},
+    {"static before __shared__ applies to every declarator", "static __shared__ float a[2], *b;",
+     "static float (&a)[2] = ::attnlab::emu::raw::shared_variable<float[2]>(\"a\", [] {}); "
+     "static float*& b = ::attnlab::emu::raw::shared_variable<float*>(\"b\", [] {});", ""},
+    {"dynamic shared memory of a template type", "extern __shared__ Pair<float, int> dyn[];",
+     "static Pair<float, int>* const dyn = ::attnlab::emu::raw::dynamic_shared_as<Pair<float, int>>();", ""},
+    {"an aligned struct", "__shared__ __align__(16) struct { float4 q[4]; } t;",
+     "typedef struct { float4 q[4]; } attnlab_shared_t_type; "
+     "attnlab_shared_t_type& t = ::attnlab::emu::raw::shared_variable<attnlab_shared_t_type>(\"t\", [] {}, 16);", ""},
+    {"directives that only test the word are no declarations", "#ifdef __shared__\n#endif\n#define __shared__\n",
+     "#ifdef __shared__\n#endif\n#define __shared__\n", ""},
+};
+
+TEST_CASE("every __shared__ declaration form is read: template types with commas, structs, macros, cg::block_tile_memory") {
+    for (const Row& row : shared_rows) {
+        const std::string what = row.what;
+        CAPTURE(what);
+        CHECK(cuda_source::for_emulator(row.in) == std::string(row.emulator));
+        CHECK(cuda_source::for_nvrtc(row.in) == std::string(row.in));
+        CHECK(lines(cuda_source::for_emulator(row.in)) == lines(row.in));
+        CHECK(cuda_source::unread_parts(row.in).empty());
+    }
+}
+
+// What no rewrite should guess at: refused by line, never an unchecked static.
+struct UnreadSharedRow {
+    const char* what;
+    const char* in;
+    UnreadConstruct construct;
+    int line;
+};
+
+const UnreadSharedRow unread_shared_rows[] = {
+    {"an initialiser (nvcc refuses it too)", "__shared__ float x = 0.0f;", UnreadConstruct::SharedInitialiser, 1},
+    {"a braced initialiser", "\n__shared__ float x{};", UnreadConstruct::SharedInitialiser, 2},
+    {"an array's initialiser", "__shared__ float a[4] = {0};", UnreadConstruct::SharedInitialiser, 1},
+    {"a macro that stands for the word alone", "#define SMEM __shared__\nSMEM float a[32];", UnreadConstruct::SharedDeclaration, 1},
+    {"a function pointer", "__shared__ void (*fp)(int);", UnreadConstruct::SharedDeclaration, 1},
+    {"an open extent without extern", "__shared__ float a[];", UnreadConstruct::SharedDeclaration, 1},
+    {"extern with a second extent", "extern __shared__ float s[][33];", UnreadConstruct::SharedDeclaration, 1},
+    {"a declaration the file never ends", "__global__ void k() {\n  __shared__ float a[32]", UnreadConstruct::SharedDeclaration, 2},
+    {"a bracket closed that it never opened", "void k() { __shared__ float a[32] }", UnreadConstruct::SharedDeclaration, 1},
+};
+
+TEST_CASE("a __shared__ declaration the rewrite cannot read is named by its line, never left an unchecked static") {
+    for (const UnreadSharedRow& row : unread_shared_rows) {
+        const std::string what = row.what;
+        CAPTURE(what);
+        const std::vector<UnreadPart> unread = cuda_source::unread_parts(row.in);
+        REQUIRE(unread.size() == 1);
+        CHECK(unread[0].construct == row.construct);
+        CHECK(unread[0].line == row.line);
+    }
+}
+
 TEST_CASE("a launch or a declaration spread over lines keeps every later line where it was") {
     const std::string in =
         "void f() {\n"
@@ -228,7 +313,8 @@ TEST_CASE("the NVRTC prelude declares the learner's names") {
 TEST_CASE("hostile files of the size limit (1 MiB) are rewritten in one pass, lines kept") {
     // Each unit made a search start over from every occurrence (quadratic: a
     // check of such a file took minutes before it even compiled).
-    for (const char* unit : {">>>><<<", "a<<<(", "__shared__ ", "1'", "R\"", "extern __shared__ float s[];\n", "k<<<1, 1>>>(x);\n"}) {
+    for (const char* unit : {">>>><<<", "a<<<(", "__shared__ ", "1'", "R\"", "extern __shared__ float s[];\n", "k<<<1, 1>>>(x);\n",
+                             "#define S __shared__ ", "__shared__ struct { ", "__shared__ Pair<"}) {
         const std::string what = unit;
         CAPTURE(what);
         std::string in;
@@ -257,4 +343,21 @@ TEST_CASE("compiler errors quote the learner's launch line, never attnlab's rewr
     CHECK(shown.find("^~~") == std::string::npos);  // the rewrite's columns are gone
     CHECK(shown.find("    1 | void f() {\n      |      ^") != std::string::npos);  // unchanged lines keep their caret
     CHECK(shown.find("error: cannot convert 'double' to 'float*'") != std::string::npos);
+}
+
+TEST_CASE("every CUDA file of the course and the fixtures is read whole: nothing refused, no __shared__ left unchecked") {
+    const std::filesystem::path fixtures = ATTNLAB_TEST_FIXTURES;
+    int files = 0;
+    for (const std::filesystem::path& root : {fixtures / "cuda-course", fixtures.parent_path().parent_path() / "exercises"})
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+            if (entry.path().extension() != ".cu") continue;
+            std::ifstream in(entry.path());
+            std::stringstream text;
+            text << in.rdbuf();
+            const std::string file = entry.path().string();
+            CAPTURE(file);
+            CHECK(cuda_source::unread_parts(text.str()).empty());
+            ++files;
+        }
+    CHECK(files > 40);
 }

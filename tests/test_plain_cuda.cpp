@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <string>
 
+#include "attnlab/core/base/util.hpp"
+
 #include "attnlab/core/check/compiler.hpp"
 #include "attnlab/core/course/course.hpp"
 #include "attnlab/core/desk/course_check.hpp"
@@ -326,4 +328,61 @@ TEST_CASE("a launch attnlab cannot read is the learner's compile error on its li
     CHECK(marks[0].line == 5);
     CHECK(marks[0].kind == LineMarkKind::Error);
     CHECK(contains(marks[0].message, "Baris kode 5: attnlab tidak bisa membaca peluncuran kernel ini"));
+}
+
+namespace {
+
+// wrong/shared_template_race.cu with its shared declaration (and, when
+// `synced`, the missing barrier) replaced.
+std::string race_fixture_with(const std::string& declaration, bool synced) {
+    std::string text = *read_file(env().ex().dir / "wrong" / "shared_template_race.cu");
+    const std::string original = "    __shared__ Pair<float, float> part[64], total;\n";
+    REQUIRE(text.find(original) != std::string::npos);
+    text.replace(text.find(original), original.size(), declaration);
+    if (synced) text.replace(text.find("// missing: "), 12, "");
+    return text;
+}
+
+}  // namespace
+
+TEST_CASE("a race on a __shared__ array of a template type, a struct or a macro's making is reported, not passed") {
+    if (!emulator_built()) return;
+    // The fixture's values are right in the emulator's thread order: before
+    // its declaration was read, it passed.
+    const CheckResult listed = env().check("wrong/shared_template_race.cu");
+    REQUIRE(listed.verdict == Verdict::KernelFault);
+    CHECK(listed.cause.code() == "shared_race");
+    CHECK(first_fault(listed).buffer == "part");
+    CHECK(first_fault(listed).other_line == 32);  // part[tid].sum = l; (the element is the whole Pair)
+    CHECK(first_fault(listed).line == 36);        // the last thread reads it
+    CHECK(contains(explain(listed, env().ex(), Lang::En), "line 32"));
+    CHECK(contains(explain(listed, env().ex(), Lang::Id), "baris kode 36"));
+    const char* const forms[] = {
+        "    __shared__ struct { float max, sum; } part[64], total;\n",
+        "#define SHARED_PAIRS(name, n) __shared__ Pair<float, float> name[n]\n    SHARED_PAIRS(part, 64); __shared__ Pair<float, float> total;\n",
+    };
+    for (const char* form : forms) {
+        const std::string declaration = form;
+        CAPTURE(declaration);
+        const CheckResult r = env().check_source(race_fixture_with(declaration, false));
+        REQUIRE(r.verdict == Verdict::KernelFault);
+        CHECK(r.cause.code() == "shared_race");
+        CHECK(first_fault(r).buffer == "part");
+    }
+    // With the barrier, the same forms pass (and cg::block_tile_memory is one more shared variable).
+    const CheckResult fixed = env().check_source("#include <cooperative_groups.h>\n" + race_fixture_with(
+        "    __shared__ Pair<float, float> part[64], total; __shared__ cooperative_groups::block_tile_memory<64> scratch;\n"
+        "    (void)cooperative_groups::this_thread_block(scratch);\n",
+        true));
+    CHECK(fixed.verdict == Verdict::Pass);
+}
+
+TEST_CASE("a __shared__ declaration attnlab cannot read is refused on its line, in both languages") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check_source(race_fixture_with("    __shared__ Pair<float, float> part[64], total = {};\n", false));
+    REQUIRE(r.verdict == Verdict::CompileError);
+    CHECK(r.problem == Problem::SourceUnread);
+    CHECK(r.unread_parts == std::vector<UnreadPart>{{UnreadConstruct::SharedInitialiser, 22}});
+    CHECK(contains(explain(r, env().ex(), Lang::En), "Line 22: a `__shared__` variable cannot have an initialiser"));
+    CHECK(contains(explain(r, env().ex(), Lang::Id), "Baris kode 22"));
 }

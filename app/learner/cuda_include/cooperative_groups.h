@@ -20,6 +20,13 @@ public:
     dim3 dim_threads() const { return blockDim; }
 };
 inline thread_block this_thread_block() { return {}; }
+
+// The scratch a GPU before sm_80 needs for tiles of more than 32 threads:
+// `__shared__ cg::block_tile_memory<N> scratch; auto block = this_thread_block(scratch);`.
+// The emulator's tiles have at most 32 threads and need none; it is still a
+// __shared__ variable like any other (since sm_80 the toolkit's is empty too).
+template <unsigned MaxBlockSize = 1024> struct block_tile_memory {};
+template <unsigned MaxBlockSize> thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) { return {}; }
 inline void sync(const thread_block& g) { g.sync(); }
 
 // N consecutive threads of the block (N a power of two, at most 32): lanes

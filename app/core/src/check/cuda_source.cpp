@@ -127,12 +127,14 @@ bool is_member_arrow(const std::string& code, size_t i) { return code[i] == '>' 
 // (), [] and {} nest; a `<` or `>` counts only where it can be a template's
 // (not inside parentheses or brackets: `k<(N > 2)>` is one argument).
 size_t opening_bracket(const std::string& code, size_t close, size_t limit) {
-    std::string open;  // the brackets still open, innermost last, as their closers
+    char open[64];  // the brackets still open, innermost last, as their closers
+    size_t depth = 0;  // no kernel's name nests deeper
     for (size_t i = close + 1; i-- > limit;) {
         const char c = code[i];
-        const char inner = open.empty() ? '\0' : open.back();
-        if (c == ')' || c == ']' || c == '}' || (c == '>' && (open.empty() || inner == '>') && !is_member_arrow(code, i))) {
-            open += c;
+        const char inner = depth == 0 ? '\0' : open[depth - 1];
+        if (c == ')' || c == ']' || c == '}' || (c == '>' && (depth == 0 || inner == '>') && !is_member_arrow(code, i))) {
+            if (depth == sizeof open) return std::string::npos;
+            open[depth++] = c;
             continue;
         }
         const char closer = c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : c == '<' ? '>' : '\0';
@@ -141,8 +143,7 @@ size_t opening_bracket(const std::string& code, size_t close, size_t limit) {
             continue;
         }
         if (closer != inner) return std::string::npos;
-        open.pop_back();
-        if (open.empty()) return i;
+        if (--depth == 0) return i;
     }
     return std::string::npos;
 }
@@ -353,23 +354,51 @@ template <class Make> void find_launches(const std::string& s, const std::string
     }
 }
 
-// `text` cut at its commas outside brackets.
+// Brackets of a declaration, as one depth: (), [] and {} always; a
+// template's <> only outside the others (inside `[N < M]` it compares).
+class DeclarationDepth {
+public:
+    void see(char c) {
+        if (c == '(' || c == '[' || c == '{') ++brackets_;
+        else if (c == ')' || c == ']' || c == '}') --brackets_;
+        else if (brackets_ == 0 && c == '<') ++angles_;
+        else if (brackets_ == 0 && c == '>' && angles_ > 0) --angles_;
+    }
+    bool top() const { return brackets_ == 0 && angles_ == 0; }
+    bool closed_too_many() const { return brackets_ < 0; }
+
+private:
+    int brackets_ = 0, angles_ = 0;
+};
+
+// `text` cut at its commas outside brackets and template arguments
+// (`Pair<float, int> a, b` is two parts).
 std::vector<std::string> top_level_parts(const std::string& text) {
     std::vector<std::string> parts(1);
-    int depth = 0;
+    DeclarationDepth depth;
     for (char c : text) {
-        if (c == '(' || c == '[') ++depth;
-        if (c == ')' || c == ']') --depth;
-        if (c == ',' && depth == 0) parts.emplace_back();
+        if (c == ',' && depth.top()) parts.emplace_back();
         else parts.back() += c;
+        depth.see(c);
     }
     return parts;
 }
 
-// One declarator of a shared declaration: `name` or `name[dims]...`, with
-// what precedes the name (the type, in the first one).
+// The first `c` in `text` outside brackets and template arguments, or npos.
+size_t find_top(const std::string& text, char c) {
+    DeclarationDepth depth;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == c && depth.top()) return i;
+        depth.see(text[i]);
+    }
+    return std::string::npos;
+}
+
+// One declarator of a shared declaration: `name`, `*name` or `name[dims]...`,
+// with what precedes it (the type, in the first one, unless the type is a
+// struct's body) and the pointer declarators of its own.
 struct Declarator {
-    std::string before, name, dims;
+    std::string before, pointers, name, dims;
 };
 
 // True when `dims` is nothing but bracketed extents: `[N]`, `[TILE * HD][(n + 1)]`.
@@ -390,17 +419,29 @@ bool only_extents(const std::string& dims) {
 }
 
 bool parse_declarator(const std::string& part, Declarator& d) {
-    const size_t bracket = part.find('[');
+    const size_t bracket = find_top(part, '[');
     size_t name_end = bracket == std::string::npos ? part.size() : bracket;
     while (name_end > 0 && std::isspace(static_cast<unsigned char>(part[name_end - 1]))) --name_end;
     size_t name_begin = name_end;
     while (name_begin > 0 && is_ident(part[name_begin - 1])) --name_begin;
-    d.before = part.substr(0, name_begin);
     d.name = part.substr(name_begin, name_end - name_begin);
     d.dims = bracket == std::string::npos ? "" : trim(part.substr(bracket));
     if (bracket == std::string::npos && !trim(part.substr(name_end)).empty()) return false;
-    return !d.name.empty() && !std::isdigit(static_cast<unsigned char>(d.name[0])) &&
-           d.before.find_first_of("*&(){}[]") == std::string::npos && only_extents(d.dims);
+    // `float *p`, `float* p`: the stars are this declarator's own
+    size_t type_end = name_begin;
+    while (type_end > 0 && (part[type_end - 1] == '*' || std::isspace(static_cast<unsigned char>(part[type_end - 1])))) --type_end;
+    for (size_t k = type_end; k < name_begin; ++k)
+        if (part[k] == '*') d.pointers += '*';
+    d.before = trim(part.substr(0, type_end));
+    // Outside template arguments the type is words and `::` only: no
+    // declarator of its own (a reference, a function pointer, an array's
+    // brackets), nothing that is not C++ (`#`).
+    DeclarationDepth depth;
+    for (char c : d.before) {
+        if (depth.top() && !is_ident(c) && c != ' ' && c != ':' && c != '<' && c != '>') return false;
+        depth.see(c);
+    }
+    return !d.name.empty() && !std::isdigit(static_cast<unsigned char>(d.name[0])) && only_extents(d.dims);
 }
 
 // Whether a position is outside every function and class: each brace open
@@ -475,61 +516,224 @@ std::string take_alignment(std::string& type) {
     return "";
 }
 
-// `[static] [extern] __shared__ T a[dims], b[dims], c;` -> references into the
+// The preprocessor directives of the code, in order: [start, end) of each,
+// its continued lines included.
+std::vector<std::pair<size_t, size_t>> directives(const std::string& code) {
+    std::vector<std::pair<size_t, size_t>> out;
+    for (size_t line = 0; line < code.size();) {
+        size_t end = code.find('\n', line);
+        while (end != std::string::npos && end > line && code[end - 1] == '\\') end = code.find('\n', end + 1);
+        if (end == std::string::npos) end = code.size();
+        size_t first = line;
+        while (first < end && (code[first] == ' ' || code[first] == '\t')) ++first;
+        if (first < end && code[first] == '#') out.emplace_back(line, end);
+        line = end + 1;
+    }
+    return out;
+}
+
+// The parameters of the macro a `#define` directive defines (none for an
+// object-like macro), and whether a `__shared__` in it is in its body (not
+// its name); `defines` false for any other directive.
+struct MacroContext {
+    bool defines = false, in_body = false;
+    std::vector<std::string> parameters;
+};
+
+MacroContext macro_context(const std::string& code, size_t start, size_t end) {
+    MacroContext m;
+    const std::string d = one_line(code.substr(start, end - start));
+    size_t i = d.find('#') + 1;
+    while (i < d.size() && d[i] == ' ') ++i;
+    if (d.compare(i, 6, "define") != 0 || (i + 6 < d.size() && is_ident(d[i + 6]))) return m;
+    m.defines = true;
+    i += 6;
+    while (i < d.size() && d[i] == ' ') ++i;
+    const size_t name = i;
+    while (i < d.size() && is_ident(d[i])) ++i;
+    const size_t name_end = i;
+    if (i < d.size() && d[i] == '(') {
+        const size_t close = d.find(')', i);
+        for (const std::string& p : top_level_parts(d.substr(i + 1, close == std::string::npos ? std::string::npos : close - i - 1)))
+            m.parameters.push_back(trim(p));
+    }
+    m.in_body = d.compare(name, name_end - name, "__shared__") != 0;
+    return m;
+}
+
+// Where the `__shared__` declaration whose text starts at `from` ends: at
+// its `;` outside brackets and braces (a struct's body holds its own), or at
+// the end of the directive it is written in (`directive_end`, npos for
+// none: a macro's body), whichever is first. npos when neither comes within
+// kMaxDeclarationChars, or a bracket closes that it never opened; `stop` is
+// then where the search stopped.
+size_t declaration_end(const std::string& code, size_t from, size_t directive_end, size_t& stop) {
+    int depth = 0;
+    const size_t end = std::min({code.size(), from + kMaxDeclarationChars, directive_end});
+    for (stop = from; stop < end; ++stop) {
+        const char c = code[stop];
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        else if ((c == ')' || c == ']' || c == '}') && --depth < 0) return std::string::npos;
+        else if (c == ';' && depth == 0) return stop;
+    }
+    return stop == directive_end && depth == 0 ? stop : std::string::npos;
+}
+
+// A declaration's struct, union or class body (`struct { float a[32]; int n; }`)
+// split from its declarators: the type returned, `rest` keeps the declarators.
+// "" when the type has no body.
+std::string take_struct_body(std::string& rest) {
+    const size_t open = find_top(rest, '{');
+    if (open == std::string::npos) return "";
+    const std::string head = " " + rest.substr(0, open);
+    bool keyword = false;
+    for (const char* k : {"struct", "union", "class"})
+        for (size_t at = head.find(k); at != std::string::npos; at = head.find(k, at + 1))
+            keyword = keyword || (!is_ident(head[at - 1]) && !is_ident(head[at + std::strlen(k)]));
+    if (!keyword) return "";
+    int depth = 0;
+    for (size_t i = open; i < rest.size(); ++i) {
+        if (rest[i] == '{') ++depth;
+        if (rest[i] == '}' && --depth == 0) {
+            const std::string body = trim(rest.substr(0, i + 1));
+            rest = rest.substr(i + 1);
+            return body;
+        }
+    }
+    return "";
+}
+
+// A `__shared__` declaration read: its type, declarators, alignment and
+// storage, or the construct it cannot be read as.
+struct SharedDeclaration {
+    bool understood = false;
+    UnreadConstruct why = UnreadConstruct::SharedDeclaration;
+    std::string type, alignment;
+    bool struct_body = false, is_static = false;
+    std::vector<Declarator> declarators;
+};
+
+SharedDeclaration read_shared(std::string decl) {
+    SharedDeclaration s;
+    decl = trim(one_line(decl));
+    if (decl.compare(0, 6, "static") == 0 && (decl.size() == 6 || !is_ident(decl[6]))) {  // `__shared__ static float x;`
+        s.is_static = true;
+        decl.erase(0, 6);
+    }
+    s.alignment = take_alignment(decl);
+    const std::string body = take_struct_body(decl);
+    s.struct_body = !body.empty();
+    if (find_top(decl, '=') != std::string::npos || find_top(decl, '{') != std::string::npos) {
+        s.why = UnreadConstruct::SharedInitialiser;  // `= 0`, `{}`, `(1)` after the name is refused below
+        return s;
+    }
+    for (const std::string& part : top_level_parts(decl)) {
+        Declarator d;
+        if (!parse_declarator(part, d)) return s;
+        const bool first = s.declarators.empty();
+        if ((first && !s.struct_body) == d.before.empty()) return s;  // the type is in the first one (or the body)
+        s.declarators.push_back(std::move(d));
+    }
+    s.type = s.struct_body ? body : s.declarators[0].before;
+    s.understood = !s.type.empty() && !s.declarators.empty();
+    return s;
+}
+
+// The references a read declaration becomes: each declarator a reference of
+// its own C++ type into the block's shared memory (raw_memory.hpp), named in
+// faults by `label` (a string, or `#name` where a macro's parameter is the
+// name). A struct's body is named once, by a typedef before them.
+std::string shared_references(const SharedDeclaration& s, const MacroContext& macro, bool ends_with_semicolon) {
+    const auto is_parameter = [&](const std::string& name) {
+        return std::find(macro.parameters.begin(), macro.parameters.end(), name) != macro.parameters.end();
+    };
+    std::vector<std::string> statements;
+    std::string type = s.type;
+    if (s.struct_body) {
+        const std::string& first = s.declarators[0].name;
+        type = is_parameter(first) ? "attnlab_shared_##" + first + "##_type" : "attnlab_shared_" + first + "_type";
+        statements.push_back("typedef " + s.type + " " + type);
+    }
+    const std::string storage = s.is_static ? "static " : "";
+    const std::string align_arg = s.alignment.empty() ? "" : ", " + s.alignment;
+    for (const Declarator& d : s.declarators) {
+        const std::string t = type + d.pointers, dims = one_line(d.dims);
+        const std::string reference = dims.empty() ? t + "& " + d.name : t + " (&" + d.name + ")" + dims;
+        const std::string label = is_parameter(d.name) ? "#" + d.name : "\"" + d.name + "\"";
+        statements.push_back(storage + reference + " = ::attnlab::emu::raw::shared_variable<" + t + dims + ">(" + label + ", [] {}" + align_arg + ")");
+    }
+    std::string text;
+    for (size_t k = 0; k < statements.size(); ++k) text += (k ? "; " : "") + statements[k];
+    return ends_with_semicolon ? text + ";" : text;
+}
+
+// `[static] [extern] __shared__ T a[dims], b, *c;` -> references into the
 // block's shared memory (raw_memory.hpp): the names keep their C++ types
 // (`float (&a)[N][M]`), so indexing, sizeof and decay to a pointer are the
 // learner's own, and every access is checked through the instrumentation.
+// T may be any type: a template's arguments with commas, a struct's body.
 // `extern __shared__ T s[];` becomes a pointer to the launch's dynamic shared
-// memory. Anything else (a pointer array, an initialiser) is left alone and
-// stays an unchecked static.
-void find_shared(const std::string& code, std::vector<Edit>& edits) {
+// memory. A macro's body is read the same way up to the directive's end. Any
+// other `__shared__` (an initialiser, a declarator it cannot read, a macro
+// that stands for the word alone) goes to `unread`: never an unchecked static.
+void find_shared(const std::string& code, std::vector<Edit>& edits, UnreadLog& unread) {
     const std::string key = "__shared__";
     NamespaceScope scope(code);
-    size_t next_semicolon = 0;  // the first `;` at or after the last search
-    bool searched = false;
+    const std::vector<std::pair<size_t, size_t>> lines_of_directives = directives(code);
+    size_t directive = 0;  // the first directive that does not end before the search
+    size_t macro_of = std::string::npos;  // the directive `macro` was read from (each is read once)
+    MacroContext macro;
     for (size_t at = code.find(key); at != std::string::npos; at = code.find(key, at + key.size())) {
         if ((at > 0 && is_ident(code[at - 1])) || is_ident(code[at + key.size()])) continue;
-        if (!searched || next_semicolon < at) {
-            next_semicolon = code.find(';', at);
-            searched = true;
+        while (directive < lines_of_directives.size() && lines_of_directives[directive].second < at) ++directive;
+        const bool in_directive = directive < lines_of_directives.size() && lines_of_directives[directive].first <= at;
+        if (in_directive && macro_of != directive) {
+            macro = macro_context(code, lines_of_directives[directive].first, lines_of_directives[directive].second);
+            macro_of = directive;
         }
-        if (next_semicolon == std::string::npos) break;  // no declaration ends after here
-        const size_t semi = next_semicolon;
-        if (semi - at > kMaxDeclarationChars) continue;
-        std::string decl = code.substr(at + key.size(), semi - at - key.size());
-        if (decl.find_first_of("={}") != std::string::npos) continue;
-        const std::string alignment = take_alignment(decl);
-        std::vector<Declarator> declarators;
-        bool understood = true;
-        for (const std::string& part : top_level_parts(decl)) {
-            Declarator d;
-            understood = understood && parse_declarator(part, d) && (declarators.empty() ? !trim(d.before).empty() : trim(d.before).empty());
-            declarators.push_back(std::move(d));
-        }
-        if (!understood) continue;
-        const std::string type = trim(declarators[0].before);
-        if (type.empty()) continue;
-        size_t before = at;
-        while (before > 0 && std::isspace(static_cast<unsigned char>(code[before - 1]))) --before;
-        const bool is_extern = before >= 6 && code.compare(before - 6, 6, "extern") == 0 && (before == 6 || !is_ident(code[before - 7]));
-        if (is_extern) {
-            if (declarators.size() != 1 || declarators[0].dims != "[]") continue;
-            edits.push_back({before - 6, semi + 1,
-                             std::string(scope.at(at) ? "static " : "") + type + "* const " + declarators[0].name +
-                                 " = ::attnlab::emu::raw::dynamic_shared_as<" + type + ">();"});
+        if (in_directive && (!macro.defines || !macro.in_body)) continue;  // `#ifdef __shared__`, `#define __shared__`
+        size_t stop = 0;
+        const size_t semi = declaration_end(code, at + key.size(), in_directive ? lines_of_directives[directive].second : std::string::npos, stop);
+        const size_t resume = at;
+        // The next search starts where this one stopped: no text is read
+        // twice, however many `__shared__` a hostile file holds.
+        at = std::max(at, (semi == std::string::npos ? stop : semi) - key.size());
+        if (semi == std::string::npos) {
+            unread.add(UnreadConstruct::SharedDeclaration, resume);
             continue;
         }
-        std::string text;
-        const std::string align_arg = alignment.empty() ? "" : ", " + alignment;
-        for (const Declarator& d : declarators) {
-            if (!d.dims.empty() && d.dims.find("[]") != std::string::npos) { text.clear(); break; }
-            if (!text.empty()) text += ' ';
-            const std::string dims = one_line(d.dims), t = one_line(type);  // written twice: on one line, so lines stay
-            const std::string reference = dims.empty() ? t + "& " + d.name : t + " (&" + d.name + ")" + dims;
-            text += reference + " = ::attnlab::emu::raw::shared_variable<" + t + dims + ">(\"" + d.name + "\", [] {}" +
-                    align_arg + ");";
+        SharedDeclaration s = read_shared(code.substr(resume + key.size(), semi - resume - key.size()));
+        if (!s.understood) {
+            unread.add(s.why, resume);
+            continue;
         }
-        if (!text.empty()) edits.push_back({at, semi + 1, text});
+        const bool ends_with_semicolon = semi < code.size() && code[semi] == ';';
+        const size_t end = ends_with_semicolon ? semi + 1 : semi;
+        size_t before = resume;
+        while (before > 0 && std::isspace(static_cast<unsigned char>(code[before - 1]))) --before;
+        const auto word_before = [&](const char* word) {
+            const size_t n = std::strlen(word);
+            return before >= n && code.compare(before - n, n, word) == 0 && (before == n || !is_ident(code[before - n - 1]));
+        };
+        if (word_before("extern")) {
+            const Declarator& d = s.declarators[0];
+            if (s.declarators.size() != 1 || d.dims != "[]" || s.struct_body) {
+                unread.add(UnreadConstruct::SharedDeclaration, resume);
+                continue;
+            }
+            edits.push_back({before - 6, end,
+                             std::string(scope.at(resume) ? "static " : "") + s.type + d.pointers + "* const " + d.name +
+                                 " = ::attnlab::emu::raw::dynamic_shared_as<" + s.type + d.pointers + ">()" + (ends_with_semicolon ? ";" : "")});
+            continue;
+        }
+        const bool has_open_extent = std::any_of(s.declarators.begin(), s.declarators.end(), [](const Declarator& d) { return d.dims.find("[]") != std::string::npos; });
+        if (has_open_extent) {
+            unread.add(UnreadConstruct::SharedDeclaration, resume);
+            continue;
+        }
+        const size_t from = word_before("static") ? before - 6 : resume;  // `static` is repeated before each reference
+        s.is_static = s.is_static || from != resume;
+        edits.push_back({from, end, shared_references(s, in_directive ? macro : MacroContext{}, ends_with_semicolon)});
     }
 }
 
@@ -598,7 +802,7 @@ Reading read_for_emulator(const std::string& source) {
     find_launches(source, code, edits, unread, [](const std::string& name, const std::string& label, const std::string& config) {
         return "::attnlab::detail::launch_site(\"" + label + "\", " + name + ", " + config + ")(";
     });
-    find_shared(code, edits);
+    find_shared(code, edits, unread);
     find_launch_bounds(source, code, edits);
     return {apply(source, sorted(std::move(edits))), unread.parts()};
 }

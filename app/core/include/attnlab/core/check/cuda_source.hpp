@@ -2,12 +2,14 @@
 // A learner's .cu file made ready for the two compilers attnlab gives it,
 // line for line (every diagnostic still points at the learner's own line):
 //   for_emulator: `k<<<grid, block, smem>>>(args)` becomes a launch on
-//                 attnlab's CPU emulator, each `[static] __shared__ float
-//                 a[N * M], b[(N + 1)][M];` a reference into the block's
-//                 shared memory (same C++ type: `float (&a)[N * M]`), and
-//                 `extern __shared__ float s[];` a pointer to the launch's
-//                 dynamic shared memory. The rest is the learner's plain
-//                 CUDA, whose loads and stores the compiler instruments;
+//                 attnlab's CPU emulator, each `[static] __shared__ T
+//                 a[N * M], b[(N + 1)][M], *p;` a reference into the block's
+//                 shared memory (same C++ type: `float (&a)[N * M]`), T any
+//                 type (`Pair<float, int>`, a struct's body, named once by a
+//                 typedef), also in a macro's body, and `extern __shared__ T
+//                 s[];` a pointer to the launch's dynamic shared memory. The
+//                 rest is the learner's plain CUDA, whose loads and stores the
+//                 compiler instruments;
 //   for_nvrtc:    only the launches change (into a stub that names the kernel,
 //                 which instantiates a templated one), because NVRTC compiles
 //                 device code and cannot launch.
@@ -26,9 +28,11 @@ std::string for_emulator(const std::string& source);
 std::string for_nvrtc(const std::string& source);
 
 // What for_emulator cannot read, by line (at most 20): a `<<<` that starts no
-// launch it reads. The check refuses such a file on those lines in attnlab's
-// words (runtime_profile.hpp: UnreadPart) instead of compiling it into a
-// parse error of g++'s on the rewrite.
+// launch it reads, a `__shared__` declaration it cannot read (or one with an
+// initialiser, which nvcc refuses too). The check refuses such a file on
+// those lines in attnlab's words (runtime_profile.hpp: UnreadPart) instead of
+// compiling it into a parse error of g++'s on the rewrite, or a `__shared__`
+// variable compiled as a plain static that no check sees.
 std::vector<UnreadPart> unread_parts(const std::string& source);
 
 // The compiler's output about `rewritten`, with every quoted source line the
