@@ -386,3 +386,50 @@ TEST_CASE("a __shared__ declaration attnlab cannot read is refused on its line, 
     CHECK(contains(explain(r, env().ex(), Lang::En), "Line 22: a `__shared__` variable cannot have an initialiser"));
     CHECK(contains(explain(r, env().ex(), Lang::Id), "Baris kode 22"));
 }
+
+TEST_CASE("every __shared__ form at once compiles and runs on the emulator, each variable holding what its threads wrote") {
+    if (!emulator_built()) return;
+    // Dependent and template types, a struct and a static pointer at file
+    // scope, macros (one over continued lines), cg::block_tile_memory and
+    // dynamic shared memory of a template type. Each thread writes
+    // 1 + 2 + 3 + 4 - 10 + zeros: 0 wherever every variable is its own.
+    const CheckResult r = env().check_source(
+        "#include <cooperative_groups.h>\n"
+        "#include <attnlab/cuda.hpp>\n"
+        "namespace cg = cooperative_groups;\n"
+        "\n"
+        "template <class A, class B> struct Pair { A a; B b; };\n"
+        "template <class T> struct Traits { using type = T; };\n"
+        "#define SHARED_ROW(name, n) __shared__ float name[n]\n"
+        "#define DECLARE_COUNTS \\\n"
+        "    __shared__ int counts[4];\n"
+        "\n"
+        "__shared__ struct { float bias; int hits; } file_scope;\n"
+        "static __shared__ float file_tile[8], *file_ptr;\n"
+        "\n"
+        "template <class T, int N>\n"
+        "__global__ void fill(float* out, int n) {\n"
+        "    __shared__ typename Traits<T>::type buf[N];\n"
+        "    __shared__ Pair<float, int> pairs[N], one;\n"
+        "    __shared__ static float total;\n"
+        "    __shared__ cg::block_tile_memory<64> scratch;\n"
+        "    extern __shared__ Pair<float, int> dyn[];\n"
+        "    SHARED_ROW(row, N);\n"
+        "    DECLARE_COUNTS\n"
+        "    cg::thread_block block = cg::this_thread_block(scratch);\n"
+        "    const int i = threadIdx.x;\n"
+        "    buf[i] = 1; pairs[i].a = 2; row[i] = 3; dyn[i].b = 4;\n"
+        "    if (i == 0) { one.a = 0; total = 0; counts[0] = 0; file_scope.bias = 0; file_tile[0] = 0; file_ptr = file_tile; }\n"
+        "    block.sync();\n"
+        "    const int g = blockIdx.x * blockDim.x + i;\n"
+        "    if (g < n) out[g] = buf[i] + pairs[i].a + row[i] + dyn[i].b - 10 + one.a + total + counts[0] + file_scope.bias + file_ptr[0];\n"
+        "}\n"
+        "\n"
+        "void causal_attention(DeviceTensor& out, const DeviceTensor& q, const DeviceTensor& k, const DeviceTensor& v) {\n"
+        "    const int n = out.size(0) * out.size(1) * out.size(2) * out.size(3);\n"
+        "    fill<float, 64><<<(n + 63) / 64, 64, 64 * sizeof(Pair<float, int>)>>>(out.data(), n);\n"
+        "}\n");
+    REQUIRE(r.verdict == Verdict::WrongAnswer);  // no compile error, no fault: only the values are not attention's
+    REQUIRE(!r.cases.empty());
+    for (float x : r.cases[0].actual.tensor.data) CHECK(x == 0.0f);
+}
