@@ -523,3 +523,19 @@ TEST_CASE("gui input: while the editor has the keyboard, Enter and Tab are text;
     REQUIRE(out.size() == 2);
     CHECK(out[0].kind == E::Key);
 }
+
+TEST_CASE("gui flow: a CUDA launch attnlab cannot read is told in Results, line by line, with nothing compiled") {
+    CourseHarness h("cuda-first-kernel");
+    std::string code = slurp(kCourse / "cuda-first-kernel" / "solution.cu");
+    const size_t launch = code.find("<<<");
+    REQUIRE(launch != std::string::npos);
+    code.insert(launch + 3, "dim3(");  // a parenthesis never closed: no launch attnlab (or g++) can read
+    h.check(code);
+    const CheckResult* r = h.session.last_result();
+    REQUIRE(r);
+    REQUIRE(r->verdict == Verdict::CompileError);
+    REQUIRE(r->problem == Problem::SourceUnread);
+    h.select(gui::BottomTab::Results);
+    h.frames(2);
+    CHECK(h.has("results_source_unread"));  // the message itself, not only "Compile error"
+}

@@ -152,9 +152,14 @@ void draw_explanation(Ui& ui, const CheckResult& r, const Exercise& e, Lang lang
         text.erase(text.size() - mistake.size());
     while (!text.empty() && text.back() == '\n') text.pop_back();
     if (r.verdict == Verdict::CompileError) {
-        // The diagnostics below say the rest.
-        if (r.problem == Problem::SourceTooLarge || r.problem == Problem::DefinesMain)
+        // The diagnostics below say the rest; a file attnlab could not read has
+        // none (nothing was compiled): its lines are the whole message.
+        if (r.problem == Problem::SourceUnread) {
+            ImGui::TextWrapped("%s", text.c_str());
+            ui.note_item("results_source_unread");
+        } else if (r.problem == Problem::SourceTooLarge || r.problem == Problem::DefinesMain) {
             ImGui::TextWrapped("%s", text.substr(0, text.find('\n')).c_str());
+        }
         return;
     }
     ImGui::PushTextWrapPos(0);
