@@ -9,6 +9,15 @@
 
 namespace attnlab::gui {
 
+// On the same line as the last item when `width` more pixels fit beside it,
+// else on a line of its own: a row of controls wraps instead of being cut at
+// a narrow window's edge.
+inline void same_line_if_room(float width) {
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (ImGui::GetItemRectMax().x + spacing + width <= right) ImGui::SameLine();
+}
+
 inline void label_before(const std::string& label) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(label.c_str());

@@ -241,8 +241,9 @@ namespace {
 // The legend, the difference summary and the CUDA note above the grid.
 void draw_heatmap_header(Ui& ui, const CaseOutcome& c, const HeatmapSet& set) {
     HeatmapView& v = ui.heatmaps;
-    ImGui::SameLine();
-    if (ImGui::Button(ui.t("gui.heatmap.export_grid").c_str())) export_png(ui, -1, -1);
+    const std::string export_label = ui.t("gui.heatmap.export_grid");
+    same_line_if_room(ImGui::CalcTextSize(export_label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2);
+    if (ImGui::Button(export_label.c_str())) export_png(ui, -1, -1);
     ui.note_item("export_grid");
     legend(ui, set.value_scale, "values", true);
     const bool have_learner = !set.learner.empty();
@@ -380,8 +381,9 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
             if (has(l.name) && (mine.empty() || l.name == "weights")) mine = l.name;
         v.stage = mine == "weights" || (mine.empty() && has("weights")) ? "weights" : !mine.empty() ? mine : stages.front();
     }
-    ImGui::SameLine();
-    label_before(ui.t("gui.views.stage"));
+    const std::string stage_label = ui.t("gui.views.stage");
+    same_line_if_room(ImGui::CalcTextSize(stage_label.c_str()).x + ImGui::GetStyle().ItemSpacing.x + ImGui::GetFontSize() * 9);
+    label_before(stage_label);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
     if (ImGui::BeginCombo("##stage", v.stage.c_str())) {
         for (const auto& s : stages)

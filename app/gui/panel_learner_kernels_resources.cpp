@@ -10,6 +10,7 @@
 #include "attnlab/core/check/gpu_resources.hpp"
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/text/report.hpp"
+#include "label_before.hpp"
 #include "panel_learner_kernels.hpp"
 
 namespace attnlab::gui::learner_kernels {
@@ -39,8 +40,9 @@ void draw_arch_selector(Ui& ui) {
     }
     ui.note_item("kview_arch");
     if (ui.session.computing_resources()) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("%s", ui.t("gui.kview.computing", {{"arch", current}}).c_str());
+        const std::string computing = ui.t("gui.kview.computing", {{"arch", current}});
+        same_line_if_room(ImGui::CalcTextSize(computing.c_str()).x);
+        ImGui::TextDisabled("%s", computing.c_str());
     }
 }
 
