@@ -17,20 +17,32 @@ namespace fs = std::filesystem;
 namespace {
 const fs::path kFixtures = ATTNLAB_TEST_FIXTURES;
 const fs::path kCourse = (kFixtures / ".." / ".." / "exercises").lexically_normal();
+
+// The window after a passing check of the course's own solution, and the core's report of it.
+struct CheckedSolution {
+    testing::Harness h;
+    Performance perf;
+    explicit CheckedSolution(const std::string& exercise)
+        : h(testing::HarnessConfig{kCourse, exercise, ImVec2(1800, 1600), nullptr}) {
+        h.set_buffer(slurp(kCourse / exercise / "solution.cu"));
+        h.click("run");
+        REQUIRE(h.wait_result(240.0));
+        const CheckResult* r = h.session.last_result();
+        REQUIRE(r);
+        REQUIRE(r->verdict == Verdict::Pass);
+        const std::optional<Performance> p = check_performance(*r, *h.session.current());
+        REQUIRE(p);
+        perf = *p;
+        h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
+    }
+};
 }  // namespace
 
 TEST_CASE("the Kernel view has a roofline of the learner's launch, an estimate with its assumptions, in both languages") {
-    testing::Harness h(testing::HarnessConfig{kCourse, "cuda-attention", ImVec2(1800, 1600), nullptr});
-    h.set_buffer(slurp(kCourse / "cuda-attention" / "solution.cu"));
-    h.click("run");
-    REQUIRE(h.wait_result(240.0));
-    const CheckResult* r = h.session.last_result();
-    REQUIRE(r);
-    REQUIRE(r->verdict == Verdict::Pass);
-    const std::optional<Performance> perf = check_performance(*r, *h.session.current());
-    REQUIRE(perf);
+    CheckedSolution checked("cuda-attention");
+    testing::Harness& h = checked.h;
+    const Performance* perf = &checked.perf;
     CHECK(perf->flops.has_value());
-    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
     for (Lang lang : {Lang::En, Lang::Id}) {
         h.session.set_lang(lang);
         h.frames(4);
@@ -46,19 +58,11 @@ TEST_CASE("the Kernel view has a roofline of the learner's launch, an estimate w
 }
 
 TEST_CASE("a tensor-core kernel is a point under the tensor cores' roof, not a launch without arithmetic") {
-    testing::Harness h(testing::HarnessConfig{kCourse, "cuda-tensor-core-qkv", ImVec2(1800, 1600), nullptr});
-    h.set_buffer(slurp(kCourse / "cuda-tensor-core-qkv" / "solution.cu"));
-    h.click("run");
-    REQUIRE(h.wait_result(240.0));
-    const CheckResult* r = h.session.last_result();
-    REQUIRE(r);
-    REQUIRE(r->verdict == Verdict::Pass);
-    const std::optional<Performance> perf = check_performance(*r, *h.session.current());
-    REQUIRE(perf);
-    REQUIRE(perf->tensor_flops > 0);
-    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
+    CheckedSolution checked("cuda-tensor-core-qkv");
+    testing::Harness& h = checked.h;
+    REQUIRE(checked.perf.tensor_flops > 0);
     h.frames(4);
     CHECK(h.has("roofline_tensor_roof"));
-    for (const LaunchPerformance& L : perf->launches)
+    for (const LaunchPerformance& L : checked.perf.launches)
         if (L.tensor_flops > 0) CHECK_MESSAGE(h.has("roofline_point:" + L.kernel), L.kernel);
 }
