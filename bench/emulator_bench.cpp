@@ -1,14 +1,21 @@
 // Emulator figures (printed, never asserted): the cost of one __syncthreads
 // at 256 threads, and the emulated attention kernels v1 and v2 at
 // B = 1, T = 128, H = 12, hd = 64. Goals: <= 10 us per barrier, <= 0.2 s per
-// attention launch on 2 cores.
+// attention launch on 2 cores. Then the speed model's validation table: the
+// estimate of each kernel at that shape beside a bound derived by hand (the
+// README's table).
 //   attnlab-bench-emulator [threads]   (default: every core)
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <random>
 
+#include <thread>
+
+#include "attnlab/core/check/performance.hpp"
+#include "attnlab/core/check/roofline.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/kernels/launchers.hpp"
 
@@ -77,6 +84,38 @@ void bench_attention(int version, const emu::LaunchOptions& options, const char*
 
 }  // namespace
 
+// The speed model against a bound anyone can derive by hand, at ANDREA-120M's
+// head shape: causal attention must read Q, K, V and write O once
+// (4 * B*H*T*hd floats), and does 4*hd FLOPs per visible (query, key) pair
+// (q.k and p*v, a multiply-add each), T(T+1)/2 pairs per head. No kernel can
+// beat max(bytes / bandwidth, FLOPs / FP32 peak); the estimate says how far
+// above that attnlab thinks each kernel runs, and why.
+void print_validation() {
+    const int B = 1, H = 12, T = 128, hd = 64;
+    ReferencePoints refs = attention_reference_points(B, H, T, hd);
+    while (!refs.ready) {  // a larger shape runs on a thread of its own
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        refs = attention_reference_points(B, H, T, hd);
+    }
+    const double bytes = 4.0 * B * H * T * hd * sizeof(float);
+    const double flops = 4.0 * hd * (double(T) * (T + 1) / 2) * B * H;
+    std::printf("speed model at B=%d H=%d T=%d hd=%d: least traffic %.0f B, %.0f FLOPs (causal pairs only)\n", B, H, T, hd, bytes,
+                flops);
+    for (const ReferencePoint& p : refs.points)
+        std::printf("  %s: %lld B requested (%.2fx the least), %.0f FLOPs counted\n", p.label.c_str(), (long long)p.bytes,
+                    double(p.bytes) / bytes, p.flops);
+    const std::vector<GpuModel>& gpus = gpu_models();
+    for (size_t g = 0; g < gpus.size(); ++g) {
+        const double bound = std::max(bytes / gpus[g].bandwidth, flops / gpus[g].fp32_flops);
+        std::printf("  %-14s hand bound %7.2f us", gpus[g].name.c_str(), bound * 1e6);
+        for (const ReferencePoint& p : refs.points)
+            if (g < p.estimates.size())
+                std::printf(" | %s %7.2f us (%s, %.2f waves, %.0f%% occupancy)", p.label.c_str(), p.estimates[g].seconds * 1e6,
+                            perf_bound_code(p.estimates[g].bound), p.estimates[g].waves, p.estimates[g].achieved_occupancy * 100);
+        std::printf("\n");
+    }
+}
+
 int main(int argc, char** argv) {
     emu::LaunchOptions full;
     if (argc > 1) full.threads = unsigned(std::atoi(argv[1]));
@@ -98,5 +137,6 @@ int main(int argc, char** argv) {
                     (long long)c.transposed.counters.global_pages, c.untransposed.counters.sectors_per_load_request(),
                     (long long)c.untransposed.counters.global_pages, c.max_abs_difference);
     }
+    print_validation();
     return 0;
 }
