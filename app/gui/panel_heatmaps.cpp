@@ -248,11 +248,12 @@ void draw_heatmap_header(Ui& ui, const CaseOutcome& c, const HeatmapSet& set) {
     legend(ui, set.value_scale, "values", true);
     const bool have_learner = !set.learner.empty();
     if (have_learner) {
+        const std::string max_diff = ui.t("gui.heatmap.max_diff", {{"value", format_number(set.max_abs_difference, ui.session.lang())}});
         if (set.max_abs_difference > 0) {
             legend(ui, set.difference_scale, "diff", false);
-            ImGui::SameLine();
+            same_line_if_room(ImGui::CalcTextSize(max_diff.c_str()).x);
         }
-        ImGui::TextDisabled("%s", ui.t("gui.heatmap.max_diff", {{"value", format_number(set.max_abs_difference, ui.session.lang())}}).c_str());
+        ImGui::TextDisabled("%s", max_diff.c_str());
         if (set.non_finite_differences > 0) {
             // Magenta cells: one side is -inf (masked) or NaN and the other is not.
             const ImVec2 q = ImGui::GetCursorScreenPos();
