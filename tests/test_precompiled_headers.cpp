@@ -98,6 +98,20 @@ TEST_CASE("a file's leading library includes are what its precompiled header may
     CHECK(leading("").empty());
 }
 
+TEST_CASE("a file that names a special math function keeps them; any other file's precompiled header leaves them out") {
+    CHECK(names_special_math_function("float y = std::cyl_bessel_j(0.5f, x);"));
+    CHECK(names_special_math_function("using namespace std;\nfloat z = riemann_zetaf(2.0f);"));
+    CHECK(names_special_math_function("double b = std::betal(1, 2);"));
+    CHECK(names_special_math_function("const float beta = 0.9f;  // a word match: the file keeps them"));
+    CHECK_FALSE(names_special_math_function("float y = std::exp(x - m) / std::sqrt(hd);"));
+    CHECK_FALSE(names_special_math_function("float betas = 1, alphabeta = 2, beta_1 = 3, legendre_table = 4;"));
+    CHECK_FALSE(names_special_math_function(""));
+    CHECK(precompiled_header_prelude("float beta;").empty());
+    const std::vector<std::string> prelude = precompiled_header_prelude("float y = std::exp(x);");
+    REQUIRE(prelude.size() == 1);
+    CHECK(contains(prelude[0], "#define _GLIBCXX_BITS_SPECFUN_H"));
+}
+
 TEST_CASE("a dependency list names every file after its target") {
     CHECK(dependency_list_files("x.gch: x.hpp /usr/include/c++/12/cmath \\\n  /a\\ b/c.h\n") ==
           std::vector<std::string>{"x.hpp", "/usr/include/c++/12/cmath", "/a b/c.h"});
@@ -152,18 +166,22 @@ TEST_CASE("a precompiled header is rebuilt when a header it was built from chang
         write_file_atomic(deps, output.string() + ": " + header.string() + " \\\n " + input.string() + "\n");
         return true;
     };
-    const fs::path first = headers.header_for("cpp", "attnlab/tensor.hpp", {"cmath"}, build);
+    const fs::path first = headers.header_for("cpp", {}, "attnlab/tensor.hpp", {"cmath"}, build);
     REQUIRE_FALSE(first.empty());
     CHECK(fs::exists(fs::path(first.string() + ".gch")));
     CHECK(read_file(first).value_or("").find("#include <cmath>") != std::string::npos);
-    CHECK(headers.header_for("cpp", "attnlab/tensor.hpp", {"cmath"}, build) == first);
+    CHECK(headers.header_for("cpp", {}, "attnlab/tensor.hpp", {"cmath"}, build) == first);
     CHECK(builds == 1);
     write_file_atomic(input, "int a, b;\n");  // a system update changes a header
-    CHECK(headers.header_for("cpp", "attnlab/tensor.hpp", {"cmath"}, build) == first);
+    CHECK(headers.header_for("cpp", {}, "attnlab/tensor.hpp", {"cmath"}, build) == first);
     CHECK(builds == 2);
+    // Another prelude is another precompiled header.
+    const fs::path with_prelude = headers.header_for("cpp", {"#define X 1"}, "attnlab/tensor.hpp", {"cmath"}, build);
+    CHECK(with_prelude != first);
+    CHECK(read_file(with_prelude).value_or("").find("#define X 1\n#include <attnlab/tensor.hpp>") != std::string::npos);
     // Another set of library headers is another precompiled header.
-    CHECK(headers.header_for("cpp", "attnlab/tensor.hpp", {"cmath", "vector"}, build) != first);
-    CHECK(builds == 3);
+    CHECK(headers.header_for("cpp", {}, "attnlab/tensor.hpp", {"cmath", "vector"}, build) != first);
+    CHECK(builds == 4);
 }
 
 TEST_CASE("a precompiled header the compiler refuses is not tried again, and the compile goes on without") {
@@ -175,9 +193,35 @@ TEST_CASE("a precompiled header the compiler refuses is not tried again, and the
         refused = true;
         return false;
     };
-    CHECK(headers.header_for("cpp", "attnlab/tensor.hpp", {}, refuse).empty());
-    CHECK(headers.header_for("cpp", "attnlab/tensor.hpp", {}, refuse).empty());
+    CHECK(headers.header_for("cpp", {}, "attnlab/tensor.hpp", {}, refuse).empty());
+    CHECK(headers.header_for("cpp", {}, "attnlab/tensor.hpp", {}, refuse).empty());
     CHECK(builds == 1);
+}
+
+TEST_CASE("a file that calls a special math function compiles with the precompiled header, one that does not leaves them out") {
+    TempDir cache("pch");
+    Compiler c(toolchain_with({"-Winvalid-pch", "-H"}), cache.path());
+    const std::string includes = "#include <attnlab/tensor.hpp>\n#include <cmath>\n#include <stdexcept>\n";
+    const CompileOutput with = c.compile(split(), split_heads_with(includes + "static const double z = std::riemann_zeta(2.0);\n"), "mine.cpp", nullptr);
+    CAPTURE(with.raw_output);
+    CHECK(with.ok);
+    CHECK(contains(with.raw_output, ".hpp.gch"));  // it was precompiled, with the special functions
+    // g++ is the judge that they are left out of the other file's header: naming one is an error there.
+    const CompileOutput without = c.compile(split(), split_heads_with(includes), "mine.cpp", nullptr);
+    CHECK(without.ok);
+    fs::path plain_header;
+    for (const auto& e : fs::recursive_directory_iterator(cache.path() / "pch"))
+        if (e.path().extension() == ".hpp" && contains(read_file(e.path()).value_or(""), "_GLIBCXX_BITS_SPECFUN_H") &&
+            contains(read_file(e.path()).value_or(""), "cmath"))
+            plain_header = e.path();
+    REQUIRE_FALSE(plain_header.empty());
+    const std::string probe = "#include \"" + plain_header.string() + "\"\nauto z = std::riemann_zeta(2.0);\n";
+    TempDir scratch("pch-probe");
+    write_file_atomic(scratch.path() / "probe.cpp", probe);
+    const std::string cmd = "g++ -std=c++17 -fsyntax-only -I " + Toolchain::detect().include_dir.string() + " " + (scratch.path() / "probe.cpp").string() +
+                            " > " + (scratch.path() / "out.txt").string() + " 2>&1";
+    CHECK(std::system(cmd.c_str()) != 0);
+    CHECK(contains(read_file(scratch.path() / "out.txt").value_or(""), "riemann_zeta"));
 }
 
 TEST_CASE("a file gets only the headers it includes, precompiled or not") {

@@ -1,6 +1,7 @@
 #include "attnlab/core/check/learner_includes.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace attnlab {
@@ -57,6 +58,33 @@ std::vector<std::string> leading_library_includes(const std::string& source, con
     std::sort(found.begin(), found.end());
     found.erase(std::unique(found.begin(), found.end()), found.end());
     return found;
+}
+
+bool names_special_math_function(const std::string& source) {
+    static const char* const kNames[] = {"assoc_laguerre", "assoc_legendre", "beta",         "comp_ellint_1", "comp_ellint_2",
+                                         "comp_ellint_3",  "cyl_bessel_i",   "cyl_bessel_j", "cyl_bessel_k",  "cyl_neumann",
+                                         "ellint_1",       "ellint_2",       "ellint_3",     "expint",        "hermite",
+                                         "laguerre",       "legendre",       "riemann_zeta", "sph_bessel",    "sph_legendre",
+                                         "sph_neumann"};
+    auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (size_t i = 0; i < source.size();) {
+        if (!is_word(source[i])) {
+            ++i;
+            continue;
+        }
+        size_t end = i;
+        while (end < source.size() && is_word(source[end])) ++end;
+        std::string word = source.substr(i, end - i);
+        i = end;
+        for (const char* name : kNames)
+            if (word == name || word == std::string(name) + "f" || word == std::string(name) + "l") return true;
+    }
+    return false;
+}
+
+std::vector<std::string> precompiled_header_prelude(const std::string& source) {
+    if (names_special_math_function(source)) return {};
+    return {"#define _GLIBCXX_BITS_SPECFUN_H 1  // no special math functions: the file names none (see learner_includes.hpp)"};
 }
 
 const std::vector<std::string>& standard_library_headers() {

@@ -78,10 +78,11 @@ bool PrecompiledHeaders::usable(const fs::path& header, const fs::path& stamps) 
     return true;
 }
 
-fs::path PrecompiledHeaders::header_for(const std::string& stem, const std::string& entry_header,
+fs::path PrecompiledHeaders::header_for(const std::string& stem, const std::vector<std::string>& prelude, const std::string& entry_header,
                                         const std::vector<std::string>& library_headers, const Build& build) {
-    std::string text = "// Precompiled by attnlab: the learner header and the library headers a learner's file includes first.\n#include <" +
-                       entry_header + ">\n";
+    std::string text = "// Precompiled by attnlab: the learner header and the library headers a learner's file includes first.\n";
+    for (const std::string& line : prelude) text += line + "\n";
+    text += "#include <" + entry_header + ">\n";
     for (const std::string& h : library_headers) text += "#include <" + h + ">\n";
     const fs::path header = dir_ / (stem + "-" + hex64(hash64(text)) + ".hpp");
     fs::path stamps = header;

@@ -30,8 +30,9 @@ public:
     // The header to name in the first -include of a compile, holding
     // `entry_header` and `library_headers` (<name> each); "" when none can be
     // had, and the compile then parses those headers itself.
-    fs::path header_for(const std::string& stem, const std::string& entry_header, const std::vector<std::string>& library_headers,
-                        const Build& build);
+    // `prelude` lines (macros) come first.
+    fs::path header_for(const std::string& stem, const std::vector<std::string>& prelude, const std::string& entry_header,
+                        const std::vector<std::string>& library_headers, const Build& build);
 
     // How many are kept: the least recently used go first, and none used in
     // the last ten minutes (another attnlab may be compiling with it).
