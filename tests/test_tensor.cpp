@@ -525,6 +525,11 @@ TEST_CASE("concat and stack") {
     Tensor x = arange2(T, D);
     Tensor heads = x.reshape({T, H, hd}).transpose(1, 0, 2);
     CHECK(allclose(concat({heads[0], heads[1]}, 1), x));
+    // A std::vector of parts (built in a loop) gives what the braced list gives.
+    std::vector<Tensor> parts;
+    for (int64_t h = 0; h < H; ++h) parts.push_back(heads[h]);
+    CHECK(allclose(concat(parts, 1), x));
+    CHECK(allclose(stack(parts, 0), stack({heads[0], heads[1]}, 0)));
 
     Tensor s0 = stack({a, a * 2.0f}, 0);
     CHECK(s0.shape() == Shape{2, 2, 2});

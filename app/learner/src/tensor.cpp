@@ -772,6 +772,10 @@ Tensor concat(const std::vector<Tensor>& parts, int axis, SourceLine at) {
     return record.done(std::move(out));
 }
 
+Tensor concat(std::initializer_list<Tensor> parts, int axis, SourceLine at) { return concat(std::vector<Tensor>(parts), axis, at); }
+
+Tensor stack(std::initializer_list<Tensor> parts, int axis, SourceLine at) { return stack(std::vector<Tensor>(parts), axis, at); }
+
 Tensor stack(const std::vector<Tensor>& parts, int axis, SourceLine at) {
     OperationRecord record(TensorOp::Stack, at, parts);
     if (parts.empty()) throw std::invalid_argument("stack: need at least one tensor");
