@@ -128,7 +128,7 @@ Heads apply_mask(Mask mask, const Heads& scores, double large_negative = kLargeN
 
 // --------------------------------------------------------------- full layer
 
-enum class Scale { SqrtHd, SqrtD, HeadDim, None };
+enum class Scale { SqrtHd, SqrtD, HeadDim, SqrtT, None };
 enum class From { Q, K, V };  // which projection a tensor really comes from
 enum class OutputProjection { WO, None, WOTransposed };
 
@@ -177,9 +177,11 @@ Matrix variant_softmax(const MhsaVariant& v, const Matrix& masked) {
     return w;
 }
 
-double score_scale(Scale scale, double hd, double d) {
+// hd: a head's width, d: the model's, t: the number of tokens.
+double score_scale(Scale scale, double hd, double d, double t) {
     switch (scale) {
         case Scale::SqrtD: return 1.0 / std::sqrt(d);
+        case Scale::SqrtT: return 1.0 / std::sqrt(t);
         case Scale::HeadDim: return 1.0 / hd;
         case Scale::None: return 1.0;
         case Scale::SqrtHd: break;
@@ -200,7 +202,8 @@ MhsaStages run_mhsa_variant(const MhsaVariant& v, const LayerInputs& in) {
     const Heads q = split_as(v.split, s.q, in.n_heads);
     const Heads k = split_as(v.split, s.k, in.n_heads);
     const Heads values = split_as(v.split, value_source, in.n_heads);
-    const double scale = score_scale(v.scale, static_cast<double>(q.front().cols()), static_cast<double>(s.q.cols()));
+    const double scale = score_scale(v.scale, static_cast<double>(q.front().cols()), static_cast<double>(s.q.cols()),
+                                     static_cast<double>(s.q.rows()));
     for (size_t h = 0; h < q.size(); ++h)
         s.scores.push_back(v.scores_transposed ? Matrix(k[h] * q[h].transpose() * scale) : Matrix(q[h] * k[h].transpose() * scale));
     s.masked = apply_mask(v.mask_after_softmax ? Mask::None : v.mask, s.scores);
@@ -256,6 +259,7 @@ const LayerMistake kLayerMistakes[] = {
     {"scale_sqrt_d", "scores", [](MhsaVariant& v) { v.scale = Scale::SqrtD; }},
     {"no_scale", "scores", [](MhsaVariant& v) { v.scale = Scale::None; }},
     {"scale_by_hd", "scores", [](MhsaVariant& v) { v.scale = Scale::HeadDim; }},
+    {"scale_sqrt_t", "scores", [](MhsaVariant& v) { v.scale = Scale::SqrtT; }},
     {"scores_transposed", "scores", [](MhsaVariant& v) { v.scores_transposed = true; }},
     {"mask_missing", "masked", [](MhsaVariant& v) { v.mask = Mask::None; }},
     {"mask_below_diagonal", "masked", [](MhsaVariant& v) { v.mask = Mask::BelowDiagonal; }},
