@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,20 @@ TEST_CASE("case_names: a shape's axes and the int parameters; a name two tensors
     c.args = {tensor_of_shape({5, 4}), tensor_of_shape({4, 12}), tensor_of_shape({6, 4})};
     const CaseNames bound = case_names(params, {c})[0];
     CHECK(bound == CaseNames{{"D", 4}});  // "3D" binds nothing; T is 5 in x and 6 in y
+}
+
+TEST_CASE("case_names: an exercise's derived names are expressions over what its parameters bind") {
+    const std::vector<ParamSpec> params = {{"x", ValueKind::Tensor, "(B, T, D)"}, {"n_heads", ValueKind::Int, ""}};
+    const std::map<std::string, std::string> derived = {{"H", "n_heads"}, {"hd", "D / n_heads"}};
+    std::vector<Case> cases(2);
+    cases[0].args = {tensor_of_shape({2, 5, 12}), Value::of_int(3)};
+    cases[1].args = {tensor_of_shape({1, 4, 8}), Value::of_int(0)};  // hd cannot be evaluated: left out
+    const std::vector<CaseNames> names = case_names(params, cases, derived);
+    REQUIRE(names.size() == 2);
+    CHECK(names[0] == CaseNames{{"B", 2}, {"T", 5}, {"D", 12}, {"n_heads", 3}, {"H", 3}, {"hd", 4}});
+    CHECK(names[1] == CaseNames{{"B", 1}, {"T", 4}, {"D", 8}, {"n_heads", 0}, {"H", 0}});
+    CHECK(case_name_problems("B = 2, H = 3, hd = 4", names[0]).empty());
+    CHECK(case_name_problems("a single head (H = 1), B = 2", names[0]).size() == 1);
 }
 
 TEST_CASE("expand_case_figures: every placeholder, filled from the cases") {
@@ -183,6 +198,36 @@ TEST_CASE("a placeholder that cannot be filled keeps its exercise out of the cou
     for (const Case& c : fixed.exercises[0].cases) longest = std::max(longest, c.args[0].tensor.shape[0]);
     CHECK(fixed.exercises[0].hints[1].id ==
           "Ada " + std::to_string(fixed.exercises[0].cases.size()) + " kasus; T sampai " + std::to_string(longest) + ".\n");
+    fs::remove_all(dir);
+}
+
+TEST_CASE("an exercise's case_names must be new names that every case can evaluate") {
+    const fs::path dir = fs::temp_directory_path() / ("attnlab-case-names-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy(kCourse / "split-heads", dir / "split-heads", fs::copy_options::recursive);
+    fs::copy(kCourse / "mistakes", dir / "mistakes", fs::copy_options::recursive);
+    nlohmann::json manifest = read_json(kCourse / "manifest.json");
+    manifest["exercises"] = {"split-heads"};
+    std::ofstream(dir / "manifest.json") << manifest.dump();
+    const nlohmann::json original = read_json(kCourse / "split-heads" / "exercise.json");
+    const auto load_with = [&](const nlohmann::json& names) {
+        nlohmann::json j = original;
+        j["case_names"] = names;
+        std::ofstream(dir / "split-heads" / "exercise.json") << j.dump(2);
+        return load_course(dir);
+    };
+    const Course rebinds = load_with({{"T", "D"}});  // x is (T, D): T is the parameter's
+    REQUIRE(rebinds.problems.size() == 1);
+    CHECK(rebinds.problems[0].find("case_names.T") != std::string::npos);
+    CHECK(rebinds.problems[0].find("already bound") != std::string::npos);
+    const Course unknown = load_with({{"hd", "D / heads"}});
+    REQUIRE(unknown.problems.size() == 1);
+    CHECK(unknown.problems[0].find("case_names.hd") != std::string::npos);
+    const Course fine = load_with({{"H", "n_heads"}});
+    CHECK(fine.problems.empty());
+    REQUIRE(fine.exercises.size() == 1);
+    CHECK(case_names(fine.exercises[0]).front().count("H") == 1);
     fs::remove_all(dir);
 }
 

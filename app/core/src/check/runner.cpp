@@ -193,7 +193,7 @@ void judge_kernel_data(const Exercise& ex, const Case& spec, protocol::CaseRepor
     const int64_t output_size = static_cast<int64_t>(c.expected.tensor.data.size());
     const int64_t required_blocks = ex.kernel_rules.blocks_per_launch.empty()
                                         ? 0
-                                        : evaluate_case_expression(ex.kernel_rules.blocks_per_launch, case_names(ex.params, {spec}).front());
+                                        : evaluate_case_expression(ex.kernel_rules.blocks_per_launch, case_names(ex.params, {spec}, ex.derived_case_names).front());
     const int64_t least = minimum_sectors(reference::find_op(ex.reference), case_inputs(ex, spec), output_size);
     const KernelCaseVerdict kv = judge_kernel_case(c.verdict, k.launches, k.unwritten_count, output_size, least,
                                                    ex.kernel_rules, k.leaked_buffers, required_blocks);

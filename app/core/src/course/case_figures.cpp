@@ -197,7 +197,8 @@ std::string fill(const std::string& body, const std::vector<CaseNames>& cases) {
 
 int64_t evaluate_case_expression(const std::string& expr, const CaseNames& names) { return Expression(expr, names).evaluate(); }
 
-std::vector<CaseNames> case_names(const std::vector<ParamSpec>& params, const std::vector<Case>& cases) {
+std::vector<CaseNames> case_names(const std::vector<ParamSpec>& params, const std::vector<Case>& cases,
+                                  const std::map<std::string, std::string>& derived) {
     std::vector<CaseNames> all;
     for (const Case& c : cases) {
         CaseNames names;
@@ -216,10 +217,23 @@ std::vector<CaseNames> case_names(const std::vector<ParamSpec>& params, const st
                 if (!axes[a].empty()) bind(axes[a], v.tensor.shape[a]);
         }
         for (const std::string& name : conflicting) names.erase(name);
+        // Over the parameters' names only, so their order does not matter; a
+        // name the parameters already bind keeps its value (the course loader
+        // refuses one that disagrees, and one a case cannot evaluate).
+        CaseNames more;
+        for (const auto& [name, expr] : derived) {
+            try {
+                more.emplace(name, evaluate_case_expression(expr, names));
+            } catch (const CaseFigureError&) {
+            }
+        }
+        names.insert(more.begin(), more.end());
         all.push_back(std::move(names));
     }
     return all;
 }
+
+std::vector<CaseNames> case_names(const Exercise& ex) { return case_names(ex.params, ex.cases, ex.derived_case_names); }
 
 std::string expand_case_figures(const std::string& text, const std::vector<CaseNames>& cases) {
     std::string out;

@@ -337,11 +337,33 @@ void load_runtime(JsonFile& f, const json& root, Exercise& ex) {
     }
 }
 
+// "case_names": {"H": "n_heads"}. Each must be a name no parameter binds and
+// evaluate in every case, over the parameters' names.
+void load_derived_case_names(JsonFile& f, const json& root, Exercise& ex) {
+    if (!root.contains("case_names")) return;
+    const json& names = root["case_names"];
+    if (!names.is_object()) f.fail("case_names", "expected an object: name -> expression over the case's names");
+    for (const auto& [name, expr] : names.items()) {
+        if (!is_identifier(name)) f.fail("case_names", "\"" + name + "\" is not a name");
+        ex.derived_case_names[name] = f.string(names, name, "case_names");
+    }
+    const std::vector<CaseNames> bound = case_names(ex.params, ex.cases);
+    for (size_t i = 0; i < bound.size(); ++i)
+        for (const auto& [name, expr] : ex.derived_case_names) {
+            if (bound[i].count(name)) f.fail("case_names." + name, "is already bound by a parameter's shape or name");
+            try {
+                evaluate_case_expression(expr, bound[i]);
+            } catch (const CaseFigureError& e) {
+                f.fail("case_names." + name, std::string(e.what()) + " (case " + std::to_string(i + 1) + ")");
+            }
+        }
+}
+
 // A rule that depends on the case must mean something in every case: a
 // broken expression is the course's problem, found when it loads.
 void check_case_rules(JsonFile& f, const Exercise& ex) {
     if (ex.kernel_rules.blocks_per_launch.empty()) return;
-    const std::vector<CaseNames> cases = case_names(ex.params, ex.cases);
+    const std::vector<CaseNames> cases = case_names(ex);
     for (size_t i = 0; i < cases.size(); ++i) {
         try {
             if (evaluate_case_expression(ex.kernel_rules.blocks_per_launch, cases[i]) < 1)
@@ -447,7 +469,7 @@ LocalizedText read_texts_with_figures(const fs::path& dir, const std::string& st
 }
 
 void load_texts(const fs::path& dir, Exercise& ex) {
-    const std::vector<CaseNames> cases = case_names(ex.params, ex.cases);
+    const std::vector<CaseNames> cases = case_names(ex);
     ex.statement = read_texts_with_figures(dir, "statement", cases);
     ex.explanation = read_texts_with_figures(dir, "explanation", cases);
     for (int n = 1;; ++n) {
@@ -479,6 +501,7 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
     load_mistakes(f, root, ex);
     load_fixtures(f, root, ex);
     ex.cases = load_cases(dir / "cases.json", ex.params);
+    load_derived_case_names(f, root, ex);
     check_case_rules(f, ex);
     load_texts(dir, ex);
     return ex;

@@ -165,7 +165,7 @@ std::vector<std::string> glossary_problems(const std::string& indonesian_text) {
 }
 
 std::vector<std::string> case_figure_problems(const Exercise& e) {
-    const std::vector<CaseNames> names = case_names(e.params, e.cases);
+    const std::vector<CaseNames> names = case_names(e);
     std::vector<std::string> problems;
     std::vector<std::string> stems = {"statement", "explanation"};
     for (size_t i = 0; i < e.hints.size(); ++i) stems.push_back("hint-" + std::to_string(i + 1));

@@ -32,8 +32,12 @@ namespace attnlab {
 
 using CaseNames = std::map<std::string, int64_t>;
 
-// The names of each case, in case order.
-std::vector<CaseNames> case_names(const std::vector<ParamSpec>& params, const std::vector<Case>& cases);
+// The names of each case, in case order: what the parameters bind, then
+// each of `derived` (name -> expression over those) the case can evaluate.
+std::vector<CaseNames> case_names(const std::vector<ParamSpec>& params, const std::vector<Case>& cases,
+                                  const std::map<std::string, std::string>& derived = {});
+// The exercise's own: its parameters and its "case_names".
+std::vector<CaseNames> case_names(const Exercise& ex);
 
 // A placeholder that cannot be filled: unknown word, unknown name, no case
 // satisfying a {{first}}, a division by zero. what() names the placeholder.

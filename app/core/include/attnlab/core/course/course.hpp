@@ -109,6 +109,9 @@ struct Exercise {
     Runtime runtime = Runtime::Cpp;
     ParamSpec output;          // CUDA: the device tensor the learner's launcher fills (first parameter)
     KernelRules kernel_rules;  // CUDA
+    // exercise.json "case_names": more names a text may use for a case, each
+    // an expression over the names the parameters bind ("H": "n_heads").
+    std::map<std::string, std::string> derived_case_names;
     Tolerance tolerance;
     Limits limits = Limits::learner_program();  // exercise.json "limits" over attnlab's defaults
     std::vector<Case> cases;
