@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every learner-style .cu that attnlab's tests and course accept on the
 # emulator is real CUDA: nvcc compiles each one unchanged (host and device
-# code, sm_90) against the GPU's attnlab/cuda.hpp. Label cuda-nvcc. The fixture
+# code, sm_90) against attnlab/cuda.hpp (its nvcc part). Label cuda-nvcc. The fixture
 # course's probes/ are left out: some are kernels a GPU must refuse (64 KiB of
 # static shared memory), which is what their tests check; so are its attacks/,
 # which are attacks on attnlab's harness (a definition of write(), a sanitizer
@@ -16,7 +16,7 @@ failed=0
 count=0
 while IFS= read -r -d '' file; do
     count=$((count + 1))
-    if ! "$nvcc" -std=c++17 -arch=sm_90 -I "$src/app/learner/gpu_include" -I "$src/app/learner/include" \
+    if ! "$nvcc" -std=c++17 -arch=sm_90 -I "$src/app/learner/include" \
             -c "$file" -o "$tmp/out.o" >"$tmp/log" 2>&1; then
         echo "nvcc rejects ${file#$src/}:"
         cat "$tmp/log"

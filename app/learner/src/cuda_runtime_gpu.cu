@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "attnlab/cuda.hpp"
+#include "attnlab/cuda_entry.hpp"
+#include "device_tensor_storage.hpp"  // DeviceTensor's members
 #include "harness_hooks.hpp"
 
 namespace attnlab {
@@ -43,12 +45,6 @@ void note_cuda_error(cudaError_t error) {
     case_data().launches.push_back(std::move(failed));
 }
 
-int64_t element_count(const std::vector<int64_t>& shape) {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-}
-
 std::shared_ptr<float> device_alloc(int64_t count) {
     float* p = nullptr;
     const cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&p), static_cast<size_t>(count > 0 ? count : 1) * sizeof(float));
@@ -60,34 +56,23 @@ constexpr uint32_t kUnwritten = 0xFFFFFFFFu;  // the bytes a new output is fille
 
 }  // namespace
 
-DeviceTensor::DeviceTensor(std::string name, std::vector<int64_t> shape)
-    : name_(std::move(name)), shape_(std::move(shape)), memory_(device_alloc(element_count(shape_))) {
-    cudaMemset(memory_.get(), 0xFF, static_cast<size_t>(numel()) * sizeof(float));
-}
-
-DeviceTensor::DeviceTensor(std::string name, std::vector<int64_t> shape, const std::vector<float>& values)
-    : name_(std::move(name)), shape_(std::move(shape)), memory_(device_alloc(element_count(shape_))) {
-    const size_t n = std::min(values.size(), static_cast<size_t>(numel()));
-    cudaMemcpy(memory_.get(), values.data(), n * sizeof(float), cudaMemcpyHostToDevice);
-}
-
 namespace detail {
-DeviceTensor device_tensor(const std::string& name, const std::vector<int64_t>& shape) { return DeviceTensor(name, shape); }
+
+// Filled with the bytes 0xFF (a NaN), so elements no kernel wrote can be counted afterwards.
+std::shared_ptr<float> allocate_unwritten(const std::string&, int64_t count) {
+    std::shared_ptr<float> memory = device_alloc(count);
+    cudaMemset(memory.get(), 0xFF, static_cast<size_t>(count) * sizeof(float));
+    return memory;
+}
+
+DeviceTensor device_tensor(const std::string& name, const std::vector<int64_t>& shape) { return DeviceTensorAccess::make(name, shape); }
+
 DeviceTensor device_tensor(const std::string& name, const std::vector<int64_t>& shape, const std::vector<float>& values) {
-    return DeviceTensor(name, shape, values);
+    DeviceTensor t = DeviceTensorAccess::make(name, shape);
+    const size_t n = std::min(values.size(), static_cast<size_t>(t.numel()));
+    cudaMemcpy(t.data(), values.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+    return t;
 }
-}  // namespace detail
-
-int64_t DeviceTensor::size(int axis) const {
-    if (axis < 0 || axis >= rank())
-        throw std::out_of_range(name_ + ".size(" + std::to_string(axis) + "): " + name_ + " has " + std::to_string(rank()) +
-                                " axes");
-    return shape_[static_cast<size_t>(axis)];
-}
-
-int64_t DeviceTensor::numel() const { return element_count(shape_); }
-
-namespace detail {
 
 namespace {
 bool output_at_exit(Slot& output);
@@ -170,7 +155,7 @@ Slot finish_output(const DeviceTensor& out) {
         if (bits[i] == kUnwritten && data.unwritten_count++ == 0) data.first_unwritten = static_cast<int64_t>(i);
     Slot s;
     s.kind = Kind::Tensor;
-    s.tensor = Tensor::from_data(out.shape(), std::move(host));
+    s.tensor = Tensor::from_data(DeviceTensorAccess::shape(out), std::move(host));
     return s;
 }
 

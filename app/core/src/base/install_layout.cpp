@@ -49,7 +49,6 @@ InstallLayout InstallLayout::for_executable(const fs::path& exe) {
         layout.cuda_include_dir = prefix / ATTNLAB_INSTALL_PKGLIBDIR / "cuda_include";
         if (fs::exists(prefix / ATTNLAB_INSTALL_PKGLIBDIR / "libattnlab_learner_gpu.a", ec))
             layout.learner_gpu_library = prefix / ATTNLAB_INSTALL_PKGLIBDIR / "libattnlab_learner_gpu.a";
-        layout.gpu_include_dir = prefix / ATTNLAB_INSTALL_PKGLIBDIR / "gpu_include";
         layout.sandbox = prefix / ATTNLAB_INSTALL_LIBEXECDIR / "attnlab-sandbox";
         layout.nvrtc_tool = prefix / ATTNLAB_INSTALL_LIBEXECDIR / "attnlab-nvrtc";
         // A prefix other than /usr may carry its own copy of the fonts.
@@ -63,7 +62,6 @@ InstallLayout InstallLayout::for_executable(const fs::path& exe) {
         layout.launch_report_include_dir = ATTNLAB_COMMON_INCLUDE_DIR;
         layout.cuda_include_dir = ATTNLAB_LEARNER_CUDA_INCLUDE_DIR;
         layout.learner_gpu_library = ATTNLAB_LEARNER_GPU_LIBRARY;
-        layout.gpu_include_dir = ATTNLAB_LEARNER_GPU_INCLUDE_DIR;
         layout.sandbox = ATTNLAB_SANDBOX_PATH;
         layout.nvrtc_tool = ATTNLAB_NVRTC_TOOL_PATH;
     }

@@ -181,7 +181,6 @@ Toolchain Toolchain::detect() {
     t.boost_context_library = ATTNLAB_BOOST_CONTEXT_LIBRARY;
     t.nvcc = env_or("ATTNLAB_NVCC", ATTNLAB_NVCC);
     t.learner_gpu_library = InstallLayout::current().learner_gpu_library;
-    t.gpu_include_dir = InstallLayout::current().gpu_include_dir;
     // -Og: the learner's object compiles fastest at -Og (why-many-heads'
     // solution, with its precompiled header: -Og 0.24 s, -O0 0.28 s, -O1
     // 0.33 s), since it inlines the Tensor accessors -O0 would emit and call,
@@ -238,7 +237,7 @@ std::string Toolchain::problem() const {
 std::string Toolchain::gpu_problem() const {
     if (nvcc.empty() || ::access(nvcc.c_str(), X_OK) != 0) return "nvcc was not found when attnlab was built (or ATTNLAB_NVCC is not executable)";
     if (learner_gpu_library.empty() || !fs::exists(learner_gpu_library)) return "the GPU runtime libattnlab_learner_gpu.a is missing";
-    if (!fs::exists(gpu_include_dir / "attnlab" / "cuda.hpp")) return "the GPU header is missing under " + gpu_include_dir.string();
+    if (!fs::exists(include_dir / "attnlab" / "cuda.hpp")) return "the CUDA header is missing under " + include_dir.string();
     return "";
 }
 
@@ -613,9 +612,9 @@ CompileOutput Compiler::compile_gpu(const Exercise& exercise, const std::string&
     recipe.tool = "nvcc";
     recipe.program = toolchain_.nvcc;
     recipe.command = [&](const fs::path& src, const fs::path& bin) {
-        return std::vector<std::string>{toolchain_.nvcc, "-std=c++17", "-O2", "-arch=" + arch, "-I", toolchain_.gpu_include_dir.string(),
-                                        "-I", toolchain_.include_dir.string(), "--pre-include", header.string(), src.string(),
-                                        toolchain_.learner_gpu_library.string(), toolchain_.learner_library.string(), "-o", bin.string()};
+        return std::vector<std::string>{toolchain_.nvcc, "-std=c++17", "-O2", "-arch=" + arch, "-I", toolchain_.include_dir.string(),
+                                        "--pre-include", header.string(), src.string(), toolchain_.learner_gpu_library.string(),
+                                        toolchain_.learner_library.string(), "-o", bin.string()};
     };
     recipe.renames = {{header.string(), "<attnlab entry declaration>"}};
     recipe.wall_seconds = 120;

@@ -877,7 +877,7 @@ std::string for_nvrtc(const std::string& source) {
     return apply(source, sorted(std::move(edits)));
 }
 
-// The prelude is app/core/nvrtc_headers/attnlab/cuda.hpp, a header of its own.
+// The prelude is app/learner/include/attnlab/cuda.hpp, the learner's own header.
 const std::string& nvrtc_prelude() { return embedded_nvrtc_header("attnlab/cuda.hpp"); }
 
 }  // namespace attnlab::cuda_source

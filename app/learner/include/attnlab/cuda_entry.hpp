@@ -1,6 +1,6 @@
 #pragma once
 // The entry point of a CUDA exercise, shared by both runtimes (the emulator's
-// attnlab/cuda.hpp in app/learner/include, the GPU's in app/learner/gpu_include):
+// and the GPU's, after attnlab/cuda.hpp, which serves both):
 // host tensors in, device tensors to the learner's host function, its `out`
 // back. Each runtime defines the functions declared here (cuda_runtime.cpp,
 // cuda_runtime_gpu.cu). On the emulator only the exercise's registration

@@ -30,8 +30,7 @@ struct InstallLayout {
     fs::path emu_include_dir;    // holds attnlab/cuda_emu.hpp (the emulator's CUDA surface)
     fs::path launch_report_include_dir;  // holds attnlab/common/launch_report.hpp, which the emulator's headers include
     fs::path cuda_include_dir;   // CUDA's headers for a learner's .cu on the emulator (<cuda_runtime.h>, <cuda_fp16.h>...)
-    fs::path learner_gpu_library;  // libattnlab_learner_gpu.a ("" when built without nvcc)
-    fs::path gpu_include_dir;    // holds the GPU's attnlab/cuda.hpp (nvcc's view of the same dialect)
+    fs::path learner_gpu_library;  // libattnlab_learner_gpu.a ("" when built without nvcc); nvcc reads learner_include_dir's attnlab/cuda.hpp too
     fs::path sandbox;            // attnlab-sandbox
     fs::path nvrtc_tool;         // attnlab-nvrtc (the resource panel's NVRTC compile), beside the sandbox
     std::vector<fs::path> font_dirs;  // searched in order for the window's fonts

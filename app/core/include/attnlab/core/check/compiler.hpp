@@ -34,8 +34,7 @@ struct Toolchain {
     fs::path boost_context_library;  // the shared library the emulator's fibers need
     // CUDA exercises on a real GPU (beside the emulator, where a GPU exists)
     std::string nvcc;                // nvcc ("" when attnlab was built without it; ATTNLAB_NVCC overrides)
-    fs::path learner_gpu_library;    // libattnlab_learner_gpu.a
-    fs::path gpu_include_dir;        // holds the GPU's attnlab/cuda.hpp
+    fs::path learner_gpu_library;    // libattnlab_learner_gpu.a (nvcc reads include_dir's attnlab/cuda.hpp, as the emulator does)
     std::vector<std::string> flags;  // language, optimisation and diagnostic flags
     std::vector<std::string> link_flags;  // e.g. -fuse-ld=gold when available
     bool use_pch = true;             // precompile the learner headers and the library headers a file includes (gcc only)

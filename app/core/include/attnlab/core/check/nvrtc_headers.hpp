@@ -1,12 +1,13 @@
 #pragma once
-// The headers NVRTC sees in a resource compile: the files of
-// app/core/nvrtc_headers/ (the prelude attnlab/cuda.hpp, and the C headers
-// NVRTC has none of), embedded as they are by app/core/CMakeLists.txt.
+// The headers NVRTC sees in a resource compile: the prelude attnlab/cuda.hpp
+// (the learner's own header, app/learner/include, whose NVRTC part
+// __CUDACC_RTC__ selects) and the files of app/core/nvrtc_headers/ (the C
+// headers NVRTC has none of), embedded as they are by app/core/CMakeLists.txt.
 #include <string>
 
 namespace attnlab {
 
-// The text of app/core/nvrtc_headers/<file> ("attnlab/cuda.hpp", "float.h"...);
+// The text of <file> ("attnlab/cuda.hpp", "float.h"...);
 // empty for a file that is not there.
 const std::string& embedded_nvrtc_header(const std::string& file);
 
