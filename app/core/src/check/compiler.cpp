@@ -208,6 +208,7 @@ std::string Toolchain::fingerprint() const {
                     "|" + file_stamp(learner_library) + "|" + file_stamp(include_dir / "attnlab" / "tensor.hpp") + "|" +
                     file_stamp(include_dir / "attnlab" / "entry.hpp") + "|" + file_stamp(learner_cuda_library) + "|" +
                     file_stamp(include_dir / "attnlab" / "cuda.hpp") + "|" + file_stamp(include_dir / "attnlab" / "cuda_entry.hpp") +
+                    "|" + file_stamp(include_dir / "attnlab" / "cuda_std.hpp") +
                     "|" + file_stamp(emu_include_dir / "attnlab" / "emu_device.hpp") + "|" +
                     file_stamp(emu_include_dir / "attnlab" / "emu" / "raw_memory.hpp") + "|" +
                     file_stamp(launch_report_include_dir / "attnlab" / "common" / "launch_report.hpp") + "|" +

@@ -15,25 +15,9 @@
 #include <bits/c++config.h>
 #undef _GLIBCXX_USE_STD_SPEC_FUNCS
 #endif
-#include <cassert>
-#include <cfloat>
-#include <climits>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <math.h>
-// Before __noinline__ is defined below: libstdc++'s shared_ptr_base.h spells
-// __attribute__((__noinline__)), which that macro would break in a learner's
-// later #include <memory>. (<memory> costs a learner's compile little; the
-// standard headers nvcc does not give a .cu file either, such as <string> or
-// <stdexcept>, are left out: each costs every compile a tenth of a second.)
-#include <memory>
-// std::numeric_limits, std::min and std::max, which nvcc gives a .cu
-// without an include too (they cost a compile almost nothing).
-#include <algorithm>
-#include <limits>
+// The standard headers a learner's .cu gets without an include, the same as
+// with nvcc (app/learner/include), before __noinline__ is defined below.
+#include "attnlab/cuda_std.hpp"
 
 #include "attnlab/emu/raw_memory.hpp"
 #include "attnlab/emu_device.hpp"  // dim3, threadIdx..., __syncthreads, shuffles, votes, __expf...

@@ -90,8 +90,9 @@ template <> struct numeric_limits<int> {
 // ---- nvcc on a GPU: CUDA's own runtime, launches and __shared__
 #include <cuda_runtime.h>
 
-#include <cstdint>
 #include <initializer_list>
+
+#include "attnlab/cuda_std.hpp"  // what the emulator gives a .cu without an include
 #else
 // ---- the CPU emulator: CUDA's device side as the emulator gives it (cuda_include/)
 #include <cstddef>
