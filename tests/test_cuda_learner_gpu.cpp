@@ -1,5 +1,5 @@
 // A CUDA exercise's file on a real GPU: nvcc compiles the learner's .cu
-// against the GPU header and runtime (no device needed for that), and where a
+// against attnlab/cuda.hpp and the GPU runtime (no device needed for that), and where a
 // device exists the check also runs it there and says how it did beside the
 // emulator's verdict. Built only with nvcc (label cuda-nvcc).
 #include <doctest/doctest.h>
