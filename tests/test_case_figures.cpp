@@ -36,6 +36,19 @@ std::vector<CaseNames> four_cases() {
     return case_names(params, cases);
 }
 
+// A course of split-heads alone, in a fresh temporary folder the caller removes.
+fs::path split_heads_course(const std::string& prefix) {
+    const fs::path dir = fs::temp_directory_path() / (prefix + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy(kCourse / "split-heads", dir / "split-heads", fs::copy_options::recursive);
+    fs::copy(kCourse / "mistakes", dir / "mistakes", fs::copy_options::recursive);
+    nlohmann::json manifest = read_json(kCourse / "manifest.json");  // its topics
+    manifest["exercises"] = {"split-heads"};
+    std::ofstream(dir / "manifest.json") << manifest.dump();
+    return dir;
+}
+
 }  // namespace
 
 TEST_CASE("case_names: a shape's axes and the int parameters; a name two tensors disagree on is left out") {
@@ -172,14 +185,7 @@ TEST_CASE("case_name_problems: a case's name writes that case's figures") {
 }
 
 TEST_CASE("a placeholder that cannot be filled keeps its exercise out of the course, named in its problems") {
-    const fs::path dir = fs::temp_directory_path() / ("attnlab-case-figures-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    fs::copy(kCourse / "split-heads", dir / "split-heads", fs::copy_options::recursive);
-    fs::copy(kCourse / "mistakes", dir / "mistakes", fs::copy_options::recursive);
-    nlohmann::json manifest = read_json(kCourse / "manifest.json");  // its topics
-    manifest["exercises"] = {"split-heads"};
-    std::ofstream(dir / "manifest.json") << manifest.dump();
+    const fs::path dir = split_heads_course("attnlab-case-figures-");
     {
         std::ofstream hint(dir / "split-heads" / "hint-2.id.md", std::ios::app);
         hint << "\nAda {{count X > 1}} kasus.\n";
@@ -202,14 +208,7 @@ TEST_CASE("a placeholder that cannot be filled keeps its exercise out of the cou
 }
 
 TEST_CASE("an exercise's case_names must be new names that every case can evaluate") {
-    const fs::path dir = fs::temp_directory_path() / ("attnlab-case-names-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    fs::copy(kCourse / "split-heads", dir / "split-heads", fs::copy_options::recursive);
-    fs::copy(kCourse / "mistakes", dir / "mistakes", fs::copy_options::recursive);
-    nlohmann::json manifest = read_json(kCourse / "manifest.json");
-    manifest["exercises"] = {"split-heads"};
-    std::ofstream(dir / "manifest.json") << manifest.dump();
+    const fs::path dir = split_heads_course("attnlab-case-names-");
     const nlohmann::json original = read_json(kCourse / "split-heads" / "exercise.json");
     const auto load_with = [&](const nlohmann::json& names) {
         nlohmann::json j = original;
