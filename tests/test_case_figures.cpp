@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,18 +38,21 @@ std::vector<CaseNames> four_cases() {
     return case_names(params, cases);
 }
 
-// A course of split-heads alone, in a fresh temporary folder the caller removes.
-fs::path split_heads_course(const std::string& prefix) {
+// A course of one exercise of the course alone, in a fresh temporary folder
+// the caller removes.
+fs::path one_exercise_course(const std::string& prefix, const std::string& id) {
     const fs::path dir = fs::temp_directory_path() / (prefix + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
-    fs::copy(kCourse / "split-heads", dir / "split-heads", fs::copy_options::recursive);
+    fs::copy(kCourse / id, dir / id, fs::copy_options::recursive);
     fs::copy(kCourse / "mistakes", dir / "mistakes", fs::copy_options::recursive);
     nlohmann::json manifest = read_json(kCourse / "manifest.json");  // its topics
-    manifest["exercises"] = {"split-heads"};
+    manifest["exercises"] = {id};
     std::ofstream(dir / "manifest.json") << manifest.dump();
     return dir;
 }
+
+fs::path split_heads_course(const std::string& prefix) { return one_exercise_course(prefix, "split-heads"); }
 
 }  // namespace
 
@@ -174,6 +179,69 @@ TEST_CASE("case_figure_problems: hand-written counts, and figures that are not t
         for (const std::string& p : problems) MESSAGE(p);
         CHECK(problems.size() == r.problems);
     }
+}
+
+TEST_CASE("score_size_problems: a text's word for how large the scores get, against the largest |score|") {
+    struct Row {
+        const char* text;
+        std::optional<double> largest;
+        size_t problems;
+    };
+    const Row rows[] = {
+        {"One case has scores in the thousands.", 2310.0, 0},
+        {"One case has scores in the thousands.", 999.0, 1},
+        {"One case has scores in the thousands.", 2.5e6, 1},   // millions, not thousands
+        {"One case has scores in the thousands.", std::nullopt, 1},
+        {"In some cases the scores reach the thousands.", 1000.0, 0},
+        {"Pada beberapa kasus uji, skornya mencapai ribuan.", 40.0, 1},
+        {"Satu kasus uji punya skor ribuan; bobotnya berhingga.", 1500.0, 0},
+        {"harus tahan terhadap skor dalam ribuan", 12.0, 1},
+        {"Its scores stay in the hundreds.", 250.0, 0},
+        {"Its scores stay in the hundreds.", 1250.0, 1},
+        {"for rows of thousands of keys a block per row is better", 1.0, 0},  // rows, not scores
+        {"the GPU runs it on thousands of threads", std::nullopt, 0},
+        {"The scores are small. A warp has thousands of friends.", 1.0, 0},   // another sentence
+    };
+    for (const Row& r : rows) {
+        CAPTURE(std::string(r.text));
+        const std::vector<std::string> problems = score_size_problems(r.text, r.largest);
+        for (const std::string& p : problems) MESSAGE(p);
+        CHECK(problems.size() == r.problems);
+    }
+}
+
+TEST_CASE("dev check compares a text's 'scores in the thousands' with the scores its reference computes") {
+    // causal-mask's op takes the scores as its input: the largest is read from the cases.
+    const fs::path dir = one_exercise_course("attnlab-score-size-", "causal-mask");
+    std::ofstream(dir / "causal-mask" / "hint-1.en.md", std::ios::app) << "\nOne case has scores in the thousands.\n";
+    nlohmann::json cases = read_json(dir / "causal-mask" / "cases.json");
+    cases["cases"][0]["name"]["id"] = "skor dalam ribuan";  // a case's name speaks of that case alone
+    std::ofstream(dir / "causal-mask" / "cases.json") << cases.dump(2);
+    const Course course = load_course(dir);
+    REQUIRE(course.exercises.size() == 1);
+    const Exercise& e = course.exercises[0];
+    double largest = 0;
+    for (const Case& c : e.cases)
+        for (float s : c.args.at(0).tensor.data)
+            if (std::isfinite(s)) largest = std::max(largest, double(std::abs(s)));
+    REQUIRE(largest < 1000);  // the course's mask cases are small: the claim is false
+    const std::vector<std::string> problems = case_figure_problems(e);
+    for (const std::string& p : problems) MESSAGE(p);
+    REQUIRE(problems.size() == 2);
+    CHECK(problems[0].find("hint-1.en.md: says the scores reach the thousands") == 0);
+    CHECK(problems[0].find("largest |score| in the cases is " + std::to_string(static_cast<long long>(largest))) != std::string::npos);
+    CHECK(problems[1].find("cases.json, case 1 (id): says the scores reach the thousands") == 0);
+    fs::remove_all(dir);
+
+    // split-heads' op computes no scores at all: the claim cannot be checked, so it is a problem too.
+    const fs::path heads = split_heads_course("attnlab-score-size-heads-");
+    std::ofstream(heads / "split-heads" / "statement.id.md", std::ios::app) << "\nSkornya mencapai ribuan.\n";
+    const Course split = load_course(heads);
+    REQUIRE(split.exercises.size() == 1);
+    const std::vector<std::string> unchecked = case_figure_problems(split.exercises[0]);
+    REQUIRE(unchecked.size() == 1);
+    CHECK(unchecked[0].find("the reference records no scores") != std::string::npos);
+    fs::remove_all(heads);
 }
 
 TEST_CASE("case_name_problems: a case's name writes that case's figures") {

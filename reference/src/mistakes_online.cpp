@@ -158,8 +158,11 @@ void add_online_softmax_op(std::vector<Op>& ops) {
         "One causal head, softmax(q·kᵀ/√hd)·v, the keys read in chunks of `chunk` (the answer does not depend on it).",
         {tensor_param("q", "(T, hd)"), tensor_param("k", "(T, hd)"), tensor_param("v", "(T, hd)"), int_param("chunk")},
         "(T, hd)", [](const Args& a) {
+            // The loop's result is plain causal attention: its stages are
+            // that attention's, one head of (T, T) scores, mask and weights.
             const OnlineHead in = online_inputs(a);
-            return tensor_result(from_matrix(attend(softmax_rows(causal_mask(scaled_scores(in.q, in.k))), in.v)));
+            const AttentionWeights aw = causal_attention_weights(Heads{in.q}, Heads{in.k});
+            return tensor_result(from_matrix(attend(aw.weights[0], in.v)), attention_weight_stages(aw));
         }));
     Op& op = ops.back();
     for (const OnlineMistake& m : kOnlineMistakes) {

@@ -360,6 +360,32 @@ std::vector<std::string> case_figure_problems(const std::string& raw_text, const
     return problems;
 }
 
+std::vector<std::string> score_size_problems(const std::string& raw_text, std::optional<double> largest_score) {
+    struct Size {
+        std::regex words;
+        double at_least, below;
+        const char* name;
+    };
+    // A score word close before the size word: "rows of thousands of keys"
+    // or "thousands of threads" say nothing about the scores.
+    static const std::vector<Size> sizes = {
+        {std::regex(R"(\b(?:scores?|skor(?:nya)?)\b[^.;:]{0,24}\b(?:thousands|ribuan)\b)", std::regex::icase), 1e3, 1e6, "thousands"},
+        {std::regex(R"(\b(?:scores?|skor(?:nya)?)\b[^.;:]{0,24}\b(?:hundreds|ratusan)\b)", std::regex::icase), 1e2, 1e3, "hundreds"},
+    };
+    std::vector<std::string> problems;
+    for (const std::string& sentence : sentences_of(raw_text))
+        for (const Size& size : sizes) {
+            if (!std::regex_search(sentence, size.words)) continue;
+            if (!largest_score)
+                problems.push_back(std::string("says the scores reach the ") + size.name +
+                                   ", but the reference records no scores to compare with, in " + quoted(sentence));
+            else if (*largest_score < size.at_least || *largest_score >= size.below)
+                problems.push_back(std::string("says the scores reach the ") + size.name + ", but the largest |score| in the cases is " +
+                                   std::to_string(static_cast<long long>(*largest_score)) + ", in " + quoted(sentence));
+        }
+    return problems;
+}
+
 std::vector<std::string> case_name_problems(const std::string& name, const CaseNames& names) {
     return wrong_assignments(name, names, "the name " + quoted(name));
 }

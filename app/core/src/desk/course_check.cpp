@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -164,21 +166,77 @@ std::vector<std::string> glossary_problems(const std::string& indonesian_text) {
     return problems;
 }
 
+namespace {
+
+// The largest finite |score| of one case: the reference's "scores" stage,
+// or the input named "scores" for an op that takes them. nullopt when it has
+// neither, or when the reference rejects the case (the loader reports that).
+std::optional<double> largest_score(const Exercise& e, const reference::Op& op, const Case& c) {
+    std::optional<double> largest;
+    const auto take = [&largest](const TensorData& scores) {
+        for (float s : scores.data)
+            if (std::isfinite(s)) largest = std::max(largest.value_or(0.0), std::abs(double(s)));
+    };
+    const reference::Inputs inputs = case_inputs(e, c);
+    if (const auto given = inputs.find("scores"); given != inputs.end() && given->second.kind == ValueKind::Tensor) {
+        take(given->second.tensor);
+        return largest;
+    }
+    try {
+        for (const NamedTensor& stage : op.run(inputs).stages)
+            if (stage.name == "scores") take(stage.tensor);
+    } catch (const reference::ReferenceError&) {
+        return std::nullopt;
+    }
+    return largest;
+}
+
+// "Scores in the thousands" in the texts, the tolerance's reason and the case
+// names, against the scores the reference computes: a text against the
+// largest over all cases, a case's name against that case's own.
+std::vector<std::string> exercise_score_size_problems(const Exercise& e, const std::vector<std::pair<std::string, std::string>>& texts) {
+    // With no score at all every claim fails: nothing failing means no claim.
+    const auto claims = [](const std::string& text) { return !score_size_problems(text, 0.0).empty(); };
+    bool any = std::any_of(texts.begin(), texts.end(), [&](const auto& t) { return claims(t.second); });
+    for (const Case& c : e.cases) any = any || claims(c.name.get(Lang::En)) || claims(c.name.get(Lang::Id));
+    const reference::Op* op = reference::find_op(e.reference);
+    if (!any || !op) return {};  // an unknown op is the loader's problem
+    std::vector<std::optional<double>> per_case;
+    std::optional<double> overall;
+    for (const Case& c : e.cases) {
+        per_case.push_back(largest_score(e, *op, c));
+        if (per_case.back()) overall = std::max(overall.value_or(0.0), *per_case.back());
+    }
+    std::vector<std::string> problems;
+    for (const auto& [where, text] : texts)
+        for (const std::string& p : score_size_problems(text, overall)) problems.push_back(where + ": " + p);
+    for (size_t i = 0; i < e.cases.size(); ++i)
+        for (Lang lang : {Lang::En, Lang::Id})
+            for (const std::string& p : score_size_problems(e.cases[i].name.get(lang), per_case[i]))
+                problems.push_back("cases.json, case " + std::to_string(i + 1) + " (" + lang_code(lang) + "): " + p);
+    return problems;
+}
+
+}  // namespace
+
 std::vector<std::string> case_figure_problems(const Exercise& e) {
     const std::vector<CaseNames> names = case_names(e);
     std::vector<std::string> problems;
+    std::vector<std::pair<std::string, std::string>> texts;  // (file, as written: before its {{…}} are filled)
     std::vector<std::string> stems = {"statement", "explanation"};
     for (size_t i = 0; i < e.hints.size(); ++i) stems.push_back("hint-" + std::to_string(i + 1));
     for (const std::string& stem : stems)
         for (const char* lang : {"en", "id"}) {
             const std::string file = stem + "." + lang + ".md";
-            const std::optional<std::string> raw = read_file(e.dir / file);  // as written: before its {{…}} are filled
-            for (const std::string& p : case_figure_problems(raw.value_or(""), names)) problems.push_back(file + ": " + p);
+            texts.emplace_back(file, read_file(e.dir / file).value_or(""));
+            for (const std::string& p : case_figure_problems(texts.back().second, names)) problems.push_back(file + ": " + p);
         }
     for (size_t i = 0; i < e.cases.size() && i < names.size(); ++i)
         for (Lang lang : {Lang::En, Lang::Id})
             for (const std::string& p : case_name_problems(e.cases[i].name.get(lang), names[i]))
                 problems.push_back("cases.json, case " + std::to_string(i + 1) + " (" + lang_code(lang) + "): " + p);
+    texts.emplace_back("exercise.json, tolerance.why", e.tolerance.why);
+    for (std::string& p : exercise_score_size_problems(e, texts)) problems.push_back(std::move(p));
     return problems;
 }
 

@@ -22,6 +22,7 @@
 // writes them ("10 240"), in both languages.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -61,6 +62,15 @@ std::string expand_case_figures(const std::string& text, const std::vector<CaseN
 //    "kasus ke-2", "kasus terakhir"), every "name = number" with a name that
 //    case binds must equal the case's value ("case 3 (`T = 13`)").
 std::vector<std::string> case_figure_problems(const std::string& raw_text, const std::vector<CaseNames>& cases);
+
+// A text's word for how large its cases' scores get ("scores in the
+// thousands", "skornya mencapai ribuan": a score word, then within a few
+// words "hundreds"/"ratusan" or "thousands"/"ribuan"), checked against
+// `largest_score`, the largest |score| the reference computes over the cases
+// (nullopt: the reference records no scores). "Thousands" means at least
+// 1 000 and below a million; "hundreds", at least 100 and below 1 000.
+// English problems, one per sentence that does not hold.
+std::vector<std::string> score_size_problems(const std::string& raw_text, std::optional<double> largest_score);
 
 // The same check on one case's name ("B = 2, H = 3, T = 13, hd = 16"): every
 // "name = number" it writes is that case's.

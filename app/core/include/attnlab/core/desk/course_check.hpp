@@ -70,7 +70,9 @@ std::vector<std::string> listing_problems(const Course& course);
 // Facts about the cases its texts write by hand that disagree with
 // cases.json, or that only a placeholder may give (case_figures.hpp): in
 // statement, hints and explanation as written (before their {{…}} are
-// filled), and in every case's name ("T = 13" must be that case's T).
+// filled), and in every case's name ("T = 13" must be that case's T). A text
+// that says how large the scores get ("scores in the thousands") is compared
+// with the reference's scores over the cases (score_size_problems).
 std::vector<std::string> case_figure_problems(const Exercise& exercise);
 
 ExerciseCheck check_exercise(Runner& runner, const Exercise& exercise);
