@@ -95,6 +95,12 @@ Op make_op(std::string name, std::string summary, std::vector<Param> params,
     return op;
 }
 
+void add_ops(std::vector<Op>& ops, std::vector<OpSpec> table) {
+    for (OpSpec& spec : table)
+        ops.push_back(make_op(std::move(spec.name), std::move(spec.summary), std::move(spec.params),
+                              std::move(spec.returns_shape), std::move(spec.run), spec.returns));
+}
+
 Matrix softmax_rows_unchecked(const Matrix& x) {
     Matrix out(x.rows(), x.cols());
     for (Index i = 0; i < x.rows(); ++i) {

@@ -126,6 +126,19 @@ Op make_op(std::string name, std::string summary, std::vector<Param> params,
            std::string returns_shape, std::function<Result(const Args&)> body,
            ValueKind returns = ValueKind::Tensor);
 
+// One row of an op table: what `attnlab dev ops` prints about the op and the
+// function that computes it from its inputs, checked against `params` first.
+struct OpSpec {
+    std::string name;           // what exercise.json's "reference" says
+    std::string summary;        // one line, English, for authors
+    std::vector<Param> params;  // in the entry point's order; a tensor's shape documented
+    std::string returns_shape;  // documentation, e.g. "(T, D)"; "" for a scalar
+    std::function<Result(const Args&)> run;
+    ValueKind returns = ValueKind::Tensor;
+};
+// Appends the table's ops to `ops`, in the table's order.
+void add_ops(std::vector<Op>& ops, std::vector<OpSpec> table);
+
 // A catalogued mistake: a variant of an op computed from the same inputs.
 // `stage` names the first stage where the variant departs from the op.
 Mistake make_mistake(std::string id, std::string stage, std::function<Result(const Args&)> body,
@@ -135,8 +148,8 @@ Mistake make_mistake(std::string id, std::string stage, std::function<Result(con
 Op& op_named(std::vector<Op>& ops, const std::string& name);
 
 // The op tables, one function per file. Each appends its ops to `ops` and may
-// attach mistakes to ops already there (registry.cpp's run first).
-void add_core_ops(std::vector<Op>& ops);         // registry.cpp
+// attach mistakes to ops already there (registry_core.cpp's run first).
+void add_core_ops(std::vector<Op>& ops);         // registry_core.cpp: projections, heads, attention steps, layers
 void add_step_ops(std::vector<Op>& ops);         // registry_steps.cpp: projections, scores, softmax, weighted sum
 void add_batched_ops(std::vector<Op>& ops);      // registry_batched.cpp: batched layout, model figures, heads
 void add_core_mistakes(std::vector<Op>& ops);    // mistakes_core.cpp: split, mask, merge, full MHSA
