@@ -153,14 +153,14 @@ void add_online_tile_forms(Op& op) {
 }
 
 void add_online_softmax_op(std::vector<Op>& ops) {
-    ops.push_back(make_op(
+    ops.push_back(make_op({
         "online_causal_attention",
         "One causal head, softmax(q·kᵀ/√hd)·v, the keys read in chunks of `chunk` (the answer does not depend on it).",
         {tensor_param("q", "(T, hd)"), tensor_param("k", "(T, hd)"), tensor_param("v", "(T, hd)"), int_param("chunk")},
         "(T, hd)", [](const Args& a) {
             const OnlineHead in = online_inputs(a);
             return tensor_result(from_matrix(attend(softmax_rows(causal_mask(scaled_scores(in.q, in.k))), in.v)));
-        }));
+        }}));
     Op& op = ops.back();
     for (const OnlineMistake& m : kOnlineMistakes) {
         OnlineVariant v;

@@ -80,25 +80,21 @@ std::vector<NamedTensor> mhsa_stages(const MhsaStages& s) {
 Param tensor_param(const char* name, const char* shape) { return {name, ValueKind::Tensor, shape}; }
 Param int_param(const char* name) { return {name, ValueKind::Int, ""}; }
 
-Op make_op(std::string name, std::string summary, std::vector<Param> params,
-           std::string returns_shape, std::function<Result(const Args&)> body,
-           ValueKind returns) {
+Op make_op(OpSpec spec) {
     Op op;
-    op.name = std::move(name);
-    op.summary = std::move(summary);
-    op.params = std::move(params);
-    op.returns = returns;
-    op.returns_shape = std::move(returns_shape);
-    op.run = [params = op.params, body = std::move(body)](const Inputs& inputs) {
+    op.name = std::move(spec.name);
+    op.summary = std::move(spec.summary);
+    op.params = std::move(spec.params);
+    op.returns = spec.returns;
+    op.returns_shape = std::move(spec.returns_shape);
+    op.run = [params = op.params, body = std::move(spec.run)](const Inputs& inputs) {
         return body(Args(inputs, params));
     };
     return op;
 }
 
 void add_ops(std::vector<Op>& ops, std::vector<OpSpec> table) {
-    for (OpSpec& spec : table)
-        ops.push_back(make_op(std::move(spec.name), std::move(spec.summary), std::move(spec.params),
-                              std::move(spec.returns_shape), std::move(spec.run), spec.returns));
+    for (OpSpec& spec : table) ops.push_back(make_op(std::move(spec)));
 }
 
 Matrix softmax_rows_unchecked(const Matrix& x) {

@@ -122,12 +122,10 @@ Matrix softmax_rows_unchecked(const Matrix& x);
 // ------------------------------------------------------------------- table
 Param tensor_param(const char* name, const char* shape);
 Param int_param(const char* name);
-Op make_op(std::string name, std::string summary, std::vector<Param> params,
-           std::string returns_shape, std::function<Result(const Args&)> body,
-           ValueKind returns = ValueKind::Tensor);
 
-// One row of an op table: what `attnlab dev ops` prints about the op and the
-// function that computes it from its inputs, checked against `params` first.
+// How an op is described, one row of an op table: what `attnlab dev ops`
+// prints about it and the function that computes it from its inputs, checked
+// against `params` first.
 struct OpSpec {
     std::string name;           // what exercise.json's "reference" says
     std::string summary;        // one line, English, for authors
@@ -136,6 +134,8 @@ struct OpSpec {
     std::function<Result(const Args&)> run;
     ValueKind returns = ValueKind::Tensor;
 };
+// The op a row describes, with no mistakes yet (attach them to the result).
+Op make_op(OpSpec spec);
 // Appends the table's ops to `ops`, in the table's order.
 void add_ops(std::vector<Op>& ops, std::vector<OpSpec> table);
 
