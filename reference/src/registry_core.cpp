@@ -115,17 +115,9 @@ Result run_batched_split_heads(const Args& a) {
 Result run_batched_causal_mhsa(const Args& a) {
     const std::vector<MhsaStages> batch = batched_causal_mhsa(a.matrices("x"), a.matrix("w_q"), a.matrix("w_k"),
                                                               a.matrix("w_v"), a.matrix("w_o"), a.integer("n_heads"));
-    // Stage k of the batch = stage k of every sequence, stacked along B.
     std::vector<std::vector<NamedTensor>> per_sequence;
     for (const MhsaStages& s : batch) per_sequence.push_back(mhsa_stages(s));
-    std::vector<NamedTensor> stages;
-    for (size_t k = 0; k < per_sequence.front().size(); ++k) {
-        std::vector<TensorData> parts;
-        for (const auto& seq : per_sequence) parts.push_back(seq[k].tensor);
-        stages.push_back({per_sequence.front()[k].name, stack(parts)});
-    }
-    TensorData out = stages.back().tensor;  // "out", (B, T, D)
-    return tensor_result(std::move(out), std::move(stages));
+    return batched_layer_result(per_sequence);
 }
 
 // ----------------------------------------------------------------- counting

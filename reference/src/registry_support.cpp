@@ -75,6 +75,17 @@ std::vector<NamedTensor> mhsa_stages(const MhsaStages& s) {
             {"out", from_matrix(s.out)}};
 }
 
+Result batched_layer_result(const std::vector<std::vector<NamedTensor>>& per_sequence) {
+    std::vector<NamedTensor> stages;
+    for (size_t k = 0; k < per_sequence.front().size(); ++k) {
+        std::vector<TensorData> parts;
+        for (const auto& seq : per_sequence) parts.push_back(seq[k].tensor);
+        stages.push_back({per_sequence.front()[k].name, stack(parts)});
+    }
+    TensorData out = stages.back().tensor;  // "out", (B, T, D)
+    return tensor_result(std::move(out), std::move(stages));
+}
+
 // ------------------------------------------------------------------- table
 
 Param tensor_param(const char* name, const char* shape) { return {name, ValueKind::Tensor, shape}; }

@@ -113,6 +113,9 @@ std::vector<NamedTensor> qkv_stages(const QKV& qkv);
 TensorData stacked_qkv(const QKV& qkv);  // (3, T, D): Q, K, V stacked in that order
 std::vector<NamedTensor> attention_weight_stages(const AttentionWeights& aw);
 std::vector<NamedTensor> mhsa_stages(const MhsaStages& s);
+// A whole layer on a batch, from each sequence's mhsa_stages: stage k of the
+// batch is stage k of every sequence stacked along B, the output its "out", (B, T, D).
+Result batched_layer_result(const std::vector<std::vector<NamedTensor>>& per_sequence);
 
 // A softmax over each row that, like float learner code, gives NaN for a row
 // with no finite entry (exp(-inf - (-inf))) instead of refusing it, as
