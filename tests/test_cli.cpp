@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -752,6 +753,60 @@ TEST_CASE("a corrupt progress file gives a warning, not a failure") {
     const Result s = cli.run({"list"});
     CHECK(s.code == 0);
     CHECK(contains(s.err, "settings.json"));
+}
+
+namespace {
+
+// `dev ops` as blocks: an op's signature line, then its indented lines.
+std::map<std::string, std::vector<std::string>> op_blocks(const std::string& out) {
+    std::map<std::string, std::vector<std::string>> blocks;
+    std::istringstream in(out);
+    std::string line, op;
+    while (std::getline(in, line)) {
+        if (line.rfind("    ", 0) == 0) blocks[op].push_back(line.substr(4));
+        else blocks[op = line.substr(0, line.find('('))];
+    }
+    return blocks;
+}
+
+// The block's line that starts with `label`, without the label; "" when none.
+std::string labelled(const std::vector<std::string>& block, const std::string& label) {
+    for (const std::string& line : block)
+        if (line.rfind(label, 0) == 0) return line.substr(label.size());
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("dev ops: every op with its mistakes and the exercises that name it") {
+    Cli cli;
+    SUBCASE("the fixture course names two ops; an op it does not name says none") {
+        const Result r = cli.run({"dev", "ops", "--course", kFixtureCourse.string()});
+        INFO(r);
+        REQUIRE(r.code == 0);
+        const auto blocks = op_blocks(r.out);
+        REQUIRE(blocks.count("split_heads"));
+        CHECK(labelled(blocks.at("split_heads"), "exercises: ") == "mini-split");
+        CHECK(contains(labelled(blocks.at("split_heads"), "mistakes: "), "split_without_transpose"));
+        CHECK(labelled(blocks.at("merge_heads"), "exercises: ") == "mini-merge");
+        CHECK(labelled(blocks.at("causal_mhsa"), "exercises: ") == "none");
+        // A mistake with several forms (causal_softmax's) is listed once.
+        const std::string mistakes = labelled(blocks.at("causal_softmax"), "mistakes: ");
+        CHECK(contains(mistakes, "mask_includes_diagonal"));
+        CHECK(mistakes.find("mask_includes_diagonal") == mistakes.rfind("mask_includes_diagonal"));
+        for (const auto& [op, block] : blocks) {
+            CAPTURE(op);
+            CHECK(std::count_if(block.begin(), block.end(), [](const std::string& l) { return l.rfind("exercises: ", 0) == 0; }) == 1);
+        }
+    }
+    SUBCASE("every exercise of the real course is listed under its op") {
+        const Result r = cli.run({"dev", "ops"});
+        INFO(r);
+        REQUIRE(r.code == 0);
+        std::string listed;
+        for (const auto& [op, block] : op_blocks(r.out)) listed += ", " + labelled(block, "exercises: ") + ",";
+        for (const auto& e : course_exercises()) CHECK_MESSAGE(contains(listed, ", " + e.id + ","), e.id);
+    }
 }
 
 TEST_CASE("dev check") {

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -122,8 +123,8 @@ data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"}},
                    "pemakaian: attnlab watch ID [BERKAS]\nMemeriksa berkas sekarang dan setiap kali disimpan. Ctrl+C untuk berhenti."}},
         {"doctor", {"usage: attnlab doctor [--json]\nReports the compiler, the learner runtime, the sandbox's protections, the limits,\nthe CUDA toolkit, NVRTC and the GPU. Exit code 2 when checks cannot run here.",
                     "pemakaian: attnlab doctor [--json]\nMelaporkan kompiler, runtime latihan, perlindungan sandbox, batas, CUDA toolkit,\nNVRTC, dan GPU. Kode keluar 2 bila pemeriksaan tidak bisa berjalan di sini."}},
-        {"dev", {"usage: attnlab dev check [--json] | attnlab dev ops\ncheck: compiles every starter (must compile and fail) and every solution (must pass).\nops: lists the Eigen reference ops an exercise can name.",
-                 "pemakaian: attnlab dev check [--json] | attnlab dev ops\ncheck: mengompilasi setiap starter (harus terkompilasi dan gagal) dan setiap solusi (harus lulus).\nops: menampilkan operasi referensi Eigen yang bisa dipakai latihan."}},
+        {"dev", {"usage: attnlab dev check [--json] | attnlab dev ops\ncheck: compiles every starter (must compile and fail) and every solution (must pass).\nops: lists the Eigen reference ops an exercise can name, each with its mistakes and the exercises that name it.",
+                 "pemakaian: attnlab dev check [--json] | attnlab dev ops\ncheck: mengompilasi setiap starter (harus terkompilasi dan gagal) dan setiap solusi (harus lulus).\nops: menampilkan operasi referensi Eigen yang bisa dipakai latihan, masing-masing dengan kesalahannya dan latihan yang memakainya."}},
     };
     return h;
 }
@@ -572,20 +573,36 @@ int cmd_watch(Context& ctx) {
     return last_code;
 }
 
+// `dev ops`, for course authors: each reference op's signature and summary,
+// its FLOPs and partial reads, the mistakes an exercise may list (an id once,
+// however many forms it has) and the exercises of `course` that name it
+// ("none": an op only attnlab's kernels or tests use).
+void print_ops(const Course& course) {
+    for (const auto& op : reference::all_ops()) {
+        std::cout << op.name << "(";
+        for (size_t i = 0; i < op.params.size(); ++i)
+            std::cout << (i ? ", " : "") << op.params[i].name << ": " << value_kind_name(op.params[i].kind)
+                      << (op.params[i].shape.empty() ? "" : " " + op.params[i].shape);
+        std::cout << ") -> " << value_kind_name(op.returns) << (op.returns_shape.empty() ? "" : " " + op.returns_shape) << "\n    "
+                  << op.summary << "\n";
+        if (!op.flops_formula.empty()) std::cout << "    FLOPs: " << op.flops_formula << "\n";
+        for (const reference::PartialRead& r : op.partial_reads) std::cout << "    reads of " << r.input << ": " << r.formula << "\n";
+        std::set<std::string> listed;
+        std::string mistakes, exercises;
+        for (const reference::Mistake& m : op.mistakes)
+            if (listed.insert(m.id).second) mistakes += (mistakes.empty() ? "" : ", ") + m.id;
+        for (const Exercise& e : course.exercises)
+            if (e.reference == op.name) exercises += (exercises.empty() ? "" : ", ") + e.id;
+        if (!mistakes.empty()) std::cout << "    mistakes: " << mistakes << "\n";
+        std::cout << "    exercises: " << (exercises.empty() ? "none" : exercises) << "\n";
+    }
+}
+
 int cmd_dev(Context& ctx) {
     if (ctx.opt.positional.size() != 2) usage_error("dev needs a subcommand: check or ops");
     const std::string sub = ctx.opt.positional[1];
     if (sub == "ops") {
-        for (const auto& op : reference::all_ops()) {
-            std::cout << op.name << "(";
-            for (size_t i = 0; i < op.params.size(); ++i)
-                std::cout << (i ? ", " : "") << op.params[i].name << ": " << value_kind_name(op.params[i].kind)
-                          << (op.params[i].shape.empty() ? "" : " " + op.params[i].shape);
-            std::cout << ") -> " << value_kind_name(op.returns) << (op.returns_shape.empty() ? "" : " " + op.returns_shape) << "\n    "
-                      << op.summary << "\n";
-            if (!op.flops_formula.empty()) std::cout << "    FLOPs: " << op.flops_formula << "\n";
-            for (const reference::PartialRead& r : op.partial_reads) std::cout << "    reads of " << r.input << ": " << r.formula << "\n";
-        }
+        print_ops(ctx.lab->course());
         return kExitOk;
     }
     if (sub != "check") usage_error("unknown dev subcommand " + sub);

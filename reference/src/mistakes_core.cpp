@@ -228,14 +228,7 @@ Result run_batched_variant(const MhsaVariant& v, const Args& a) {
         in.x = x;
         per_sequence.push_back(mhsa_stages(run_mhsa_variant(v, in)));
     }
-    std::vector<NamedTensor> stages;
-    for (size_t k = 0; k < per_sequence.front().size(); ++k) {
-        std::vector<TensorData> parts;
-        for (const auto& seq : per_sequence) parts.push_back(seq[k].tensor);
-        stages.push_back({per_sequence.front()[k].name, stack(parts)});
-    }
-    TensorData out = stages.back().tensor;  // "out", (B, T, D)
-    return tensor_result(std::move(out), std::move(stages));
+    return batched_layer_result(per_sequence);
 }
 
 // One form of a mistake inside the full layer: its id, the stage where it

@@ -153,7 +153,7 @@ void add_online_tile_forms(Op& op) {
 }
 
 void add_online_softmax_op(std::vector<Op>& ops) {
-    ops.push_back(make_op(
+    ops.push_back(make_op({
         "online_causal_attention",
         "One causal head, softmax(q·kᵀ/√hd)·v, the keys read in chunks of `chunk` (the answer does not depend on it).",
         {tensor_param("q", "(T, hd)"), tensor_param("k", "(T, hd)"), tensor_param("v", "(T, hd)"), int_param("chunk")},
@@ -163,7 +163,7 @@ void add_online_softmax_op(std::vector<Op>& ops) {
             const OnlineHead in = online_inputs(a);
             const AttentionWeights aw = causal_attention_weights(Heads{in.q}, Heads{in.k});
             return tensor_result(from_matrix(attend(aw.weights[0], in.v)), attention_weight_stages(aw));
-        }));
+        }}));
     Op& op = ops.back();
     for (const OnlineMistake& m : kOnlineMistakes) {
         OnlineVariant v;

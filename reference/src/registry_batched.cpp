@@ -262,7 +262,7 @@ int64_t checked_head_dim(const Args& a) {
 }
 
 void add_tile_ops(std::vector<Op>& ops) {
-    ops.push_back(make_op(
+    ops.push_back(make_op({
         "padded_head_dim",
         "head_dim rounded up to whole 16-wide tensor-core tiles: 64 -> 64, 72 -> 80, 1 -> 16.",
         {int_param("head_dim")}, "",
@@ -270,7 +270,7 @@ void add_tile_ops(std::vector<Op>& ops) {
             const int64_t hd = checked_head_dim(a);
             return int_result((hd + kTileWidth - 1) / kTileWidth * kTileWidth);
         },
-        ValueKind::Int));
+        ValueKind::Int}));
     Op& op = ops.back();
     // Integer division truncates, so hd / 16 * 16 (or std::ceil(hd / 16)) drops
     // the last, partial tile: 72 -> 64, leaving 8 columns out.
@@ -366,7 +366,7 @@ Result head_comparison_variant(const Args& a, NarrowSplit split, NarrowScale by)
 }
 
 void add_head_comparison_op(std::vector<Op>& ops) {
-    ops.push_back(make_op(
+    ops.push_back(make_op({
         "one_vs_many_heads",
         "Causal attention weights of 1 wide head then of H narrow heads, stacked as (1 + H, T, T).",
         {tensor_param("x", "(T, D)"), tensor_param("w_q", "(D, D)"), tensor_param("w_k", "(D, D)"),
@@ -377,7 +377,7 @@ void add_head_comparison_op(std::vector<Op>& ops) {
             return stacked_weights(
                 causal_attention_weights(Heads{c.q}, Heads{c.k}),
                 causal_attention_weights(split_heads(c.q, c.n_heads), split_heads(c.k, c.n_heads)));
-        }));
+        }}));
     Op& op = ops.back();
     op.mistakes.push_back(make_mistake(
         "scale_sqrt_d", "scores",

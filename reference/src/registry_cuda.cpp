@@ -145,11 +145,11 @@ Result causal_softmax_as(KeyMask mask, const Args& a, SoftmaxKind softmax = Soft
 }
 
 void add_causal_softmax_op(std::vector<Op>& ops) {
-    ops.push_back(make_op(
+    ops.push_back(make_op({
         "causal_softmax",
         "Row i of each (b, h) score slice: stable softmax over keys 0..i; future keys j > i get exactly 0.",
         {tensor_param("scores", "(B, H, T, T)")}, "(B, H, T, T)",
-        [](const Args& a) { return causal_softmax_as(KeyMask::Causal, a); }));
+        [](const Args& a) { return causal_softmax_as(KeyMask::Causal, a); }}));
     Op& op = ops.back();
     const std::pair<const char*, KeyMask> variants[] = {
         {"reads_future_keys", KeyMask::None},
@@ -194,11 +194,11 @@ Result batched_mask_as(MaskRule rule, const Args& a, double large_negative = kLa
 }
 
 void add_batched_mask_op(std::vector<Op>& ops) {
-    ops.push_back(make_op(
+    ops.push_back(make_op({
         "batched_causal_mask",
         "Per (b, h) score slice: keys after the query (j > i) become -inf, every other score is copied.",
         {tensor_param("scores", "(B, H, T, T)")}, "(B, H, T, T)",
-        [](const Args& a) { return batched_mask_as(MaskRule::Causal, a); }));
+        [](const Args& a) { return batched_mask_as(MaskRule::Causal, a); }}));
     Op& op = ops.back();
     const std::pair<const char*, MaskRule> variants[] = {
         {"mask_includes_diagonal", MaskRule::IncludesDiagonal},
@@ -244,9 +244,9 @@ Result row_sum_first(int64_t covered, const Args& a) {
 }
 
 void add_row_sum_op(std::vector<Op>& ops) {
-    ops.push_back(make_op("batched_row_sum",
+    ops.push_back(make_op({"batched_row_sum",
                           "Per (b, h) slice: the sum of each row, (B, H, R, N) -> (B, H, R) (a softmax's denominator is one).",
-                          {tensor_param("x", "(B, H, R, N)")}, "(B, H, R)", batched_row_sum));
+                          {tensor_param("x", "(B, H, R, N)")}, "(B, H, R)", batched_row_sum}));
     Op& op = ops.back();
     // The block sizes a kernel is launched with: a warp up to the most a block may hold.
     for (int64_t threads = 32; threads <= 1024; threads *= 2)
@@ -376,11 +376,11 @@ Result batched_attention_as(const AttentionWay& way, const Args& a) {
 }
 
 void add_batched_attention_op(std::vector<Op>& ops) {
-    ops.push_back(make_op(
+    ops.push_back(make_op({
         "batched_causal_attention",
         "Per (b, h) slice: softmax(causal_mask(Q Kᵀ / sqrt(hd))) V, stages scores (masked) and weights.",
         {tensor_param("q", "(B, H, T, hd)"), tensor_param("k", "(B, H, T, hd)"), tensor_param("v", "(B, H, T, hd)")},
-        "(B, H, T, hd)", [](const Args& a) { return batched_attention_as(AttentionWay{}, a); }));
+        "(B, H, T, hd)", [](const Args& a) { return batched_attention_as(AttentionWay{}, a); }}));
     Op& op = ops.back();
     auto mistake = [&op](const char* id, auto change, const char* stage = "scores") {
         AttentionWay way;
@@ -419,11 +419,11 @@ Result batched_scores_scaled(ScaleRule rule, const Args& a) {
 }
 
 void add_batched_scores_op(std::vector<Op>& ops) {
-    ops.push_back(make_op(
+    ops.push_back(make_op({
         "batched_attention_scores",
         "Per (b, h) slice: Q Kᵀ / sqrt(hd) for every query i and key j (no mask).",
         {tensor_param("q", "(B, H, T, hd)"), tensor_param("k", "(B, H, T, hd)")}, "(B, H, T, T)",
-        [](const Args& a) { return batched_scores_scaled(ScaleRule::SqrtHd, a); }));
+        [](const Args& a) { return batched_scores_scaled(ScaleRule::SqrtHd, a); }}));
     Op& op = ops.back();
     // The op records no stages: the output is where the variant departs ("").
     for (const auto& [id, rule] : kScaleMistakes)
@@ -479,11 +479,11 @@ Result untransposed_scores_as(ScaleRule rule, bool read_transposed, const Args& 
 }
 
 void add_untransposed_scores_op(std::vector<Op>& ops) {
-    ops.push_back(make_op(
+    ops.push_back(make_op({
         "attention_scores_untransposed",
         "q, k in (B, T, H, hd) (before the head transpose); per (b, h): Q Kᵀ / sqrt(hd) as (B, H, T, T), no mask.",
         {tensor_param("q", "(B, T, H, hd)"), tensor_param("k", "(B, T, H, hd)")}, "(B, H, T, T)",
-        [](const Args& a) { return untransposed_scores_as(ScaleRule::SqrtHd, false, a); }));
+        [](const Args& a) { return untransposed_scores_as(ScaleRule::SqrtHd, false, a); }}));
     Op& op = ops.back();
     for (const auto& [id, rule] : kScaleMistakes)
         op.mistakes.push_back(

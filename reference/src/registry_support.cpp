@@ -75,24 +75,37 @@ std::vector<NamedTensor> mhsa_stages(const MhsaStages& s) {
             {"out", from_matrix(s.out)}};
 }
 
+Result batched_layer_result(const std::vector<std::vector<NamedTensor>>& per_sequence) {
+    std::vector<NamedTensor> stages;
+    for (size_t k = 0; k < per_sequence.front().size(); ++k) {
+        std::vector<TensorData> parts;
+        for (const auto& seq : per_sequence) parts.push_back(seq[k].tensor);
+        stages.push_back({per_sequence.front()[k].name, stack(parts)});
+    }
+    TensorData out = stages.back().tensor;  // "out", (B, T, D)
+    return tensor_result(std::move(out), std::move(stages));
+}
+
 // ------------------------------------------------------------------- table
 
 Param tensor_param(const char* name, const char* shape) { return {name, ValueKind::Tensor, shape}; }
 Param int_param(const char* name) { return {name, ValueKind::Int, ""}; }
 
-Op make_op(std::string name, std::string summary, std::vector<Param> params,
-           std::string returns_shape, std::function<Result(const Args&)> body,
-           ValueKind returns) {
+Op make_op(OpSpec spec) {
     Op op;
-    op.name = std::move(name);
-    op.summary = std::move(summary);
-    op.params = std::move(params);
-    op.returns = returns;
-    op.returns_shape = std::move(returns_shape);
-    op.run = [params = op.params, body = std::move(body)](const Inputs& inputs) {
+    op.name = std::move(spec.name);
+    op.summary = std::move(spec.summary);
+    op.params = std::move(spec.params);
+    op.returns = spec.returns;
+    op.returns_shape = std::move(spec.returns_shape);
+    op.run = [params = op.params, body = std::move(spec.run)](const Inputs& inputs) {
         return body(Args(inputs, params));
     };
     return op;
+}
+
+void add_ops(std::vector<Op>& ops, std::vector<OpSpec> table) {
+    for (OpSpec& spec : table) ops.push_back(make_op(std::move(spec)));
 }
 
 Matrix softmax_rows_unchecked(const Matrix& x) {

@@ -113,6 +113,9 @@ std::vector<NamedTensor> qkv_stages(const QKV& qkv);
 TensorData stacked_qkv(const QKV& qkv);  // (3, T, D): Q, K, V stacked in that order
 std::vector<NamedTensor> attention_weight_stages(const AttentionWeights& aw);
 std::vector<NamedTensor> mhsa_stages(const MhsaStages& s);
+// A whole layer on a batch, from each sequence's mhsa_stages: stage k of the
+// batch is stage k of every sequence stacked along B, the output its "out", (B, T, D).
+Result batched_layer_result(const std::vector<std::vector<NamedTensor>>& per_sequence);
 
 // A softmax over each row that, like float learner code, gives NaN for a row
 // with no finite entry (exp(-inf - (-inf))) instead of refusing it, as
@@ -122,9 +125,22 @@ Matrix softmax_rows_unchecked(const Matrix& x);
 // ------------------------------------------------------------------- table
 Param tensor_param(const char* name, const char* shape);
 Param int_param(const char* name);
-Op make_op(std::string name, std::string summary, std::vector<Param> params,
-           std::string returns_shape, std::function<Result(const Args&)> body,
-           ValueKind returns = ValueKind::Tensor);
+
+// How an op is described, one row of an op table: what `attnlab dev ops`
+// prints about it and the function that computes it from its inputs, checked
+// against `params` first.
+struct OpSpec {
+    std::string name;           // what exercise.json's "reference" says
+    std::string summary;        // one line, English, for authors
+    std::vector<Param> params;  // in the entry point's order; a tensor's shape documented
+    std::string returns_shape;  // documentation, e.g. "(T, D)"; "" for a scalar
+    std::function<Result(const Args&)> run;
+    ValueKind returns = ValueKind::Tensor;
+};
+// The op a row describes, with no mistakes yet (attach them to the result).
+Op make_op(OpSpec spec);
+// Appends the table's ops to `ops`, in the table's order.
+void add_ops(std::vector<Op>& ops, std::vector<OpSpec> table);
 
 // A catalogued mistake: a variant of an op computed from the same inputs.
 // `stage` names the first stage where the variant departs from the op.
@@ -135,8 +151,8 @@ Mistake make_mistake(std::string id, std::string stage, std::function<Result(con
 Op& op_named(std::vector<Op>& ops, const std::string& name);
 
 // The op tables, one function per file. Each appends its ops to `ops` and may
-// attach mistakes to ops already there (registry.cpp's run first).
-void add_core_ops(std::vector<Op>& ops);         // registry.cpp
+// attach mistakes to ops already there (registry_core.cpp's run first).
+void add_core_ops(std::vector<Op>& ops);         // registry_core.cpp: projections, heads, attention steps, layers
 void add_step_ops(std::vector<Op>& ops);         // registry_steps.cpp: projections, scores, softmax, weighted sum
 void add_batched_ops(std::vector<Op>& ops);      // registry_batched.cpp: batched layout, model figures, heads
 void add_core_mistakes(std::vector<Op>& ops);    // mistakes_core.cpp: split, mask, merge, full MHSA
