@@ -172,4 +172,11 @@ ResourceReport compile_resources(const std::string& nvrtc_source, const std::str
                                  const std::vector<std::pair<std::string, std::string>>& headers, const std::string& arch,
                                  const fs::path& work_dir, const std::atomic<bool>* cancel);
 
+// The report on a learner's CUDA file as written: compile_resources on the
+// runtime's NVRTC rewrite of it, with attnlab's header. Never throws: what
+// went wrong is the report's status and log. The check asks it beside the
+// run (check/resource_report_jobs), the window again for another architecture.
+ResourceReport learner_resource_report(const std::string& source, const std::string& display_name, const std::string& arch,
+                                       const fs::path& work_dir, const std::atomic<bool>* cancel);
+
 }  // namespace attnlab
