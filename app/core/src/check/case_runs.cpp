@@ -105,28 +105,6 @@ void judge_kernel_data(const Exercise& ex, const Case& spec, protocol::CaseRepor
     k.rule_name = kv.rule;
 }
 
-void record_process(const ProcessOutcome& p, CheckResult& res) {
-    res.protections = p.protections;
-    res.cpu_ms = p.cpu_ms;
-    res.maxrss_kb = p.maxrss_kb;
-    res.stdout_text = inert_text(sanitize_utf8(p.out));  // learner output: no escape sequence reaches a terminal
-    res.stderr_text = inert_text(sanitize_utf8(p.err));
-    res.output_truncated = p.out_total > p.out.size() || p.err_total > p.err.size();
-}
-
-void record_process_verdict(const ProcessVerdict& pv, CheckResult& res) {
-    res.limit = pv.limit;
-    res.limit_value = pv.limit_value;
-    res.signal = pv.signal;
-    if (pv.signal) res.signal_name = signal_name(pv.signal);
-    res.exit_code = pv.exit_code;
-    res.crashed_before_entry = pv.crashed_before_entry;
-    if (pv.problem != Problem::None) {
-        res.problem = pv.problem;
-        res.detail = pv.detail;
-    }
-}
-
 // One learner program's share of a check's cases, and how it ended.
 struct CaseShare {
     std::vector<uint32_t> cases;
@@ -188,8 +166,8 @@ ProcessOutcome joined_outcome(const std::vector<CaseShare>& shares, const CaseSh
 
 // Runs the cases in sandboxed learner programs (two side by side where that
 // pays, see share_cases); results stream back case by case.
-Verdict run_cases(const Compiler& compiler, const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
-                  const std::vector<std::string>& extra_args) {
+ProgramsPart run_cases(const Compiler& compiler, const Exercise& ex, const fs::path& binary, const CheckControl& control,
+                       std::vector<CaseOutcome>& cases, const std::vector<std::string>& extra_args) {
     const int count = static_cast<int>(ex.cases.size());
     // Progress counts the cases begun: with two programs side by side their
     // indices interleave, and the count still rises one by one (with one
@@ -204,52 +182,56 @@ Verdict run_cases(const Compiler& compiler, const Exercise& ex, const fs::path& 
     std::vector<std::string> args = launch_args(ex, control);
     args.insert(args.end(), extra_args.begin(), extra_args.end());
     std::vector<CaseShare> shares;
-    for (std::vector<uint32_t>& cases : share_cases(ex, res.cases)) {
+    for (std::vector<uint32_t>& share : share_cases(ex, cases)) {
         shares.emplace_back();
-        shares.back().channel = std::make_unique<ResultChannel>(ex.cases.size(), on_case_begin, cases, ex.profile().reports_kernel_launches);
-        shares.back().cases = std::move(cases);
+        shares.back().channel = std::make_unique<ResultChannel>(ex.cases.size(), on_case_begin, share, ex.profile().reports_kernel_launches);
+        shares.back().cases = std::move(share);
     }
     auto run_share = [&](CaseShare& s) {
         std::vector<std::string> share_args = args;
         if (shares.size() > 1) share_args.insert(share_args.end(), {"--only-cases", case_list(s.cases)});
-        s.run = run_program(compiler, ex, binary, res.cases, ExecutionTarget::Cpu, share_args, *s.channel, control.cancel);
+        s.run = run_program(compiler, ex, binary, cases, ExecutionTarget::Cpu, share_args, *s.channel, control.cancel);
     };
     std::vector<std::thread> others;
     for (size_t i = 1; i < shares.size(); ++i) others.emplace_back(run_share, std::ref(shares[i]));
     run_share(shares[0]);
     for (std::thread& t : others) t.join();
+    ProgramsPart part;
     for (CaseShare& s : shares)
         if (!s.run.prepare_error.empty()) {
-            res.problem = Problem::CannotPrepareRun;
-            res.detail = s.run.prepare_error;
-            return Verdict::InternalError;
+            part.problem.problem = Problem::CannotPrepareRun;
+            part.problem.detail = s.run.prepare_error;
+            return part;  // InternalError
         }
-    res.run_ms = 0;
     for (CaseShare& s : shares) {
-        res.run_ms = std::max(res.run_ms, s.run.ms);  // side by side: the longer one
+        part.run_ms = std::max(part.run_ms, s.run.ms);  // side by side: the longer one
         s.verdict = classify(s.run.process, s.channel->summary(), ex.limits);
     }
     const CaseShare& deciding = deciding_share(shares);
-    record_process(joined_outcome(shares, deciding), res);
+    part.process = joined_outcome(shares, deciding);
 
     report_progress(control, Phase::Comparing, 0, count);
     for (CaseShare& s : shares)
         for (const uint32_t k : s.cases)
-            if (auto& rec = s.channel->report(k)) judge_case(ex, ex.cases[k], *rec, res.cases[k]);
+            if (auto& rec = s.channel->report(k)) judge_case(ex, ex.cases[k], *rec, cases[k]);
     const ProcessVerdict& pv = deciding.verdict;
-    record_process_verdict(pv, res);
-    if (pv.verdict == Verdict::Cancelled || pv.verdict == Verdict::InternalError) return pv.verdict;
-    if (pv.verdict != Verdict::Pass && pv.blamed_case >= 0) res.cases[static_cast<size_t>(pv.blamed_case)].verdict = pv.verdict;
+    part.ending = pv;
+    part.problem.problem = pv.problem;
+    part.problem.detail = pv.detail;
+    part.verdict = pv.verdict;
+    if (pv.verdict == Verdict::Cancelled || pv.verdict == Verdict::InternalError) return part;
+    if (pv.verdict != Verdict::Pass && pv.blamed_case >= 0) cases[static_cast<size_t>(pv.blamed_case)].verdict = pv.verdict;
     std::vector<Verdict> case_verdicts;
-    for (const CaseOutcome& c : res.cases) case_verdicts.push_back(c.verdict);
+    for (const CaseOutcome& c : cases) case_verdicts.push_back(c.verdict);
     const OverallVerdict o = overall_verdict(case_verdicts, pv.verdict);
-    res.failed_case = o.failed_case;
-    if (o.failed_case >= 0) res.cause = res.cases[static_cast<size_t>(o.failed_case)].kernels.cause;
+    part.verdict = o.verdict;
+    part.failed_case = o.failed_case;
+    if (o.failed_case >= 0) part.cause = cases[static_cast<size_t>(o.failed_case)].kernels.cause;
     if (o.problem != Problem::None) {
-        res.problem = o.problem;
-        res.problem_case = o.problem_case;
+        part.problem.problem = o.problem;
+        part.problem.problem_case = o.problem_case;
     }
-    return o.verdict;
+    return part;
 }
 
 }  // namespace attnlab

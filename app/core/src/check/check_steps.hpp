@@ -15,6 +15,7 @@
 #include "attnlab/core/check/process.hpp"
 #include "attnlab/core/check/runner.hpp"
 #include "attnlab/core/course/course.hpp"
+#include "check_assembly.hpp"
 #include "result_channel.hpp"
 
 namespace attnlab {
@@ -37,11 +38,11 @@ ProgramRun run_program(const Compiler& compiler, const Exercise& ex, const fs::p
                        const std::atomic<bool>* cancel);
 
 // The check's cases in sandboxed learner programs (two side by side where
-// that pays), each case judged into res.cases as it reports, the programs'
-// process record and their overall verdict into `res`. `extra_args`: more for
-// the program (NVRTC's registers per kernel).
-Verdict run_cases(const Compiler& compiler, const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
-                  const std::vector<std::string>& extra_args);
+// that pays), each case judged into `cases` (the prepared outcomes, the
+// reference's side filled) as it reports; what the programs did together is
+// the returned part. `extra_args`: more for the program (NVRTC's registers).
+ProgramsPart run_cases(const Compiler& compiler, const Exercise& ex, const fs::path& binary, const CheckControl& control,
+                       std::vector<CaseOutcome>& cases, const std::vector<std::string>& extra_args);
 
 // The learner's CUDA file built by nvcc and run on the GPU attnlab finds,
 // judged case by case against `cases` (the reference's side, as the emulator

@@ -28,6 +28,7 @@
 #include "attnlab/kernels/kernels.hpp"
 #endif
 #include "attnlab/reference/registry.hpp"
+#include "check_assembly.hpp"
 #include "check_steps.hpp"
 #include "resource_report_jobs.hpp"
 #include "runner_seams.hpp"
@@ -70,37 +71,28 @@ Runner::~Runner() = default;  // ResourceReportJobs stops and joins its compiles
 
 RunnerSeams& seams_of(Runner& runner) { return *runner.seams_; }
 
-// Expected outputs first: a case that does not fit its reference op is the
-// course's fault and must not be blamed on the learner. So is a CUDA kernel of
-// the reference op that faults or disagrees with it.
-bool Runner::prepare_cases(const Exercise& ex, CheckResult& res) {
-    res.cases.resize(ex.cases.size());
+CheckProblem Runner::prepare_cases(const Exercise& ex, std::vector<CaseOutcome>& cases) {
+    cases.resize(ex.cases.size());
     for (size_t k = 0; k < ex.cases.size(); ++k) {
-        CaseOutcome& c = res.cases[k];
+        CaseOutcome& c = cases[k];
         c.index = static_cast<int>(k);
         c.name = ex.cases[k].name;
         c.tokens = ex.cases[k].tokens;
         try {
             compute_expected(ex, ex.cases[k], c.expected, c.stages);
         } catch (const std::exception& e) {
-            res.problem = Problem::CaseDoesNotFitReference;
-            res.problem_case = static_cast<int>(k);
-            res.detail = e.what();
-            return false;
+            return {Problem::CaseDoesNotFitReference, static_cast<int>(k), e.what()};
         }
     }
+    CheckProblem first;
     for (size_t k = 0; k < ex.cases.size(); ++k) {
-        CaseOutcome& c = res.cases[k];
+        CaseOutcome& c = cases[k];
         c.reference_kernel = case_kernel(ex, k, c.expected, c.stages);
         if (!c.reference_kernel) continue;
         const KernelProblem kp = kernel_problem(*c.reference_kernel, ex.tolerance);
-        if (kp.problem != Problem::None && res.problem == Problem::None) {
-            res.problem = kp.problem;
-            res.problem_case = static_cast<int>(k);
-            res.detail = kp.detail;
-        }
+        if (kp.problem != Problem::None && first.problem == Problem::None) first = {kp.problem, static_cast<int>(k), kp.detail};
     }
-    return res.problem == Problem::None;
+    return first;
 }
 
 std::optional<KernelOutcome> Runner::case_kernel(const Exercise& ex, size_t k, const Value& expected,
@@ -126,23 +118,10 @@ CheckResult Runner::check(const Exercise& exercise, const fs::path& source_path,
     const std::string name = display_name.empty() ? source_path.string() : display_name;
     std::error_code ec;
     auto size = fs::file_size(source_path, ec);
-    if (!ec && size > kMaxSourceBytes) {
-        CheckResult r;
-        r.exercise_id = exercise.id;
-        r.verdict = Verdict::CompileError;
-        r.problem = Problem::SourceTooLarge;
-        r.limit_value = static_cast<double>(size);
-        return r;
-    }
+    if (!ec && size > kMaxSourceBytes)
+        return refused_check(exercise.id, Verdict::CompileError, {Problem::SourceTooLarge, -1, "", static_cast<double>(size)});
     auto text = read_file(source_path);
-    if (!text) {
-        CheckResult r;
-        r.exercise_id = exercise.id;
-        r.verdict = Verdict::InternalError;
-        r.problem = Problem::CannotReadSource;
-        r.detail = source_path.string();
-        return r;
-    }
+    if (!text) return refused_check(exercise.id, Verdict::InternalError, {Problem::CannotReadSource, -1, source_path.string()});
     return check_source(exercise, *text, name, control);
 }
 
@@ -159,24 +138,27 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
     };
 
     if (source.size() > kMaxSourceBytes) {
-        res.problem = Problem::SourceTooLarge;
-        res.limit_value = static_cast<double>(source.size());
+        add_problem(res, {Problem::SourceTooLarge, -1, "", static_cast<double>(source.size())});
         return finish(Verdict::CompileError);
     }
     // What the runtime's rewrite cannot read is the learner's compile error on
     // its line, in attnlab's words: never the compiler's parse error on the
     // rewrite, never a variable compiled without its checks.
     if (std::vector<UnreadPart> unread = ex.profile().unread_parts(source); !unread.empty()) {
-        res.problem = Problem::SourceUnread;
-        res.unread_parts = std::move(unread);
+        add_unread_parts(res, std::move(unread));
         return finish(Verdict::CompileError);
     }
     if (std::string problem = compiler_.toolchain().problem(ex.runtime); !problem.empty()) {
-        res.problem = Problem::ToolchainMissing;
-        res.detail = problem;
+        add_problem(res, {Problem::ToolchainMissing, -1, problem});
         return finish(Verdict::InternalError);
     }
-    if (!prepare_cases(ex, res)) return finish(Verdict::InternalError);
+    // Expected outputs first: a case that does not fit its reference op is
+    // the course's fault and must not be blamed on the learner. So is a CUDA
+    // kernel of the reference op that faults or disagrees with it.
+    if (CheckProblem unfit = prepare_cases(ex, res.cases); unfit.problem != Problem::None) {
+        add_problem(res, std::move(unfit));
+        return finish(Verdict::InternalError);
+    }
 
     // How the file is built and run, and what evidence comes back, is the
     // runtime profile's (check/runtime_profiles.cpp): one path for every runtime.
@@ -257,47 +239,16 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
     return v;
 }
 
-namespace {
-
-// Why the learner's file made no program, as a verdict on that file.
-Verdict compile_failure(const Exercise& ex, const CompileOutput& co, CheckResult& res) {
-    if (co.missing_entry) {
-        res.missing_entry_signature = ex.signature();
-        return Verdict::MissingEntry;
-    }
-    if (co.compiler_limit != CompilerLimit::None) {
-        res.problem = co.compiler_limit == CompilerLimit::Time ? Problem::CompilerOutOfTime : Problem::CompilerOutOfMemory;
-        res.limit_value = co.compiler_limit_value;
-    } else if (co.defines_main) {
-        res.problem = Problem::DefinesMain;
-    } else if (!co.object_problems.empty()) {
-        res.problem = Problem::ObjectRefused;
-        res.object_problems = co.object_problems;
-    }
-    return Verdict::CompileError;
-}
-
-}  // namespace
-
 Verdict Runner::build_and_run(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
                               CheckResult& res) {
-    CompileOutput co = compiler_.compile(ex, source, display_name, control.cancel);
-    res.compile_ms = co.ms;
-    res.compile_cached = co.cached;
-    res.diagnostics = co.diagnostics;
-    res.compiler_output = co.raw_output;
-    if (co.cancelled || (control.cancel && control.cancel->load())) return Verdict::Cancelled;
-    if (co.isolation_refused) res.protections = co.protections;
-    if (!co.internal_error.empty()) {
-        res.problem = co.isolation_refused ? Problem::IsolationUnavailable
-                      : co.machine_problem ? Problem::MachineResources
-                      : co.setup_problem   ? Problem::SandboxSetup
-                                           : Problem::CompilerFailed;
-        res.detail = co.internal_error;
-        return Verdict::InternalError;
-    }
-    if (!co.ok) return compile_failure(ex, co, res);
-    const Verdict v = run_with_register_counts(ex, co.binary, control, res);
+    const CompileOutput compiled = compiler_.compile(ex, source, display_name, control.cancel);
+    CompilePart part = compile_part(compiled, ex.signature(), control.cancel && control.cancel->load());
+    const std::optional<Verdict> ended = part.ends_check;
+    add_compile(res, std::move(part));
+    if (ended) return *ended;
+    ProgramsPart programs = run_with_register_counts(ex, compiled.binary, control, res);
+    const Verdict v = programs.verdict;
+    add_programs(res, std::move(programs));
     const bool recording_one_block = control.trace_case >= 0;  // only the emulator's trace is wanted
     if (ex.profile().runs_on_gpu && v != Verdict::Cancelled && v != Verdict::InternalError && !recording_one_block)
         res.gpu = run_on_gpu(compiler_, ex, source, display_name, res.cases, control.cancel);
@@ -308,20 +259,17 @@ Verdict Runner::build_and_run(const Exercise& ex, const std::string& source, con
 // ready. If NVRTC finishes later and its counts refuse a launch the program
 // made, the run is repeated with them: the verdict a GPU gives, without
 // making every check wait for NVRTC.
-Verdict Runner::run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res) {
-    if (!res.resources_pending.valid()) return run_cases(compiler_, ex, binary, control, res, {});
-    const CheckResult before_run = res;
+ProgramsPart Runner::run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res) {
+    if (!res.resources_pending.valid()) return run_cases(compiler_, ex, binary, control, res.cases, {});
+    const std::vector<CaseOutcome> prepared = res.cases;
     std::vector<std::string> registers = seams_->nvrtc_late ? std::vector<std::string>{} : kernel_register_args(res, false);
-    const Verdict v = run_cases(compiler_, ex, binary, control, res, registers);
-    if (!registers.empty() || v == Verdict::Cancelled || v == Verdict::InternalError) return v;
-    if (!registers_could_refuse_a_launch(res)) return v;  // final without NVRTC: the report joins when it is done
+    ProgramsPart run = run_cases(compiler_, ex, binary, control, res.cases, registers);
+    if (!registers.empty() || run.verdict == Verdict::Cancelled || run.verdict == Verdict::InternalError) return run;
+    if (!registers_could_refuse_a_launch(res)) return run;  // final without NVRTC: the report joins when it is done
     registers = kernel_register_args(res, true);
-    if (registers.empty() || !registers_refuse_a_launch(res)) return v;
-    const std::shared_ptr<const ResourceReport> report = res.resources;
-    res = before_run;
-    res.resources = report;
-    res.resources_pending = {};
-    return run_cases(compiler_, ex, binary, control, res, registers);
+    if (registers.empty() || !registers_refuse_a_launch(res)) return run;
+    res.cases = prepared;
+    return run_cases(compiler_, ex, binary, control, res.cases, registers);
 }
 
 }  // namespace attnlab

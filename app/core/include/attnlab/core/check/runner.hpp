@@ -45,6 +45,8 @@ struct CheckControl {
     std::function<void(const CheckProgress&)> on_progress;
 };
 
+struct CheckProblem;        // check/check_assembly.hpp: the parts a result is assembled from, internal
+struct ProgramsPart;
 class ResourceReportJobs;  // check/resource_report_jobs.hpp: the NVRTC compiles, internal
 struct RunnerSeams;         // check/runner_seams.hpp: what tests may change, internal
 
@@ -72,14 +74,16 @@ private:
     // and case for the life of the runner (cases never change).
     std::optional<KernelOutcome> case_kernel(const Exercise& ex, size_t k, const Value& expected,
                                              const std::vector<NamedTensor>& reference_stages);
-    bool prepare_cases(const Exercise& ex, CheckResult& res);
+    // Each case's reference side (expected value, stages, reference kernel);
+    // a problem when a case does not fit the reference op or its kernel.
+    CheckProblem prepare_cases(const Exercise& ex, std::vector<CaseOutcome>& cases);
     // The compile, the NVRTC report beside it, the run: the verdict on the file.
     Verdict compile_and_run(const Exercise& ex, const std::string& source, const std::string& display_name,
                       const CheckControl& control, CheckResult& res);
     Verdict build_and_run(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
                           CheckResult& res);
     // A CUDA program's run, with NVRTC's registers per thread when ready (runner.cpp).
-    Verdict run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res);
+    ProgramsPart run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res);
     Compiler& compiler_;
     std::mutex kernel_mutex_;
     std::map<std::string, std::optional<KernelOutcome>> kernel_cache_;
