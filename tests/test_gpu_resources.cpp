@@ -650,7 +650,7 @@ TEST_CASE("ResourceReportJobs: at most max_running NVRTC compiles at once, a sto
     std::vector<PendingResources> reports;
     std::optional<PendingResources> stopped_report;
     {
-        ResourceReportJobs jobs(work.path(), 1);
+        ResourceReportJobs jobs(work.path(), 1, false);
         for (int n = 0; n < 3; ++n)  // held back, then released at once: without the bound all three would compile together
             reports.push_back(jobs.start(kernel(n), "k" + std::to_string(n) + ".cu", "sm_90", std::make_shared<std::atomic<bool>>(false), gate));
         auto stop = std::make_shared<std::atomic<bool>>(false);
@@ -676,7 +676,7 @@ TEST_CASE("ResourceReportJobs: at most max_running NVRTC compiles at once, a sto
     for (PendingResources& r : reports) CHECK_FALSE(r.get()->cancelled);
 
     // Two at a time where two may run.
-    ResourceReportJobs pair(work.path(), 2);
+    ResourceReportJobs pair(work.path(), 2, false);
     std::promise<void> go;
     const std::shared_future<void> both = go.get_future().share();
     std::vector<PendingResources> three;

@@ -9,10 +9,10 @@
 namespace attnlab {
 
 ResourceReport learner_resource_report(const std::string& source, const std::string& display_name, const std::string& arch,
-                                       const fs::path& work_dir, const std::atomic<bool>* cancel) {
+                                       const fs::path& work_dir, const std::atomic<bool>* cancel, bool weak_sandbox_allowed) {
     try {
         return compile_resources(cuda_source::for_nvrtc(source), display_name, {{"attnlab/cuda.hpp", cuda_source::nvrtc_prelude()}}, arch,
-                                 work_dir, cancel);
+                                 work_dir, cancel, weak_sandbox_allowed);
     } catch (const std::exception& e) {  // it runs on threads nothing may escape: the report says what happened
         ResourceReport failed;
         failed.arch = arch;
@@ -21,8 +21,8 @@ ResourceReport learner_resource_report(const std::string& source, const std::str
     }
 }
 
-ResourceReportJobs::ResourceReportJobs(fs::path work_dir, unsigned max_running)
-    : work_dir_(std::move(work_dir)), max_running_(std::max(1u, max_running)) {}
+ResourceReportJobs::ResourceReportJobs(fs::path work_dir, unsigned max_running, bool weak_sandbox_allowed)
+    : work_dir_(std::move(work_dir)), max_running_(std::max(1u, max_running)), weak_sandbox_allowed_(weak_sandbox_allowed) {}
 
 ResourceReportJobs::~ResourceReportJobs() {
     {
@@ -92,7 +92,7 @@ PendingResources ResourceReportJobs::start(const std::string& source, const std:
         if (gate.valid()) gate.wait();
         std::shared_ptr<const ResourceReport> report;
         if (acquire_slot(*stop)) {
-            report = std::make_shared<const ResourceReport>(learner_resource_report(source, display_name, arch, work_dir_, stop.get()));
+            report = std::make_shared<const ResourceReport>(learner_resource_report(source, display_name, arch, work_dir_, stop.get(), weak_sandbox_allowed_));
             release_slot();
             keep(key, report);
         } else {

@@ -25,7 +25,8 @@ using PendingResources = std::shared_future<std::shared_ptr<const ResourceReport
 
 class ResourceReportJobs {
 public:
-    ResourceReportJobs(fs::path work_dir, unsigned max_running);
+    // `weak_sandbox_allowed`: the user's opt-in, for NVRTC's sandbox (Toolchain).
+    ResourceReportJobs(fs::path work_dir, unsigned max_running, bool weak_sandbox_allowed);
     ~ResourceReportJobs();  // stops the compiles still running or waiting, and joins them
     ResourceReportJobs(const ResourceReportJobs&) = delete;
     ResourceReportJobs& operator=(const ResourceReportJobs&) = delete;
@@ -48,6 +49,7 @@ private:
 
     const fs::path work_dir_;
     const unsigned max_running_;
+    const bool weak_sandbox_allowed_;
     mutable std::mutex slots_mutex_;
     std::condition_variable slot_freed_;
     unsigned running_ = 0, peak_running_ = 0;

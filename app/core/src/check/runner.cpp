@@ -65,7 +65,8 @@ void report_progress(const CheckControl& control, Phase phase, int index, int co
 Runner::Runner(Compiler& compiler)
     : compiler_(compiler),
       seams_(std::make_unique<RunnerSeams>()),
-      resource_reports_(std::make_unique<ResourceReportJobs>(compiler.cache_dir() / "tmp", std::thread::hardware_concurrency() / 2)) {}
+      resource_reports_(std::make_unique<ResourceReportJobs>(compiler.cache_dir() / "tmp", std::thread::hardware_concurrency() / 2,
+                                                               compiler.toolchain().weak_sandbox_allowed)) {}
 
 Runner::~Runner() = default;  // ResourceReportJobs stops and joins its compiles
 
