@@ -5,13 +5,17 @@
 #include <doctest/doctest.h>
 #include <stdlib.h>
 
+#include <future>
+#include <memory>
 #include <optional>
+#include <vector>
 #include <string>
 
 #include "attnlab/core/check/gpu_resources.hpp"
 #include "attnlab/core/base/install_layout.hpp"
 #include "attnlab/core/text/messages.hpp"
 #include "attnlab/nvrtc/library.hpp"
+#include "resource_report_jobs.hpp"  // internal to the runner (app/core/src/check)
 #include "test_support.hpp"
 
 using namespace attnlab;
@@ -634,4 +638,51 @@ TEST_CASE("compile_resources: Unavailable without NVRTC or the tool; a bad archi
     CHECK(r.cancelled);
     CHECK(describe_resources(r, Lang::En) == tr(Lang::En, "gpu.cancelled"));
     CHECK(fs::is_empty(work.path()));
+}
+
+TEST_CASE("ResourceReportJobs: at most max_running NVRTC compiles at once, a stopped one never starts, an unchanged file is remembered") {
+    TempDir work("report-jobs");
+    const auto kernel = [](int n) {  // plain CUDA, through attnlab's own header as a learner's file is
+        return "__global__ void fill(float* out) { out[threadIdx.x] = " + std::to_string(n) + ".0f; }\n";
+    };
+    std::promise<void> release;
+    const std::shared_future<void> gate = release.get_future().share();
+    std::vector<PendingResources> reports;
+    std::optional<PendingResources> stopped_report;
+    {
+        ResourceReportJobs jobs(work.path(), 1, false);
+        for (int n = 0; n < 3; ++n)  // held back, then released at once: without the bound all three would compile together
+            reports.push_back(jobs.start(kernel(n), "k" + std::to_string(n) + ".cu", "sm_90", std::make_shared<std::atomic<bool>>(false), gate));
+        auto stop = std::make_shared<std::atomic<bool>>(false);
+        stopped_report = jobs.start(kernel(9), "stopped.cu", "sm_90", stop, gate);
+        stop->store(true);  // its check moved on before it had a turn
+        release.set_value();
+        for (PendingResources& r : reports) r.wait();
+        stopped_report->wait();
+        CHECK(jobs.peak_running() == 1);
+        const std::shared_ptr<const ResourceReport> first = reports[0].get();
+        INFO(first->log);
+        if (first->status == ResourceReport::Status::Ok) {
+            // The same file again for the same architecture: its report at once, no compile.
+            const PendingResources again = jobs.start(kernel(0), "k0.cu", "sm_90", std::make_shared<std::atomic<bool>>(false));
+            REQUIRE(again.wait_for(std::chrono::seconds(0)) == std::future_status::ready);
+            CHECK(again.get() == first);
+            CHECK(first->kernels.size() == 1);
+        } else {
+            MESSAGE("no NVRTC report here: the remembered report is not tested");
+        }
+    }
+    CHECK(stopped_report->get()->cancelled);
+    for (PendingResources& r : reports) CHECK_FALSE(r.get()->cancelled);
+
+    // Two at a time where two may run.
+    ResourceReportJobs pair(work.path(), 2, false);
+    std::promise<void> go;
+    const std::shared_future<void> both = go.get_future().share();
+    std::vector<PendingResources> three;
+    for (int n = 10; n < 13; ++n) three.push_back(pair.start(kernel(n), "p.cu", "sm_80", std::make_shared<std::atomic<bool>>(false), both));
+    go.set_value();
+    for (PendingResources& r : three) r.wait();
+    CHECK(pair.peak_running() <= 2);
+    CHECK(pair.peak_running() >= 1);
 }

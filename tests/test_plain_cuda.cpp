@@ -19,6 +19,7 @@
 #include "attnlab/core/check/runner.hpp"
 #include "attnlab/core/views/learner_view.hpp"
 #include "cuda_check_env.hpp"
+#include "runner_seams.hpp"  // internal: what a test may change in a Runner
 #include "test_support.hpp"
 
 using namespace attnlab;
@@ -138,7 +139,7 @@ TEST_CASE("limits of the chosen GPU: shared memory per block by architecture, re
 TEST_CASE("NVRTC finishing after the program started: a launch its register count refuses still fails, by a second run") {
     if (!emulator_built()) return;
     attnlab::testing::ExerciseEnv late{"plain-cuda-late-nvrtc", fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course", "fx-cuda-attention"};
-    late.runner.nvrtc_late_for_test = true;
+    seams_of(late.runner).nvrtc_late = true;
     const CheckResult regs = late.check("probes/too_many_registers.cu");
     if (!regs.resources || regs.resources->status != ResourceReport::Status::Ok) {
         MESSAGE("registers not checked: no NVRTC report here");
@@ -156,7 +157,7 @@ TEST_CASE("the verdict does not wait for NVRTC when no launch could be refused f
     if (!emulator_built()) return;
     attnlab::testing::ExerciseEnv held{"plain-cuda-held-nvrtc", fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course", "fx-cuda-attention"};
     std::promise<void> release;
-    held.runner.nvrtc_gate_for_test = release.get_future().share();
+    seams_of(held.runner).nvrtc_gate = release.get_future().share();
     CheckResult r = held.check("solution.cu");  // blocks of 64 threads: no register count can refuse them
     CHECK(r.verdict == Verdict::Pass);
     CHECK_FALSE(r.resources);

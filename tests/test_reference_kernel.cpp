@@ -18,6 +18,7 @@
 #ifdef ATTNLAB_HAVE_KERNELS
 #include "attnlab/kernels/kernels.hpp"
 #endif
+#include "runner_seams.hpp"  // internal: what a test may change in a Runner
 
 using namespace attnlab;
 
@@ -110,7 +111,7 @@ TEST_CASE("a wrong learner answer is still the learner's, with the kernel agreei
 TEST_CASE("the kernel runs once per exercise and case, however often the learner checks") {
     Runner runner(*env().compiler);
     int computed = 0;
-    runner.kernel_test_hook = [&](KernelOutcome&) { ++computed; };  // called only for a fresh kernel run
+    seams_of(runner).kernel_outcome = [&](KernelOutcome&) { ++computed; };  // called only for a fresh kernel run
     const size_t cases = env().exercise("fx-split").cases.size();
     check(runner, "correct.cpp");
     CHECK(computed == static_cast<int>(cases));
@@ -122,7 +123,7 @@ TEST_CASE("the kernel runs once per exercise and case, however often the learner
 TEST_CASE("a kernel that disagrees with the reference is an internal error of attnlab") {
     Runner runner(*env().compiler);
     // A broken kernel: its real output with one element off by 0.5.
-    runner.kernel_test_hook = [](KernelOutcome& k) {
+    seams_of(runner).kernel_outcome = [](KernelOutcome& k) {
         if (k.output.kind == ValueKind::Tensor && !k.output.tensor.data.empty()) k.output.tensor.data[0] += 0.5f;
     };
     const Exercise& ex = env().exercise("fx-split");
@@ -157,7 +158,7 @@ TEST_CASE("a faulting kernel is an internal error worded in the learner's langua
     fault.size = 32;
     fault.element_type = "float";
     fault.is_write = true;
-    runner.kernel_test_hook = [&](KernelOutcome& k) {
+    seams_of(runner).kernel_outcome = [&](KernelOutcome& k) {
         k.fault_code = emu::fault_code(fault.kind);
         k.fault = fault;
         k.output = Value{};

@@ -314,13 +314,17 @@ public:
         write_file_atomic(dir_.path() / "config" / "settings.json", setting ? "{\"allow_weak_sandbox\": true}\n" : "{}\n");
         setenv("ATTNLAB_HOME", dir_.path().c_str(), 1);
         if (env) setenv("ATTNLAB_ALLOW_WEAK_SANDBOX", "1", 1);
-        apply_weak_sandbox_opt_in(Paths::from_environment().settings_file());  // as attnlab does when it starts
     }
     ~WeakSandboxAllowed() {
         if (old_home_.empty()) unsetenv("ATTNLAB_HOME");
         else setenv("ATTNLAB_HOME", old_home_.c_str(), 1);
         unsetenv("ATTNLAB_ALLOW_WEAK_SANDBOX");
-        apply_weak_sandbox_opt_in(Paths::from_environment().settings_file());
+    }
+    // `policy` with the opt-in as attnlab reads it when it starts (both
+    // halves, now) and hands it to the runs it governs.
+    SandboxPolicy handed(SandboxPolicy policy = learner_policy(ExecutionTarget::Cpu)) const {
+        policy.allow_missing_layers = weak_sandbox_opt_in(Paths::from_environment().settings_file()).allowed();
+        return policy;
     }
 
 private:
@@ -348,6 +352,7 @@ struct RefusingEnv {
         setenv("ATTNLAB_REFUSE_REAL_SANDBOX", env().compiler.toolchain().sandbox.c_str(), 1);
         Toolchain t = Toolchain::detect();
         t.sandbox = ATTNLAB_REFUSE_NAMESPACES;
+        t.weak_sandbox_allowed = weak_sandbox_opt_in(Paths::from_environment().settings_file()).allowed();  // as a Lab reads it
         return t;
     }();
     Compiler compiler{toolchain, cache.path()};
@@ -370,7 +375,7 @@ TEST_CASE("an ATTNLAB_NO_* switch turns one layer off: without the opt-in nothin
     ProcessOutcome p;
     {
         WeakSandboxAllowed allowed;
-        p = run_shell("exit 3");
+        p = run_shell("exit 3", allowed.handed());
     }
     unsetenv("ATTNLAB_NO_NETNS");
     CHECK(p.status == ProcessOutcome::Status::Exited);
@@ -426,17 +431,19 @@ TEST_CASE("a kernel that refuses namespaces: the program never starts, and the r
 TEST_CASE("a refusing kernel with only half of the opt-in still runs nothing") {
     for (const auto& [setting, variable] : {std::pair{true, false}, std::pair{false, true}}) {
         WeakSandboxAllowed half(setting, variable);
-        const ProcessOutcome p = run_refused({"/bin/true"});
+        const ProcessOutcome p = run_refused({"/bin/true"}, half.handed());
         CHECK(p.status == ProcessOutcome::Status::IsolationRefused);
     }
 }
 
-TEST_CASE("the sandbox follows the opt-in it was handed, not the settings file it never reads") {
-    WeakSandboxAllowed allowed;   // both halves written, read and handed over
-    allow_missing_layers(false);  // as if read before the user opted in
+TEST_CASE("the sandbox follows the opt-in its run was handed, not the settings file it never reads") {
+    WeakSandboxAllowed allowed;  // both halves written
+    // A run whose policy was made before the user opted in (or by code that
+    // never read the opt-in): refused, whatever the settings say now.
     CHECK(run_refused({"/bin/true"}).status == ProcessOutcome::Status::IsolationRefused);
-    allow_missing_layers(true);
-    CHECK(run_refused({"/bin/true"}).status == ProcessOutcome::Status::Exited);
+    CHECK(run_refused({"/bin/true"}, allowed.handed()).status == ProcessOutcome::Status::Exited);
+    // One run's opt-in is not another's: no process-wide switch was left on.
+    CHECK(run_refused({"/bin/true"}).status == ProcessOutcome::Status::IsolationRefused);
 }
 
 TEST_CASE("with the opt-in, a refusing kernel runs the program: never as root, its inputs readable, the layers reported off") {
@@ -445,7 +452,7 @@ TEST_CASE("with the opt-in, a refusing kernel runs the program: never as root, i
     std::ofstream(input) << "given to the program";
     fs::permissions(input, fs::perms::owner_read | fs::perms::owner_write);  // the caller's only
     WeakSandboxAllowed allowed;
-    const ProcessOutcome p = run_refused({"/bin/sh", "-c", "id -u; cat \"$0\"", input.string()});
+    const ProcessOutcome p = run_refused({"/bin/sh", "-c", "id -u; cat \"$0\"", input.string()}, allowed.handed());
     INFO(p.err);
     CHECK(p.status == ProcessOutcome::Status::Exited);
     CHECK(p.exit_code == 0);
@@ -467,7 +474,7 @@ TEST_CASE("a folder the program's user cannot enter (weak sandbox, as root) is a
     fs::create_directories(dir.path() / "private" / "work");
     fs::permissions(dir.path() / "private", fs::perms::owner_all);  // nobody cannot traverse it
     WeakSandboxAllowed allowed;
-    SandboxPolicy policy = compiler_policy({}, (dir.path() / "private" / "work").string());
+    SandboxPolicy policy = allowed.handed(compiler_policy({}, (dir.path() / "private" / "work").string()));
     const ProcessOutcome p = run_refused({"/bin/true"}, policy);
     INFO(p.err << p.error);
     CHECK(p.status == ProcessOutcome::Status::SetupFailed);

@@ -309,6 +309,7 @@ bool Compiler::build_beside(std::vector<std::string> argv, const fs::path& dir, 
     spec.sandbox = toolchain_.sandbox.string();
     spec.argv = std::move(argv);
     spec.policy = compile_policy(spec.argv, cache_dir_, dir, {});
+    spec.policy.allow_missing_layers = toolchain_.weak_sandbox_allowed;
     spec.limits.wall_seconds = 120;
     spec.limits.memory_mb = 4096;
     spec.limits.file_size_mb = 512;
@@ -498,6 +499,7 @@ bool Compiler::run_build_step(const BuildRecipe& recipe, std::vector<std::string
     spec.sandbox = toolchain_.sandbox.string();
     spec.argv = std::move(argv);
     spec.policy = compile_policy(spec.argv, cache_dir_, work, exercise.dir.parent_path());
+    spec.policy.allow_missing_layers = toolchain_.weak_sandbox_allowed;
     spec.policy.extra_devices = recipe.extra_devices;
     spec.policy.extra_readonly = recipe.extra_readonly;
     spec.limits.wall_seconds = recipe.wall_seconds;

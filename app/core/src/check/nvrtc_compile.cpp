@@ -155,7 +155,7 @@ void read_outcome(const ProcessOutcome& p, double wall_seconds, const std::strin
 // Runs attnlab-nvrtc on the files written under a fresh folder of work_dir.
 void run_tool(const fs::path& tool, const fs::path& sandbox, const std::string& source, const std::string& display_name,
               const std::vector<std::pair<std::string, std::string>>& headers, const fs::path& work_dir,
-              const std::atomic<bool>* cancel, ResourceReport& r) {
+              const std::atomic<bool>* cancel, bool weak_sandbox_allowed, ResourceReport& r) {
     ProcessSpec spec;
     std::optional<RemoveOnExit> cleanup;
     try {
@@ -171,6 +171,7 @@ void run_tool(const fs::path& tool, const fs::path& sandbox, const std::string& 
     // NVRTC reads learner code (an #include of any file it can open): it runs
     // isolated like the compiler, seeing the tool and its one work folder.
     spec.policy = compiler_policy({tool.string()}, cleanup->dir.string());
+    spec.policy.allow_missing_layers = weak_sandbox_allowed;
     spec.policy.pass_env = {"ATTNLAB_NVRTC_LIB", "CUDA_HOME", "CUDA_PATH", "LD_LIBRARY_PATH"};  // where libnvrtc is
     // The verdict waits for this report only when a block could be refused for
     // its registers (Runner::run_with_register_counts): otherwise it is the
@@ -188,7 +189,7 @@ void run_tool(const fs::path& tool, const fs::path& sandbox, const std::string& 
 
 ResourceReport compile_resources(const std::string& nvrtc_source, const std::string& display_name,
                                  const std::vector<std::pair<std::string, std::string>>& headers, const std::string& arch,
-                                 const fs::path& work_dir, const std::atomic<bool>* cancel) {
+                                 const fs::path& work_dir, const std::atomic<bool>* cancel, bool weak_sandbox_allowed) {
     const auto t0 = std::chrono::steady_clock::now();
     ResourceReport r;
     r.arch = arch;
@@ -205,7 +206,7 @@ ResourceReport compile_resources(const std::string& nvrtc_source, const std::str
     } else if (::access(sandbox.c_str(), X_OK) != 0) {
         r.log = "attnlab-sandbox is missing: " + sandbox.string();
     } else {
-        run_tool(tool, sandbox, nvrtc_source, display_name, headers, work_dir, cancel, r);
+        run_tool(tool, sandbox, nvrtc_source, display_name, headers, work_dir, cancel, weak_sandbox_allowed, r);
     }
     r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return r;

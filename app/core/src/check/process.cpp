@@ -105,7 +105,7 @@ std::vector<std::string> sandbox_arguments(const ProcessSpec& spec) {
         if (policy.network) args.push_back("--network");
         if (!policy.map_inputs) args.push_back("--no-input-map");
         if (policy.unix_sockets) args.push_back("--unix-sockets");
-        if (missing_layers_allowed()) args.push_back("--allow-missing-layers");
+        if (policy.allow_missing_layers) args.push_back("--allow-missing-layers");
         for (const std::string& d : policy.extra_devices) args.insert(args.end(), {"--device", d});
         for (const std::string& p : policy.extra_readonly) args.insert(args.end(), {"--readonly", p});
         for (const std::string& p : policy.hidden)
@@ -122,15 +122,6 @@ std::vector<std::string> sandbox_arguments(const ProcessSpec& spec) {
 }
 
 }  // namespace
-
-namespace {
-// One answer for the whole process, set from whichever thread read the settings.
-std::atomic<bool> missing_layers_allowed_now{false};
-}  // namespace
-
-void allow_missing_layers(bool allowed) { missing_layers_allowed_now = allowed; }
-
-bool missing_layers_allowed() { return missing_layers_allowed_now; }
 
 std::string inert_text(const std::string& text) {
     std::string out;

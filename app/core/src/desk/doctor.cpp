@@ -213,6 +213,7 @@ ProcessOutcome probe(const Toolchain& toolchain, const std::vector<std::string>&
     spec.sandbox = toolchain.sandbox.string();
     spec.argv = argv;
     spec.policy = policy;
+    spec.policy.allow_missing_layers = toolchain.weak_sandbox_allowed;
     spec.limits.wall_seconds = 20;
     spec.limits.memory_mb = 4096;
     spec.limits.process_margin = 64;
@@ -246,10 +247,12 @@ Protections probe_protections(const Toolchain& toolchain, std::string* problem) 
         .protections;
 }
 
-DoctorReport run_doctor(const Toolchain& toolchain) {
+DoctorReport run_doctor(const Toolchain& detected) {
     DoctorReport r;
     // The probes below run as a check would, under the user's opt-in as it is now.
-    r.weak_sandbox = apply_weak_sandbox_opt_in(Paths::from_environment().settings_file());
+    r.weak_sandbox = weak_sandbox_opt_in(Paths::from_environment().settings_file());
+    Toolchain toolchain = detected;
+    toolchain.weak_sandbox_allowed = r.weak_sandbox.allowed();
     r.sandbox.path = toolchain.sandbox.string();
     r.sandbox.found = ::access(r.sandbox.path.c_str(), X_OK) == 0;
     r.compiler = find_tool(find_in_path(toolchain.compiler), toolchain, {"--version"});

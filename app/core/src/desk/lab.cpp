@@ -20,7 +20,6 @@ Lab::Lab(Options options) : paths_(std::move(options.paths)), progress_(paths_.p
     }
     if (!warning.empty()) startup_warnings_.push_back(warning);
     lang_ = resolve_language(options.lang_flag, settings_);
-    allow_missing_layers(weak_sandbox_opt_in(settings_).allowed());  // what every check this Lab runs follows
     try {
         course_ = load_course(resolve_course_dir(options.course_dir));
     } catch (const CourseError& e) {
@@ -53,7 +52,9 @@ const Exercise* Lab::find(const std::string& id, std::string* why) const {
 
 Runner& Lab::runner() {
     if (!runner_) {
-        compiler_ = std::make_unique<Compiler>(Toolchain::detect(), paths_.cache);
+        Toolchain toolchain = Toolchain::detect();
+        toolchain.weak_sandbox_allowed = weak_sandbox_opt_in(settings_).allowed();  // what every check this Lab runs follows
+        compiler_ = std::make_unique<Compiler>(std::move(toolchain), paths_.cache);
         runner_ = std::make_unique<Runner>(*compiler_);
     }
     return *runner_;

@@ -1,21 +1,12 @@
 #include "attnlab/core/desk/resource_job.hpp"
 
-#include "attnlab/core/check/cuda_source.hpp"
-
 namespace attnlab {
 
-void ResourceJob::start(std::string key, std::string source, std::string display_name, std::string arch, fs::path work_dir) {
+void ResourceJob::start(std::string key, std::string source, std::string display_name, std::string arch, fs::path work_dir,
+                        bool weak_sandbox_allowed) {
     task_.start(std::move(key), [source = std::move(source), display_name = std::move(display_name), arch = std::move(arch),
-                                 work_dir = std::move(work_dir)](const std::string&, const std::atomic<bool>* cancel) {
-        try {
-            return compile_resources(cuda_source::for_nvrtc(source), display_name, {{"attnlab/cuda.hpp", cuda_source::nvrtc_prelude()}}, arch,
-                                     work_dir, cancel);
-        } catch (const std::exception& e) {  // nothing may escape the thread
-            ResourceReport failed;
-            failed.arch = arch;
-            failed.log = e.what();
-            return failed;
-        }
+                                 work_dir = std::move(work_dir), weak_sandbox_allowed](const std::string&, const std::atomic<bool>* cancel) {
+        return learner_resource_report(source, display_name, arch, work_dir, cancel, weak_sandbox_allowed);
     });
 }
 

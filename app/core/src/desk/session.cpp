@@ -395,7 +395,8 @@ bool Session::set_gpu_arch(const std::string& arch) {
         save_settings();
     }
     if (current_ && current_->profile().resource_report)
-        resources_job_.start(current_->id, editor_.text(), file().string(), arch, lab_.runner().compiler().cache_dir() / "tmp");
+        resources_job_.start(current_->id, editor_.text(), file().string(), arch, lab_.runner().compiler().cache_dir() / "tmp",
+                             lab_.runner().compiler().toolchain().weak_sandbox_allowed);
     return true;
 }
 

@@ -349,10 +349,6 @@ WeakSandboxOptIn weak_sandbox_opt_in(const Settings& settings) {
     return o;
 }
 
-WeakSandboxOptIn apply_weak_sandbox_opt_in(const fs::path& settings_file) {
-    const WeakSandboxOptIn o = weak_sandbox_opt_in(Settings::load(settings_file));
-    allow_missing_layers(o.allowed());
-    return o;
-}
+WeakSandboxOptIn weak_sandbox_opt_in(const fs::path& settings_file) { return weak_sandbox_opt_in(Settings::load(settings_file)); }
 
 }  // namespace attnlab

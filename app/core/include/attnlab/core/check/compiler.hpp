@@ -38,6 +38,10 @@ struct Toolchain {
     std::vector<std::string> flags;  // language, optimisation and diagnostic flags
     std::vector<std::string> link_flags;  // e.g. -fuse-ld=gold when available
     bool use_pch = true;             // precompile the learner headers and the library headers a file includes (gcc only)
+    // The user's opt-in to a weaker sandbox (desk/workspace: weak_sandbox_opt_in)
+    // as whoever made this toolchain read it: every isolated run on its behalf
+    // (compiler, program, NVRTC) carries it in its SandboxPolicy. detect() leaves it off.
+    bool weak_sandbox_allowed = false;
     // How long the compiler may work on one learner file (each step: the
     // object, the link) before the check says it ran out of time on that
     // code (ATTNLAB_COMPILE_SECONDS, 1..600; 60 by default).

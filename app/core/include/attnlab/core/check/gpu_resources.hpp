@@ -168,8 +168,16 @@ nlohmann::json resources_to_json(const ResourceReport& report, const std::map<st
 // `headers`: include name -> text (e.g. "attnlab/cuda.hpp" -> the prelude).
 // Files go into a fresh folder under `work_dir`, removed afterwards.
 // Never throws for a missing toolkit: Unavailable with the reason in `log`.
+// `weak_sandbox_allowed`: the user's opt-in (Toolchain::weak_sandbox_allowed).
 ResourceReport compile_resources(const std::string& nvrtc_source, const std::string& display_name,
                                  const std::vector<std::pair<std::string, std::string>>& headers, const std::string& arch,
-                                 const fs::path& work_dir, const std::atomic<bool>* cancel);
+                                 const fs::path& work_dir, const std::atomic<bool>* cancel, bool weak_sandbox_allowed = false);
+
+// The report on a learner's CUDA file as written: compile_resources on the
+// runtime's NVRTC rewrite of it, with attnlab's header. Never throws: what
+// went wrong is the report's status and log. The check asks it beside the
+// run (check/resource_report_jobs), the window again for another architecture.
+ResourceReport learner_resource_report(const std::string& source, const std::string& display_name, const std::string& arch,
+                                       const fs::path& work_dir, const std::atomic<bool>* cancel, bool weak_sandbox_allowed);
 
 }  // namespace attnlab

@@ -44,6 +44,10 @@ struct SandboxPolicy {
     std::vector<std::string> writable_binds;  // folders shown writable at their own paths (handed to `nobody` for the run as root)
     std::vector<std::string> pass_env;        // environment variables passed on (isolated programs get PATH, LANG, HOME, TMPDIR only)
     int nice = 0;  // > 0: a background job at lower priority (NVRTC's report), so a verdict's compile and run go first
+    // With isolate: the user's opt-in (WeakSandboxOptIn below) to run even
+    // where the kernel refuses a layer, handed to this one run by whoever
+    // read it (Toolchain::weak_sandbox_allowed). Without it such a run never starts.
+    bool allow_missing_layers = false;
 };
 
 // Where a learner program runs: on the CPU (C++ programs, and CUDA programs
@@ -78,11 +82,6 @@ struct WeakSandboxOptIn {
     bool setting = false;
     bool allowed() const { return env && setting; }
 };
-// Whether an isolated program may start with a layer missing, for every run
-// from now on in this process: the user's opt-in, handed over by whoever read
-// it (desk/workspace: apply_weak_sandbox_opt_in()). Until then, none may.
-void allow_missing_layers(bool allowed);
-bool missing_layers_allowed();
 
 // Learner output made inert for a terminal or a window: control characters
 // (escape sequences, carriage returns, C1 codes, DEL) are shown escaped

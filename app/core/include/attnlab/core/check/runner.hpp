@@ -4,12 +4,12 @@
 // The runner never throws for anything the learner's code does.
 #include <atomic>
 #include <future>
+#include <memory>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "attnlab/core/check/check_result.hpp"
@@ -45,12 +45,18 @@ struct CheckControl {
     std::function<void(const CheckProgress&)> on_progress;
 };
 
-// NVRTC's report on a CUDA file, while it is being compiled.
-using PendingResources = std::shared_future<std::shared_ptr<const ResourceReport>>;
+struct CheckProblem;        // check/check_assembly.hpp: the parts a result is assembled from, internal
+struct ProgramsPart;
+class ResourceReportJobs;  // check/resource_report_jobs.hpp: the NVRTC compiles, internal
+struct RunnerSeams;         // check/runner_seams.hpp: what tests may change, internal
 
+// One check is a pipeline (runner.cpp) of steps in files of their own: the
+// compile (compiler.cpp), the NVRTC report beside it
+// (resource_report_jobs.cpp), the cases shared between sandboxed programs and
+// judged (case_runs.cpp, program_run.cpp), and the GPU run (gpu_run.cpp).
 class Runner {
 public:
-    explicit Runner(Compiler& compiler) : compiler_(compiler) {}
+    explicit Runner(Compiler& compiler);
     ~Runner();  // stops and joins the NVRTC compiles still running
     Runner(const Runner&) = delete;
     Runner& operator=(const Runner&) = delete;
@@ -62,51 +68,27 @@ public:
                              const CheckControl& control = {});
     Compiler& compiler() { return compiler_; }
 
-    // Test seam: called on a freshly computed kernel outcome before it is
-    // judged and cached (a test makes the kernel disagree with the reference
-    // this way). Never set by attnlab itself.
-    std::function<void(KernelOutcome&)> kernel_test_hook;
-    // Test seam: NVRTC's report is treated as not ready when the program
-    // starts, as when NVRTC finishes after g++ (the run is then repeated if
-    // its register counts refuse a launch). Never set by attnlab itself.
-    bool nvrtc_late_for_test = false;
-    // Test seam: NVRTC's compiles wait for this before they start (a test
-    // holds NVRTC back to see the verdict arrive without it). Never set by attnlab.
-    std::shared_future<void> nvrtc_gate_for_test;
-
 private:
+    friend RunnerSeams& seams_of(Runner& runner);
     // The reference op's CUDA kernel on one case, computed once per exercise
     // and case for the life of the runner (cases never change).
     std::optional<KernelOutcome> case_kernel(const Exercise& ex, size_t k, const Value& expected,
                                              const std::vector<NamedTensor>& reference_stages);
-    bool prepare_cases(const Exercise& ex, CheckResult& res);
-    // NVRTC's view of a CUDA file, computed while the check runs.
-    PendingResources start_resource_report(const std::string& source, const std::string& display_name, const CheckControl& control,
-                                           const std::shared_ptr<std::atomic<bool>>& stop);
-    void join_finished_nvrtc_threads();  // with nvrtc_threads_mutex_ held
-    // Where a GPU exists: a CUDA file through nvcc, run there, compared case by case.
-    void run_on_gpu(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
-                    CheckResult& res);
+    // Each case's reference side (expected value, stages, reference kernel);
+    // a problem when a case does not fit the reference op or its kernel.
+    CheckProblem prepare_cases(const Exercise& ex, std::vector<CaseOutcome>& cases);
+    // The compile, the NVRTC report beside it, the run: the verdict on the file.
     Verdict compile_and_run(const Exercise& ex, const std::string& source, const std::string& display_name,
                       const CheckControl& control, CheckResult& res);
-    Verdict run_cases(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res,
-                      const std::vector<std::string>& extra_args = {});
-    // A CUDA program's run, with NVRTC's registers per thread when ready (runner.cpp).
-    Verdict run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res);
     Verdict build_and_run(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
                           CheckResult& res);
+    // A CUDA program's run, with NVRTC's registers per thread when ready (runner.cpp).
+    ProgramsPart run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res);
     Compiler& compiler_;
     std::mutex kernel_mutex_;
     std::map<std::string, std::optional<KernelOutcome>> kernel_cache_;
-    std::mutex resources_mutex_;
-    std::map<std::string, std::shared_ptr<const ResourceReport>> resources_cache_;  // arch/file/hash of the NVRTC source -> report
-    struct NvrtcThread {
-        std::thread thread;
-        std::shared_ptr<std::atomic<bool>> stop;
-        PendingResources report;  // ready once the thread is about to return
-    };
-    std::mutex nvrtc_threads_mutex_;
-    std::vector<NvrtcThread> nvrtc_threads_;
+    std::unique_ptr<RunnerSeams> seams_;
+    std::unique_ptr<ResourceReportJobs> resource_reports_;
 };
 
 // Moves a check's pending NVRTC report into r.resources, waiting for it if

@@ -17,7 +17,9 @@ class ResourceJob {
 public:
     // Compiles `source` (the learner's .cu text as written) for `arch` on a
     // thread of its own; `key` says what it belongs to (the exercise id).
-    void start(std::string key, std::string source, std::string display_name, std::string arch, fs::path work_dir);
+    // `weak_sandbox_allowed`: the user's opt-in, for NVRTC's sandbox (Toolchain).
+    void start(std::string key, std::string source, std::string display_name, std::string arch, fs::path work_dir,
+               bool weak_sandbox_allowed);
     bool running() const { return task_.running(); }
     // Stops the running compile, if any (its report is never collected).
     void cancel() { task_.cancel(); }

@@ -131,9 +131,9 @@ Lang resolve_language(const std::string& flag, const Settings& settings);
 // The user's opt-in to a weaker sandbox as it stands: ATTNLAB_ALLOW_WEAK_SANDBOX
 // in the environment now, and the setting in `settings`.
 WeakSandboxOptIn weak_sandbox_opt_in(const Settings& settings);
-// Reads both halves now (the setting from `settings_file`) and hands the
-// answer to the check layer (allow_missing_layers()), which every isolated
-// run after follows.
-WeakSandboxOptIn apply_weak_sandbox_opt_in(const fs::path& settings_file);
+// Both halves as they stand now, the setting read from `settings_file`. The
+// answer goes to the check layer in the Toolchain whose runs it governs
+// (Toolchain::weak_sandbox_allowed): there is no process-wide switch.
+WeakSandboxOptIn weak_sandbox_opt_in(const fs::path& settings_file);
 
 }  // namespace attnlab
