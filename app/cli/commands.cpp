@@ -201,8 +201,8 @@ struct Context {
     Lang lang = Lang::En;
     std::unique_ptr<Lab> lab;  // the core objects, built in setup()
 
-    const std::string& t(const std::string& key) const { return tr(lang, key); }
-    std::string t(const std::string& key, const std::map<std::string, std::string>& args) const { return tr(lang, key, args); }
+    const std::string& t(MessageKey key) const { return tr(lang, key); }
+    std::string t(MessageKey key, const std::map<std::string, std::string>& args) const { return tr(lang, key, args); }
 
     // The exercise `id`, or exit with why there is none (unknown, or the
     // loader's reason when its folder is broken).
@@ -225,9 +225,9 @@ int setup(Context& ctx) {
     ctx.lab = std::make_unique<Lab>(Lab::Options{ctx.opt.course_dir, ctx.opt.lang_flag});
     ctx.lang = ctx.lab->lang();
     for (const std::string& warning : ctx.lab->startup_warnings())
-        std::cerr << ctx.t("cli.progress_recovered", {{"message", warning}}) << "\n";
+        std::cerr << ctx.t(msg::cli_progress_recovered, {{"message", warning}}) << "\n";
     if (!ctx.lab->course_loaded()) {
-        std::cerr << "attnlab: " << ctx.t("cli.course_problem", {{"message", ctx.lab->course_error()}}) << "\n";
+        std::cerr << "attnlab: " << ctx.t(msg::cli_course_problem, {{"message", ctx.lab->course_error()}}) << "\n";
         return kExitUsage;
     }
     return kExitOk;
@@ -241,7 +241,7 @@ void save_progress(Context& ctx) {
     }
 }
 
-std::string status_label(const Context& ctx, ExerciseStatus s) { return ctx.t(std::string("cli.status.") + status_code(s)); }
+std::string status_label(const Context& ctx, ExerciseStatus s) { return ctx.t(built_key(std::string("cli.status.") + status_code(s))); }
 
 std::string rule() { return std::string(60, '-'); }
 
@@ -267,7 +267,7 @@ int cmd_list(Context& ctx) {
         std::cout << j.dump(2) << "\n";
         return ctx.lab->course().problems.empty() ? kExitOk : kExitUsage;
     }
-    std::cout << ctx.t("cli.list.header", {{"passed", std::to_string(passed)}, {"total", std::to_string(ctx.lab->course().exercises.size())}})
+    std::cout << ctx.t(msg::cli_list_header, {{"passed", std::to_string(passed)}, {"total", std::to_string(ctx.lab->course().exercises.size())}})
               << "\n\n";
     const Exercise* next = nullptr;
     for (size_t i = 0; i < ctx.lab->course().exercises.size(); ++i) {
@@ -280,10 +280,10 @@ int cmd_list(Context& ctx) {
         std::printf("%2zu. %s %-16s %s\n       %s · %s\n", i + 1, mark, e.id.c_str(), e.title.get(ctx.lang).c_str(),
                     status_label(ctx, p.status).c_str(), topics.c_str());
     }
-    for (const auto& problem : ctx.lab->course().problems) std::cout << "\n! " << ctx.t("cli.list.broken", {{"problem", problem}}) << "\n";
+    for (const auto& problem : ctx.lab->course().problems) std::cout << "\n! " << ctx.t(msg::cli_list_broken, {{"problem", problem}}) << "\n";
     if (next) {
         std::cout << "\n"
-                  << ctx.t("cli.list.next", {{"id", next->id}, {"file", ctx.lab->workspace().learner_file(*next).string()}}) << "\n";
+                  << ctx.t(msg::cli_list_next, {{"id", next->id}, {"file", ctx.lab->workspace().learner_file(*next).string()}}) << "\n";
     }
     return ctx.lab->course().problems.empty() ? kExitOk : kExitUsage;
 }
@@ -311,12 +311,12 @@ int cmd_show(Context& ctx) {
         return kExitOk;
     }
     std::cout << "# " << e.title.get(ctx.lang) << "  [" << e.id << "]\n\n" << e.statement.get(ctx.lang) << "\n" << rule() << "\n";
-    std::cout << ctx.t("cli.show.signature") << "\n    " << e.signature() << "\n";
+    std::cout << ctx.t(msg::cli_show_signature) << "\n    " << e.signature() << "\n";
     for (const auto& p : e.params)
         if (!p.shape.empty()) std::cout << "    // " << p.name << ": " << p.shape << "\n";
     if (!e.returns.shape.empty()) std::cout << "    // -> " << e.returns.shape << "\n";
-    std::cout << "\n" << ctx.t("cli.show.file", {{"file", file.string()}}) << "\n";
-    std::cout << ctx.t("cli.show.hints", {{"count", std::to_string(e.hints.size())}, {"id", e.id}}) << "\n";
+    std::cout << "\n" << ctx.t(msg::cli_show_file, {{"file", file.string()}}) << "\n";
+    std::cout << ctx.t(msg::cli_show_hints, {{"count", std::to_string(e.hints.size())}, {"id", e.id}}) << "\n";
     return kExitOk;
 }
 
@@ -335,13 +335,13 @@ void print_result(Context& ctx, const Exercise& e, CheckResult& r) {
     if (const std::string resources = explain_resources(r, ctx.lang); !resources.empty()) std::cout << inert_text(resources) << "\n";
     if (const std::optional<Performance> perf = check_performance(r, e)) std::cout << "\n" << describe_performance(*perf, ctx.lang) << "\n";
     std::cout << "\n"
-              << ctx.t("cli.check.timing", {{"compile", format_count(static_cast<int64_t>(r.compile_ms), ctx.lang)},
-                                            {"cached", r.compile_cached ? ctx.t("cli.check.cached") : ""},
+              << ctx.t(msg::cli_check_timing, {{"compile", format_count(static_cast<int64_t>(r.compile_ms), ctx.lang)},
+                                            {"cached", r.compile_cached ? ctx.t(msg::cli_check_cached) : ""},
                                             {"run", format_count(static_cast<int64_t>(r.run_ms), ctx.lang)},
                                             {"total", format_count(static_cast<int64_t>(r.total_ms), ctx.lang)}})
               << "\n";
-    if (r.passed()) std::cout << ctx.t("cli.check.next", {{"id", e.id}}) << "\n";
-    else if (r.verdict != Verdict::Cancelled && r.verdict != Verdict::InternalError) std::cout << ctx.t("cli.check.stuck", {{"id", e.id}}) << "\n";
+    if (r.passed()) std::cout << ctx.t(msg::cli_check_next, {{"id", e.id}}) << "\n";
+    else if (r.verdict != Verdict::Cancelled && r.verdict != Verdict::InternalError) std::cout << ctx.t(msg::cli_check_stuck, {{"id", e.id}}) << "\n";
     // Every verdict of a program that ran with a protection off (the user's
     // opt-in allowed it) says which, and why.
     if (r.ran())
@@ -360,7 +360,7 @@ fs::path file_argument(Context& ctx, const Exercise& e) {
         if (!fs::is_regular_file(st)) usage_error(f.string() + " is not a regular file (a folder, a device or a pipe cannot be checked)");
         const auto size = fs::file_size(f, ec);
         if (!ec && size > kMaxSourceBytes)
-            usage_error(ctx.t("cli.check.source_too_large", {{"file", f.string()}, {"limit", whole_megabytes(kMaxSourceBytes)},
+            usage_error(ctx.t(msg::cli_check_source_too_large, {{"file", f.string()}, {"limit", whole_megabytes(kMaxSourceBytes)},
                                                              {"size", format_count(static_cast<int64_t>(size), ctx.lang)}}));
         if (::access(f.c_str(), R_OK) != 0) usage_error("no permission to read " + f.string());
         return f;
@@ -378,7 +378,7 @@ void keep_checked_version(Context& ctx, const Exercise& e, const fs::path& file,
     try {
         ctx.lab->workspace().history().record(e.id, *read, VersionReason::Checked);
     } catch (const std::exception& ex) {
-        std::cerr << "attnlab: " << ctx.t("history.not_kept", {{"why", message_of(ex).text(ctx.lang)}}) << "\n";
+        std::cerr << "attnlab: " << ctx.t(msg::history_not_kept, {{"why", message_of(ex).text(ctx.lang)}}) << "\n";
     }
 }
 
@@ -386,7 +386,7 @@ int cmd_check(Context& ctx) {
     if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("check needs an exercise id and optionally a file");
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     const fs::path file = file_argument(ctx, e);
-    if (!ctx.opt.json) std::cerr << ctx.t("cli.check.checking", {{"file", file.string()}}) << "\n";
+    if (!ctx.opt.json) std::cerr << ctx.t(msg::cli_check_checking, {{"file", file.string()}}) << "\n";
     CheckControl control;
     control.gpu_arch = ctx.opt.gpu_arch;
     keep_checked_version(ctx, e, file);
@@ -411,16 +411,16 @@ int cmd_hint(Context& ctx) {
         char* end = nullptr;
         long v = std::strtol(ctx.opt.positional[2].c_str(), &end, 10);
         if (*end || v < 1 || v > count) {
-            std::cerr << "attnlab: " << ctx.t("cli.hint.range", {{"count", std::to_string(count)}}) << "\n";
+            std::cerr << "attnlab: " << ctx.t(msg::cli_hint_range, {{"count", std::to_string(count)}}) << "\n";
             return kExitUsage;
         }
         n = static_cast<int>(v);
     }
     p.hints_revealed = std::max(p.hints_revealed, n);
     save_progress(ctx);
-    std::cout << ctx.t("cli.hint.title", {{"n", std::to_string(n)}, {"count", std::to_string(count)}}) << "\n\n"
+    std::cout << ctx.t(msg::cli_hint_title, {{"n", std::to_string(n)}, {"count", std::to_string(count)}}) << "\n\n"
               << e.hints[static_cast<size_t>(n - 1)].get(ctx.lang) << "\n";
-    if (n < count) std::cout << rule() << "\n" << ctx.t("cli.hint.more", {{"id", e.id}, {"next", std::to_string(n + 1)}}) << "\n";
+    if (n < count) std::cout << rule() << "\n" << ctx.t(msg::cli_hint_more, {{"id", e.id}, {"next", std::to_string(n + 1)}}) << "\n";
     return kExitOk;
 }
 
@@ -428,7 +428,7 @@ int cmd_solution(Context& ctx) {
     if (ctx.opt.positional.size() != 2) usage_error("solution needs an exercise id");
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     if (ctx.lab->progress().get(e.id).status != ExerciseStatus::Passed && !ctx.opt.force) {
-        std::cerr << ctx.t("cli.solution.locked") << "\n";
+        std::cerr << ctx.t(msg::cli_solution_locked) << "\n";
         return kExitFailed;
     }
     auto solution = read_file(e.solution_path());
@@ -443,17 +443,17 @@ int cmd_reset(Context& ctx) {
     const fs::path file = ctx.lab->workspace().learner_file(e);
     if (!ctx.opt.yes && fs::exists(file)) {
         if (!isatty(STDIN_FILENO)) usage_error("reset asks for confirmation; pass --yes when not on a terminal");
-        std::cout << ctx.t("cli.reset.confirm", {{"file", file.string()}}) << std::flush;
+        std::cout << ctx.t(msg::cli_reset_confirm, {{"file", file.string()}}) << std::flush;
         std::string answer;
         std::getline(std::cin, answer);
         if (answer != "y" && answer != "Y" && answer != "yes" && answer != "ya") {
-            std::cout << ctx.t("cli.reset.aborted") << "\n";
+            std::cout << ctx.t(msg::cli_reset_aborted) << "\n";
             return kExitOk;
         }
     }
     const fs::path backup = ctx.lab->workspace().reset(e, ctx.lang);
-    std::cout << ctx.t("cli.reset.done", {{"file", file.string()}}) << "\n";
-    if (!backup.empty()) std::cout << ctx.t("cli.reset.backup", {{"backup", backup.string()}}) << "\n";
+    std::cout << ctx.t(msg::cli_reset_done, {{"file", file.string()}}) << "\n";
+    if (!backup.empty()) std::cout << ctx.t(msg::cli_reset_backup, {{"backup", backup.string()}}) << "\n";
     return kExitOk;
 }
 
@@ -469,7 +469,7 @@ int cmd_history(Context& ctx) {
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     KeyedMessage warning;
     const std::vector<Version> versions = ctx.lab->workspace().history().list(e.id, &warning);
-    if (!warning.empty()) std::cerr << ctx.t("cli.progress_recovered", {{"message", warning.text(ctx.lang)}}) << "\n";
+    if (!warning.empty()) std::cerr << ctx.t(msg::cli_progress_recovered, {{"message", warning.text(ctx.lang)}}) << "\n";
     const fs::path file = ctx.lab->workspace().learner_file(e);
     const std::string current = version_hash_of(read_file(file).value_or(""));
     if (ctx.opt.json) {
@@ -479,16 +479,16 @@ int cmd_history(Context& ctx) {
         return kExitOk;
     }
     if (versions.empty()) {
-        std::cout << ctx.t("cli.history.empty", {{"id", e.id}}) << "\n";
+        std::cout << ctx.t(msg::cli_history_empty, {{"id", e.id}}) << "\n";
         return kExitOk;
     }
-    std::cout << ctx.t("cli.history.header", {{"file", file.string()}, {"id", e.id}}) << "\n\n";
+    std::cout << ctx.t(msg::cli_history_header, {{"file", file.string()}, {"id", e.id}}) << "\n\n";
     for (auto it = versions.rbegin(); it != versions.rend(); ++it) {
         std::string notes;
-        if (it->hash == current) notes += "  ← " + ctx.t("cli.history.current");
-        if (!it->available) notes += "  ! " + ctx.t("cli.history.missing");
+        if (it->hash == current) notes += "  ← " + ctx.t(msg::cli_history_current);
+        if (!it->available) notes += "  ! " + ctx.t(msg::cli_history_missing);
         std::printf("%4d  %s  %-28s %s%s\n", it->number, version_time_words(it->time).c_str(), version_reason_words(*it, ctx.lang).c_str(),
-                    ctx.t("cli.history.size", {{"lines", format_count(it->lines, ctx.lang)}, {"bytes", format_count(static_cast<int64_t>(it->bytes), ctx.lang)}})
+                    ctx.t(msg::cli_history_size, {{"lines", format_count(it->lines, ctx.lang)}, {"bytes", format_count(static_cast<int64_t>(it->bytes), ctx.lang)}})
                         .c_str(),
                     notes.c_str());
     }
@@ -501,15 +501,15 @@ int cmd_restore(Context& ctx) {
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     char* end = nullptr;
     const long number = std::strtol(ctx.opt.positional[2].c_str(), &end, 10);
-    if (*end || number < 1 || number > 1000000000) usage_error(ctx.t("cli.restore.number", {{"id", e.id}}));
+    if (*end || number < 1 || number > 1000000000) usage_error(ctx.t(msg::cli_restore_number, {{"id", e.id}}));
     const int kept = ctx.lab->workspace().restore(e, static_cast<int>(number));
     const fs::path file = ctx.lab->workspace().learner_file(e);
     if (ctx.opt.json) {
         std::cout << json({{"id", e.id}, {"file", file.string()}, {"restored", number}, {"kept", kept}}).dump(2) << "\n";
         return kExitOk;
     }
-    std::cout << ctx.t("cli.restore.done", {{"number", std::to_string(number)}, {"file", file.string()}}) << "\n";
-    if (kept > 0) std::cout << ctx.t("cli.restore.kept", {{"kept", std::to_string(kept)}, {"id", e.id}}) << "\n";
+    std::cout << ctx.t(msg::cli_restore_done, {{"number", std::to_string(number)}, {"file", file.string()}}) << "\n";
+    if (kept > 0) std::cout << ctx.t(msg::cli_restore_kept, {{"kept", std::to_string(kept)}, {"id", e.id}}) << "\n";
     return kExitOk;
 }
 
@@ -526,7 +526,7 @@ int cmd_watch(Context& ctx) {
     sigaction(SIGTERM, &sa, nullptr);
 
     CheckScheduler scheduler(ctx.lab->runner());
-    std::cout << ctx.t("cli.watch.start", {{"file", file.string()}}) << "\n" << std::flush;
+    std::cout << ctx.t(msg::cli_watch_start, {{"file", file.string()}}) << "\n" << std::flush;
     std::optional<std::string> last_text;
     std::shared_ptr<CheckJob> job;
     Phase shown_phase = Phase::Done;
@@ -544,9 +544,9 @@ int cmd_watch(Context& ctx) {
         if (job) {
             CheckProgress p = job->progress();
             if (!job->done() && (p.phase != shown_phase || (p.phase == Phase::Running && p.case_index != shown_case))) {
-                if (p.phase == Phase::Compiling) std::cout << ctx.t("cli.watch.progress.compiling") << "\n" << std::flush;
+                if (p.phase == Phase::Compiling) std::cout << ctx.t(msg::cli_watch_progress_compiling) << "\n" << std::flush;
                 if (p.phase == Phase::Running)
-                    std::cout << ctx.t("cli.watch.progress.running", {{"n", std::to_string(p.case_index + 1)}, {"count", std::to_string(p.case_count)}})
+                    std::cout << ctx.t(msg::cli_watch_progress_running, {{"n", std::to_string(p.case_index + 1)}, {"count", std::to_string(p.case_count)}})
                               << "\n" << std::flush;
                 shown_phase = p.phase;
                 shown_case = p.case_index;
@@ -629,8 +629,8 @@ int cmd_dev(Context& ctx) {
         for (const auto& m : ec.problems) std::printf("    %s\n", m.c_str());
     }
     for (const auto& p : check.course_problems) std::printf("! %s\n", p.c_str());
-    std::cout << (check.ok() ? ctx.t("cli.dev.ok", {{"count", std::to_string(ctx.lab->course().exercises.size())}})
-                             : ctx.t("cli.dev.fail", {{"count", std::to_string(check.problems.size())}}))
+    std::cout << (check.ok() ? ctx.t(msg::cli_dev_ok, {{"count", std::to_string(ctx.lab->course().exercises.size())}})
+                             : ctx.t(msg::cli_dev_fail, {{"count", std::to_string(check.problems.size())}}))
               << "\n";
     return check.ok() ? kExitOk : kExitFailed;
 }

@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "attnlab/core/base/util.hpp"
 
@@ -1158,17 +1160,28 @@ const std::map<std::string, const Entry*>& index() {
 
 }  // namespace
 
-const std::string& tr(Lang lang, const std::string& key) {
-    static thread_local std::map<std::string, std::string> cache[2];
-    auto& c = cache[lang == Lang::Id ? 1 : 0];
-    auto hit = c.find(key);
-    if (hit != c.end()) return hit->second;
+MessageKey built_key(const std::string& key) {
     auto it = index().find(key);
-    std::string text = it == index().end() ? key : (lang == Lang::Id ? it->second->id : it->second->en);
-    return c.emplace(key, std::move(text)).first->second;
+    if (it != index().end()) return MessageKey(it->second->key);
+    // A key the catalogue lacks (a bug the tests of built keys look for) keeps
+    // its text, so that tr() can show it; set nodes never move.
+    static std::mutex mutex;
+    static std::set<std::string> unknown;
+    std::lock_guard<std::mutex> lock(mutex);
+    return MessageKey(unknown.insert(key).first->c_str());
 }
 
-std::string tr(Lang lang, const std::string& key, const std::map<std::string, std::string>& args) {
+const std::string& tr(Lang lang, MessageKey key) {
+    static thread_local std::map<std::string, std::string> cache[2];
+    auto& c = cache[lang == Lang::Id ? 1 : 0];
+    auto hit = c.find(key.c_str());
+    if (hit != c.end()) return hit->second;
+    auto it = index().find(key.c_str());
+    std::string text = it == index().end() ? key.c_str() : (lang == Lang::Id ? it->second->id : it->second->en);
+    return c.emplace(key.c_str(), std::move(text)).first->second;
+}
+
+std::string tr(Lang lang, MessageKey key, const std::map<std::string, std::string>& args) {
     return format_text(tr(lang, key), args);
 }
 
@@ -1185,7 +1198,7 @@ std::string KeyedMessage::text(Lang lang) const {
     return tr(lang, key, all);
 }
 
-KeyedMessage verbatim(const std::string& text) { return {"text.verbatim", {{"text", text}}, {}}; }
+KeyedMessage verbatim(const std::string& text) { return {msg::text_verbatim, {{"text", text}}, {}}; }
 
 KeyedError::KeyedError(KeyedMessage message) : std::runtime_error(message.text(Lang::En)), message_(std::move(message)) {}
 
@@ -1197,9 +1210,9 @@ KeyedMessage message_of(const std::exception& e) {
 
 KeyedMessage file_error_message(const FileError& e) {
     const int error_number = e.error_number();
-    KeyedMessage m{std::string("io.") + file_step_code(e.step()), {{"path", e.path()}, {"error", std::strerror(error_number)}}, {}};
+    KeyedMessage m{built_key(std::string("io.") + file_step_code(e.step())), {{"path", e.path()}, {"error", std::strerror(error_number)}}, {}};
     const bool permission = error_number == EACCES || error_number == EPERM || error_number == EROFS;
-    if (permission) m.parts["hint"] = KeyedMessage{"io.no_permission", {}, {}};
+    if (permission) m.parts["hint"] = KeyedMessage{msg::io_no_permission, {}, {}};
     else m.args["hint"] = "";
     return m;
 }
