@@ -44,87 +44,21 @@ using nlohmann::json;
 
 // ---- help -------------------------------------------------------------------
 
-struct HelpText {
-    const char* en;
-    const char* id;
-};
-
-const std::map<std::string, HelpText>& help_texts() {
-    static const std::map<std::string, HelpText> h = {
-        {"", {R"(attnlab — learn causal multi-head self-attention by writing it
-
-usage: attnlab [--lang en|id] [--course DIR] [COMMAND [ARGS]]
-
-With no command, attnlab opens its window (GUI options: --exercise ID, --run,
---screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help|history,
---view heatmaps|stages|memory|experiments|kernel|roofline).
-
-commands:
-  list                 the exercises in course order, with your progress
-  show ID              the exercise statement and the function to write
-  check ID [FILE]      compile and check your file (default: your workspace copy)
-  hint ID [N]          hint N (1 = gentlest)
-  solution ID          the reference solution and explanation, after a pass
-  reset ID             put the starter back (your file is kept as a backup)
-  history ID           the versions of your file (one at every save and check)
-  restore ID N         bring version N back (your file is kept as a version first)
-  watch ID [FILE]      re-check every time the file is saved
-  dev check            course authors: every starter fails, every solution passes
-  dev ops              course authors: the Eigen reference ops and their parameters
-  doctor               what this machine gives attnlab (compiler, sandbox, CUDA)
-
-options: --lang en|id (language), --json (list, show, check, history, restore, dev check, doctor), --help
-exit codes: 0 pass/ok, 1 a check failed, 2 usage or set-up error
-data: $ATTNLAB_HOME, else the XDG data/cache/config dirs (see README))",
-              R"(attnlab — belajar causal multi-head self-attention dengan menuliskannya
-
-pemakaian: attnlab [--lang en|id] [--course DIR] [PERINTAH [ARGUMEN]]
-
-Tanpa perintah, attnlab membuka jendelanya (opsi GUI: --exercise ID, --run,
---screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help|history,
---view heatmaps|stages|memory|experiments|kernel|roofline).
-
-perintah:
-  list                 daftar latihan sesuai urutan kursus, dengan kemajuanmu
-  show ID              soal latihan dan fungsi yang harus ditulis
-  check ID [BERKAS]    kompilasi dan periksa berkasmu (bawaan: salinan di workspace)
-  hint ID [N]          petunjuk ke-N (1 = paling ringan)
-  solution ID          solusi referensi dan penjelasannya, setelah lulus
-  reset ID             kembalikan starter (berkasmu disimpan sebagai cadangan)
-  history ID           versi-versi berkasmu (satu setiap simpan dan periksa)
-  restore ID N         kembalikan versi N (berkasmu disimpan sebagai versi dulu)
-  watch ID [BERKAS]    periksa ulang setiap kali berkas disimpan
-  dev check            penulis kursus: setiap starter gagal, setiap solusi lulus
-  dev ops              penulis kursus: operasi referensi Eigen dan parameternya
-  doctor               yang disediakan mesin ini untuk attnlab (kompiler, sandbox, CUDA)
-
-opsi: --lang en|id (bahasa), --json (list, show, check, history, restore, dev check, doctor), --help
-kode keluar: 0 lulus/ok, 1 pemeriksaan gagal, 2 galat pemakaian atau persiapan
-data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"}},
-        {"list", {"usage: attnlab list [--json]\nLists the exercises in course order with your progress and topics.",
-                  "pemakaian: attnlab list [--json]\nMenampilkan latihan sesuai urutan kursus beserta kemajuan dan topiknya."}},
-        {"show", {"usage: attnlab show ID [--json]\nPrints the statement, the function signature to write and where your file is.",
-                  "pemakaian: attnlab show ID [--json]\nMenampilkan soal, signature fungsi yang harus ditulis, dan lokasi berkasmu."}},
-        {"check", {"usage: attnlab check ID [FILE] [--json] [--arch sm_90]\nCompiles FILE (default: your workspace copy) and checks it on every case\nagainst the Eigen reference. Exit code 0 when it passes, 1 when not.\nCUDA exercises: --arch picks the GPU architecture of the resource report\n(registers, shared memory, spills, occupancy; needs NVRTC, no GPU).",
-                   "pemakaian: attnlab check ID [BERKAS] [--json] [--arch sm_90]\nMengompilasi BERKAS (bawaan: salinan di workspace) dan memeriksanya pada setiap\nkasus terhadap referensi Eigen. Kode keluar 0 bila lulus, 1 bila tidak.\nLatihan CUDA: --arch memilih arsitektur GPU untuk laporan sumber daya\n(register, shared memory, spill, okupansi; butuh NVRTC, tanpa GPU)."}},
-        {"hint", {"usage: attnlab hint ID [N]\nShows hint N (default: the next one you have not seen).",
-                  "pemakaian: attnlab hint ID [N]\nMenampilkan petunjuk ke-N (bawaan: petunjuk berikutnya yang belum kamu lihat)."}},
-        {"solution", {"usage: attnlab solution ID [--force]\nShows the reference solution and the explanation once you have passed.",
-                      "pemakaian: attnlab solution ID [--force]\nMenampilkan solusi referensi dan penjelasannya setelah kamu lulus."}},
-        {"reset", {"usage: attnlab reset ID [--yes]\nRestores the starter file; your current file is kept as a timestamped backup.",
-                   "pemakaian: attnlab reset ID [--yes]\nMengembalikan berkas starter; berkasmu sekarang disimpan sebagai cadangan bertanda waktu."}},
-        {"history", {"usage: attnlab history ID [--json]\nLists the versions of your file, newest first: one is kept at every save and every check\n(in the window and here), and before a restore or a reset.",
-                     "pemakaian: attnlab history ID [--json]\nMenampilkan versi-versi berkasmu, yang terbaru di atas: satu versi disimpan setiap kali\nberkas disimpan atau diperiksa (di jendela maupun di sini), dan sebelum pemulihan atau reset."}},
-        {"restore", {"usage: attnlab restore ID N [--json]\nPuts version N (from attnlab history ID) back into your file. Your file as it was is kept\nas a version first, so nothing is lost.",
-                     "pemakaian: attnlab restore ID N [--json]\nMengembalikan versi N (dari attnlab history ID) ke berkasmu. Berkasmu yang sekarang disimpan\nsebagai versi lebih dulu, jadi tidak ada yang hilang."}},
-        {"watch", {"usage: attnlab watch ID [FILE]\nChecks the file now and again every time it is saved. Ctrl+C stops.",
-                   "pemakaian: attnlab watch ID [BERKAS]\nMemeriksa berkas sekarang dan setiap kali disimpan. Ctrl+C untuk berhenti."}},
-        {"doctor", {"usage: attnlab doctor [--json]\nReports the compiler, the learner runtime, the sandbox's protections, the limits,\nthe CUDA toolkit, NVRTC and the GPU. Exit code 2 when checks cannot run here.",
-                    "pemakaian: attnlab doctor [--json]\nMelaporkan kompiler, runtime latihan, perlindungan sandbox, batas, CUDA toolkit,\nNVRTC, dan GPU. Kode keluar 2 bila pemeriksaan tidak bisa berjalan di sini."}},
-        {"dev", {"usage: attnlab dev check [--json] | attnlab dev ops\ncheck: compiles every starter (must compile and fail) and every solution (must pass).\nops: lists the Eigen reference ops an exercise can name, each with its mistakes and the exercises that name it.",
-                 "pemakaian: attnlab dev check [--json] | attnlab dev ops\ncheck: mengompilasi setiap starter (harus terkompilasi dan gagal) dan setiap solusi (harus lulus).\nops: menampilkan operasi referensi Eigen yang bisa dipakai latihan, masing-masing dengan kesalahannya dan latihan yang memakainya."}},
+// The help of attnlab ("") and of each command, by the command's name.
+const std::map<std::string, MessageKey>& help_texts() {
+    static const std::map<std::string, MessageKey> h = {
+        {"", msg::cli_help_general},
+        {"list", msg::cli_help_list},
+        {"show", msg::cli_help_show},
+        {"check", msg::cli_help_check},
+        {"hint", msg::cli_help_hint},
+        {"solution", msg::cli_help_solution},
+        {"reset", msg::cli_help_reset},
+        {"history", msg::cli_help_history},
+        {"restore", msg::cli_help_restore},
+        {"watch", msg::cli_help_watch},
+        {"doctor", msg::cli_help_doctor},
+        {"dev", msg::cli_help_dev},
     };
     return h;
 }
@@ -145,9 +79,19 @@ struct Options {
     gui::GuiOptions gui;
 };
 
-[[noreturn]] void usage_error(const std::string& msg) {
-    std::cerr << "attnlab: " << msg << "\n(attnlab --help)\n";
+[[noreturn]] void usage_error(const std::string& text) {
+    std::cerr << "attnlab: " << text << "\n(attnlab --help)\n";
     std::exit(kExitUsage);
+}
+
+// The language of what is said before the course is loaded (the options, the
+// help): --lang, else what Lab would choose from the settings and environment.
+Lang early_language(const std::string& lang_flag) {
+    return resolve_language(lang_flag, Settings::load(Paths::from_environment().settings_file()));
+}
+
+[[noreturn]] void usage_error(const std::string& lang_flag, MessageKey key, const std::map<std::string, std::string>& args = {}) {
+    usage_error(tr(early_language(lang_flag), key, args));
 }
 
 Options parse_options(const std::vector<std::string>& args) {
@@ -155,7 +99,7 @@ Options parse_options(const std::vector<std::string>& args) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](const std::string& name) -> std::string {
-            if (i + 1 >= args.size()) usage_error(name + " needs a value");
+            if (i + 1 >= args.size()) usage_error(o.lang_flag, msg::cli_usage_needs_value, {{"option", name}});
             return args[++i];
         };
         if (a == "--lang") o.lang_flag = value(a);
@@ -178,20 +122,20 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--view") o.gui.view = value(a), o.gui_flags = true;
         else if (a == "--size") {
             const std::string v = value(a);
-            if (std::sscanf(v.c_str(), "%dx%d", &o.gui.width, &o.gui.height) != 2 || o.gui.width < 320 || o.gui.height < 240) usage_error("--size takes WIDTHxHEIGHT");
+            if (std::sscanf(v.c_str(), "%dx%d", &o.gui.width, &o.gui.height) != 2 || o.gui.width < 320 || o.gui.height < 240) usage_error(o.lang_flag, msg::cli_usage_size);
             o.gui_flags = true;
         }
-        else if (a.size() > 1 && a[0] == '-') usage_error("unknown option " + a);
+        else if (a.size() > 1 && a[0] == '-') usage_error(o.lang_flag, msg::cli_usage_unknown_option, {{"option", a}});
         else o.positional.push_back(a);
     }
     if (!arch_limits(o.gpu_arch)) {
         std::string known;
         for (const std::string& a : known_gpu_archs()) known += (known.empty() ? "" : ", ") + a;
-        usage_error("--arch takes one of " + known);
+        usage_error(o.lang_flag, msg::cli_usage_arch, {{"archs", known}});
     }
     if (!o.lang_flag.empty()) {
         Lang l;
-        if (!parse_lang(o.lang_flag, l) || (o.lang_flag != "en" && o.lang_flag != "id")) usage_error("--lang takes en or id");
+        if (!parse_lang(o.lang_flag, l) || (o.lang_flag != "en" && o.lang_flag != "id")) usage_error(o.lang_flag, msg::cli_usage_lang);
     }
     return o;
 }
@@ -289,7 +233,7 @@ int cmd_list(Context& ctx) {
 }
 
 int cmd_show(Context& ctx) {
-    if (ctx.opt.positional.size() != 2) usage_error("show needs an exercise id");
+    if (ctx.opt.positional.size() != 2) usage_error(ctx.t(msg::cli_usage_show));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     const fs::path file = ctx.lab->workspace().ensure_learner_file(e, ctx.lang);
     ctx.lab->progress().set_last_exercise(e.id);
@@ -355,14 +299,14 @@ fs::path file_argument(Context& ctx, const Exercise& e) {
         // for ever), a FIFO (blocks for ever) or a folder.
         std::error_code ec;
         const fs::file_status st = fs::status(f, ec);
-        if (ec == std::errc::permission_denied) usage_error("no permission to read " + f.string());
-        if (!fs::exists(st)) usage_error("no such file: " + f.string());
-        if (!fs::is_regular_file(st)) usage_error(f.string() + " is not a regular file (a folder, a device or a pipe cannot be checked)");
+        if (ec == std::errc::permission_denied) usage_error(ctx.t(msg::cli_usage_no_permission, {{"file", f.string()}}));
+        if (!fs::exists(st)) usage_error(ctx.t(msg::cli_usage_no_such_file, {{"file", f.string()}}));
+        if (!fs::is_regular_file(st)) usage_error(ctx.t(msg::cli_usage_not_regular_file, {{"file", f.string()}}));
         const auto size = fs::file_size(f, ec);
         if (!ec && size > kMaxSourceBytes)
             usage_error(ctx.t(msg::cli_check_source_too_large, {{"file", f.string()}, {"limit", whole_megabytes(kMaxSourceBytes)},
                                                              {"size", format_count(static_cast<int64_t>(size), ctx.lang)}}));
-        if (::access(f.c_str(), R_OK) != 0) usage_error("no permission to read " + f.string());
+        if (::access(f.c_str(), R_OK) != 0) usage_error(ctx.t(msg::cli_usage_no_permission, {{"file", f.string()}}));
         return f;
     }
     return ctx.lab->workspace().ensure_learner_file(e, ctx.lang);
@@ -383,7 +327,7 @@ void keep_checked_version(Context& ctx, const Exercise& e, const fs::path& file,
 }
 
 int cmd_check(Context& ctx) {
-    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("check needs an exercise id and optionally a file");
+    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error(ctx.t(msg::cli_usage_check));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     const fs::path file = file_argument(ctx, e);
     if (!ctx.opt.json) std::cerr << ctx.t(msg::cli_check_checking, {{"file", file.string()}}) << "\n";
@@ -402,7 +346,7 @@ int cmd_check(Context& ctx) {
 }
 
 int cmd_hint(Context& ctx) {
-    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("hint needs an exercise id and optionally a number");
+    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error(ctx.t(msg::cli_usage_hint));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     ExerciseProgress& p = ctx.lab->progress().at(e.id);
     const int count = static_cast<int>(e.hints.size());
@@ -425,7 +369,7 @@ int cmd_hint(Context& ctx) {
 }
 
 int cmd_solution(Context& ctx) {
-    if (ctx.opt.positional.size() != 2) usage_error("solution needs an exercise id");
+    if (ctx.opt.positional.size() != 2) usage_error(ctx.t(msg::cli_usage_solution));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     if (ctx.lab->progress().get(e.id).status != ExerciseStatus::Passed && !ctx.opt.force) {
         std::cerr << ctx.t(msg::cli_solution_locked) << "\n";
@@ -438,11 +382,11 @@ int cmd_solution(Context& ctx) {
 }
 
 int cmd_reset(Context& ctx) {
-    if (ctx.opt.positional.size() != 2) usage_error("reset needs an exercise id");
+    if (ctx.opt.positional.size() != 2) usage_error(ctx.t(msg::cli_usage_reset));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     const fs::path file = ctx.lab->workspace().learner_file(e);
     if (!ctx.opt.yes && fs::exists(file)) {
-        if (!isatty(STDIN_FILENO)) usage_error("reset asks for confirmation; pass --yes when not on a terminal");
+        if (!isatty(STDIN_FILENO)) usage_error(ctx.t(msg::cli_usage_reset_confirm));
         std::cout << ctx.t(msg::cli_reset_confirm, {{"file", file.string()}}) << std::flush;
         std::string answer;
         std::getline(std::cin, answer);
@@ -465,7 +409,7 @@ json version_json(const Version& v, const std::string& current_hash, Lang lang) 
 
 // The versions of the learner's file, newest first.
 int cmd_history(Context& ctx) {
-    if (ctx.opt.positional.size() != 2) usage_error("history needs an exercise id");
+    if (ctx.opt.positional.size() != 2) usage_error(ctx.t(msg::cli_usage_history));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     KeyedMessage warning;
     const std::vector<Version> versions = ctx.lab->workspace().history().list(e.id, &warning);
@@ -497,7 +441,7 @@ int cmd_history(Context& ctx) {
 
 // Version N back into the learner's file, the file as it was kept first.
 int cmd_restore(Context& ctx) {
-    if (ctx.opt.positional.size() != 3) usage_error("restore needs an exercise id and a version number");
+    if (ctx.opt.positional.size() != 3) usage_error(ctx.t(msg::cli_usage_restore));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     char* end = nullptr;
     const long number = std::strtol(ctx.opt.positional[2].c_str(), &end, 10);
@@ -517,7 +461,7 @@ std::atomic<bool> g_stop{false};
 void on_interrupt(int) { g_stop.store(true); }
 
 int cmd_watch(Context& ctx) {
-    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("watch needs an exercise id and optionally a file");
+    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error(ctx.t(msg::cli_usage_watch));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     const fs::path file = file_argument(ctx, e);
     struct sigaction sa {};
@@ -598,14 +542,17 @@ void print_ops(const Course& course) {
     }
 }
 
+// For course authors, not learners: the op list, the per-exercise table and
+// its problems stay in English, as check_course() words them (course_check.hpp);
+// only the usage errors and the closing line are in the learner's language.
 int cmd_dev(Context& ctx) {
-    if (ctx.opt.positional.size() != 2) usage_error("dev needs a subcommand: check or ops");
+    if (ctx.opt.positional.size() != 2) usage_error(ctx.t(msg::cli_usage_dev));
     const std::string sub = ctx.opt.positional[1];
     if (sub == "ops") {
         print_ops(ctx.lab->course());
         return kExitOk;
     }
-    if (sub != "check") usage_error("unknown dev subcommand " + sub);
+    if (sub != "check") usage_error(ctx.t(msg::cli_usage_unknown_dev, {{"name", sub}}));
     const CourseCheck check = check_course(ctx.lab->runner(), ctx.lab->course());
     if (ctx.opt.json) {
         json report = json::array();
@@ -641,11 +588,11 @@ int run(const std::vector<std::string>& args) {
     ctx.opt = parse_options(args);
     const std::string command = ctx.opt.positional.empty() ? "" : ctx.opt.positional[0];
     if (ctx.opt.help || command == "help") {
-        Lang lang = resolve_language(ctx.opt.lang_flag, Settings::load(Paths::from_environment().settings_file()));
+        const Lang lang = early_language(ctx.opt.lang_flag);
         const std::string topic = command == "help" ? (ctx.opt.positional.size() > 1 ? ctx.opt.positional[1] : "") : command;
         auto it = help_texts().find(topic);
         if (it == help_texts().end()) it = help_texts().find("");
-        std::cout << (lang == Lang::Id ? it->second.id : it->second.en) << "\n";
+        std::cout << tr(lang, it->second) << "\n";
         return kExitOk;
     }
     if (command.empty()) {
@@ -655,10 +602,10 @@ int run(const std::vector<std::string>& args) {
         g.lang = ctx.opt.lang_flag;
         return gui::run_gui(g);
 #else
-        if (ctx.opt.gui_flags) usage_error("this attnlab was built without its GUI (see README: ./setup.sh installs what it needs)");
+        if (ctx.opt.gui_flags) usage_error(ctx.opt.lang_flag, msg::cli_usage_no_gui);
 #endif
     } else if (ctx.opt.gui_flags) {
-        usage_error("--exercise, --run, --screenshot, --quit-after, --size, --timing, --tab, --show and --view are for the window (attnlab with no command)");
+        usage_error(ctx.opt.lang_flag, msg::cli_usage_window_options);
     }
     if (command == "doctor") return doctor(ctx.opt.lang_flag, ctx.opt.json);  // needs no course: works when nothing else does
     static const std::map<std::string, int (*)(Context&)> commands = {
@@ -667,7 +614,7 @@ int run(const std::vector<std::string>& args) {
         {"history", cmd_history},   {"restore", cmd_restore},
     };
     auto it = commands.find(command);
-    if (it == commands.end()) usage_error("unknown command " + command);
+    if (it == commands.end()) usage_error(ctx.opt.lang_flag, msg::cli_usage_unknown_command, {{"command", command}});
     if (int rc = setup(ctx); rc != kExitOk) return rc;
     try {
         return it->second(ctx);

@@ -292,6 +292,120 @@ const Entry kMessages[] = {
     {"cli.course_problem", "cannot load the course: {message}", "kursus tidak bisa dimuat: {message}"},
     {"cli.dev.ok", "course OK: {count} exercises, every starter fails and every solution passes",
      "kursus OK: {count} latihan, setiap starter gagal dan setiap solusi lulus"},
+    // the command line's usage errors and help (attnlab --help, attnlab help COMMAND)
+    {"cli.usage.needs_value", "{option} needs a value", "{option} perlu diberi nilai"},
+    {"cli.usage.size", "--size takes WIDTHxHEIGHT, at least 320x240", "--size menerima LEBARxTINGGI, paling kecil 320x240"},
+    {"cli.usage.unknown_option", "unknown option {option}", "opsi {option} tidak dikenal"},
+    {"cli.usage.arch", "--arch takes one of {archs}", "--arch menerima salah satu dari {archs}"},
+    {"cli.usage.lang", "--lang takes en or id", "--lang menerima en atau id"},
+    {"cli.usage.unknown_command", "unknown command {command}", "perintah {command} tidak dikenal"},
+    {"cli.usage.no_gui", "this attnlab was built without its GUI (see README: ./setup.sh installs what it needs)",
+     "attnlab ini dibangun tanpa GUI (lihat README: ./setup.sh memasang yang dibutuhkannya)"},
+    {"cli.usage.window_options",
+     "--exercise, --run, --screenshot, --quit-after, --size, --timing, --tab, --show and --view are for the window (attnlab with no command)",
+     "--exercise, --run, --screenshot, --quit-after, --size, --timing, --tab, --show, dan --view hanya untuk jendela (attnlab tanpa perintah)"},
+    {"cli.usage.show", "show needs an exercise id", "show memerlukan ID latihan"},
+    {"cli.usage.check", "check needs an exercise id and optionally a file", "check memerlukan ID latihan dan, bila perlu, sebuah berkas"},
+    {"cli.usage.hint", "hint needs an exercise id and optionally a number", "hint memerlukan ID latihan dan, bila perlu, nomor petunjuk"},
+    {"cli.usage.solution", "solution needs an exercise id", "solution memerlukan ID latihan"},
+    {"cli.usage.reset", "reset needs an exercise id", "reset memerlukan ID latihan"},
+    {"cli.usage.reset_confirm", "reset asks for confirmation; pass --yes when not on a terminal",
+     "reset meminta konfirmasi; tambahkan --yes bila tidak dijalankan di terminal"},
+    {"cli.usage.history", "history needs an exercise id", "history memerlukan ID latihan"},
+    {"cli.usage.restore", "restore needs an exercise id and a version number", "restore memerlukan ID latihan dan nomor versi"},
+    {"cli.usage.watch", "watch needs an exercise id and optionally a file", "watch memerlukan ID latihan dan, bila perlu, sebuah berkas"},
+    {"cli.usage.dev", "dev needs a subcommand: check or ops", "dev memerlukan subperintah: check atau ops"},
+    {"cli.usage.unknown_dev", "unknown dev subcommand {name}", "subperintah dev {name} tidak dikenal"},
+    {"cli.usage.no_such_file", "no such file: {file}", "berkas tidak ada: {file}"},
+    {"cli.usage.no_permission", "no permission to read {file}", "tidak ada izin untuk membaca {file}"},
+    {"cli.usage.not_regular_file", "{file} is not a regular file (a folder, a device or a pipe cannot be checked)",
+     "{file} bukan berkas biasa (folder, device, atau pipe tidak bisa diperiksa)"},
+    {"cli.help.general",
+     R"(attnlab — learn causal multi-head self-attention by writing it
+
+usage: attnlab [--lang en|id] [--course DIR] [COMMAND [ARGS]]
+
+With no command, attnlab opens its window (GUI options: --exercise ID, --run,
+--screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
+--show settings|help|history,
+--view heatmaps|stages|memory|experiments|kernel|roofline).
+
+commands:
+  list                 the exercises in course order, with your progress
+  show ID              the exercise statement and the function to write
+  check ID [FILE]      compile and check your file (default: your workspace copy)
+  hint ID [N]          hint N (1 = gentlest)
+  solution ID          the reference solution and explanation, after a pass
+  reset ID             put the starter back (your file is kept as a backup)
+  history ID           the versions of your file (one at every save and check)
+  restore ID N         bring version N back (your file is kept as a version first)
+  watch ID [FILE]      re-check every time the file is saved
+  dev check            course authors: every starter fails, every solution passes
+  dev ops              course authors: the Eigen reference ops and their parameters
+  doctor               what this machine gives attnlab (compiler, sandbox, CUDA)
+
+options: --lang en|id (language), --json (list, show, check, history, restore, dev check, doctor), --help
+exit codes: 0 pass/ok, 1 a check failed, 2 usage or set-up error
+data: $ATTNLAB_HOME, else the XDG data/cache/config dirs (see README))",
+     R"(attnlab — belajar causal multi-head self-attention dengan menuliskannya
+
+pemakaian: attnlab [--lang en|id] [--course DIR] [PERINTAH [ARGUMEN]]
+
+Tanpa perintah, attnlab membuka jendelanya (opsi GUI: --exercise ID, --run,
+--screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
+--show settings|help|history,
+--view heatmaps|stages|memory|experiments|kernel|roofline).
+
+perintah:
+  list                 daftar latihan sesuai urutan kursus, dengan kemajuanmu
+  show ID              soal latihan dan fungsi yang harus ditulis
+  check ID [BERKAS]    kompilasi dan periksa berkasmu (bawaan: salinan di workspace)
+  hint ID [N]          petunjuk ke-N (1 = paling ringan)
+  solution ID          solusi referensi dan penjelasannya, setelah lulus
+  reset ID             kembalikan starter (berkasmu disimpan sebagai cadangan)
+  history ID           versi-versi berkasmu (satu setiap simpan dan periksa)
+  restore ID N         kembalikan versi N (berkasmu disimpan sebagai versi dulu)
+  watch ID [BERKAS]    periksa ulang setiap kali berkas disimpan
+  dev check            penulis kursus: setiap starter gagal, setiap solusi lulus
+  dev ops              penulis kursus: operasi referensi Eigen dan parameternya
+  doctor               yang disediakan mesin ini untuk attnlab (kompiler, sandbox, CUDA)
+
+opsi: --lang en|id (bahasa), --json (list, show, check, history, restore, dev check, doctor), --help
+kode keluar: 0 lulus/ok, 1 pemeriksaan gagal, 2 galat pemakaian atau persiapan
+data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"},
+    {"cli.help.list",
+     "usage: attnlab list [--json]\nLists the exercises in course order with your progress and topics.",
+     "pemakaian: attnlab list [--json]\nMenampilkan latihan sesuai urutan kursus beserta kemajuan dan topiknya."},
+    {"cli.help.show",
+     "usage: attnlab show ID [--json]\nPrints the statement, the function signature to write and where your file is.",
+     "pemakaian: attnlab show ID [--json]\nMenampilkan soal, signature fungsi yang harus ditulis, dan lokasi berkasmu."},
+    {"cli.help.check",
+     "usage: attnlab check ID [FILE] [--json] [--arch sm_90]\nCompiles FILE (default: your workspace copy) and checks it on every case\nagainst the Eigen reference. Exit code 0 when it passes, 1 when not.\nCUDA exercises: --arch picks the GPU architecture of the resource report\n(registers, shared memory, spills, occupancy; needs NVRTC, no GPU).",
+     "pemakaian: attnlab check ID [BERKAS] [--json] [--arch sm_90]\nMengompilasi BERKAS (bawaan: salinan di workspace) dan memeriksanya pada setiap\nkasus terhadap referensi Eigen. Kode keluar 0 bila lulus, 1 bila tidak.\nLatihan CUDA: --arch memilih arsitektur GPU untuk laporan sumber daya\n(register, shared memory, spill, okupansi; butuh NVRTC, tanpa GPU)."},
+    {"cli.help.hint",
+     "usage: attnlab hint ID [N]\nShows hint N (default: the next one you have not seen).",
+     "pemakaian: attnlab hint ID [N]\nMenampilkan petunjuk ke-N (bawaan: petunjuk berikutnya yang belum kamu lihat)."},
+    {"cli.help.solution",
+     "usage: attnlab solution ID [--force]\nShows the reference solution and the explanation once you have passed.",
+     "pemakaian: attnlab solution ID [--force]\nMenampilkan solusi referensi dan penjelasannya setelah kamu lulus."},
+    {"cli.help.reset",
+     "usage: attnlab reset ID [--yes]\nRestores the starter file; your current file is kept as a timestamped backup.",
+     "pemakaian: attnlab reset ID [--yes]\nMengembalikan berkas starter; berkasmu sekarang disimpan sebagai cadangan bertanda waktu."},
+    {"cli.help.history",
+     "usage: attnlab history ID [--json]\nLists the versions of your file, newest first: one is kept at every save and every check\n(in the window and here), and before a restore or a reset.",
+     "pemakaian: attnlab history ID [--json]\nMenampilkan versi-versi berkasmu, yang terbaru di atas: satu versi disimpan setiap kali\nberkas disimpan atau diperiksa (di jendela maupun di sini), dan sebelum pemulihan atau reset."},
+    {"cli.help.restore",
+     "usage: attnlab restore ID N [--json]\nPuts version N (from attnlab history ID) back into your file. Your file as it was is kept\nas a version first, so nothing is lost.",
+     "pemakaian: attnlab restore ID N [--json]\nMengembalikan versi N (dari attnlab history ID) ke berkasmu. Berkasmu yang sekarang disimpan\nsebagai versi lebih dulu, jadi tidak ada yang hilang."},
+    {"cli.help.watch",
+     "usage: attnlab watch ID [FILE]\nChecks the file now and again every time it is saved. Ctrl+C stops.",
+     "pemakaian: attnlab watch ID [BERKAS]\nMemeriksa berkas sekarang dan setiap kali disimpan. Ctrl+C untuk berhenti."},
+    {"cli.help.doctor",
+     "usage: attnlab doctor [--json]\nReports the compiler, the learner runtime, the sandbox's protections, the limits,\nthe CUDA toolkit, NVRTC and the GPU. Exit code 2 when checks cannot run here.",
+     "pemakaian: attnlab doctor [--json]\nMelaporkan kompiler, runtime latihan, perlindungan sandbox, batas, CUDA toolkit,\nNVRTC, dan GPU. Kode keluar 2 bila pemeriksaan tidak bisa berjalan di sini."},
+    {"cli.help.dev",
+     "usage: attnlab dev check [--json] | attnlab dev ops\ncheck: compiles every starter (must compile and fail) and every solution (must pass).\nops: lists the Eigen reference ops an exercise can name, each with its mistakes and the exercises that name it.",
+     "pemakaian: attnlab dev check [--json] | attnlab dev ops\ncheck: mengompilasi setiap starter (harus terkompilasi dan gagal) dan setiap solusi (harus lulus).\nops: menampilkan operasi referensi Eigen yang bisa dipakai latihan, masing-masing dengan kesalahannya dan latihan yang memakainya."},
     // GUI
     {"gui.course.title", "Course", "Kursus"},
     {"gui.course.progress", "{passed} of {total} passed", "{passed} dari {total} lulus"},
