@@ -43,7 +43,7 @@ fs::path Workspace::ensure_learner_file(const Exercise& exercise, Lang lang) con
     if (!fs::exists(p)) {
         const fs::path from = starter_for(exercise, lang);
         auto starter = read_file(from);
-        if (!starter) throw std::runtime_error("cannot read " + from.string());
+        if (!starter) throw KeyedError({msg::workspace_starter_unreadable, {{"path", from.string()}}, {}});
         write_file_atomic(p, *starter);
     }
     return p;
@@ -66,7 +66,7 @@ fs::path Workspace::reset(const Exercise& exercise, Lang lang) const {
     }
     const fs::path from = starter_for(exercise, lang);
     auto starter = read_file(from);
-    if (!starter) throw std::runtime_error("cannot read " + from.string());
+    if (!starter) throw KeyedError({msg::workspace_starter_unreadable, {{"path", from.string()}}, {}});
     write_file_atomic(p, *starter);
     return backup;
 }
