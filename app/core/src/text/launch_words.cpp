@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <map>
 
-#include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/text/named_messages.hpp"
 #include "attnlab/core/text/number_format.hpp"
 
 namespace attnlab {
@@ -194,7 +194,7 @@ std::string race_text(const Fault& f, Lang lang) { return tr(lang, msg::launch_f
 // The emulator's launch refusals: a code in `detail`, the offending number in
 // `size` and the limit in `index`; any other detail is a raw message.
 std::string launch_text(const Fault& f, Lang lang) {
-    static const std::pair<const char*, MessageKey> kCodes[] = {
+    static const NamedMessage kCodes[] = {
         {"empty_launch", msg::launch_invalid_empty_launch},
         {"block_too_large", msg::launch_invalid_block_too_large},
         {"grid_too_large", msg::launch_invalid_grid_too_large},
@@ -206,14 +206,13 @@ std::string launch_text(const Fault& f, Lang lang) {
         {"nested_launch", msg::launch_invalid_nested_launch},
         {"launch_bounds_exceeded", msg::launch_invalid_launch_bounds_exceeded}};
     std::string why = f.detail;
-    for (const auto& [code, key] : kCodes)
-        if (f.detail == code)
-            why = tr(lang, key,
-                     {{"n", num(f.size)},
-                      {"limit", num(f.index)},
-                      {"max_xy", num(LaunchLimits::max_block_xy)},
-                      {"max_z", num(LaunchLimits::max_block_z)},
-                      {"bound_line", on_line(f.other_line, lang)}});
+    if (const MessageKey* key = message_named(kCodes, f.detail))
+        why = tr(lang, *key,
+                 {{"n", num(f.size)},
+                  {"limit", num(f.index)},
+                  {"max_xy", num(LaunchLimits::max_block_xy)},
+                  {"max_z", num(LaunchLimits::max_block_z)},
+                  {"bound_line", on_line(f.other_line, lang)}});
     return tr(lang, msg::launch_fault_invalid_launch, {{"why", why}, {"on_line", on_line(f.line, lang)}});
 }
 

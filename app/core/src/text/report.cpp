@@ -13,7 +13,7 @@
 #include "attnlab/core/check/gpu_resources.hpp"
 #include "attnlab/core/check/launch_shapes.hpp"
 #include "attnlab/core/text/launch_words.hpp"
-#include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/text/named_messages.hpp"
 #include "attnlab/core/check/mistakes.hpp"
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/check/performance.hpp"
@@ -401,11 +401,10 @@ std::string explain_difference(const Exercise& exercise, const CheckResult& resu
     const std::string in_sequence =
         where.sequence >= 0 ? tr(lang, msg::explain_difference_in_sequence, {{"sequence", std::to_string(where.sequence)}}) : "";
     // The stages reference::locate_first_difference names from the output alone.
-    static const std::pair<const char*, MessageKey> kWorkedBack[] = {
+    static const NamedMessage kWorkedBack[] = {
         {"concat", msg::explain_difference_concat}, {"weights", msg::explain_difference_weights}, {"heads", msg::explain_difference_heads}};
-    for (const auto& [stage, key] : kWorkedBack)
-        if (where.stage == stage) return tr(lang, key, {{"case", std::to_string(where.case_index + 1)}, {"in_sequence", in_sequence}});
-    return "";
+    const MessageKey* key = message_named(kWorkedBack, where.stage);
+    return key ? tr(lang, *key, {{"case", std::to_string(where.case_index + 1)}, {"in_sequence", in_sequence}}) : "";
 }
 
 std::string explain_backends(const CheckResult& r, const Exercise& ex, Lang lang) {
