@@ -616,6 +616,15 @@ TEST_CASE("usage errors exit 2") {
     CHECK(cli.run({"check", "split-heads", (cli.home() / "missing.cpp").string()}).code == 2);
     CHECK(cli.run({"dev", "frobnicate"}).code == 2);
     CHECK(cli.run({"list", "--course", (cli.home() / "no-course").string()}).code == 2);
+
+    // In the learner's language, also those found before the course is loaded.
+    const Result bad_option_id = cli.run({"--lang", "id", "list", "--frobnicate"});
+    INFO(bad_option_id);
+    CHECK(bad_option_id.code == 2);
+    CHECK(contains(bad_option_id.err, "opsi --frobnicate tidak dikenal"));
+    CHECK(contains(cli.run({"--lang", "id", "frobnicate"}).err, "perintah frobnicate tidak dikenal"));
+    CHECK(contains(cli.run({"check"}).err, "check needs an exercise id"));
+    CHECK(contains(cli.run({"--lang", "id", "check"}).err, "check memerlukan ID latihan"));
 }
 
 TEST_CASE("--help in both languages") {

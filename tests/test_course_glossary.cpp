@@ -88,10 +88,10 @@ TEST_CASE("the course keeps the Indonesian glossary and states the decimal conve
 TEST_CASE("attnlab's own Indonesian sentences keep the same glossary") {
     // The editor's status bar ("Baris 12, Kol 5") is about the learner's file
     // and nothing else: no tensor row could be meant there.
-    const std::set<std::string> source_only = {"gui.editor.position"};
+    const std::set<std::string> source_only = {msg::gui_editor_position.c_str()};
     for (const std::string& key : message_keys()) {
         // A placeholder's name ("{error}") is not a word of the sentence.
-        const std::string text = std::regex_replace(tr(Lang::Id, key), std::regex(R"(\{error\})"), "{e}");
+        const std::string text = std::regex_replace(tr(Lang::Id, built_key(key)), std::regex(R"(\{error\})"), "{e}");
         CAPTURE(key);
         CAPTURE(text);
         std::vector<std::string> problems = glossary_problems(text);

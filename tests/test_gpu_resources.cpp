@@ -636,7 +636,7 @@ TEST_CASE("compile_resources: Unavailable without NVRTC or the tool; a bad archi
     const ResourceReport r = compile_resources(kLearnerKernel, "starter.cu", {}, "sm_90", work.path(), &cancelled);
     CHECK(r.status == ResourceReport::Status::Unavailable);
     CHECK(r.cancelled);
-    CHECK(describe_resources(r, Lang::En) == tr(Lang::En, "gpu.cancelled"));
+    CHECK(describe_resources(r, Lang::En) == tr(Lang::En, msg::gpu_cancelled));
     CHECK(fs::is_empty(work.path()));
 }
 

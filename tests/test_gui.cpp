@@ -97,10 +97,10 @@ TEST_CASE("gui: clicking a compiler error moves the editor's cursor to its line"
 TEST_CASE("gui: the language switch applies at once, persists, and Ctrl+L toggles") {
     Harness h;
     REQUIRE(h.session.lang() == Lang::En);
-    CHECK(h.ui.t("gui.editor.run") == "Run");
+    CHECK(h.ui.t(msg::gui_editor_run) == "Run");
     h.click("menu_lang:id");
     CHECK(h.session.lang() == Lang::Id);
-    CHECK(h.ui.t("gui.editor.run") == "Jalankan");
+    CHECK(h.ui.t(msg::gui_editor_run) == "Jalankan");
     CHECK(h.has("run"));  // the relabelled button is still drawn and noted
     {
         Session again(fixture_options());  // same ATTNLAB_HOME
@@ -108,7 +108,7 @@ TEST_CASE("gui: the language switch applies at once, persists, and Ctrl+L toggle
     }
     h.key(kKeyL, /*ctrl=*/true);
     CHECK(h.session.lang() == Lang::En);
-    CHECK(h.ui.t("gui.editor.run") == "Run");
+    CHECK(h.ui.t(msg::gui_editor_run) == "Run");
     {
         Session again(fixture_options());
         CHECK(again.lang() == Lang::En);

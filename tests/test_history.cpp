@@ -235,7 +235,7 @@ TEST_CASE("history: a corrupt index is set aside and the versions are found agai
     spit(index, "{ this is not json");
     KeyedMessage warning;
     const std::vector<Version> v = h.list("ex", &warning);
-    CHECK(warning.key == "history.index_set_aside");
+    CHECK(warning.key == msg::history_index_set_aside);
     CHECK(contains(warning.text(Lang::En), "2 versions were found again"));
     CHECK(contains(warning.text(Lang::Id), "2 versi ditemukan kembali"));
     REQUIRE(v.size() == 2);
@@ -257,13 +257,13 @@ TEST_CASE("history: a corrupt index is set aside and the versions are found agai
         (void)h.text("ex", 3);
         FAIL("no error for a missing text");
     } catch (const KeyedError& e) {
-        CHECK(e.message().key == "history.text_missing");
+        CHECK(e.message().key == msg::history_text_missing);
     }
     // A missing index with texts left: found again, with a warning.
     fs::remove(index);
     KeyedMessage missing;
     CHECK(h.list("ex", &missing).size() == 2);
-    CHECK(missing.key == "history.index_missing");
+    CHECK(missing.key == msg::history_index_missing);
 }
 
 TEST_CASE("Workspace::restore keeps the file as a version first, then puts the old one back; reset keeps a version too") {

@@ -242,7 +242,16 @@ TEST_CASE("the Kernel view's data: sources, block roles and both layouts' counte
     CHECK(role.batch == 2);
     CHECK(role.head == 1);
     CHECK(role.row_end == 8);
-    CHECK_FALSE(kernel_layout_text("attention_v1", Lang::Id).empty());
+    // Every kernel whose source the view shows has its launch in words, in both languages.
+    for (const char* kernel : {"split_heads_v1", "merge_heads_v1", "matmul_tiled_v1", "attention_v1", "attention_v2"}) {
+        INFO(std::string(kernel));
+        CHECK_FALSE(kernels::kernel_layout(kernel).file.empty());
+        const std::string en = kernel_layout_text(kernel, Lang::En), id = kernel_layout_text(kernel, Lang::Id);
+        CHECK_FALSE(en.empty());
+        CHECK_FALSE(id.empty());
+        CHECK(en != id);
+    }
+    CHECK(kernel_layout_text("no_such_kernel", Lang::En).empty());
     const LayoutCountersView& v = attention_layout_counters(1, 64, 4, 32);
     REQUIRE(v.available);
     CHECK(v.max_abs_difference <= 1e-6);

@@ -208,7 +208,7 @@ TEST_CASE("a case that fails only where one side is -inf says so instead of 'max
 TEST_CASE("a NaN is explained in the exercise's own words where it gives them, else in attnlab's (a softmax)") {
     Exercise e = exercise();
     const CheckResult r = result(Verdict::NonFinite);
-    CHECK(explain(r, e, Lang::En).find(tr(Lang::En, "explain.non_finite.hint")) != std::string::npos);
+    CHECK(explain(r, e, Lang::En).find(tr(Lang::En, msg::explain_non_finite_hint)) != std::string::npos);
     e.non_finite_hint = {"A mask only copies.", "Mask hanya menyalin."};
     CHECK(explain(r, e, Lang::En).find("A mask only copies.") != std::string::npos);
     CHECK(explain(r, e, Lang::Id).find("Mask hanya menyalin.") != std::string::npos);

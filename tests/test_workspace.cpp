@@ -653,8 +653,8 @@ TEST_CASE("messages: every key has English and Indonesian text with the same pla
         CAPTURE(key);
         CHECK(has_message(Lang::En, key));
         CHECK(has_message(Lang::Id, key));
-        const std::string& en = tr(Lang::En, key);
-        const std::string& id = tr(Lang::Id, key);
+        const std::string& en = tr(Lang::En, built_key(key));
+        const std::string& id = tr(Lang::Id, built_key(key));
         CHECK_FALSE(en.empty());
         CHECK_FALSE(id.empty());
         CHECK(en != key);
@@ -663,11 +663,11 @@ TEST_CASE("messages: every key has English and Indonesian text with the same pla
         CHECK(sanitize_utf8(id) == id);
     }
     // An unknown key shows itself rather than failing.
-    CHECK(tr(Lang::En, "no.such.key") == "no.such.key");
+    CHECK(tr(Lang::En, built_key("no.such.key")) == "no.such.key");
     CHECK_FALSE(has_message(Lang::Id, "no.such.key"));
     // Placeholders are filled in.
-    CHECK(tr(Lang::En, "cli.hint.title", {{"n", "2"}, {"count", "3"}}) == "Hint 2 of 3");
-    CHECK(tr(Lang::Id, "cli.hint.title", {{"n", "2"}, {"count", "3"}}) == "Petunjuk 2 dari 3");
+    CHECK(tr(Lang::En, msg::cli_hint_title, {{"n", "2"}, {"count", "3"}}) == "Hint 2 of 3");
+    CHECK(tr(Lang::Id, msg::cli_hint_title, {{"n", "2"}, {"count", "3"}}) == "Petunjuk 2 dari 3");
 }
 
 // ---- crash safety -----------------------------------------------------------
@@ -786,7 +786,7 @@ TEST_CASE("a failed write says so in the learner's language; what() names the st
         // The base layer words nothing: its error is data, and what() the system's view.
         CHECK(std::string(e.what()) == "create_folder " + (tmp.path() / "plain").string() + ": " + std::strerror(ENOTDIR));
         const KeyedMessage m = message_of(e);
-        CHECK(m.key == "io.create_folder");
+        CHECK(m.key == msg::io_create_folder);
         CHECK(contains(m.text(Lang::En), "cannot create the folder"));
         CHECK(contains(m.text(Lang::En), "plain"));
         CHECK(contains(m.text(Lang::Id), "tidak dapat membuat folder"));

@@ -44,87 +44,21 @@ using nlohmann::json;
 
 // ---- help -------------------------------------------------------------------
 
-struct HelpText {
-    const char* en;
-    const char* id;
-};
-
-const std::map<std::string, HelpText>& help_texts() {
-    static const std::map<std::string, HelpText> h = {
-        {"", {R"(attnlab — learn causal multi-head self-attention by writing it
-
-usage: attnlab [--lang en|id] [--course DIR] [COMMAND [ARGS]]
-
-With no command, attnlab opens its window (GUI options: --exercise ID, --run,
---screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help|history,
---view heatmaps|stages|memory|experiments|kernel|roofline).
-
-commands:
-  list                 the exercises in course order, with your progress
-  show ID              the exercise statement and the function to write
-  check ID [FILE]      compile and check your file (default: your workspace copy)
-  hint ID [N]          hint N (1 = gentlest)
-  solution ID          the reference solution and explanation, after a pass
-  reset ID             put the starter back (your file is kept as a backup)
-  history ID           the versions of your file (one at every save and check)
-  restore ID N         bring version N back (your file is kept as a version first)
-  watch ID [FILE]      re-check every time the file is saved
-  dev check            course authors: every starter fails, every solution passes
-  dev ops              course authors: the Eigen reference ops and their parameters
-  doctor               what this machine gives attnlab (compiler, sandbox, CUDA)
-
-options: --lang en|id (language), --json (list, show, check, history, restore, dev check, doctor), --help
-exit codes: 0 pass/ok, 1 a check failed, 2 usage or set-up error
-data: $ATTNLAB_HOME, else the XDG data/cache/config dirs (see README))",
-              R"(attnlab — belajar causal multi-head self-attention dengan menuliskannya
-
-pemakaian: attnlab [--lang en|id] [--course DIR] [PERINTAH [ARGUMEN]]
-
-Tanpa perintah, attnlab membuka jendelanya (opsi GUI: --exercise ID, --run,
---screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help|history,
---view heatmaps|stages|memory|experiments|kernel|roofline).
-
-perintah:
-  list                 daftar latihan sesuai urutan kursus, dengan kemajuanmu
-  show ID              soal latihan dan fungsi yang harus ditulis
-  check ID [BERKAS]    kompilasi dan periksa berkasmu (bawaan: salinan di workspace)
-  hint ID [N]          petunjuk ke-N (1 = paling ringan)
-  solution ID          solusi referensi dan penjelasannya, setelah lulus
-  reset ID             kembalikan starter (berkasmu disimpan sebagai cadangan)
-  history ID           versi-versi berkasmu (satu setiap simpan dan periksa)
-  restore ID N         kembalikan versi N (berkasmu disimpan sebagai versi dulu)
-  watch ID [BERKAS]    periksa ulang setiap kali berkas disimpan
-  dev check            penulis kursus: setiap starter gagal, setiap solusi lulus
-  dev ops              penulis kursus: operasi referensi Eigen dan parameternya
-  doctor               yang disediakan mesin ini untuk attnlab (kompiler, sandbox, CUDA)
-
-opsi: --lang en|id (bahasa), --json (list, show, check, history, restore, dev check, doctor), --help
-kode keluar: 0 lulus/ok, 1 pemeriksaan gagal, 2 galat pemakaian atau persiapan
-data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"}},
-        {"list", {"usage: attnlab list [--json]\nLists the exercises in course order with your progress and topics.",
-                  "pemakaian: attnlab list [--json]\nMenampilkan latihan sesuai urutan kursus beserta kemajuan dan topiknya."}},
-        {"show", {"usage: attnlab show ID [--json]\nPrints the statement, the function signature to write and where your file is.",
-                  "pemakaian: attnlab show ID [--json]\nMenampilkan soal, signature fungsi yang harus ditulis, dan lokasi berkasmu."}},
-        {"check", {"usage: attnlab check ID [FILE] [--json] [--arch sm_90]\nCompiles FILE (default: your workspace copy) and checks it on every case\nagainst the Eigen reference. Exit code 0 when it passes, 1 when not.\nCUDA exercises: --arch picks the GPU architecture of the resource report\n(registers, shared memory, spills, occupancy; needs NVRTC, no GPU).",
-                   "pemakaian: attnlab check ID [BERKAS] [--json] [--arch sm_90]\nMengompilasi BERKAS (bawaan: salinan di workspace) dan memeriksanya pada setiap\nkasus terhadap referensi Eigen. Kode keluar 0 bila lulus, 1 bila tidak.\nLatihan CUDA: --arch memilih arsitektur GPU untuk laporan sumber daya\n(register, shared memory, spill, okupansi; butuh NVRTC, tanpa GPU)."}},
-        {"hint", {"usage: attnlab hint ID [N]\nShows hint N (default: the next one you have not seen).",
-                  "pemakaian: attnlab hint ID [N]\nMenampilkan petunjuk ke-N (bawaan: petunjuk berikutnya yang belum kamu lihat)."}},
-        {"solution", {"usage: attnlab solution ID [--force]\nShows the reference solution and the explanation once you have passed.",
-                      "pemakaian: attnlab solution ID [--force]\nMenampilkan solusi referensi dan penjelasannya setelah kamu lulus."}},
-        {"reset", {"usage: attnlab reset ID [--yes]\nRestores the starter file; your current file is kept as a timestamped backup.",
-                   "pemakaian: attnlab reset ID [--yes]\nMengembalikan berkas starter; berkasmu sekarang disimpan sebagai cadangan bertanda waktu."}},
-        {"history", {"usage: attnlab history ID [--json]\nLists the versions of your file, newest first: one is kept at every save and every check\n(in the window and here), and before a restore or a reset.",
-                     "pemakaian: attnlab history ID [--json]\nMenampilkan versi-versi berkasmu, yang terbaru di atas: satu versi disimpan setiap kali\nberkas disimpan atau diperiksa (di jendela maupun di sini), dan sebelum pemulihan atau reset."}},
-        {"restore", {"usage: attnlab restore ID N [--json]\nPuts version N (from attnlab history ID) back into your file. Your file as it was is kept\nas a version first, so nothing is lost.",
-                     "pemakaian: attnlab restore ID N [--json]\nMengembalikan versi N (dari attnlab history ID) ke berkasmu. Berkasmu yang sekarang disimpan\nsebagai versi lebih dulu, jadi tidak ada yang hilang."}},
-        {"watch", {"usage: attnlab watch ID [FILE]\nChecks the file now and again every time it is saved. Ctrl+C stops.",
-                   "pemakaian: attnlab watch ID [BERKAS]\nMemeriksa berkas sekarang dan setiap kali disimpan. Ctrl+C untuk berhenti."}},
-        {"doctor", {"usage: attnlab doctor [--json]\nReports the compiler, the learner runtime, the sandbox's protections, the limits,\nthe CUDA toolkit, NVRTC and the GPU. Exit code 2 when checks cannot run here.",
-                    "pemakaian: attnlab doctor [--json]\nMelaporkan kompiler, runtime latihan, perlindungan sandbox, batas, CUDA toolkit,\nNVRTC, dan GPU. Kode keluar 2 bila pemeriksaan tidak bisa berjalan di sini."}},
-        {"dev", {"usage: attnlab dev check [--json] | attnlab dev ops\ncheck: compiles every starter (must compile and fail) and every solution (must pass).\nops: lists the Eigen reference ops an exercise can name, each with its mistakes and the exercises that name it.",
-                 "pemakaian: attnlab dev check [--json] | attnlab dev ops\ncheck: mengompilasi setiap starter (harus terkompilasi dan gagal) dan setiap solusi (harus lulus).\nops: menampilkan operasi referensi Eigen yang bisa dipakai latihan, masing-masing dengan kesalahannya dan latihan yang memakainya."}},
+// The help of attnlab ("") and of each command, by the command's name.
+const std::map<std::string, MessageKey>& help_texts() {
+    static const std::map<std::string, MessageKey> h = {
+        {"", msg::cli_help_general},
+        {"list", msg::cli_help_list},
+        {"show", msg::cli_help_show},
+        {"check", msg::cli_help_check},
+        {"hint", msg::cli_help_hint},
+        {"solution", msg::cli_help_solution},
+        {"reset", msg::cli_help_reset},
+        {"history", msg::cli_help_history},
+        {"restore", msg::cli_help_restore},
+        {"watch", msg::cli_help_watch},
+        {"doctor", msg::cli_help_doctor},
+        {"dev", msg::cli_help_dev},
     };
     return h;
 }
@@ -145,9 +79,19 @@ struct Options {
     gui::GuiOptions gui;
 };
 
-[[noreturn]] void usage_error(const std::string& msg) {
-    std::cerr << "attnlab: " << msg << "\n(attnlab --help)\n";
+[[noreturn]] void usage_error(const std::string& text) {
+    std::cerr << "attnlab: " << text << "\n(attnlab --help)\n";
     std::exit(kExitUsage);
+}
+
+// The language of what is said before the course is loaded (the options, the
+// help): --lang, else what Lab would choose from the settings and environment.
+Lang early_language(const std::string& lang_flag) {
+    return resolve_language(lang_flag, Settings::load(Paths::from_environment().settings_file()));
+}
+
+[[noreturn]] void usage_error(const std::string& lang_flag, MessageKey key, const std::map<std::string, std::string>& args = {}) {
+    usage_error(tr(early_language(lang_flag), key, args));
 }
 
 Options parse_options(const std::vector<std::string>& args) {
@@ -155,7 +99,7 @@ Options parse_options(const std::vector<std::string>& args) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](const std::string& name) -> std::string {
-            if (i + 1 >= args.size()) usage_error(name + " needs a value");
+            if (i + 1 >= args.size()) usage_error(o.lang_flag, msg::cli_usage_needs_value, {{"option", name}});
             return args[++i];
         };
         if (a == "--lang") o.lang_flag = value(a);
@@ -178,20 +122,20 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--view") o.gui.view = value(a), o.gui_flags = true;
         else if (a == "--size") {
             const std::string v = value(a);
-            if (std::sscanf(v.c_str(), "%dx%d", &o.gui.width, &o.gui.height) != 2 || o.gui.width < 320 || o.gui.height < 240) usage_error("--size takes WIDTHxHEIGHT");
+            if (std::sscanf(v.c_str(), "%dx%d", &o.gui.width, &o.gui.height) != 2 || o.gui.width < 320 || o.gui.height < 240) usage_error(o.lang_flag, msg::cli_usage_size);
             o.gui_flags = true;
         }
-        else if (a.size() > 1 && a[0] == '-') usage_error("unknown option " + a);
+        else if (a.size() > 1 && a[0] == '-') usage_error(o.lang_flag, msg::cli_usage_unknown_option, {{"option", a}});
         else o.positional.push_back(a);
     }
     if (!arch_limits(o.gpu_arch)) {
         std::string known;
         for (const std::string& a : known_gpu_archs()) known += (known.empty() ? "" : ", ") + a;
-        usage_error("--arch takes one of " + known);
+        usage_error(o.lang_flag, msg::cli_usage_arch, {{"archs", known}});
     }
     if (!o.lang_flag.empty()) {
         Lang l;
-        if (!parse_lang(o.lang_flag, l) || (o.lang_flag != "en" && o.lang_flag != "id")) usage_error("--lang takes en or id");
+        if (!parse_lang(o.lang_flag, l) || (o.lang_flag != "en" && o.lang_flag != "id")) usage_error(o.lang_flag, msg::cli_usage_lang);
     }
     return o;
 }
@@ -201,8 +145,8 @@ struct Context {
     Lang lang = Lang::En;
     std::unique_ptr<Lab> lab;  // the core objects, built in setup()
 
-    const std::string& t(const std::string& key) const { return tr(lang, key); }
-    std::string t(const std::string& key, const std::map<std::string, std::string>& args) const { return tr(lang, key, args); }
+    const std::string& t(MessageKey key) const { return tr(lang, key); }
+    std::string t(MessageKey key, const std::map<std::string, std::string>& args) const { return tr(lang, key, args); }
 
     // The exercise `id`, or exit with why there is none (unknown, or the
     // loader's reason when its folder is broken).
@@ -225,9 +169,9 @@ int setup(Context& ctx) {
     ctx.lab = std::make_unique<Lab>(Lab::Options{ctx.opt.course_dir, ctx.opt.lang_flag});
     ctx.lang = ctx.lab->lang();
     for (const std::string& warning : ctx.lab->startup_warnings())
-        std::cerr << ctx.t("cli.progress_recovered", {{"message", warning}}) << "\n";
+        std::cerr << ctx.t(msg::cli_progress_recovered, {{"message", warning}}) << "\n";
     if (!ctx.lab->course_loaded()) {
-        std::cerr << "attnlab: " << ctx.t("cli.course_problem", {{"message", ctx.lab->course_error()}}) << "\n";
+        std::cerr << "attnlab: " << ctx.t(msg::cli_course_problem, {{"message", ctx.lab->course_error()}}) << "\n";
         return kExitUsage;
     }
     return kExitOk;
@@ -241,7 +185,7 @@ void save_progress(Context& ctx) {
     }
 }
 
-std::string status_label(const Context& ctx, ExerciseStatus s) { return ctx.t(std::string("cli.status.") + status_code(s)); }
+std::string status_label(const Context& ctx, ExerciseStatus s) { return ctx.t(built_key(std::string("cli.status.") + status_code(s))); }
 
 std::string rule() { return std::string(60, '-'); }
 
@@ -267,7 +211,7 @@ int cmd_list(Context& ctx) {
         std::cout << j.dump(2) << "\n";
         return ctx.lab->course().problems.empty() ? kExitOk : kExitUsage;
     }
-    std::cout << ctx.t("cli.list.header", {{"passed", std::to_string(passed)}, {"total", std::to_string(ctx.lab->course().exercises.size())}})
+    std::cout << ctx.t(msg::cli_list_header, {{"passed", std::to_string(passed)}, {"total", std::to_string(ctx.lab->course().exercises.size())}})
               << "\n\n";
     const Exercise* next = nullptr;
     for (size_t i = 0; i < ctx.lab->course().exercises.size(); ++i) {
@@ -280,16 +224,16 @@ int cmd_list(Context& ctx) {
         std::printf("%2zu. %s %-16s %s\n       %s · %s\n", i + 1, mark, e.id.c_str(), e.title.get(ctx.lang).c_str(),
                     status_label(ctx, p.status).c_str(), topics.c_str());
     }
-    for (const auto& problem : ctx.lab->course().problems) std::cout << "\n! " << ctx.t("cli.list.broken", {{"problem", problem}}) << "\n";
+    for (const auto& problem : ctx.lab->course().problems) std::cout << "\n! " << ctx.t(msg::cli_list_broken, {{"problem", problem}}) << "\n";
     if (next) {
         std::cout << "\n"
-                  << ctx.t("cli.list.next", {{"id", next->id}, {"file", ctx.lab->workspace().learner_file(*next).string()}}) << "\n";
+                  << ctx.t(msg::cli_list_next, {{"id", next->id}, {"file", ctx.lab->workspace().learner_file(*next).string()}}) << "\n";
     }
     return ctx.lab->course().problems.empty() ? kExitOk : kExitUsage;
 }
 
 int cmd_show(Context& ctx) {
-    if (ctx.opt.positional.size() != 2) usage_error("show needs an exercise id");
+    if (ctx.opt.positional.size() != 2) usage_error(ctx.t(msg::cli_usage_show));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     const fs::path file = ctx.lab->workspace().ensure_learner_file(e, ctx.lang);
     ctx.lab->progress().set_last_exercise(e.id);
@@ -311,12 +255,12 @@ int cmd_show(Context& ctx) {
         return kExitOk;
     }
     std::cout << "# " << e.title.get(ctx.lang) << "  [" << e.id << "]\n\n" << e.statement.get(ctx.lang) << "\n" << rule() << "\n";
-    std::cout << ctx.t("cli.show.signature") << "\n    " << e.signature() << "\n";
+    std::cout << ctx.t(msg::cli_show_signature) << "\n    " << e.signature() << "\n";
     for (const auto& p : e.params)
         if (!p.shape.empty()) std::cout << "    // " << p.name << ": " << p.shape << "\n";
     if (!e.returns.shape.empty()) std::cout << "    // -> " << e.returns.shape << "\n";
-    std::cout << "\n" << ctx.t("cli.show.file", {{"file", file.string()}}) << "\n";
-    std::cout << ctx.t("cli.show.hints", {{"count", std::to_string(e.hints.size())}, {"id", e.id}}) << "\n";
+    std::cout << "\n" << ctx.t(msg::cli_show_file, {{"file", file.string()}}) << "\n";
+    std::cout << ctx.t(msg::cli_show_hints, {{"count", std::to_string(e.hints.size())}, {"id", e.id}}) << "\n";
     return kExitOk;
 }
 
@@ -335,13 +279,13 @@ void print_result(Context& ctx, const Exercise& e, CheckResult& r) {
     if (const std::string resources = explain_resources(r, ctx.lang); !resources.empty()) std::cout << inert_text(resources) << "\n";
     if (const std::optional<Performance> perf = check_performance(r, e)) std::cout << "\n" << describe_performance(*perf, ctx.lang) << "\n";
     std::cout << "\n"
-              << ctx.t("cli.check.timing", {{"compile", format_count(static_cast<int64_t>(r.compile_ms), ctx.lang)},
-                                            {"cached", r.compile_cached ? ctx.t("cli.check.cached") : ""},
+              << ctx.t(msg::cli_check_timing, {{"compile", format_count(static_cast<int64_t>(r.compile_ms), ctx.lang)},
+                                            {"cached", r.compile_cached ? ctx.t(msg::cli_check_cached) : ""},
                                             {"run", format_count(static_cast<int64_t>(r.run_ms), ctx.lang)},
                                             {"total", format_count(static_cast<int64_t>(r.total_ms), ctx.lang)}})
               << "\n";
-    if (r.passed()) std::cout << ctx.t("cli.check.next", {{"id", e.id}}) << "\n";
-    else if (r.verdict != Verdict::Cancelled && r.verdict != Verdict::InternalError) std::cout << ctx.t("cli.check.stuck", {{"id", e.id}}) << "\n";
+    if (r.passed()) std::cout << ctx.t(msg::cli_check_next, {{"id", e.id}}) << "\n";
+    else if (r.verdict != Verdict::Cancelled && r.verdict != Verdict::InternalError) std::cout << ctx.t(msg::cli_check_stuck, {{"id", e.id}}) << "\n";
     // Every verdict of a program that ran with a protection off (the user's
     // opt-in allowed it) says which, and why.
     if (r.ran())
@@ -355,14 +299,14 @@ fs::path file_argument(Context& ctx, const Exercise& e) {
         // for ever), a FIFO (blocks for ever) or a folder.
         std::error_code ec;
         const fs::file_status st = fs::status(f, ec);
-        if (ec == std::errc::permission_denied) usage_error("no permission to read " + f.string());
-        if (!fs::exists(st)) usage_error("no such file: " + f.string());
-        if (!fs::is_regular_file(st)) usage_error(f.string() + " is not a regular file (a folder, a device or a pipe cannot be checked)");
+        if (ec == std::errc::permission_denied) usage_error(ctx.t(msg::cli_usage_no_permission, {{"file", f.string()}}));
+        if (!fs::exists(st)) usage_error(ctx.t(msg::cli_usage_no_such_file, {{"file", f.string()}}));
+        if (!fs::is_regular_file(st)) usage_error(ctx.t(msg::cli_usage_not_regular_file, {{"file", f.string()}}));
         const auto size = fs::file_size(f, ec);
         if (!ec && size > kMaxSourceBytes)
-            usage_error(ctx.t("cli.check.source_too_large", {{"file", f.string()}, {"limit", whole_megabytes(kMaxSourceBytes)},
+            usage_error(ctx.t(msg::cli_check_source_too_large, {{"file", f.string()}, {"limit", whole_megabytes(kMaxSourceBytes)},
                                                              {"size", format_count(static_cast<int64_t>(size), ctx.lang)}}));
-        if (::access(f.c_str(), R_OK) != 0) usage_error("no permission to read " + f.string());
+        if (::access(f.c_str(), R_OK) != 0) usage_error(ctx.t(msg::cli_usage_no_permission, {{"file", f.string()}}));
         return f;
     }
     return ctx.lab->workspace().ensure_learner_file(e, ctx.lang);
@@ -378,15 +322,15 @@ void keep_checked_version(Context& ctx, const Exercise& e, const fs::path& file,
     try {
         ctx.lab->workspace().history().record(e.id, *read, VersionReason::Checked);
     } catch (const std::exception& ex) {
-        std::cerr << "attnlab: " << ctx.t("history.not_kept", {{"why", message_of(ex).text(ctx.lang)}}) << "\n";
+        std::cerr << "attnlab: " << ctx.t(msg::history_not_kept, {{"why", message_of(ex).text(ctx.lang)}}) << "\n";
     }
 }
 
 int cmd_check(Context& ctx) {
-    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("check needs an exercise id and optionally a file");
+    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error(ctx.t(msg::cli_usage_check));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     const fs::path file = file_argument(ctx, e);
-    if (!ctx.opt.json) std::cerr << ctx.t("cli.check.checking", {{"file", file.string()}}) << "\n";
+    if (!ctx.opt.json) std::cerr << ctx.t(msg::cli_check_checking, {{"file", file.string()}}) << "\n";
     CheckControl control;
     control.gpu_arch = ctx.opt.gpu_arch;
     keep_checked_version(ctx, e, file);
@@ -402,7 +346,7 @@ int cmd_check(Context& ctx) {
 }
 
 int cmd_hint(Context& ctx) {
-    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("hint needs an exercise id and optionally a number");
+    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error(ctx.t(msg::cli_usage_hint));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     ExerciseProgress& p = ctx.lab->progress().at(e.id);
     const int count = static_cast<int>(e.hints.size());
@@ -411,24 +355,24 @@ int cmd_hint(Context& ctx) {
         char* end = nullptr;
         long v = std::strtol(ctx.opt.positional[2].c_str(), &end, 10);
         if (*end || v < 1 || v > count) {
-            std::cerr << "attnlab: " << ctx.t("cli.hint.range", {{"count", std::to_string(count)}}) << "\n";
+            std::cerr << "attnlab: " << ctx.t(msg::cli_hint_range, {{"count", std::to_string(count)}}) << "\n";
             return kExitUsage;
         }
         n = static_cast<int>(v);
     }
     p.hints_revealed = std::max(p.hints_revealed, n);
     save_progress(ctx);
-    std::cout << ctx.t("cli.hint.title", {{"n", std::to_string(n)}, {"count", std::to_string(count)}}) << "\n\n"
+    std::cout << ctx.t(msg::cli_hint_title, {{"n", std::to_string(n)}, {"count", std::to_string(count)}}) << "\n\n"
               << e.hints[static_cast<size_t>(n - 1)].get(ctx.lang) << "\n";
-    if (n < count) std::cout << rule() << "\n" << ctx.t("cli.hint.more", {{"id", e.id}, {"next", std::to_string(n + 1)}}) << "\n";
+    if (n < count) std::cout << rule() << "\n" << ctx.t(msg::cli_hint_more, {{"id", e.id}, {"next", std::to_string(n + 1)}}) << "\n";
     return kExitOk;
 }
 
 int cmd_solution(Context& ctx) {
-    if (ctx.opt.positional.size() != 2) usage_error("solution needs an exercise id");
+    if (ctx.opt.positional.size() != 2) usage_error(ctx.t(msg::cli_usage_solution));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     if (ctx.lab->progress().get(e.id).status != ExerciseStatus::Passed && !ctx.opt.force) {
-        std::cerr << ctx.t("cli.solution.locked") << "\n";
+        std::cerr << ctx.t(msg::cli_solution_locked) << "\n";
         return kExitFailed;
     }
     auto solution = read_file(e.solution_path());
@@ -438,22 +382,22 @@ int cmd_solution(Context& ctx) {
 }
 
 int cmd_reset(Context& ctx) {
-    if (ctx.opt.positional.size() != 2) usage_error("reset needs an exercise id");
+    if (ctx.opt.positional.size() != 2) usage_error(ctx.t(msg::cli_usage_reset));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     const fs::path file = ctx.lab->workspace().learner_file(e);
     if (!ctx.opt.yes && fs::exists(file)) {
-        if (!isatty(STDIN_FILENO)) usage_error("reset asks for confirmation; pass --yes when not on a terminal");
-        std::cout << ctx.t("cli.reset.confirm", {{"file", file.string()}}) << std::flush;
+        if (!isatty(STDIN_FILENO)) usage_error(ctx.t(msg::cli_usage_reset_confirm));
+        std::cout << ctx.t(msg::cli_reset_confirm, {{"file", file.string()}}) << std::flush;
         std::string answer;
         std::getline(std::cin, answer);
         if (answer != "y" && answer != "Y" && answer != "yes" && answer != "ya") {
-            std::cout << ctx.t("cli.reset.aborted") << "\n";
+            std::cout << ctx.t(msg::cli_reset_aborted) << "\n";
             return kExitOk;
         }
     }
     const fs::path backup = ctx.lab->workspace().reset(e, ctx.lang);
-    std::cout << ctx.t("cli.reset.done", {{"file", file.string()}}) << "\n";
-    if (!backup.empty()) std::cout << ctx.t("cli.reset.backup", {{"backup", backup.string()}}) << "\n";
+    std::cout << ctx.t(msg::cli_reset_done, {{"file", file.string()}}) << "\n";
+    if (!backup.empty()) std::cout << ctx.t(msg::cli_reset_backup, {{"backup", backup.string()}}) << "\n";
     return kExitOk;
 }
 
@@ -465,11 +409,11 @@ json version_json(const Version& v, const std::string& current_hash, Lang lang) 
 
 // The versions of the learner's file, newest first.
 int cmd_history(Context& ctx) {
-    if (ctx.opt.positional.size() != 2) usage_error("history needs an exercise id");
+    if (ctx.opt.positional.size() != 2) usage_error(ctx.t(msg::cli_usage_history));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     KeyedMessage warning;
     const std::vector<Version> versions = ctx.lab->workspace().history().list(e.id, &warning);
-    if (!warning.empty()) std::cerr << ctx.t("cli.progress_recovered", {{"message", warning.text(ctx.lang)}}) << "\n";
+    if (!warning.empty()) std::cerr << ctx.t(msg::cli_progress_recovered, {{"message", warning.text(ctx.lang)}}) << "\n";
     const fs::path file = ctx.lab->workspace().learner_file(e);
     const std::string current = version_hash_of(read_file(file).value_or(""));
     if (ctx.opt.json) {
@@ -479,16 +423,16 @@ int cmd_history(Context& ctx) {
         return kExitOk;
     }
     if (versions.empty()) {
-        std::cout << ctx.t("cli.history.empty", {{"id", e.id}}) << "\n";
+        std::cout << ctx.t(msg::cli_history_empty, {{"id", e.id}}) << "\n";
         return kExitOk;
     }
-    std::cout << ctx.t("cli.history.header", {{"file", file.string()}, {"id", e.id}}) << "\n\n";
+    std::cout << ctx.t(msg::cli_history_header, {{"file", file.string()}, {"id", e.id}}) << "\n\n";
     for (auto it = versions.rbegin(); it != versions.rend(); ++it) {
         std::string notes;
-        if (it->hash == current) notes += "  ← " + ctx.t("cli.history.current");
-        if (!it->available) notes += "  ! " + ctx.t("cli.history.missing");
+        if (it->hash == current) notes += "  ← " + ctx.t(msg::cli_history_current);
+        if (!it->available) notes += "  ! " + ctx.t(msg::cli_history_missing);
         std::printf("%4d  %s  %-28s %s%s\n", it->number, version_time_words(it->time).c_str(), version_reason_words(*it, ctx.lang).c_str(),
-                    ctx.t("cli.history.size", {{"lines", format_count(it->lines, ctx.lang)}, {"bytes", format_count(static_cast<int64_t>(it->bytes), ctx.lang)}})
+                    ctx.t(msg::cli_history_size, {{"lines", format_count(it->lines, ctx.lang)}, {"bytes", format_count(static_cast<int64_t>(it->bytes), ctx.lang)}})
                         .c_str(),
                     notes.c_str());
     }
@@ -497,19 +441,19 @@ int cmd_history(Context& ctx) {
 
 // Version N back into the learner's file, the file as it was kept first.
 int cmd_restore(Context& ctx) {
-    if (ctx.opt.positional.size() != 3) usage_error("restore needs an exercise id and a version number");
+    if (ctx.opt.positional.size() != 3) usage_error(ctx.t(msg::cli_usage_restore));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     char* end = nullptr;
     const long number = std::strtol(ctx.opt.positional[2].c_str(), &end, 10);
-    if (*end || number < 1 || number > 1000000000) usage_error(ctx.t("cli.restore.number", {{"id", e.id}}));
+    if (*end || number < 1 || number > 1000000000) usage_error(ctx.t(msg::cli_restore_number, {{"id", e.id}}));
     const int kept = ctx.lab->workspace().restore(e, static_cast<int>(number));
     const fs::path file = ctx.lab->workspace().learner_file(e);
     if (ctx.opt.json) {
         std::cout << json({{"id", e.id}, {"file", file.string()}, {"restored", number}, {"kept", kept}}).dump(2) << "\n";
         return kExitOk;
     }
-    std::cout << ctx.t("cli.restore.done", {{"number", std::to_string(number)}, {"file", file.string()}}) << "\n";
-    if (kept > 0) std::cout << ctx.t("cli.restore.kept", {{"kept", std::to_string(kept)}, {"id", e.id}}) << "\n";
+    std::cout << ctx.t(msg::cli_restore_done, {{"number", std::to_string(number)}, {"file", file.string()}}) << "\n";
+    if (kept > 0) std::cout << ctx.t(msg::cli_restore_kept, {{"kept", std::to_string(kept)}, {"id", e.id}}) << "\n";
     return kExitOk;
 }
 
@@ -517,7 +461,7 @@ std::atomic<bool> g_stop{false};
 void on_interrupt(int) { g_stop.store(true); }
 
 int cmd_watch(Context& ctx) {
-    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error("watch needs an exercise id and optionally a file");
+    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error(ctx.t(msg::cli_usage_watch));
     const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
     const fs::path file = file_argument(ctx, e);
     struct sigaction sa {};
@@ -526,7 +470,7 @@ int cmd_watch(Context& ctx) {
     sigaction(SIGTERM, &sa, nullptr);
 
     CheckScheduler scheduler(ctx.lab->runner());
-    std::cout << ctx.t("cli.watch.start", {{"file", file.string()}}) << "\n" << std::flush;
+    std::cout << ctx.t(msg::cli_watch_start, {{"file", file.string()}}) << "\n" << std::flush;
     std::optional<std::string> last_text;
     std::shared_ptr<CheckJob> job;
     Phase shown_phase = Phase::Done;
@@ -544,9 +488,9 @@ int cmd_watch(Context& ctx) {
         if (job) {
             CheckProgress p = job->progress();
             if (!job->done() && (p.phase != shown_phase || (p.phase == Phase::Running && p.case_index != shown_case))) {
-                if (p.phase == Phase::Compiling) std::cout << ctx.t("cli.watch.progress.compiling") << "\n" << std::flush;
+                if (p.phase == Phase::Compiling) std::cout << ctx.t(msg::cli_watch_progress_compiling) << "\n" << std::flush;
                 if (p.phase == Phase::Running)
-                    std::cout << ctx.t("cli.watch.progress.running", {{"n", std::to_string(p.case_index + 1)}, {"count", std::to_string(p.case_count)}})
+                    std::cout << ctx.t(msg::cli_watch_progress_running, {{"n", std::to_string(p.case_index + 1)}, {"count", std::to_string(p.case_count)}})
                               << "\n" << std::flush;
                 shown_phase = p.phase;
                 shown_case = p.case_index;
@@ -598,14 +542,17 @@ void print_ops(const Course& course) {
     }
 }
 
+// For course authors, not learners: the op list, the per-exercise table and
+// its problems stay in English, as check_course() words them (course_check.hpp);
+// only the usage errors and the closing line are in the learner's language.
 int cmd_dev(Context& ctx) {
-    if (ctx.opt.positional.size() != 2) usage_error("dev needs a subcommand: check or ops");
+    if (ctx.opt.positional.size() != 2) usage_error(ctx.t(msg::cli_usage_dev));
     const std::string sub = ctx.opt.positional[1];
     if (sub == "ops") {
         print_ops(ctx.lab->course());
         return kExitOk;
     }
-    if (sub != "check") usage_error("unknown dev subcommand " + sub);
+    if (sub != "check") usage_error(ctx.t(msg::cli_usage_unknown_dev, {{"name", sub}}));
     const CourseCheck check = check_course(ctx.lab->runner(), ctx.lab->course());
     if (ctx.opt.json) {
         json report = json::array();
@@ -629,8 +576,8 @@ int cmd_dev(Context& ctx) {
         for (const auto& m : ec.problems) std::printf("    %s\n", m.c_str());
     }
     for (const auto& p : check.course_problems) std::printf("! %s\n", p.c_str());
-    std::cout << (check.ok() ? ctx.t("cli.dev.ok", {{"count", std::to_string(ctx.lab->course().exercises.size())}})
-                             : ctx.t("cli.dev.fail", {{"count", std::to_string(check.problems.size())}}))
+    std::cout << (check.ok() ? ctx.t(msg::cli_dev_ok, {{"count", std::to_string(ctx.lab->course().exercises.size())}})
+                             : ctx.t(msg::cli_dev_fail, {{"count", std::to_string(check.problems.size())}}))
               << "\n";
     return check.ok() ? kExitOk : kExitFailed;
 }
@@ -641,11 +588,11 @@ int run(const std::vector<std::string>& args) {
     ctx.opt = parse_options(args);
     const std::string command = ctx.opt.positional.empty() ? "" : ctx.opt.positional[0];
     if (ctx.opt.help || command == "help") {
-        Lang lang = resolve_language(ctx.opt.lang_flag, Settings::load(Paths::from_environment().settings_file()));
+        const Lang lang = early_language(ctx.opt.lang_flag);
         const std::string topic = command == "help" ? (ctx.opt.positional.size() > 1 ? ctx.opt.positional[1] : "") : command;
         auto it = help_texts().find(topic);
         if (it == help_texts().end()) it = help_texts().find("");
-        std::cout << (lang == Lang::Id ? it->second.id : it->second.en) << "\n";
+        std::cout << tr(lang, it->second) << "\n";
         return kExitOk;
     }
     if (command.empty()) {
@@ -655,10 +602,10 @@ int run(const std::vector<std::string>& args) {
         g.lang = ctx.opt.lang_flag;
         return gui::run_gui(g);
 #else
-        if (ctx.opt.gui_flags) usage_error("this attnlab was built without its GUI (see README: ./setup.sh installs what it needs)");
+        if (ctx.opt.gui_flags) usage_error(ctx.opt.lang_flag, msg::cli_usage_no_gui);
 #endif
     } else if (ctx.opt.gui_flags) {
-        usage_error("--exercise, --run, --screenshot, --quit-after, --size, --timing, --tab, --show and --view are for the window (attnlab with no command)");
+        usage_error(ctx.opt.lang_flag, msg::cli_usage_window_options);
     }
     if (command == "doctor") return doctor(ctx.opt.lang_flag, ctx.opt.json);  // needs no course: works when nothing else does
     static const std::map<std::string, int (*)(Context&)> commands = {
@@ -667,7 +614,7 @@ int run(const std::vector<std::string>& args) {
         {"history", cmd_history},   {"restore", cmd_restore},
     };
     auto it = commands.find(command);
-    if (it == commands.end()) usage_error("unknown command " + command);
+    if (it == commands.end()) usage_error(ctx.opt.lang_flag, msg::cli_usage_unknown_command, {{"command", command}});
     if (int rc = setup(ctx); rc != kExitOk) return rc;
     try {
         return it->second(ctx);

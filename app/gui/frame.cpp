@@ -57,7 +57,7 @@ void wrapped_tooltip(const std::string& text) {
 }
 
 void draw_no_result(Ui& ui) {
-    ImGui::TextDisabled("%s", ui.t(ui.session.checking() ? "gui.views.checking" : "gui.views.no_result").c_str());
+    ImGui::TextDisabled("%s", ui.t(ui.session.checking() ? msg::gui_views_checking : msg::gui_views_no_result).c_str());
 }
 
 namespace {
@@ -121,35 +121,35 @@ void follow_exercise(Ui& ui) {
 void draw_menu(Ui& ui, bool& quit) {
     Session& s = ui.session;
     if (!ImGui::BeginMenuBar()) return;
-    if (ImGui::BeginMenu((ui.t("gui.menu.file") + "###file").c_str())) {
-        if (ImGui::MenuItem(ui.t("gui.action.save").c_str(), "Ctrl+S")) s.save();
-        if (ImGui::MenuItem(ui.t("gui.action.external").c_str(), "Ctrl+E")) s.open_in_external_editor();
-        if (ImGui::MenuItem(ui.t("gui.editor.history").c_str())) open_history(ui);
-        if (ImGui::MenuItem(ui.t("gui.editor.reset").c_str())) ui.confirm_reset = true;
+    if (ImGui::BeginMenu((ui.t(msg::gui_menu_file) + "###file").c_str())) {
+        if (ImGui::MenuItem(ui.t(msg::gui_action_save).c_str(), "Ctrl+S")) s.save();
+        if (ImGui::MenuItem(ui.t(msg::gui_action_external).c_str(), "Ctrl+E")) s.open_in_external_editor();
+        if (ImGui::MenuItem(ui.t(msg::gui_editor_history).c_str())) open_history(ui);
+        if (ImGui::MenuItem(ui.t(msg::gui_editor_reset).c_str())) ui.confirm_reset = true;
         ImGui::Separator();
-        if (ImGui::MenuItem(ui.t("gui.action.quit").c_str(), "Ctrl+Q")) quit = true;
+        if (ImGui::MenuItem(ui.t(msg::gui_action_quit).c_str(), "Ctrl+Q")) quit = true;
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu((ui.t("gui.menu.run") + "###run").c_str())) {
-        if (ImGui::MenuItem(ui.t("gui.action.run").c_str(), "Ctrl+Enter", false, !s.checking())) s.run_check();
-        if (ImGui::MenuItem(ui.t("gui.action.cancel").c_str(), "Esc", false, s.checking())) s.cancel_check();
+    if (ImGui::BeginMenu((ui.t(msg::gui_menu_run) + "###run").c_str())) {
+        if (ImGui::MenuItem(ui.t(msg::gui_action_run).c_str(), "Ctrl+Enter", false, !s.checking())) s.run_check();
+        if (ImGui::MenuItem(ui.t(msg::gui_action_cancel).c_str(), "Esc", false, s.checking())) s.cancel_check();
         ImGui::Separator();
-        if (ImGui::MenuItem(ui.t("gui.action.next").c_str(), "Alt+Down")) open_relative(s, +1);
-        if (ImGui::MenuItem(ui.t("gui.action.prev").c_str(), "Alt+Up")) open_relative(s, -1);
-        if (ImGui::MenuItem(ui.t("gui.action.hint").c_str(), "Ctrl+H")) s.reveal_next_hint();
+        if (ImGui::MenuItem(ui.t(msg::gui_action_next).c_str(), "Alt+Down")) open_relative(s, +1);
+        if (ImGui::MenuItem(ui.t(msg::gui_action_prev).c_str(), "Alt+Up")) open_relative(s, -1);
+        if (ImGui::MenuItem(ui.t(msg::gui_action_hint).c_str(), "Ctrl+H")) s.reveal_next_hint();
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu((ui.t("gui.menu.view") + "###view").c_str())) {
-        if (ImGui::MenuItem(ui.t("gui.action.settings").c_str(), "Ctrl+,")) ui.show_settings = true;
+    if (ImGui::BeginMenu((ui.t(msg::gui_menu_view) + "###view").c_str())) {
+        if (ImGui::MenuItem(ui.t(msg::gui_action_settings).c_str(), "Ctrl+,")) ui.show_settings = true;
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu((ui.t("gui.menu.language") + "###language").c_str())) {
+    if (ImGui::BeginMenu((ui.t(msg::gui_menu_language) + "###language").c_str())) {
         if (ImGui::MenuItem("English", "Ctrl+L", s.lang() == Lang::En)) s.set_lang(Lang::En);
         if (ImGui::MenuItem("Bahasa Indonesia", "Ctrl+L", s.lang() == Lang::Id)) s.set_lang(Lang::Id);
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu((ui.t("gui.menu.help") + "###help").c_str())) {
-        if (ImGui::MenuItem(ui.t("gui.help.title").c_str(), "F1")) ui.show_help = true;
+    if (ImGui::BeginMenu((ui.t(msg::gui_menu_help) + "###help").c_str())) {
+        if (ImGui::MenuItem(ui.t(msg::gui_help_title).c_str(), "F1")) ui.show_help = true;
         ImGui::EndMenu();
     }
     // Language switch always in view, at the right of the menu bar.
@@ -186,7 +186,7 @@ void draw_notices(Ui& ui) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.78f, 0.35f, 1.0f));
         for (const auto& n : s.notices()) ImGui::TextWrapped("%s", n.c_str());
         ImGui::PopStyleColor();
-        if (ImGui::SmallButton(ui.t("gui.notice.dismiss").c_str())) s.dismiss_notices();
+        if (ImGui::SmallButton(ui.t(msg::gui_notice_dismiss).c_str())) s.dismiss_notices();
         ui.note_item("dismiss_notices");
     }
 
@@ -204,12 +204,12 @@ void draw_verdict_badge(Ui& ui, bool in_tab_bar) {
     // on the tab's blue ("Not checked yet") was 2.98:1, under WCAG's 4.5:1.
     ImVec4 color = ImGui::GetStyleColorVec4(ImGuiCol_Text);
     if (s.checking()) {
-        label = ui.t("gui.badge.checking");
+        label = ui.t(msg::gui_badge_checking);
     } else if (r) {
         label = std::string(r->passed() ? "\xE2\x9C\x93 " : "\xE2\x9C\x97 ") + verdict_title(r->verdict, s.lang());
         color = verdict_color(r->verdict);
     } else {
-        label = ui.t("gui.badge.none");
+        label = ui.t(msg::gui_badge_none);
     }
     ImGui::PushStyleColor(ImGuiCol_Text, color);
     const bool clicked = in_tab_bar ? ImGui::TabItemButton((label + "###verdict_badge").c_str(), ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)
@@ -223,22 +223,22 @@ void draw_verdict_badge(Ui& ui, bool in_tab_bar) {
 void draw_bottom_tabs(Ui& ui) {
     struct Tab {
         BottomTab id;
-        const char* key;
+        MessageKey key;
         void (*draw)(Ui&);
     };
     static const Tab tabs[] = {
-        {BottomTab::Results, "gui.tab.results", draw_results_panel},
-        {BottomTab::Heatmaps, "gui.tab.heatmaps", draw_heatmaps_panel},
-        {BottomTab::Stages, "gui.tab.stages", draw_stages_panel},
-        {BottomTab::Memory, "gui.tab.memory", draw_layout_panel},
-        {BottomTab::Experiments, "gui.tab.experiments", draw_experiments_panel},
-        {BottomTab::Kernel, "gui.tab.kernel", draw_kernel_tab},
+        {BottomTab::Results, msg::gui_tab_results, draw_results_panel},
+        {BottomTab::Heatmaps, msg::gui_tab_heatmaps, draw_heatmaps_panel},
+        {BottomTab::Stages, msg::gui_tab_stages, draw_stages_panel},
+        {BottomTab::Memory, msg::gui_tab_memory, draw_layout_panel},
+        {BottomTab::Experiments, msg::gui_tab_experiments, draw_experiments_panel},
+        {BottomTab::Kernel, msg::gui_tab_kernel, draw_kernel_tab},
     };
     // Tabs keep their whole names: where they do not all fit beside the
     // verdict badge, the bar scrolls (arrows at its end) instead of cutting
     // "Experiments" to "Experi…".
     const ImGuiStyle& style = ImGui::GetStyle();
-    float needed = ImGui::CalcTextSize(ui.t("gui.badge.none").c_str()).x + ImGui::GetFontSize() * 8;  // the badge, roughly
+    float needed = ImGui::CalcTextSize(ui.t(msg::gui_badge_none).c_str()).x + ImGui::GetFontSize() * 8;  // the badge, roughly
     for (const Tab& t : tabs) needed += ImGui::CalcTextSize(ui.t(t.key).c_str()).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x;
     // Narrow: the badge goes above the bar (a trailing tab would cover the
     // tab the bar scrolls to).
@@ -250,9 +250,9 @@ void draw_bottom_tabs(Ui& ui) {
         const int requested = ui.select_bottom_tab;
         for (const Tab& t : tabs) {
             const ImGuiTabItemFlags flags = requested == static_cast<int>(t.id) ? ImGuiTabItemFlags_SetSelected : 0;
-            const std::string label = ui.t(t.key) + "###" + t.key;
+            const std::string label = ui.t(t.key) + "###" + t.key.c_str();
             const bool open = ImGui::BeginTabItem(label.c_str(), nullptr, flags);
-            ui.note_item(std::string("tab:") + t.key);
+            ui.note_item(std::string("tab:") + t.key.c_str());
             if (open) {
                 ui.bottom_tab = t.id;
                 t.draw(ui);

@@ -123,14 +123,14 @@ GLFWwindow* open_window(const GuiOptions& opt, Lang lang) {
     glfwSetErrorCallback(on_glfw_error);
     if (!display_available(reason) || !glfwInit()) {
         if (reason.empty()) reason = g_glfw_error;
-        std::cerr << tr(lang, "gui.no_display", {{"reason", reason}}) << "\n";
+        std::cerr << tr(lang, msg::gui_no_display, {{"reason", reason}}) << "\n";
         return nullptr;
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
     GLFWwindow* window = glfwCreateWindow(opt.width, opt.height, "attnlab", nullptr, nullptr);
     if (!window) {
-        std::cerr << tr(lang, "gui.no_display", {{"reason", g_glfw_error}}) << "\n";
+        std::cerr << tr(lang, msg::gui_no_display, {{"reason", g_glfw_error}}) << "\n";
         glfwTerminate();
         return nullptr;
     }
@@ -155,7 +155,7 @@ void apply_options(Ui& ui, Session& session, const GuiOptions& opt) {
     if (!session.course_loaded()) std::cerr << "attnlab: " << session.course_error() << "\n";
     const std::string first = opt.exercise.empty() ? session.continue_id() : opt.exercise;
     if (!first.empty() && !session.open(first)) {
-        std::cerr << "attnlab: " << tr(session.lang(), "cli.unknown_exercise", {{"id", first}}) << "\n";
+        std::cerr << "attnlab: " << tr(session.lang(), msg::cli_unknown_exercise, {{"id", first}}) << "\n";
         session.open(session.continue_id());
     }
     if (opt.run) session.run_check();
@@ -215,7 +215,7 @@ bool scripted_step(Ui& ui, GLFWwindow* window, const GuiOptions& opt, int& frame
     if (!ready || ++frames_after_ready <= std::max(opt.quit_after, 1)) return true;
     ui.quit_requested = true;
     if (opt.screenshot.empty() || write_screenshot(window, opt.screenshot)) return true;
-    std::cerr << "attnlab: " << tr(ui.session.lang(), "gui.screenshot_failed", {{"file", opt.screenshot}}) << "\n";
+    std::cerr << "attnlab: " << tr(ui.session.lang(), msg::gui_screenshot_failed, {{"file", opt.screenshot}}) << "\n";
     return false;
 }
 
@@ -322,7 +322,7 @@ int run_gui(const GuiOptions& opt) {
     Preferences applied = session.preferences();
     apply_theme(applied);
     ui.fonts = build_fonts(applied.font_size * applied.ui_scale);
-    if (!ui.fonts.unicode_ok) session.add_notice(tr(session.lang(), "gui.notice.no_fonts"));
+    if (!ui.fonts.unicode_ok) session.add_notice(tr(session.lang(), msg::gui_notice_no_fonts));
     ui.course_width = applied.course_width;
     ui.statement_width = applied.statement_width;
     ui.editor_fraction = applied.editor_fraction;

@@ -5,13 +5,13 @@ namespace attnlab::gui {
 
 const std::vector<Shortcut>& shortcuts() {
     static const std::vector<Shortcut> list = {
-        {"Ctrl+Enter", "gui.action.run"},        {"Esc", "gui.action.cancel"},
-        {"Ctrl+S", "gui.action.save"},           {"Ctrl+E", "gui.action.external"},
-        {"Ctrl+H", "gui.action.hint"},           {"Alt+Down", "gui.action.next"},
-        {"Alt+Up", "gui.action.prev"},           {"Ctrl+L", "gui.action.language"},
-        {"Ctrl+,", "gui.action.settings"},       {"F1", "gui.action.help"},
-        {"Ctrl+Z / Ctrl+Shift+Z, Ctrl+Y", "gui.action.undo"},  {"Ctrl+C / Ctrl+X / Ctrl+V", "gui.action.clipboard"},
-        {"Ctrl+Q", "gui.action.quit"},
+        {"Ctrl+Enter", msg::gui_action_run},        {"Esc", msg::gui_action_cancel},
+        {"Ctrl+S", msg::gui_action_save},           {"Ctrl+E", msg::gui_action_external},
+        {"Ctrl+H", msg::gui_action_hint},           {"Alt+Down", msg::gui_action_next},
+        {"Alt+Up", msg::gui_action_prev},           {"Ctrl+L", msg::gui_action_language},
+        {"Ctrl+,", msg::gui_action_settings},       {"F1", msg::gui_action_help},
+        {"Ctrl+Z / Ctrl+Shift+Z, Ctrl+Y", msg::gui_action_undo},  {"Ctrl+C / Ctrl+X / Ctrl+V", msg::gui_action_clipboard},
+        {"Ctrl+Q", msg::gui_action_quit},
     };
     return list;
 }
@@ -21,7 +21,7 @@ void draw_help_overlay(Ui& ui) {
     ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
     if (!ImGui::BeginPopupModal("help_overlay", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar)) return;
     ImGui::PushFont(ui.fonts.heading);
-    ImGui::TextUnformatted(ui.t("gui.help.title").c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_help_title).c_str());
     ImGui::PopFont();
     if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_PadOuterX)) {
         for (const Shortcut& s : shortcuts()) {
@@ -35,7 +35,7 @@ void draw_help_overlay(Ui& ui) {
         }
         ImGui::EndTable();
     }
-    const bool close = ImGui::Button(ui.t("gui.help.close").c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape));
+    const bool close = ImGui::Button(ui.t(msg::gui_help_close).c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape));
     if (close || !ui.show_help) {  // !show_help: F1 pressed again while open
         ui.show_help = false;
         ImGui::CloseCurrentPopup();

@@ -15,18 +15,18 @@ void draw_course_panel(Ui& ui) {
     int passed = 0;
     for (const auto& e : course.exercises) passed += s.status(e.id) == ExerciseStatus::Passed;
     ImGui::PushFont(ui.fonts.bold);
-    ImGui::TextUnformatted(ui.t("gui.course.title").c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_course_title).c_str());
     ImGui::PopFont();
-    ImGui::TextDisabled("%s", ui.t("gui.course.progress", {{"passed", std::to_string(passed)}, {"total", std::to_string(course.exercises.size())}}).c_str());
+    ImGui::TextDisabled("%s", ui.t(msg::gui_course_progress, {{"passed", std::to_string(passed)}, {"total", std::to_string(course.exercises.size())}}).c_str());
     ImGui::ProgressBar(course.exercises.empty() ? 0.f : float(passed) / float(course.exercises.size()), ImVec2(-1, 4), "");
 
     // Topic filter.
     std::set<std::string> used;
     for (const auto& e : course.exercises) used.insert(e.topics.begin(), e.topics.end());
-    const std::string current_label = ui.topic_filter.empty() ? ui.t("gui.course.all_topics") : course.topic_label(ui.topic_filter, lang);
+    const std::string current_label = ui.topic_filter.empty() ? ui.t(msg::gui_course_all_topics) : course.topic_label(ui.topic_filter, lang);
     ImGui::SetNextItemWidth(-1);
     if (ImGui::BeginCombo("##topic", current_label.c_str())) {
-        if (ImGui::Selectable(ui.t("gui.course.all_topics").c_str(), ui.topic_filter.empty())) ui.topic_filter.clear();
+        if (ImGui::Selectable(ui.t(msg::gui_course_all_topics).c_str(), ui.topic_filter.empty())) ui.topic_filter.clear();
         for (const auto& t : used)
             if (ImGui::Selectable(course.topic_label(t, lang).c_str(), ui.topic_filter == t)) ui.topic_filter = t;
         ImGui::EndCombo();
@@ -57,7 +57,7 @@ void draw_course_panel(Ui& ui) {
         if (ImGui::IsItemHovered()) {
             std::string topics;
             for (const auto& t : e.topics) topics += (topics.empty() ? "" : ", ") + course.topic_label(t, lang);
-            wrapped_tooltip(e.title.get(lang) + "\n" + ui.t(std::string("cli.status.") + status_code(st)) + "\n" + topics);
+            wrapped_tooltip(e.title.get(lang) + "\n" + ui.t(built_key(std::string("cli.status.") + status_code(st))) + "\n" + topics);
         }
         std::string topics;
         for (const auto& t : e.topics) topics += (topics.empty() ? "" : " · ") + course.topic_label(t, lang);

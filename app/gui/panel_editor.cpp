@@ -116,30 +116,30 @@ namespace {
 void draw_toolbar(Ui& ui, EditorState& st) {
     Session& s = ui.session;
     if (s.checking()) {
-        if (ImGui::Button(ui.t("gui.editor.cancel").c_str())) s.cancel_check();
+        if (ImGui::Button(ui.t(msg::gui_editor_cancel).c_str())) s.cancel_check();
         ui.note_item("cancel");
     } else {
-        if (ImGui::Button(ui.t("gui.editor.run").c_str())) s.run_check();
+        if (ImGui::Button(ui.t(msg::gui_editor_run).c_str())) s.run_check();
         ui.note_item("run");
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+Enter");
     ImGui::SameLine();
-    if (ImGui::Button(ui.t("gui.editor.save").c_str())) s.save();
+    if (ImGui::Button(ui.t(msg::gui_editor_save).c_str())) s.save();
     ui.note_item("save");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+S");
     ImGui::SameLine();
-    if (ImGui::Button(ui.t("gui.editor.external").c_str())) s.open_in_external_editor();
+    if (ImGui::Button(ui.t(msg::gui_editor_external).c_str())) s.open_in_external_editor();
     ui.note_item("external");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+E");
     ImGui::SameLine();
-    if (ImGui::Button(ui.t("gui.editor.history").c_str())) open_history(ui);
+    if (ImGui::Button(ui.t(msg::gui_editor_history).c_str())) open_history(ui);
     ui.note_item("history");
     ImGui::SameLine();
-    if (ImGui::Button(ui.t("gui.editor.reset").c_str())) ui.confirm_reset = true;
+    if (ImGui::Button(ui.t(msg::gui_editor_reset).c_str())) ui.confirm_reset = true;
     ui.note_item("reset");
     const std::string name = s.file().filename().string();
-    const std::string status = name + " · " + ui.t(s.dirty() ? "gui.editor.unsaved" : "gui.editor.saved") + " · " +
-                               ui.t("gui.editor.position", {{"line", std::to_string(ui.editor_cursor_line)},
+    const std::string status = name + " · " + ui.t(s.dirty() ? msg::gui_editor_unsaved : msg::gui_editor_saved) + " · " +
+                               ui.t(msg::gui_editor_position, {{"line", std::to_string(ui.editor_cursor_line)},
                                                             {"col", std::to_string(1 + st.cursor - line_offset(s.buffer(), ui.editor_cursor_line))}});
     // Beside the buttons when it fits there, else on a line of its own, wrapped: never cut off.
     const float room = ImGui::GetWindowContentRegionMax().x - (ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x) - ImGui::GetStyle().ItemSpacing.x;
@@ -152,12 +152,12 @@ void draw_toolbar(Ui& ui, EditorState& st) {
 
     if (s.disk_conflict()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
-        ImGui::TextWrapped("%s", ui.t("gui.editor.conflict", {{"file", name}}).c_str());
+        ImGui::TextWrapped("%s", ui.t(msg::gui_editor_conflict, {{"file", name}}).c_str());
         ImGui::PopStyleColor();
-        if (ImGui::Button(ui.t("gui.editor.take_disk").c_str())) s.take_disk();
+        if (ImGui::Button(ui.t(msg::gui_editor_take_disk).c_str())) s.take_disk();
         ui.note_item("take_disk");
         ImGui::SameLine();
-        if (ImGui::Button(ui.t("gui.editor.keep_mine").c_str())) s.keep_mine();
+        if (ImGui::Button(ui.t(msg::gui_editor_keep_mine).c_str())) s.keep_mine();
         ui.note_item("keep_mine");
     }
 
@@ -171,16 +171,16 @@ void draw_reset_confirmation(Ui& ui) {
     }
     if (ImGui::BeginPopupModal("confirm_reset", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar)) {
         ImGui::PushFont(ui.fonts.bold);
-        ImGui::TextUnformatted(ui.t("gui.reset.title").c_str());
+        ImGui::TextUnformatted(ui.t(msg::gui_reset_title).c_str());
         ImGui::PopFont();
-        ImGui::TextUnformatted(ui.t("gui.reset.body").c_str());
-        if (ImGui::Button(ui.t("gui.reset.confirm").c_str())) {
+        ImGui::TextUnformatted(ui.t(msg::gui_reset_body).c_str());
+        if (ImGui::Button(ui.t(msg::gui_reset_confirm).c_str())) {
             s.reset_to_starter();
             ImGui::CloseCurrentPopup();
         }
         ui.note_item("reset_confirm");
         ImGui::SameLine();
-        if (ImGui::Button(ui.t("gui.cancel").c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
+        if (ImGui::Button(ui.t(msg::gui_cancel).c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) ImGui::CloseCurrentPopup();
         ImGui::EndPopup();
     }
 
@@ -423,7 +423,7 @@ void draw_text(Ui& ui, EditorState& st) {
 void draw_editor_panel(Ui& ui) {
     Session& s = ui.session;
     if (!s.current()) {
-        ImGui::TextDisabled("%s", ui.t("gui.no_exercise").c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_no_exercise).c_str());
         return;
     }
     EditorState& st = ui.editor;

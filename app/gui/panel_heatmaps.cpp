@@ -55,19 +55,19 @@ std::vector<int> shown_columns(const HeatmapSet& set) {
     return cols;
 }
 
-const char* column_title(int column) {
+MessageKey column_title(int column) {
     switch (column) {
-        case kYours: return "gui.heatmap.yours";
-        case kReference: return "gui.heatmap.reference";
-        case kCuda: return "gui.heatmap.cuda";
-        default: return "gui.heatmap.difference";
+        case kYours: return msg::gui_heatmap_yours;
+        case kReference: return msg::gui_heatmap_reference;
+        case kCuda: return msg::gui_heatmap_cuda;
+        default: return msg::gui_heatmap_difference;
     }
 }
 
 // A column's heading: the learner's column says where their tensor came from.
 std::string column_heading(const Ui& ui, const HeatmapSet& set, int column) {
-    if (column == kYours && set.learner_from_output) return ui.t("gui.heatmaps.from_output");
-    if (column == kYours && set.learner_line > 0) return ui.t("gui.heatmap.yours_line", {{"line", std::to_string(set.learner_line)}});
+    if (column == kYours && set.learner_from_output) return ui.t(msg::gui_heatmaps_from_output);
+    if (column == kYours && set.learner_line > 0) return ui.t(msg::gui_heatmap_yours_line, {{"line", std::to_string(set.learner_line)}});
     return ui.t(column_title(column));
 }
 
@@ -137,23 +137,23 @@ void hover_tooltip(Ui& ui, const HeatmapSet& set, int head, int rows, int cols) 
     const int j = std::clamp(static_cast<int>((m.x - a.x) / (b.x - a.x) * static_cast<float>(cols)), 0, cols - 1);
     const int i = std::clamp(static_cast<int>((m.y - a.y) / (b.y - a.y) * static_cast<float>(rows)), 0, rows - 1);
     ImGui::BeginTooltip();
-    ImGui::TextUnformatted(ui.t("gui.heatmap.hover", {{"h", std::to_string(head)}, {"i", std::to_string(i)}, {"j", std::to_string(j)},
+    ImGui::TextUnformatted(ui.t(msg::gui_heatmap_hover, {{"h", std::to_string(head)}, {"i", std::to_string(i)}, {"j", std::to_string(j)},
                                                       {"qt", token_suffix(set.tokens, i)}, {"kt", token_suffix(set.tokens, j)}})
                                .c_str());
     const float ref = set.reference[static_cast<size_t>(head)].at(i, j);
     if (!set.learner.empty()) {
         const float mine = set.learner[static_cast<size_t>(head)].at(i, j);
-        ImGui::Text("%s: %s", ui.t("gui.heatmap.yours").c_str(), value_text(mine, ui.session.lang()).c_str());
-        ImGui::Text("%s: %s", ui.t("gui.heatmap.reference").c_str(), value_text(ref, ui.session.lang()).c_str());
+        ImGui::Text("%s: %s", ui.t(msg::gui_heatmap_yours).c_str(), value_text(mine, ui.session.lang()).c_str());
+        ImGui::Text("%s: %s", ui.t(msg::gui_heatmap_reference).c_str(), value_text(ref, ui.session.lang()).c_str());
         const float d = set.difference[static_cast<size_t>(head)].at(i, j);
-        if (std::isinf(d) && d < 0) ImGui::TextDisabled("%s", ui.t("gui.heatmap.masked").c_str());
-        else ImGui::Text("|%s| = %s", ui.t("gui.heatmap.difference").c_str(), std::isnan(d) ? "∞" : format_number(std::fabs(d), ui.session.lang()).c_str());
+        if (std::isinf(d) && d < 0) ImGui::TextDisabled("%s", ui.t(msg::gui_heatmap_masked).c_str());
+        else ImGui::Text("|%s| = %s", ui.t(msg::gui_heatmap_difference).c_str(), std::isnan(d) ? "∞" : format_number(std::fabs(d), ui.session.lang()).c_str());
     } else {
-        ImGui::Text("%s: %s", ui.t("gui.heatmap.reference").c_str(), value_text(ref, ui.session.lang()).c_str());
+        ImGui::Text("%s: %s", ui.t(msg::gui_heatmap_reference).c_str(), value_text(ref, ui.session.lang()).c_str());
     }
     if (head < static_cast<int>(set.cuda.size()))
-        ImGui::Text("%s: %s", ui.t("gui.heatmap.cuda").c_str(), value_text(set.cuda[static_cast<size_t>(head)].at(i, j), ui.session.lang()).c_str());
-    if (set.reference[static_cast<size_t>(head)].masked(i, j)) ImGui::TextDisabled("%s", ui.t("gui.heatmap.masked").c_str());
+        ImGui::Text("%s: %s", ui.t(msg::gui_heatmap_cuda).c_str(), value_text(set.cuda[static_cast<size_t>(head)].at(i, j), ui.session.lang()).c_str());
+    if (set.reference[static_cast<size_t>(head)].masked(i, j)) ImGui::TextDisabled("%s", ui.t(msg::gui_heatmap_masked).c_str());
     ImGui::EndTooltip();
 }
 
@@ -176,7 +176,7 @@ void export_png(Ui& ui, int head, int column) {
     const HeatmapPicture img = draw_heatmap_picture(heatmap_picture_spec(ui, head, column), ui.fonts.ui);
     stbi_flip_vertically_on_write(0);
     if (stbi_write_png(file.c_str(), img.w, img.h, 4, img.px.data(), img.w * 4)) v.last_export = file.string();
-    else ui.session.add_notice(ui.t("gui.heatmap.export_failed", {{"file", file.string()}}));
+    else ui.session.add_notice(ui.t(msg::gui_heatmap_export_failed, {{"file", file.string()}}));
 }
 
 void legend(Ui& ui, const ColorScale& scale, const char* id, bool show_masked) {
@@ -190,14 +190,14 @@ void legend(Ui& ui, const ColorScale& scale, const char* id, bool show_masked) {
     }
     ImGui::Dummy(ImVec2(w, h));
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", ui.t("gui.heatmap.range", {{"lo", format_number(scale.lo, ui.session.lang())}, {"hi", format_number(scale.hi, ui.session.lang())}}).c_str());
+    ImGui::TextDisabled("%s", ui.t(msg::gui_heatmap_range, {{"lo", format_number(scale.lo, ui.session.lang())}, {"hi", format_number(scale.hi, ui.session.lang())}}).c_str());
     if (show_masked) {
         ImGui::SameLine();
         const ImVec2 q = ImGui::GetCursorScreenPos();
         dl->AddRectFilled(q, ImVec2(q.x + h, q.y + h), IM_COL32(kMaskedColor[0], kMaskedColor[1], kMaskedColor[2], 255));
         ImGui::Dummy(ImVec2(h, h));
         ImGui::SameLine();
-        ImGui::TextDisabled("%s", ui.t("gui.heatmap.masked").c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_heatmap_masked).c_str());
     }
     (void)id;
 }
@@ -229,7 +229,7 @@ void draw_axes_labels(Ui& ui, const std::vector<std::string>& tokens, ImVec2 ori
         dl->AddText(ImVec2(origin.x + step * (static_cast<float>(i) + 0.5f) - ts.x / 2, origin.y + size + 2), col, t.c_str());
     }
     const ImU32 dim = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    const std::string keys = ui.t("gui.heatmap.axis_keys"), queries = ui.t("gui.heatmap.axis_queries");
+    const std::string keys = ui.t(msg::gui_heatmap_axis_keys), queries = ui.t(msg::gui_heatmap_axis_queries);
     dl->AddText(ImVec2(origin.x + size / 2 - ImGui::CalcTextSize(keys.c_str()).x / 2, origin.y + size + 2 + line), dim, keys.c_str());
     dl->AddText(ImVec2(origin.x - ImGui::CalcTextSize(queries.c_str()).x - 4, origin.y - line - 2), dim, queries.c_str());
 }
@@ -241,14 +241,14 @@ namespace {
 // The legend, the difference summary and the CUDA note above the grid.
 void draw_heatmap_header(Ui& ui, const CaseOutcome& c, const HeatmapSet& set) {
     HeatmapView& v = ui.heatmaps;
-    const std::string export_label = ui.t("gui.heatmap.export_grid");
+    const std::string export_label = ui.t(msg::gui_heatmap_export_grid);
     same_line_if_room(ImGui::CalcTextSize(export_label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2);
     if (ImGui::Button(export_label.c_str())) export_png(ui, -1, -1);
     ui.note_item("export_grid");
     legend(ui, set.value_scale, "values", true);
     const bool have_learner = !set.learner.empty();
     if (have_learner) {
-        const std::string max_diff = ui.t("gui.heatmap.max_diff", {{"value", format_number(set.max_abs_difference, ui.session.lang())}});
+        const std::string max_diff = ui.t(msg::gui_heatmap_max_diff, {{"value", format_number(set.max_abs_difference, ui.session.lang())}});
         if (set.max_abs_difference > 0) {
             legend(ui, set.difference_scale, "diff", false);
             same_line_if_room(ImGui::CalcTextSize(max_diff.c_str()).x);
@@ -263,24 +263,24 @@ void draw_heatmap_header(Ui& ui, const CaseOutcome& c, const HeatmapSet& set) {
             ImGui::Dummy(ImVec2(sw, sw));
             ImGui::SameLine();
             ImGui::TextColored(verdict_color(Verdict::WrongAnswer), "%s",
-                               ui.t("gui.heatmap.non_finite", {{"count", std::to_string(set.non_finite_differences)}}).c_str());
+                               ui.t(msg::gui_heatmap_non_finite, {{"count", std::to_string(set.non_finite_differences)}}).c_str());
         }
     } else if (!set.learner_problem.empty()) {
-        ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t("gui.heatmap.problem", {{"problem", set.learner_problem}}).c_str());
+        ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t(msg::gui_heatmap_problem, {{"problem", set.learner_problem}}).c_str());
     } else {
-        ImGui::TextWrapped("%s", ui.t("gui.heatmap.not_recorded", {{"stage", set.stage}}).c_str());
+        ImGui::TextWrapped("%s", ui.t(msg::gui_heatmap_not_recorded, {{"stage", set.stage}}).c_str());
     }
     if (!set.cuda.empty()) {
         const std::string backend = c.reference_kernel ? cuda_backend_text(*c.reference_kernel, ui.session.lang()) : kernel_backend_code(set.cuda_backend);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", ui.t("gui.heatmap.cuda_note", {{"backend", backend}, {"value", format_number(set.cuda_max_abs_difference, ui.session.lang())}}).c_str());
+        ImGui::TextWrapped("%s", ui.t(msg::gui_heatmap_cuda_note, {{"backend", backend}, {"value", format_number(set.cuda_max_abs_difference, ui.session.lang())}}).c_str());
         ImGui::PopStyleColor();
         ui.note_item("heatmap_cuda_note");
     } else if (c.reference_kernel && c.reference_kernel->ok) {
-        ImGui::TextDisabled("%s", ui.t("gui.heatmap.cuda_missing", {{"stage", set.stage}}).c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_heatmap_cuda_missing, {{"stage", set.stage}}).c_str());
     }
-    if (!v.last_export.empty()) ImGui::TextDisabled("%s", ui.t("gui.heatmap.exported", {{"file", v.last_export}}).c_str());
-    ImGui::TextDisabled("%s", ui.t("gui.heatmap.click").c_str());
+    if (!v.last_export.empty()) ImGui::TextDisabled("%s", ui.t(msg::gui_heatmap_exported, {{"file", v.last_export}}).c_str());
+    ImGui::TextDisabled("%s", ui.t(msg::gui_heatmap_click).c_str());
 
 }
 
@@ -303,7 +303,7 @@ void draw_heatmap_rows(Ui& ui, const HeatmapSet& set, const std::vector<int>& co
         for (int h = clipper.DisplayStart; h < clipper.DisplayEnd; ++h) {
             ImGui::PushID(h);
             ImGui::AlignTextToFramePadding();
-            ImGui::TextUnformatted(ui.t("gui.heatmap.head", {{"h", std::to_string(h)}}).c_str());
+            ImGui::TextUnformatted(ui.t(msg::gui_heatmap_head, {{"h", std::to_string(h)}}).c_str());
             for (size_t pos = 0; pos < columns.size(); ++pos) {
                 const int col = columns[pos];
                 ImGui::SameLine(label_w + static_cast<float>(pos) * (size + ImGui::GetStyle().ItemSpacing.x));
@@ -314,7 +314,7 @@ void draw_heatmap_rows(Ui& ui, const HeatmapSet& set, const std::vector<int>& co
                 if (ImGui::IsItemHovered() && pointer_moved()) hover_tooltip(ui, set, h, set.rows, set.cols);
                 if (ImGui::IsItemClicked(ImGuiMouseButton_Left)) v.enlarged = h;
                 if (ImGui::BeginPopupContextItem("export")) {
-                    if (ImGui::MenuItem(ui.t("gui.heatmap.export_one").c_str())) export_png(ui, h, col);
+                    if (ImGui::MenuItem(ui.t(msg::gui_heatmap_export_one).c_str())) export_png(ui, h, col);
                     ImGui::EndPopup();
                 }
                 ImGui::PopID();
@@ -333,7 +333,7 @@ void draw_enlarged_head(Ui& ui, const HeatmapSet& set, const std::vector<int>& c
     if (ImGui::BeginPopupModal("enlarged_head", nullptr, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoTitleBar)) {
         const int h = std::clamp(v.enlarged, 0, set.heads - 1);
         ImGui::PushFont(ui.fonts.bold);
-        ImGui::TextUnformatted((ui.t("gui.heatmap.head", {{"h", std::to_string(h)}}) + " · " + set.stage).c_str());
+        ImGui::TextUnformatted((ui.t(msg::gui_heatmap_head, {{"h", std::to_string(h)}}) + " · " + set.stage).c_str());
         ImGui::PopFont();
         const float big = std::min(ImGui::GetMainViewport()->WorkSize.y * 0.6f, 480.0f);
         const float margin = ImGui::GetFontSize() * 5;
@@ -353,7 +353,7 @@ void draw_enlarged_head(Ui& ui, const HeatmapSet& set, const std::vector<int>& c
             ImGui::Dummy(ImVec2(0, ImGui::GetTextLineHeight() * 2 + 6));
             ImGui::EndGroup();
         }
-        if (ImGui::Button(ui.t("gui.heatmap.close").c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+        if (ImGui::Button(ui.t(msg::gui_heatmap_close).c_str()) || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
             v.enlarged = -1;
             ImGui::CloseCurrentPopup();
         }
@@ -369,7 +369,7 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
     HeatmapView& v = ui.heatmaps;
     const std::vector<std::string> stages = heatmap_stages(c);
     if (stages.empty()) {
-        ImGui::TextWrapped("%s", ui.t("gui.heatmap.none").c_str());
+        ImGui::TextWrapped("%s", ui.t(msg::gui_heatmap_none).c_str());
         return;
     }
     if (std::find(stages.begin(), stages.end(), v.stage) == stages.end()) {
@@ -382,7 +382,7 @@ void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::
             if (has(l.name) && (mine.empty() || l.name == "weights")) mine = l.name;
         v.stage = mine == "weights" || (mine.empty() && has("weights")) ? "weights" : !mine.empty() ? mine : stages.front();
     }
-    const std::string stage_label = ui.t("gui.views.stage");
+    const std::string stage_label = ui.t(msg::gui_views_stage);
     same_line_if_room(ImGui::CalcTextSize(stage_label.c_str()).x + ImGui::GetStyle().ItemSpacing.x + ImGui::GetFontSize() * 9);
     label_before(stage_label);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
@@ -421,7 +421,7 @@ void draw_heatmaps_panel(Ui& ui) {
         return;
     }
     const CaseOutcome* c = view_case(ui);
-    label_before(ui.t("gui.views.case"));
+    label_before(ui.t(msg::gui_views_case));
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
     const std::string current = std::to_string(c->index + 1) + ". " + c->name.get(ui.session.lang());
     if (ImGui::BeginCombo("##case", current.c_str())) {
@@ -443,7 +443,7 @@ PictureSpec heatmap_picture_spec(const Ui& ui, int head, int column) {
     const HeatmapSet& set = *v.set;
     const Lang lang = ui.session.lang();
     const CaseOutcome& c = r->cases[static_cast<size_t>(v.built_case)];
-    spec.title = ui.t("gui.heatmap.export_title", {{"exercise", ui.session.current()->title.get(lang)},
+    spec.title = ui.t(msg::gui_heatmap_export_title, {{"exercise", ui.session.current()->title.get(lang)},
                                                    {"case", std::to_string(c.index + 1)},
                                                    {"name", c.name.get(lang)},
                                                    {"stage", set.stage}});
@@ -459,14 +459,14 @@ PictureSpec heatmap_picture_spec(const Ui& ui, int head, int column) {
     for (int h = 0; h < set.heads; ++h) {
         if (head >= 0 && h != head) continue;
         spec.heads.push_back(h);
-        spec.head_labels.push_back(ui.t("gui.heatmap.head", {{"h", std::to_string(h)}}));
+        spec.head_labels.push_back(ui.t(msg::gui_heatmap_head, {{"h", std::to_string(h)}}));
     }
     const auto range = [&](const ColorScale& scale) {
-        return ui.t("gui.heatmap.range", {{"lo", format_number(scale.lo, lang)}, {"hi", format_number(scale.hi, lang)}});
+        return ui.t(msg::gui_heatmap_range, {{"lo", format_number(scale.lo, lang)}, {"hi", format_number(scale.hi, lang)}});
     };
     if (values) spec.scales.push_back({&set.value_scale, range(set.value_scale)});
-    if (differences) spec.scales.push_back({&set.difference_scale, ui.t("gui.heatmap.difference") + ": " + range(set.difference_scale)});
-    if (any_masked(set.reference)) spec.masked = ui.t("gui.heatmap.masked");
+    if (differences) spec.scales.push_back({&set.difference_scale, ui.t(msg::gui_heatmap_difference) + ": " + range(set.difference_scale)});
+    if (any_masked(set.reference)) spec.masked = ui.t(msg::gui_heatmap_masked);
     return spec;
 }
 

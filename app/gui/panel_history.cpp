@@ -21,15 +21,15 @@ void draw_version_row(Ui& ui, const Version& v, bool in_editor) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(version_reason_words(v, s.lang()).c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(ui.t("gui.history.lines", {{"lines", format_count(v.lines, s.lang())}}).c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_history_lines, {{"lines", format_count(v.lines, s.lang())}}).c_str());
     ImGui::TableNextColumn();
     const std::string id = std::to_string(v.number);
     if (in_editor) {
-        ImGui::TextDisabled("%s", ui.t("gui.history.current").c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_history_current).c_str());
     } else if (!v.available) {
-        ImGui::TextDisabled("%s", ui.t("gui.history.missing").c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_history_missing).c_str());
     } else {
-        if (ImGui::SmallButton((ui.t("gui.history.restore") + "##" + id).c_str())) s.restore_version(v.number);
+        if (ImGui::SmallButton((ui.t(msg::gui_history_restore) + "##" + id).c_str())) s.restore_version(v.number);
         ui.note_item("history_restore:" + id);
     }
 }
@@ -44,17 +44,17 @@ void draw_history_window(Ui& ui) {
                              ImGuiCond_Appearing);
     ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowBgAlpha(1.0f);  // over the code: the code must not show through the list
-    const std::string title = ui.t("gui.history.title", {{"file", s.file().filename().string()}}) + "###history";
+    const std::string title = ui.t(msg::gui_history_title, {{"file", s.file().filename().string()}}) + "###history";
     if (!ImGui::Begin(title.c_str(), &ui.show_history, ImGuiWindowFlags_NoCollapse)) {
         ImGui::End();
         return;
     }
     ui.note_item("history_window");
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", ui.t("gui.history.note").c_str());
+    ImGui::TextDisabled("%s", ui.t(msg::gui_history_note).c_str());
     ImGui::PopTextWrapPos();
     const std::vector<Version>& versions = s.versions();
-    if (versions.empty()) ImGui::TextUnformatted(ui.t("gui.history.empty").c_str());
+    if (versions.empty()) ImGui::TextUnformatted(ui.t(msg::gui_history_empty).c_str());
     const std::string in_editor = version_hash_of(s.buffer());
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV;
     const float footer = ImGui::GetFrameHeightWithSpacing();
@@ -66,13 +66,13 @@ void draw_history_window(Ui& ui) {
             return std::max(ImGui::CalcTextSize(a.c_str()).x, ImGui::CalcTextSize(b.c_str()).x) + pad;
         };
         ImGui::TableSetupScrollFreeze(0, 1);
-        ImGui::TableSetupColumn(ui.t("gui.history.number").c_str(), ImGuiTableColumnFlags_WidthFixed, width(ui.t("gui.history.number"), "0000"));
-        ImGui::TableSetupColumn(ui.t("gui.history.when").c_str(), ImGuiTableColumnFlags_WidthFixed, width(ui.t("gui.history.when"), "0000-00-00 00:00"));
-        ImGui::TableSetupColumn(ui.t("gui.history.why").c_str(), ImGuiTableColumnFlags_WidthStretch);
-        ImGui::TableSetupColumn(ui.t("gui.history.size").c_str(), ImGuiTableColumnFlags_WidthFixed,
-                                width(ui.t("gui.history.size"), ui.t("gui.history.lines", {{"lines", "0,000"}})));
+        ImGui::TableSetupColumn(ui.t(msg::gui_history_number).c_str(), ImGuiTableColumnFlags_WidthFixed, width(ui.t(msg::gui_history_number), "0000"));
+        ImGui::TableSetupColumn(ui.t(msg::gui_history_when).c_str(), ImGuiTableColumnFlags_WidthFixed, width(ui.t(msg::gui_history_when), "0000-00-00 00:00"));
+        ImGui::TableSetupColumn(ui.t(msg::gui_history_why).c_str(), ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn(ui.t(msg::gui_history_size).c_str(), ImGuiTableColumnFlags_WidthFixed,
+                                width(ui.t(msg::gui_history_size), ui.t(msg::gui_history_lines, {{"lines", "0,000"}})));
         ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed,
-                                std::max(width(ui.t("gui.history.restore"), ui.t("gui.history.current")), width(ui.t("gui.history.missing"), "")));
+                                std::max(width(ui.t(msg::gui_history_restore), ui.t(msg::gui_history_current)), width(ui.t(msg::gui_history_missing), "")));
         ImGui::TableHeadersRow();
         bool marked = false;  // the newest version with the editor's text is the one marked
         for (auto it = versions.rbegin(); it != versions.rend(); ++it) {
@@ -82,7 +82,7 @@ void draw_history_window(Ui& ui) {
         }
         ImGui::EndTable();
     }
-    if (ImGui::Button(ui.t("gui.history.close").c_str())) ui.show_history = false;
+    if (ImGui::Button(ui.t(msg::gui_history_close).c_str())) ui.show_history = false;
     ui.note_item("history_close");
     ImGui::End();
 }

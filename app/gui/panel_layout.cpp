@@ -74,10 +74,10 @@ void memory_strip(Ui& ui, const char* id, const std::vector<MemoryCell>& cells, 
         const std::map<std::string, std::string> args = {{"offset", std::to_string(c.offset)}, {"b", std::to_string(c.batch)},
                                                          {"t", std::to_string(c.token)},   {"h", std::to_string(c.head)},
                                                          {"j", std::to_string(c.j)}};
-        wrapped_tooltip(ui.t(batched ? "gui.layout.cell_batch" : "gui.layout.cell", args));
+        wrapped_tooltip(ui.t(batched ? msg::gui_layout_cell_batch : msg::gui_layout_cell, args));
     }
     if (cells.size() > max_cells)
-        ImGui::TextDisabled("%s", ui.t("gui.layout.truncated", {{"n", format_count(max_cells, ui.session.lang())}, {"total", format_count(static_cast<int64_t>(cells.size()), ui.session.lang())}}).c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_layout_truncated, {{"n", format_count(max_cells, ui.session.lang())}, {"total", format_count(static_cast<int64_t>(cells.size()), ui.session.lang())}}).c_str());
 }
 
 }  // namespace
@@ -87,14 +87,14 @@ namespace {
 // (T, D) -> reshape -> transpose -> contiguous, with shape and strides at each step.
 void draw_pipeline(Ui& ui, const LayoutView& v) {
     ImGui::PushFont(ui.fonts.bold);
-    ImGui::TextUnformatted(ui.t("gui.layout.pipeline").c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_layout_pipeline).c_str());
     ImGui::PopFont();
     const auto stages = split_heads_pipeline(v.batch, v.tokens, v.d_model, v.heads);
     if (ImGui::BeginTable("pipeline", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn(ui.t("gui.layout.step").c_str());
-        ImGui::TableSetupColumn(ui.t("gui.layout.shape").c_str());
-        ImGui::TableSetupColumn(ui.t("gui.layout.strides").c_str());
-        ImGui::TableSetupColumn(ui.t("gui.layout.contiguous").c_str());
+        ImGui::TableSetupColumn(ui.t(msg::gui_layout_step).c_str());
+        ImGui::TableSetupColumn(ui.t(msg::gui_layout_shape).c_str());
+        ImGui::TableSetupColumn(ui.t(msg::gui_layout_strides).c_str());
+        ImGui::TableSetupColumn(ui.t(msg::gui_layout_contiguous).c_str());
         ImGui::TableHeadersRow();
         for (const auto& s : stages) {
             ImGui::TableNextRow();
@@ -107,8 +107,8 @@ void draw_pipeline(Ui& ui, const LayoutView& v) {
             ImGui::TextUnformatted(shape_to_string(s.strides).c_str());
             ImGui::PopFont();
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted((ui.t(s.contiguous ? "gui.layout.yes" : "gui.layout.no") + " · " +
-                                    ui.t(s.copies ? "gui.layout.copies" : "gui.layout.view"))
+            ImGui::TextUnformatted((ui.t(s.contiguous ? msg::gui_layout_yes : msg::gui_layout_no) + " · " +
+                                    ui.t(s.copies ? msg::gui_layout_copies : msg::gui_layout_view))
                                        .c_str());
         }
         ImGui::EndTable();
@@ -127,7 +127,7 @@ void draw_learner_shapes(Ui& ui) {
     if (!any) return;
     ImGui::Separator();
     ImGui::PushFont(ui.fonts.bold);
-    ImGui::TextUnformatted(ui.t("gui.layout.yours").c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_layout_yours).c_str());
     ImGui::PopFont();
     int first_shape = -1;
     for (size_t i = 0; i < cmp.size(); ++i)
@@ -136,11 +136,11 @@ void draw_learner_shapes(Ui& ui) {
             break;
         }
     if (first_shape >= 0)
-        ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t("gui.layout.first_shape_mismatch", {{"stage", cmp[static_cast<size_t>(first_shape)].name}}).c_str());
+        ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t(msg::gui_layout_first_shape_mismatch, {{"stage", cmp[static_cast<size_t>(first_shape)].name}}).c_str());
     if (ImGui::BeginTable("your_shapes", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn(ui.t("gui.stages.stage").c_str());
-        ImGui::TableSetupColumn(ui.t("gui.stages.reference_shape").c_str());
-        ImGui::TableSetupColumn(ui.t("gui.stages.your_shape").c_str());
+        ImGui::TableSetupColumn(ui.t(msg::gui_stages_stage).c_str());
+        ImGui::TableSetupColumn(ui.t(msg::gui_stages_reference_shape).c_str());
+        ImGui::TableSetupColumn(ui.t(msg::gui_stages_your_shape).c_str());
         ImGui::TableHeadersRow();
         for (size_t i = 0; i < cmp.size(); ++i) {
             ImGui::TableNextRow();
@@ -163,7 +163,7 @@ void draw_layout_panel(Ui& ui) {
     if (!v.initialised) initialise_from_case(ui);
     const float w = ImGui::GetFontSize() * 7;
     ImGui::SetNextItemWidth(w);
-    ImGui::SliderInt(ui.t("gui.layout.batch").c_str(), &v.batch, 0, 4);
+    ImGui::SliderInt(ui.t(msg::gui_layout_batch).c_str(), &v.batch, 0, 4);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(w);
     ImGui::SliderInt("T", &v.tokens, 1, 16);
@@ -174,15 +174,15 @@ void draw_layout_panel(Ui& ui) {
     ImGui::SetNextItemWidth(w);
     ImGui::SliderInt("H", &v.heads, 1, 16);
     if (v.heads < 1 || v.d_model % v.heads != 0) {
-        ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t("gui.layout.invalid").c_str());
+        ImGui::TextColored(verdict_color(Verdict::WrongShape), "%s", ui.t(msg::gui_layout_invalid).c_str());
         return;
     }
 
     draw_pipeline(ui, v);
     const int hd = v.d_model / v.heads;
-    ImGui::TextUnformatted(ui.t("gui.layout.before").c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_layout_before).c_str());
     memory_strip(ui, "memory_before", memory_before(v.batch, v.tokens, v.d_model, v.heads), v.d_model, v.batch > 0);
-    ImGui::TextUnformatted(ui.t("gui.layout.after").c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_layout_after).c_str());
     memory_strip(ui, "memory_after", memory_after(v.batch, v.tokens, v.d_model, v.heads), v.tokens * hd <= 64 ? v.tokens * hd : v.d_model, v.batch > 0);
 
     draw_learner_shapes(ui);

@@ -24,9 +24,9 @@ void draw_left(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
     int64_t numel = 1;
     for (int64_t d : out.shape) numel *= d;
     draw_launch_selector(ui, r, c);
-    if (section(ui, ui.t("gui.kview.grid_title", {{"kernel", launch.kernel}, {"out", out.name}}), "blocks")) draw_blocks(ui, launch, out, numel);
-    if (section(ui, ui.t("gui.kview.threads_title", {{"block", std::to_string(v.block)}}), "threads")) {
-        legend(ui, ui.t("gui.kview.threads_legend"), "threads");
+    if (section(ui, ui.t(msg::gui_kview_grid_title, {{"kernel", launch.kernel}, {"out", out.name}}), "blocks")) draw_blocks(ui, launch, out, numel);
+    if (section(ui, ui.t(msg::gui_kview_threads_title, {{"block", std::to_string(v.block)}}), "threads")) {
+        legend(ui, ui.t(msg::gui_kview_threads_legend), "threads");
         draw_threads(ui, launch);
     }
 }
@@ -51,8 +51,8 @@ void draw_learner_kernels_panel(Ui& ui) {
         // "Launched no kernel" only where the case ran to its end; a timeout
         // or a crash leaves no record of what was launched.
         const bool finished = c->has_output() || c->verdict == Verdict::KernelRule || c->verdict == Verdict::KernelFault;
-        if (finished) wrapped(ui.t("gui.kview.no_launches"));
-        else wrapped(ui.t("gui.kview.no_launches_recorded", {{"verdict", verdict_title(c->verdict, ui.session.lang())}}));
+        if (finished) wrapped(ui.t(msg::gui_kview_no_launches));
+        else wrapped(ui.t(msg::gui_kview_no_launches_recorded, {{"verdict", verdict_title(c->verdict, ui.session.lang())}}));
         ui.note_item("kview_no_launches");
         draw_resources(ui, r);
         return;

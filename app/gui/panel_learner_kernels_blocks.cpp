@@ -24,20 +24,20 @@ std::string block_text(Ui& ui, const BlockFootprint& f, const std::string& out) 
                                                    {"z", std::to_string(f.index.z)},
                                                    {"out", out},
                                                    {"reads", format_count(f.global_reads, lang)}};
-    if (f.stopped) return ui.t("gui.kview.block_stopped", id);
-    if (f.unknown()) return ui.t("gui.kview.block_unrecorded", id);
+    if (f.stopped) return ui.t(msg::gui_kview_block_stopped, id);
+    if (f.unknown()) return ui.t(msg::gui_kview_block_unrecorded, id);
     if (!f.wrote_output() && f.global_writes > 0) {  // a helper kernel's block: it wrote a buffer of its own
         std::map<std::string, std::string> args = id;
         args["writes"] = format_count(f.global_writes, lang);
-        return ui.t("gui.kview.block_wrote_elsewhere", args);
+        return ui.t(msg::gui_kview_block_wrote_elsewhere, args);
     }
-    if (!f.wrote_output()) return ui.t("gui.kview.block_idle", id);
+    if (!f.wrote_output()) return ui.t(msg::gui_kview_block_idle, id);
     std::map<std::string, std::string> args = id;
-    args["slice"] = f.written.empty() ? ui.t("gui.kview.block_whole", {{"out", out}}) : describe_slice(f.written, lang);
+    args["slice"] = f.written.empty() ? ui.t(msg::gui_kview_block_whole, {{"out", out}}) : describe_slice(f.written, lang);
     args["writes"] = format_count(f.output_writes, lang);
     args["sreads"] = format_count(f.shared_reads, lang);
     args["swrites"] = format_count(f.shared_writes, lang);
-    return ui.t("gui.kview.block_wrote", args);
+    return ui.t(msg::gui_kview_block_wrote, args);
 }
 
 ImU32 block_color(const BlockFootprint& f, int64_t numel, bool selected) {
@@ -95,7 +95,7 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
     const long count = static_cast<long>(v.blocks.size());
     if (count == 0) {  // an empty grid (the fault line says why) or one too large to draw
         if (launch.grid.count() > 0)
-            ImGui::TextDisabled("%s", ui.t("gui.kview.grid_too_large", {{"n", std::to_string(launch.grid.count())}}).c_str());
+            ImGui::TextDisabled("%s", ui.t(msg::gui_kview_grid_too_large, {{"n", std::to_string(launch.grid.count())}}).c_str());
         return;
     }
     constexpr long kMaxCells = 4096;
@@ -104,7 +104,7 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
     const Lang lang = ui.session.lang();
     if (compact) {
         const GridCounts n = count_blocks(v.blocks);
-        wrapped(ui.t("gui.kview.grid_summary", {{"n", format_count(count, lang)}, {"wrote", format_count(n.wrote, lang)}, {"out", out},
+        wrapped(ui.t(msg::gui_kview_grid_summary, {{"n", format_count(count, lang)}, {"wrote", format_count(n.wrote, lang)}, {"out", out},
                                                 {"idle", format_count(n.idle, lang)}, {"unknown", format_count(n.unknown, lang)}}));
         ui.note_item("kview_grid_summary");
     }
@@ -162,7 +162,7 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
         ImGui::EndChild();
     }
     if (under >= 0 && under < shown && pointer_moved()) wrapped_tooltip(block_text(ui, v.blocks[static_cast<size_t>(under)], out));
-    if (shown < count) ImGui::TextDisabled("%s", ui.t("gui.kview.grid_too_large", {{"n", std::to_string(count)}}).c_str());
+    if (shown < count) ImGui::TextDisabled("%s", ui.t(msg::gui_kview_grid_too_large, {{"n", std::to_string(count)}}).c_str());
 }
 
 // The recording of a block after the check (or why there is none): a button
@@ -175,40 +175,40 @@ void draw_block_recording(Ui& ui, const BlockFootprint& f) {
     const std::map<std::string, std::string> id = {{"id", std::to_string(f.block)},
                                                    {"n", std::to_string(protocol::ProtocolLimits::max_trace_events)}};
     if (f.recorded_alone) {
-        wrapped(ui.t(f.recorded ? "gui.kview.block_recorded_alone" : "gui.kview.block_partly_recorded", id));
+        wrapped(ui.t(f.recorded ? msg::gui_kview_block_recorded_alone : msg::gui_kview_block_partly_recorded, id));
         ui.note_item("kview_block_recorded");
         return;  // recording it again would give the same accesses
     }
     if (f.recorded) return;
     // The log filled inside this block: what it wrote so far is drawn, the rest is unknown.
-    if (f.wrote_output()) wrapped(ui.t("gui.kview.block_log_filled", id));
+    if (f.wrote_output()) wrapped(ui.t(msg::gui_kview_block_log_filled, id));
     const BlockRecordingRequest* running = ui.session.recording_block();
     if (running && running->case_index == case_index && running->launch == launch && running->block == f.block) {
-        ImGui::TextDisabled("%s", ui.t("gui.kview.block_recording", id).c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_kview_block_recording, id).c_str());
         ui.note_item("kview_block_recording");
         return;
     }
     for (const BlockRecording& r : ui.session.recorded_blocks())
         if (r.case_index == case_index && r.launch == launch && r.block == f.block && !r.usable()) {
             const std::string why = r.problem == BlockRecording::Problem::LaunchMissing
-                                        ? ui.t("gui.kview.record_no_launch", {{"launch", std::to_string(launch + 1)}})
-                                        : ui.t("gui.kview.record_run_failed", {{"verdict", verdict_title(r.rerun_verdict, ui.session.lang())}});
+                                        ? ui.t(msg::gui_kview_record_no_launch, {{"launch", std::to_string(launch + 1)}})
+                                        : ui.t(msg::gui_kview_record_run_failed, {{"verdict", verdict_title(r.rerun_verdict, ui.session.lang())}});
             ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
-            wrapped(ui.t("gui.kview.record_failed", {{"id", id.at("id")}, {"why", why}}));
+            wrapped(ui.t(msg::gui_kview_record_failed, {{"id", id.at("id")}, {"why", why}}));
             ImGui::PopStyleColor();
         }
     ImGui::BeginDisabled(running != nullptr);  // one recording at a time
-    if (ImGui::Button(ui.t("gui.kview.record_block").c_str())) ui.session.record_block(case_index, launch, f.block);
+    if (ImGui::Button(ui.t(msg::gui_kview_record_block).c_str())) ui.session.record_block(case_index, launch, f.block);
     ImGui::EndDisabled();
     ui.note_item("kview_record_block");
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled) && pointer_moved()) wrapped_tooltip(ui.t("gui.kview.record_block_tip"));
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled) && pointer_moved()) wrapped_tooltip(ui.t(msg::gui_kview_record_block_tip));
 }
 
 }  // namespace
 
 void draw_blocks(Ui& ui, const emu::LaunchReport& launch, const KernelBuffer& out, int64_t numel) {
     CudaKernelView& v = ui.cuda_kernel;
-    std::string how = ui.t("gui.kview.grid_legend", {{"out", out.name}});
+    std::string how = ui.t(msg::gui_kview_grid_legend, {{"out", out.name}});
     if (!out.axes.empty()) {
         std::string axes;
         for (size_t a = 0; a < out.axes.size(); ++a) {
@@ -216,12 +216,12 @@ void draw_blocks(Ui& ui, const emu::LaunchReport& launch, const KernelBuffer& ou
             const std::string word = describe_slice({named}, ui.session.lang());  // "batch 0"
             axes += (a ? ", " : "") + word.substr(0, word.rfind(' '));
         }
-        how += " " + ui.t("gui.kview.grid_axes", {{"axes", axes}});
+        how += " " + ui.t(msg::gui_kview_grid_axes, {{"axes", axes}});
     }
     legend(ui, how, "blocks");
     if (launch.trace_truncated) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
-        wrapped(ui.t("gui.kview.trace_truncated_record"));
+        wrapped(ui.t(msg::gui_kview_trace_truncated_record));
         ImGui::PopStyleColor();
         ui.note_item("kview_trace_truncated");
     }
@@ -230,7 +230,7 @@ void draw_blocks(Ui& ui, const emu::LaunchReport& launch, const KernelBuffer& ou
         const BlockFootprint& f = v.blocks[static_cast<size_t>(v.block)];
         wrapped(block_text(ui, f, out.name));
         ui.note_item("kview_block");
-        if (f.faulted) ImGui::TextColored(ImVec4(1.0f, 0.47f, 0.43f, 1.0f), "%s", ui.t("gui.kview.block_faulted").c_str());
+        if (f.faulted) ImGui::TextColored(ImVec4(1.0f, 0.47f, 0.43f, 1.0f), "%s", ui.t(msg::gui_kview_block_faulted).c_str());
         draw_block_recording(ui, f);
     }
 }

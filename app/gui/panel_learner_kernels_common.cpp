@@ -50,7 +50,7 @@ bool section(Ui& ui, const std::string& title, const char* id, bool open_by_defa
 // An explanation a learner reads once: folded under "How to read this", so
 // the figures keep the room.
 void legend(Ui& ui, const std::string& text, const char* id) {
-    if (ImGui::TreeNodeEx((ui.t("gui.kview.how_to_read") + "##" + id).c_str(), ImGuiTreeNodeFlags_SpanAvailWidth)) {
+    if (ImGui::TreeNodeEx((ui.t(msg::gui_kview_how_to_read) + "##" + id).c_str(), ImGuiTreeNodeFlags_SpanAvailWidth)) {
         disabled_wrapped(text);
         ImGui::TreePop();
     }

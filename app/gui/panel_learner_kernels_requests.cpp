@@ -24,8 +24,8 @@ ImU32 item_color(size_t i, size_t n, float value = 1.0f) {
 }
 
 std::string request_what(Ui& ui, const WarpRequest& r) {
-    if (r.space == MemorySpace::Shared) return ui.t(r.is_write ? "gui.kview.shared_store" : "gui.kview.shared_load");
-    return ui.t(r.is_write ? "gui.kview.global_store" : "gui.kview.global_load", {{"name", r.buffer()}});
+    if (r.space == MemorySpace::Shared) return ui.t(r.is_write ? msg::gui_kview_shared_store : msg::gui_kview_shared_load);
+    return ui.t(r.is_write ? msg::gui_kview_global_store : msg::gui_kview_global_load, {{"name", r.buffer()}});
 }
 
 std::string request_cost(const WarpRequest& r) {
@@ -85,10 +85,10 @@ void draw_lane_strip(Ui& ui, const WarpRequest& r) {
 
 bool draw_request_list(Ui& ui) {
     CudaKernelView& v = ui.cuda_kernel;
-    if (!section(ui, ui.t("gui.kview.requests_title", {{"block", std::to_string(v.block)}, {"n", std::to_string(v.requests.size())}}), "requests")) return false;
-    legend(ui, ui.t("gui.kview.requests_legend"), "requests");
+    if (!section(ui, ui.t(msg::gui_kview_requests_title, {{"block", std::to_string(v.block)}, {"n", std::to_string(v.requests.size())}}), "requests")) return false;
+    legend(ui, ui.t(msg::gui_kview_requests_legend), "requests");
     if (v.requests.empty()) {
-        wrapped(ui.t("gui.kview.requests_none"));
+        wrapped(ui.t(msg::gui_kview_requests_none));
         return false;
     }
     const float row_h = ImGui::GetTextLineHeightWithSpacing();
@@ -97,8 +97,8 @@ bool draw_request_list(Ui& ui) {
     if (!ImGui::BeginTable("kview_requests", 6, flags, ImVec2(0, h))) return false;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthStretch, 0.4f);
-    for (const char* k : {"gui.kview.col_warp", "gui.kview.col_access", "gui.kview.col_line", "gui.kview.col_lanes", "gui.kview.col_cost"})
-        ImGui::TableSetupColumn(ui.t(k).c_str(), ImGuiTableColumnFlags_WidthStretch, k == std::string("gui.kview.col_access") ? 2.0f : 0.8f);
+    for (MessageKey k : {msg::gui_kview_col_warp, msg::gui_kview_col_access, msg::gui_kview_col_line, msg::gui_kview_col_lanes, msg::gui_kview_col_cost})
+        ImGui::TableSetupColumn(ui.t(k).c_str(), ImGuiTableColumnFlags_WidthStretch, k == msg::gui_kview_col_access ? 2.0f : 0.8f);
     ImGui::TableHeadersRow();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(v.requests.size()));
@@ -131,24 +131,24 @@ void draw_request_detail(Ui& ui) {
     if (v.request < 0 || v.request >= static_cast<int>(v.requests.size())) return;
     const WarpRequest& r = v.requests[static_cast<size_t>(v.request)];
     const bool global = r.space == MemorySpace::Global;
-    ImGui::TextUnformatted(ui.t("gui.kview.request_title", {{"n", std::to_string(v.request + 1)}, {"warp", std::to_string(r.warp)},
+    ImGui::TextUnformatted(ui.t(msg::gui_kview_request_title, {{"n", std::to_string(v.request + 1)}, {"warp", std::to_string(r.warp)},
                                                             {"line", std::to_string(r.line)}, {"what", request_what(ui, r)}})
                                .c_str());
     ui.note_item("kview_request");
     const std::string lanes = std::to_string(r.lanes.size());
-    ImGui::TextWrapped("%s", global ? ui.t("gui.kview.request_sectors", {{"lanes", lanes}, {"sectors", std::to_string(r.sectors.size())}}).c_str()
-                                    : ui.t("gui.kview.request_banks", {{"lanes", lanes}, {"wavefronts", std::to_string(r.wavefronts)},
+    ImGui::TextWrapped("%s", global ? ui.t(msg::gui_kview_request_sectors, {{"lanes", lanes}, {"sectors", std::to_string(r.sectors.size())}}).c_str()
+                                    : ui.t(msg::gui_kview_request_banks, {{"lanes", lanes}, {"wavefronts", std::to_string(r.wavefronts)},
                                                                         {"conflicts", std::to_string(r.bank_conflicts)}})
                                           .c_str());
     if (r.partial())
-        wrapped(ui.t("gui.kview.request_partial", {{"lanes", lanes}, {"warp_lanes", std::to_string(r.warp_lanes)}}));
+        wrapped(ui.t(msg::gui_kview_request_partial, {{"lanes", lanes}, {"warp_lanes", std::to_string(r.warp_lanes)}}));
     draw_lane_strip(ui, r);
     const KernelBuffer* b = global ? find_buffer(v.buffers, r.buffer()) : nullptr;
     const float h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<size_t>(r.lanes.size(), 12) + 1) + 6;
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("kview_lane_table", 4, flags, ImVec2(0, h))) return;
     ImGui::TableSetupScrollFreeze(0, 1);
-    for (const char* k : {"gui.kview.col_lane", "gui.kview.col_element", "gui.kview.col_bytes", global ? "gui.kview.col_sector" : "gui.kview.col_bank"})
+    for (MessageKey k : {msg::gui_kview_col_lane, msg::gui_kview_col_element, msg::gui_kview_col_bytes, global ? msg::gui_kview_col_sector : msg::gui_kview_col_bank})
         ImGui::TableSetupColumn(ui.t(k).c_str());
     ImGui::TableHeadersRow();
     for (const LaneAccess& l : r.lanes) {

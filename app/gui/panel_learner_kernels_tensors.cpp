@@ -135,7 +135,7 @@ void draw_outside_index(Ui& ui, const std::string& name, const emu::Fault& f, in
     }
     ImGui::Dummy(ImVec2(0, cell + 2 * gap));
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(IM_COL32(255, 120, 110, 255)));
-    ImGui::TextWrapped("%s", ui.t(after ? "gui.kview.past_end" : "gui.kview.before_start",
+    ImGui::TextWrapped("%s", ui.t(after ? msg::gui_kview_past_end : msg::gui_kview_before_start,
                                   {{"name", name}, {"index", std::to_string(f.index)}, {"size", format_count(numel, ui.session.lang())}, {"over", format_count(over, ui.session.lang())}})
                                  .c_str());
     ImGui::PopStyleColor();
@@ -144,9 +144,9 @@ void draw_outside_index(Ui& ui, const std::string& name, const emu::Fault& f, in
 
 // A racecheck fault in words under the array: the element and both threads.
 void draw_race_caption(Ui& ui, const emu::LaunchReport& launch, const emu::Fault& f) {
-    const auto access = [&](bool write) { return ui.t(write ? "gui.kview.race_wrote" : "gui.kview.race_read"); };
+    const auto access = [&](bool write) { return ui.t(write ? msg::gui_kview_race_wrote : msg::gui_kview_race_read); };
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(IM_COL32(255, 120, 110, 255)));
-    ImGui::TextWrapped("%s", ui.t("gui.kview.race_caption", {{"index", std::to_string(f.index)},
+    ImGui::TextWrapped("%s", ui.t(msg::gui_kview_race_caption, {{"index", std::to_string(f.index)},
                                                              {"a", std::to_string(linear_thread(f.other_thread, launch.block))},
                                                              {"a_did", access(f.other_is_write)},
                                                              {"a_line", std::to_string(f.other_line)},
@@ -224,12 +224,12 @@ void draw_buffer_layout(Ui& ui, const std::string& name, MemorySpace space, cons
     const ImVec2 mp = ImGui::GetIO().MousePos;
     const int64_t index = t.index_at(ImVec2(mp.x - origin.x, mp.y - origin.y));
     if (index < 0) return;
-    std::string tip = ui.t("gui.kview.cell", {{"name", name}, {"coords", coords_text(unravel_index(index, shape))}, {"index", std::to_string(index)}});
+    std::string tip = ui.t(msg::gui_kview_cell, {{"name", name}, {"coords", coords_text(unravel_index(index, shape))}, {"index", std::to_string(index)}});
     const auto it = marks.find(index);
     const int m = it == marks.end() ? 0 : it->second;
-    if (m & 1) tip += "\n" + ui.t("gui.kview.cell_read");
-    if (m & 2) tip += "\n" + ui.t("gui.kview.cell_written");
-    if ((m & 12) && !(m & 3)) tip += "\n" + ui.t("gui.kview.cell_block");
+    if (m & 1) tip += "\n" + ui.t(msg::gui_kview_cell_read);
+    if (m & 2) tip += "\n" + ui.t(msg::gui_kview_cell_written);
+    if ((m & 12) && !(m & 3)) tip += "\n" + ui.t(msg::gui_kview_cell_block);
     wrapped_tooltip(tip);
 }
 
@@ -242,15 +242,15 @@ void draw_access_order(Ui& ui, const std::vector<BufferTouches>& touches) {
     std::vector<Item> items;
     for (const BufferTouches& t : touches) {
         for (const ElementTouch& e : t.reads)
-            items.push_back({e.order, ui.t("gui.kview.read_at", {{"name", t.buffer}, {"coords", coords_text(e.coords)}, {"line", std::to_string(e.line)}})});
+            items.push_back({e.order, ui.t(msg::gui_kview_read_at, {{"name", t.buffer}, {"coords", coords_text(e.coords)}, {"line", std::to_string(e.line)}})});
         for (const ElementTouch& e : t.writes)
-            items.push_back({e.order, ui.t("gui.kview.wrote_at", {{"name", t.buffer}, {"coords", coords_text(e.coords)}, {"line", std::to_string(e.line)}})});
+            items.push_back({e.order, ui.t(msg::gui_kview_wrote_at, {{"name", t.buffer}, {"coords", coords_text(e.coords)}, {"line", std::to_string(e.line)}})});
     }
     std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.order < b.order; });
     constexpr size_t kShown = 12;
-    std::string text = ui.t("gui.kview.order");
+    std::string text = ui.t(msg::gui_kview_order);
     for (size_t i = 0; i < items.size() && i < kShown; ++i) text += (i ? " → " : " ") + items[i].text;
-    if (items.size() > kShown) text += " " + ui.t("gui.kview.more", {{"n", format_count(static_cast<int64_t>(items.size() - kShown), ui.session.lang())}});
+    if (items.size() > kShown) text += " " + ui.t(msg::gui_kview_more, {{"n", format_count(static_cast<int64_t>(items.size() - kShown), ui.session.lang())}});
     wrapped(text);
     ui.note_item("kview_order");
 }
@@ -260,8 +260,8 @@ void draw_access_order(Ui& ui, const std::vector<BufferTouches>& touches) {
 void draw_tensor_swatches(Ui& ui) {
     const float h = ImGui::GetFontSize();
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const std::pair<ImU32, const char*> chips[] = {{kWritten, "gui.kview.swatch.written"}, {kRead, "gui.kview.swatch.read"},
-                                                   {kBoth, "gui.kview.swatch.both"},      {kBlockRead, "gui.kview.swatch.block"}};
+    const std::pair<ImU32, MessageKey> chips[] = {{kWritten, msg::gui_kview_swatch_written}, {kRead, msg::gui_kview_swatch_read},
+                                                   {kBoth, msg::gui_kview_swatch_both},      {kBlockRead, msg::gui_kview_swatch_block}};
     bool first = true;
     for (const auto& [color, key] : chips) {
         const std::string word = ui.t(key);
@@ -286,7 +286,7 @@ void draw_selected_thread(Ui& ui, const emu::LaunchReport& launch) {
     CudaKernelView& v = ui.cuda_kernel;
     const unsigned t = static_cast<unsigned>(v.thread);
     const unsigned bx = std::max(launch.block.x, 1u), by = std::max(launch.block.y, 1u);
-    const bool open = section(ui, ui.t("gui.kview.thread_title", {{"thread", std::to_string(t)},
+    const bool open = section(ui, ui.t(msg::gui_kview_thread_title, {{"thread", std::to_string(t)},
                                                                   {"block", std::to_string(v.block)},
                                                                   {"x", std::to_string(t % bx)},
                                                                   {"y", std::to_string((t / bx) % by)},
@@ -297,20 +297,20 @@ void draw_selected_thread(Ui& ui, const emu::LaunchReport& launch) {
     ui.note_item("kview_thread");
     if (!open) return;
     draw_tensor_swatches(ui);
-    legend(ui, ui.t("gui.kview.tensors_legend"), "tensors");
+    legend(ui, ui.t(msg::gui_kview_tensors_legend), "tensors");
     // A block past the access log's end: no access shown is not "no access".
     const BlockFootprint* block = selected_footprint(v);
     const bool unrecorded = block && !block->recorded;
-    if (v.thread_touches.empty()) wrapped(ui.t(unrecorded ? "gui.kview.thread_unrecorded" : "gui.kview.thread_none"));
+    if (v.thread_touches.empty()) wrapped(ui.t(unrecorded ? msg::gui_kview_thread_unrecorded : msg::gui_kview_thread_none));
     else {
-        if (unrecorded) disabled_wrapped(ui.t("gui.kview.thread_partly_recorded"));
+        if (unrecorded) disabled_wrapped(ui.t(msg::gui_kview_thread_partly_recorded));
         draw_access_order(ui, v.thread_touches);
     }
     // The access that stopped the launch was refused, so the trace lacks it: say it.
     const emu::Fault& f = launch.fault;
     if (f.kind == emu::FaultKind::OutOfBounds && linear_block(f.block, launch.grid) == static_cast<uint64_t>(v.block) && linear_thread(f.thread, launch.block) == t) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(IM_COL32(255, 120, 110, 255)));
-        ImGui::TextWrapped("%s", ui.t(f.is_write ? "gui.kview.fault_write" : "gui.kview.fault_read",
+        ImGui::TextWrapped("%s", ui.t(f.is_write ? msg::gui_kview_fault_write : msg::gui_kview_fault_read,
                                       {{"name", f.buffer}, {"index", std::to_string(f.index)}, {"size", format_count(f.size, ui.session.lang())}, {"line", std::to_string(f.line)}})
                                      .c_str());
         ImGui::PopStyleColor();
@@ -323,7 +323,7 @@ void draw_selected_thread(Ui& ui, const emu::LaunchReport& launch) {
         for (const BufferTouches& t2 : v.thread_touches)
             if (t2.buffer == b.name && t2.space == MemorySpace::Global) reads = static_cast<int64_t>(t2.reads.size()), writes = static_cast<int64_t>(t2.writes.size());
         // Zero counts of a thread nobody recorded would read as "did nothing".
-        const char* title = unrecorded && v.thread_touches.empty() ? "gui.kview.buffer_title_unrecorded" : "gui.kview.buffer_title";
+        MessageKey title = unrecorded && v.thread_touches.empty() ? msg::gui_kview_buffer_title_unrecorded : msg::gui_kview_buffer_title;
         ImGui::TextUnformatted(ui.t(title, {{"name", b.name}, {"shape", shape_to_string(b.shape)},
                                             {"reads", format_count(reads, ui.session.lang())}, {"writes", format_count(writes, ui.session.lang())}})
                                    .c_str());
@@ -336,14 +336,14 @@ void draw_selected_thread(Ui& ui, const emu::LaunchReport& launch) {
         int64_t reads = 0, writes = 0;
         for (const BufferTouches& mine : v.thread_touches)
             if (mine.buffer == t2.buffer && mine.space == MemorySpace::Shared) reads = static_cast<int64_t>(mine.reads.size()), writes = static_cast<int64_t>(mine.writes.size());
-        ImGui::TextUnformatted(ui.t("gui.kview.shared_title", {{"name", t2.buffer}, {"reads", format_count(reads, ui.session.lang())},
+        ImGui::TextUnformatted(ui.t(msg::gui_kview_shared_title, {{"name", t2.buffer}, {"reads", format_count(reads, ui.session.lang())},
                                                                {"writes", format_count(writes, ui.session.lang())}})
                                    .c_str());
         draw_buffer_layout(ui, t2.buffer, MemorySpace::Shared, {}, launch);
     }
     // The faulting shared array even when the log has no access of this block to it.
     if (!fault_array_drawn && fault_on(launch, v.block, f.buffer, MemorySpace::Shared)) {
-        ImGui::TextUnformatted(ui.t("gui.kview.shared_title", {{"name", f.buffer}, {"reads", "0"}, {"writes", "0"}}).c_str());
+        ImGui::TextUnformatted(ui.t(msg::gui_kview_shared_title, {{"name", f.buffer}, {"reads", "0"}, {"writes", "0"}}).c_str());
         draw_buffer_layout(ui, f.buffer, MemorySpace::Shared, {}, launch);
     }
 }

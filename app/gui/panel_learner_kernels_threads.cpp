@@ -12,7 +12,7 @@ void draw_threads(Ui& ui, const emu::LaunchReport& launch) {
     const long threads = static_cast<long>(v.threads.size());
     if (threads == 0) return;
     if (const BlockFootprint* block = selected_footprint(v); block && !block->recorded) {
-        disabled_wrapped(ui.t("gui.kview.threads_unrecorded"));  // dark squares here mean "not recorded", not idle
+        disabled_wrapped(ui.t(msg::gui_kview_threads_unrecorded));  // dark squares here mean "not recorded", not idle
         ui.note_item("kview_threads_unrecorded");
     }
     const long warps = (threads + 31) / 32;

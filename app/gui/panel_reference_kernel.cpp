@@ -76,7 +76,7 @@ void draw_source(Ui& ui, const std::string& kernel_name) {
         for (size_t i = 0; i < sources.size(); ++i)
             if (sources[i].text.find(kernel_name + "(") != std::string::npos) v.file = static_cast<int>(i);
     }
-    ImGui::TextUnformatted(ui.t("gui.kernel.source").c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_kernel_source).c_str());
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
     if (ImGui::BeginCombo("##kernel_file", sources[static_cast<size_t>(v.file)].file.c_str())) {
@@ -202,18 +202,18 @@ void draw_selected_block(Ui& ui, const KernelLaunchSummary& launch, const Attent
     const long threads = static_cast<long>(launch.block[0]) * launch.block[1] * launch.block[2];
     ImGui::BeginGroup();
     if (role.batch >= 0) {
-        ImGui::TextUnformatted(ui.t("gui.kernel.block", {{"x", std::to_string(block[0])}, {"y", std::to_string(block[1])},
+        ImGui::TextUnformatted(ui.t(msg::gui_kernel_block, {{"x", std::to_string(block[0])}, {"y", std::to_string(block[1])},
                                                           {"b", std::to_string(role.batch)}, {"h", std::to_string(role.head)},
                                                           {"r0", std::to_string(role.row_begin)}, {"r1", std::to_string(role.row_end - 1)}})
                                    .c_str());
     }
     ui.note_item("kernel_block");
-    ImGui::TextDisabled("%s", ui.t("gui.kernel.threads", {{"n", format_count(threads, ui.session.lang())}, {"warps", format_count((threads + 31) / 32, ui.session.lang())}}).c_str());
+    ImGui::TextDisabled("%s", ui.t(msg::gui_kernel_threads, {{"n", format_count(threads, ui.session.lang())}, {"warps", format_count((threads + 31) / 32, ui.session.lang())}}).c_str());
     draw_threads(launch);
     ImGui::EndGroup();
     if (role.batch < 0 || !shape.valid()) return;
     ImGui::BeginGroup();
-    ImGui::TextWrapped("%s", ui.t("gui.kernel.reads", {{"T", std::to_string(shape.T)}, {"hd", std::to_string(shape.hd)},
+    ImGui::TextWrapped("%s", ui.t(msg::gui_kernel_reads, {{"T", std::to_string(shape.T)}, {"hd", std::to_string(shape.hd)},
                                                          {"b", std::to_string(role.batch)}, {"h", std::to_string(role.head)}})
                                  .c_str());
     draw_slices(shape, role);
@@ -222,19 +222,19 @@ void draw_selected_block(Ui& ui, const KernelLaunchSummary& launch, const Attent
 
 void draw_layout_comparison(Ui& ui, const AttentionShape& shape) {
     if (!shape.valid()) return;
-    section(ui, ui.t("gui.kernel.layouts", {{"B", std::to_string(shape.B)}, {"T", std::to_string(shape.T)},
+    section(ui, ui.t(msg::gui_kernel_layouts, {{"B", std::to_string(shape.B)}, {"T", std::to_string(shape.T)},
                                                       {"H", std::to_string(shape.H)}, {"hd", std::to_string(shape.hd)}}));
     const LayoutCountersView& v = attention_layout_counters(shape.B, shape.T, shape.H, shape.hd);
     if (!v.available) {
-        ImGui::TextDisabled("%s", ui.t("gui.kernel.layout_missing").c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_kernel_layout_missing).c_str());
         return;
     }
     if (ImGui::BeginTable("kernel_layouts", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
         ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-        ImGui::TableSetupColumn(ui.t("gui.kernel.transposed").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
-        ImGui::TableSetupColumn(ui.t("gui.kernel.untransposed").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableSetupColumn(ui.t(msg::gui_kernel_transposed).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+        ImGui::TableSetupColumn(ui.t(msg::gui_kernel_untransposed).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
         ImGui::TableHeadersRow();
-        auto row = [&](const char* key, const std::string& a, const std::string& b) {
+        auto row = [&](MessageKey key, const std::string& a, const std::string& b) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(ui.t(key).c_str());
@@ -244,29 +244,29 @@ void draw_layout_comparison(Ui& ui, const AttentionShape& shape) {
             ImGui::TextUnformatted(b.c_str());
         };
         const Lang lang = ui.session.lang();
-        row("gui.kernel.sectors", format_fixed(v.transposed.sectors_per_load_request, 2, lang), format_fixed(v.untransposed.sectors_per_load_request, 2, lang));
+        row(msg::gui_kernel_sectors, format_fixed(v.transposed.sectors_per_load_request, 2, lang), format_fixed(v.untransposed.sectors_per_load_request, 2, lang));
         const auto count = [&](int64_t n) { return format_count(n, lang); };
-        row("gui.kernel.requests", count(v.global_load_requests[0]), count(v.global_load_requests[1]));
-        row("gui.kernel.pages", count(v.transposed.global_pages), count(v.untransposed.global_pages));
-        row("gui.kernel.conflicts", count(v.transposed.shared_bank_conflicts), count(v.untransposed.shared_bank_conflicts));
+        row(msg::gui_kernel_requests, count(v.global_load_requests[0]), count(v.global_load_requests[1]));
+        row(msg::gui_kernel_pages, count(v.transposed.global_pages), count(v.untransposed.global_pages));
+        row(msg::gui_kernel_conflicts, count(v.transposed.shared_bank_conflicts), count(v.untransposed.shared_bank_conflicts));
         ImGui::EndTable();
     }
     ui.note_item("kernel_layouts");
-    ImGui::TextWrapped("%s", ui.t("gui.kernel.layouts_legend").c_str());
+    ImGui::TextWrapped("%s", ui.t(msg::gui_kernel_layouts_legend).c_str());
     // Said as measured: equal or not, fewer pages or not (tiny shapes fit in a few pages either way).
     const bool same = std::fabs(v.transposed.sectors_per_load_request - v.untransposed.sectors_per_load_request) < 1e-9;
-    ImGui::TextWrapped("%s", ui.t(same ? "gui.kernel.same_sectors" : "gui.kernel.different_sectors").c_str());
+    ImGui::TextWrapped("%s", ui.t(same ? msg::gui_kernel_same_sectors : msg::gui_kernel_different_sectors).c_str());
     const bool fewer = v.transposed.global_pages < v.untransposed.global_pages;
-    ImGui::TextWrapped("%s", ui.t(fewer ? "gui.kernel.fewer_pages" : "gui.kernel.no_fewer_pages").c_str());
+    ImGui::TextWrapped("%s", ui.t(fewer ? msg::gui_kernel_fewer_pages : msg::gui_kernel_no_fewer_pages).c_str());
 }
 
 void draw_launch(Ui& ui, const KernelOutcome& k, const CaseOutcome& c, const AttentionShape& shape) {
     KernelView& v = ui.kernel;
     if (v.launch < 0 || v.launch >= static_cast<int>(k.launches.size())) v.launch = default_launch(k);
     const KernelLaunchSummary& launch = k.launches[static_cast<size_t>(v.launch)];
-    ImGui::TextUnformatted(ui.t("gui.kernel.launches", {{"case", std::to_string(c.index + 1)}, {"backend", cuda_backend_text(k, ui.session.lang())}}).c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_kernel_launches, {{"case", std::to_string(c.index + 1)}, {"backend", cuda_backend_text(k, ui.session.lang())}}).c_str());
     auto line = [&](const KernelLaunchSummary& l) {
-        return ui.t("gui.kernel.launch_line", {{"kernel", l.kernel}, {"grid", dim_text(l.grid)}, {"block", dim_text(l.block)}});
+        return ui.t(msg::gui_kernel_launch_line, {{"kernel", l.kernel}, {"grid", dim_text(l.grid)}, {"block", dim_text(l.block)}});
     };
     ImGui::SetNextItemWidth(-1);
     if (ImGui::BeginCombo("##kernel_launch", line(launch).c_str())) {
@@ -281,14 +281,14 @@ void draw_launch(Ui& ui, const KernelOutcome& k, const CaseOutcome& c, const Att
     ui.note_item("kernel_launch");
     const std::string layout = kernel_layout_text(launch.kernel, ui.session.lang());
     if (!layout.empty()) ImGui::TextWrapped("%s", layout.c_str());
-    section(ui, ui.t("gui.kernel.grid_title", {{"kernel", launch.kernel}}));
+    section(ui, ui.t(msg::gui_kernel_grid_title, {{"kernel", launch.kernel}}));
     draw_grid(ui, launch, shape);
-    ImGui::TextDisabled("%s", ui.t("gui.kernel.select_hint").c_str());
+    ImGui::TextDisabled("%s", ui.t(msg::gui_kernel_select_hint).c_str());
     draw_selected_block(ui, launch, shape);
     // The two layouts first: the comparison is the lesson; the full counters follow.
     if (launch.kernel.rfind("attention", 0) == 0) draw_layout_comparison(ui, shape);
-    section(ui, ui.t("gui.kernel.counters"));
-    if (!launch.counters) ImGui::TextDisabled("%s", ui.t("gui.kernel.gpu_counters").c_str());
+    section(ui, ui.t(msg::gui_kernel_counters));
+    if (!launch.counters) ImGui::TextDisabled("%s", ui.t(msg::gui_kernel_gpu_counters).c_str());
     else ImGui::TextWrapped("%s", describe_counters(*launch.counters, ui.session.lang()).c_str());
     ui.note_item("kernel_counters");
 }
@@ -302,7 +302,7 @@ void draw_reference_kernel_panel(Ui& ui) {
         return;
     }
     if (!c->reference_kernel || c->reference_kernel->launches.empty()) {
-        ImGui::TextWrapped("%s", ui.t("gui.kernel.none").c_str());
+        ImGui::TextWrapped("%s", ui.t(msg::gui_kernel_none).c_str());
         return;
     }
     const KernelOutcome& k = *c->reference_kernel;

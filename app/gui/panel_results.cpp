@@ -86,7 +86,7 @@ void draw_fault_lines(Ui& ui) {
     for (const LineMark& m : ui.session.verdict_lines()) {
         if (m.kind != LineMarkKind::Fault) continue;
         ImGui::PushID(i);
-        if (ImGui::SmallButton(ui.t("gui.lines.go_to", {{"line", std::to_string(m.line)}}).c_str())) ui.jump_to_line = m.line;
+        if (ImGui::SmallButton(ui.t(msg::gui_lines_go_to, {{"line", std::to_string(m.line)}}).c_str())) ui.jump_to_line = m.line;
         ui.note_item("fault_line:" + std::to_string(i++));
         if (ImGui::IsItemHovered()) {
             ImGui::BeginTooltip();
@@ -106,24 +106,24 @@ void draw_progress(Ui& ui) {
     std::string label;
     float fraction = 0.05f;
     switch (p.phase) {
-        case Phase::Queued: label = ui.t("gui.results.queued"); break;
+        case Phase::Queued: label = ui.t(msg::gui_results_queued); break;
         case Phase::Compiling:
-            label = ui.t("gui.results.compiling");
+            label = ui.t(msg::gui_results_compiling);
             fraction = 0.2f;
             break;
         case Phase::Running:
-            label = ui.t("gui.results.running", {{"n", std::to_string(p.case_index + 1)}, {"count", std::to_string(p.case_count)}});
+            label = ui.t(msg::gui_results_running, {{"n", std::to_string(p.case_index + 1)}, {"count", std::to_string(p.case_count)}});
             fraction = 0.4f + 0.5f * (p.case_count ? float(p.case_index) / float(p.case_count) : 0.f);
             break;
         case Phase::Comparing:
         case Phase::Done:
-            label = ui.t("gui.results.comparing");
+            label = ui.t(msg::gui_results_comparing);
             fraction = 0.95f;
             break;
     }
     ImGui::ProgressBar(fraction, ImVec2(-ImGui::CalcTextSize("MMMMMMMM").x, 0), label.c_str());
     ImGui::SameLine();
-    if (ImGui::Button(ui.t("gui.editor.cancel").c_str())) ui.session.cancel_check();
+    if (ImGui::Button(ui.t(msg::gui_editor_cancel).c_str())) ui.session.cancel_check();
     ui.note_item("results_cancel");
 }
 
@@ -136,8 +136,8 @@ void draw_verdict_heading(Ui& ui, const CheckResult& r, Lang lang) {
     ImGui::TextColored(verdict_color(r.verdict), "%s", verdict_title(r.verdict, r.cause, lang).c_str());
     ImGui::PopFont();
     ImGui::SameLine();
-    ImGui::TextDisabled("%s", tr(lang, "cli.check.timing", {{"compile", format_count(static_cast<int64_t>(r.compile_ms), lang)},
-                                                            {"cached", r.compile_cached ? tr(lang, "cli.check.cached") : ""},
+    ImGui::TextDisabled("%s", tr(lang, msg::cli_check_timing, {{"compile", format_count(static_cast<int64_t>(r.compile_ms), lang)},
+                                                            {"cached", r.compile_cached ? tr(lang, msg::cli_check_cached) : ""},
                                                             {"run", format_count(static_cast<int64_t>(r.run_ms), lang)},
                                                             {"total", format_count(static_cast<int64_t>(r.total_ms), lang)}})
                                   .c_str());
@@ -182,7 +182,7 @@ void draw_explanation(Ui& ui, const CheckResult& r, const Exercise& e, Lang lang
 // Compiler messages: click one to jump to its line.
 void draw_diagnostics(Ui& ui, const CheckResult& r) {
     if (!r.diagnostics.empty() && (r.verdict == Verdict::CompileError || r.verdict == Verdict::MissingEntry)) {
-        ImGui::TextDisabled("%s", ui.t("gui.results.errors").c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_results_errors).c_str());
         int i = 0;
         for (const Diagnostic& d : r.diagnostics) {
             if (d.severity == "note") continue;
@@ -213,9 +213,9 @@ void draw_diagnostics(Ui& ui, const CheckResult& r) {
 void draw_case_table(Ui& ui, const CheckResult& r, Lang lang) {
     if (!ImGui::BeginTable("cases", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
     ImGui::TableSetupColumn("#", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn(ui.t("gui.results.case").c_str(), ImGuiTableColumnFlags_WidthStretch, 3.0f);
-    ImGui::TableSetupColumn(ui.t("gui.results.verdict").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.6f);
-    ImGui::TableSetupColumn(ui.t("gui.results.max_error").c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn(ui.t(msg::gui_results_case).c_str(), ImGuiTableColumnFlags_WidthStretch, 3.0f);
+    ImGui::TableSetupColumn(ui.t(msg::gui_results_verdict).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.6f);
+    ImGui::TableSetupColumn(ui.t(msg::gui_results_max_error).c_str(), ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableHeadersRow();
     for (const CaseOutcome& c : r.cases) {
         ImGui::TableNextRow();
@@ -231,7 +231,7 @@ void draw_case_table(Ui& ui, const CheckResult& r, Lang lang) {
             // Positions where only one side is ±inf or NaN have no finite
             // error: say how many, as the heatmap legend does.
             std::string cell = format_number(c.max_abs_error, ui.session.lang());
-            if (c.one_sided_count > 0) cell += "  " + ui.t("gui.results.one_sided", {{"count", std::to_string(c.one_sided_count)}});
+            if (c.one_sided_count > 0) cell += "  " + ui.t(msg::gui_results_one_sided, {{"count", std::to_string(c.one_sided_count)}});
             ImGui::TextUnformatted(cell.c_str());
         }
     }
@@ -240,11 +240,11 @@ void draw_case_table(Ui& ui, const CheckResult& r, Lang lang) {
 
 void draw_mismatch_table(Ui& ui, const CaseOutcome& c, const Exercise& e, Lang lang) {
     if (c.mismatches.empty() || c.expected.kind != ValueKind::Tensor) return;
-    ImGui::TextDisabled("%s", ui.t("gui.results.mismatches").c_str());
+    ImGui::TextDisabled("%s", ui.t(msg::gui_results_mismatches).c_str());
     if (!ImGui::BeginTable("mismatches", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) return;
-    ImGui::TableSetupColumn(ui.t("gui.results.position").c_str());
-    ImGui::TableSetupColumn(ui.t("gui.results.yours").c_str());
-    ImGui::TableSetupColumn(ui.t("gui.results.reference").c_str());
+    ImGui::TableSetupColumn(ui.t(msg::gui_results_position).c_str());
+    ImGui::TableSetupColumn(ui.t(msg::gui_results_yours).c_str());
+    ImGui::TableSetupColumn(ui.t(msg::gui_results_reference).c_str());
     ImGui::TableHeadersRow();
     for (const Mismatch& m : c.mismatches) {
         ImGui::TableNextRow();
@@ -267,29 +267,29 @@ void draw_failing_slice(Ui& ui, const CaseOutcome& c, const Exercise& e, Lang la
     const std::vector<int64_t>& where = !c.mismatches.empty() ? c.mismatches[0].index : c.nonfinite_index;
     const size_t rank = c.expected.tensor.shape.size();
     for (size_t i = 0; i + 2 < rank && i < where.size(); ++i) lead.push_back(where[i]);
-    ImGui::TextDisabled("%s", ui.t("gui.results.expected_actual", {{"n", std::to_string(c.index + 1)}}).c_str());
+    ImGui::TextDisabled("%s", ui.t(msg::gui_results_expected_actual, {{"n", std::to_string(c.index + 1)}}).c_str());
     if (!lead.empty()) {
         std::vector<std::string> dims(e.returns.dims.begin(), e.returns.dims.begin() + std::min(lead.size(), e.returns.dims.size()));
         ImGui::SameLine();
-        ImGui::TextDisabled("(%s)", ui.t("gui.results.slice", {{"what", format_index(lead, dims.size() == lead.size() ? dims : std::vector<std::string>{}, lang)}}).c_str());
+        ImGui::TextDisabled("(%s)", ui.t(msg::gui_results_slice, {{"what", format_index(lead, dims.size() == lead.size() ? dims : std::vector<std::string>{}, lang)}}).c_str());
     }
     ImGui::BeginGroup();
-    ImGui::TextUnformatted(ui.t("gui.results.reference").c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_results_reference).c_str());
     draw_matrix("expected", c.expected.tensor, lead, {}, nullptr, e.tolerance, ui.session.lang());
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
-    ImGui::TextUnformatted(ui.t("gui.results.yours").c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_results_yours).c_str());
     draw_matrix("actual", c.actual.tensor, lead, c.mismatches, &c.expected.tensor, e.tolerance, ui.session.lang());
     ImGui::EndGroup();
 }
 
 void draw_program_output(Ui& ui, const CheckResult& r, Lang lang) {
     if (r.stdout_text.empty() && r.stderr_text.empty()) return;
-    if (!ImGui::CollapsingHeader(ui.t("gui.results.output").c_str())) return;
+    if (!ImGui::CollapsingHeader(ui.t(msg::gui_results_output).c_str())) return;
     ImGui::PushFont(ui.fonts.mono);
     ImGui::TextUnformatted((r.stdout_text + r.stderr_text).c_str());
-    if (r.output_truncated) ImGui::TextDisabled("%s", tr(lang, "explain.truncated").c_str());
+    if (r.output_truncated) ImGui::TextDisabled("%s", tr(lang, msg::explain_truncated).c_str());
     ImGui::PopFont();
 }
 
@@ -299,18 +299,18 @@ void draw_stage_link(Ui& ui, const CaseOutcome& c, const std::string& stage) {
     for (const LearnerStage& l : learner_stages(c)) {
         if (l.name != stage) continue;
         if (l.from_record) {
-            ImGui::TextDisabled("%s", ui.t("explain.stage_line", {{"stage", stage}, {"line", std::to_string(l.line)}}).c_str());
+            ImGui::TextDisabled("%s", ui.t(msg::explain_stage_line, {{"stage", stage}, {"line", std::to_string(l.line)}}).c_str());
             ui.note_item("stage_line");
             if (ImGui::IsItemClicked()) ui.jump_to_line = l.line;
             if (ui.bottom_tab != BottomTab::Stages) ImGui::SameLine();
         }
-        if (ui.bottom_tab != BottomTab::Stages && ImGui::SmallButton(ui.t("gui.probe.show", {{"stage", stage}}).c_str()))
+        if (ui.bottom_tab != BottomTab::Stages && ImGui::SmallButton(ui.t(msg::gui_probe_show, {{"stage", stage}}).c_str()))
             ui.select_bottom_tab = static_cast<int>(BottomTab::Stages);
         ui.note_item("probe_show");
         return;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", ui.t("gui.probe.add_yourself", {{"stage", stage}}).c_str());
+    ImGui::TextWrapped("%s", ui.t(msg::gui_probe_add_yourself, {{"stage", stage}}).c_str());
     ImGui::PopStyleColor();
 }
 
@@ -320,20 +320,20 @@ void draw_results_panel(Ui& ui) {
     if (!e) return;
     const Lang lang = s.lang();
     ImGui::PushFont(ui.fonts.bold);
-    ImGui::TextUnformatted(ui.t("gui.results.title").c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_results_title).c_str());
     ImGui::PopFont();
     if (s.checking()) draw_progress(ui);
 
     const CheckResult* r = s.last_result();
     if (!r) {
-        if (!s.checking()) ImGui::TextDisabled("%s", ui.t("gui.results.none").c_str());
+        if (!s.checking()) ImGui::TextDisabled("%s", ui.t(msg::gui_results_none).c_str());
         return;
     }
     ImGui::BeginChild("results_scroll", ImVec2(0, 0), false);
     draw_verdict_heading(ui, *r, lang);
     if (r->passed()) {
         ImGui::SameLine();
-        if (ImGui::SmallButton(ui.t("gui.next_exercise").c_str())) open_next_exercise(ui);
+        if (ImGui::SmallButton(ui.t(msg::gui_next_exercise).c_str())) open_next_exercise(ui);
         ui.note_item("next_exercise");
     }
     draw_explanation(ui, *r, *e, lang);

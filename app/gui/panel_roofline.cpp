@@ -111,7 +111,7 @@ void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points
         const ImU32 tensor = IM_COL32(170, 90, 220, 255);
         dl->AddLine(ImVec2(X(ridge), Y(gpu.fp32_flops)), ImVec2(X(top_ridge), Y(top_flops)), tensor, 2.0f);
         dl->AddLine(ImVec2(X(top_ridge), Y(top_flops)), ImVec2(X(x_hi), Y(top_flops)), tensor, 2.0f);
-        const std::string label = ui.t("gui.roofline.tensor_roof", {{"flops", si(top_flops, "FLOP/s", lang)}});
+        const std::string label = ui.t(msg::gui_roofline_tensor_roof, {{"flops", si(top_flops, "FLOP/s", lang)}});
         const float w = ImGui::CalcTextSize(label.c_str()).x;
         dl->AddText(ImVec2(std::max(left + 4, right - w - 4), Y(top_flops) + 3), tensor, label.c_str());
         ui.note_item("roofline_tensor_roof");
@@ -129,11 +129,11 @@ void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points
         if (hovered && d2 < nearest_d2) nearest = &p, nearest_d2 = d2;
     }
     dl->PopClipRect();
-    const std::string x_axis = ui.t("gui.roofline.axis_x");
+    const std::string x_axis = ui.t(msg::gui_roofline_axis_x);
     dl->AddText(ImVec2((left + right - ImGui::CalcTextSize(x_axis.c_str()).x) / 2, bottom + em * 0.75f), text, x_axis.c_str());
-    dl->AddText(ImVec2(origin.x, origin.y), text, ui.t("gui.roofline.axis_y").c_str());
+    dl->AddText(ImVec2(origin.x, origin.y), text, ui.t(msg::gui_roofline_axis_y).c_str());
     if (nearest)
-        wrapped_tooltip(ui.t("gui.roofline.point", {{"label", nearest->label},
+        wrapped_tooltip(ui.t(msg::gui_roofline_point, {{"label", nearest->label},
                                                     {"intensity", format_fixed(nearest->intensity, 2, lang)},
                                                     {"flops_per_s", si(nearest->flops_per_s, "FLOP/s", lang)},
                                                     {"time", format_seconds(nearest->estimate.seconds, lang)},
@@ -188,7 +188,7 @@ void draw_bytes_bar(Ui& ui, const GpuModel& gpu, const std::string& label, int64
     const float share = static_cast<float>(std::clamp(gpu.bandwidth > 0 ? used / gpu.bandwidth : 0.0, 0.0, 1.0));
     dl->AddRectFilled(a, ImVec2(a.x + width * share, a.y + em), IM_COL32(240, 150, 40, 255));
     dl->AddRect(a, ImVec2(a.x + width, a.y + em), IM_COL32(220, 60, 60, 255), 0, 0, 2.0f);  // the memory roof: the bar's full width
-    learner_kernels::wrapped(ui.t("gui.roofline.bytes_point", {{"label", label},
+    learner_kernels::wrapped(ui.t(msg::gui_roofline_bytes_point, {{"label", label},
                                                                 {"bytes", format_bytes(static_cast<double>(bytes), lang)},
                                                                 {"used", si(used, "B/s", lang)},
                                                                 {"gpu", gpu.name},
@@ -199,7 +199,7 @@ void draw_bytes_bar(Ui& ui, const GpuModel& gpu, const std::string& label, int64
 
 void draw_gpu_selector(Ui& ui, int gpu_index) {
     const std::vector<GpuModel>& gpus = gpu_models();
-    ImGui::TextUnformatted(ui.t("gui.roofline.gpu").c_str());
+    ImGui::TextUnformatted(ui.t(msg::gui_roofline_gpu).c_str());
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
     if (ImGui::BeginCombo("##roofline_gpu", gpus[size_t(gpu_index)].name.c_str())) {
@@ -215,12 +215,12 @@ void draw_gpu_selector(Ui& ui, int gpu_index) {
 
 void draw_roofline(Ui& ui, const CheckResult* r) {
     ImGui::Spacing();
-    if (!ImGui::CollapsingHeader((ui.t("gui.roofline.title") + "###roofline").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
+    if (!ImGui::CollapsingHeader((ui.t(msg::gui_roofline_title) + "###roofline").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
     ui.note_item("kview_section:roofline");
     const Exercise* e = ui.session.current();
     const std::optional<Performance> perf = r && e ? check_performance(*r, *e) : std::nullopt;
     if (!perf) {
-        ImGui::TextDisabled("%s", ui.t("gui.roofline.no_report").c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_roofline_no_report).c_str());
         return;
     }
     const Lang lang = ui.session.lang();
@@ -232,7 +232,7 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
     draw_gpu_selector(ui, gpu_index);
     const GpuModel& gpu = gpu_models()[size_t(gpu_index)];
     if (static_cast<size_t>(perf->case_index) < r->cases.size())
-        learner_kernels::disabled_wrapped(ui.t("gui.roofline.case", {{"n", std::to_string(perf->case_index + 1)},
+        learner_kernels::disabled_wrapped(ui.t(msg::gui_roofline_case, {{"n", std::to_string(perf->case_index + 1)},
                                                                      {"name", r->cases[static_cast<size_t>(perf->case_index)].name.get(lang)}}));
     ui.note_item("roofline_case");
 
@@ -263,7 +263,7 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
     // The plot comes first when a launch of the learner's is on it (helper
     // launches' bars below it); when none is, the bars come first, where the
     // learner looks, not below a plot that does not show their kernel.
-    if (!perf->flops) learner_kernels::disabled_wrapped(ui.t("gui.roofline.no_flops"));
+    if (!perf->flops) learner_kernels::disabled_wrapped(ui.t(msg::gui_roofline_no_flops));
     auto draw_bars = [&] {
         for (size_t i : no_arithmetic)
             if (perf->flops) draw_bytes_bar(ui, gpu, launch_label(*perf, i), perf->launches[i].bytes, perf->launches[i].estimates[size_t(gpu_index)]);
@@ -274,7 +274,7 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
 
     for (size_t i = 0; i < points.size(); ++i) {
         const PlotPoint& p = points[i];
-        ImGui::TextWrapped("%s", ui.t("gui.roofline.point", {{"label", p.label},
+        ImGui::TextWrapped("%s", ui.t(msg::gui_roofline_point, {{"label", p.label},
                                                            {"intensity", format_fixed(p.intensity, 2, lang)},
                                                            {"flops_per_s", si(p.flops_per_s, "FLOP/s", lang)},
                                                            {"time", format_seconds(p.estimate.seconds, lang)},
@@ -283,13 +283,13 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
         if (i < learner_points) ui.note_item("roofline_point:" + p.label);
     }
     if (perf->measured_seconds)  // a GPU ran the same file: its own time beside the estimates
-        ImGui::TextWrapped("%s", ui.t("perf.measured", {{"device", perf->measured_device},
+        ImGui::TextWrapped("%s", ui.t(msg::perf_measured, {{"device", perf->measured_device},
                                                         {"time", format_seconds(*perf->measured_seconds, lang)}})
                                      .c_str());
     const std::map<std::string, std::string> dims = {{"B", std::to_string(refs.B)}, {"H", std::to_string(refs.H)},
                                                      {"T", std::to_string(refs.T)}, {"hd", std::to_string(refs.hd)}};
-    learner_kernels::disabled_wrapped(ui.t(refs.ready ? "gui.roofline.reference_shape" : "gui.roofline.computing", dims));
-    if (ImGui::TreeNodeEx((ui.t("gui.roofline.assumptions") + "##roofline_assumptions").c_str(), ImGuiTreeNodeFlags_SpanAvailWidth)) {
+    learner_kernels::disabled_wrapped(ui.t(refs.ready ? msg::gui_roofline_reference_shape : msg::gui_roofline_computing, dims));
+    if (ImGui::TreeNodeEx((ui.t(msg::gui_roofline_assumptions) + "##roofline_assumptions").c_str(), ImGuiTreeNodeFlags_SpanAvailWidth)) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
         ImGui::TextWrapped("%s", performance_assumptions(lang).c_str());
         ImGui::PopStyleColor();

@@ -15,14 +15,14 @@ namespace attnlab::gui {
 
 namespace {
 
-const char* status_key(StageStatus s) {
+MessageKey status_key(StageStatus s) {
     switch (s) {
-        case StageStatus::Match: return "gui.stages.match";
-        case StageStatus::Mismatch: return "gui.stages.mismatch";
-        case StageStatus::ShapeMismatch: return "gui.stages.shape_mismatch";
-        case StageStatus::NotProbed: return "gui.stages.not_recorded";
+        case StageStatus::Match: return msg::gui_stages_match;
+        case StageStatus::Mismatch: return msg::gui_stages_mismatch;
+        case StageStatus::ShapeMismatch: return msg::gui_stages_shape_mismatch;
+        case StageStatus::NotProbed: return msg::gui_stages_not_recorded;
     }
-    return "";
+    return {};
 }
 
 // The kernel's stage of this name: its shape and its distance to the reference.
@@ -35,7 +35,7 @@ void draw_kernel_cells(Ui& ui, const std::vector<StageComparison>& kernel, const
     ui.note_item("kernel_stage:" + name);
     ImGui::TableNextColumn();
     if (!k || !k->learner_shape) {
-        if (k) ImGui::TextDisabled("%s", ui.t("gui.stages.kernel_missing").c_str());
+        if (k) ImGui::TextDisabled("%s", ui.t(msg::gui_stages_kernel_missing).c_str());
         return;
     }
     const ImVec4 color = k->status == StageStatus::Match ? verdict_color(Verdict::Pass) : verdict_color(Verdict::InternalError);
@@ -50,13 +50,13 @@ void wrapped(ImVec4 color, const std::string& text) {
 
 // "Your tensor from line 56 is the scores: it differs from the reference's."
 std::string yours_sentence(const Ui& ui, const StageComparison& s) {
-    const std::string who = s.from_record ? ui.t("gui.stages.who.record", {{"line", std::to_string(s.line)}})
-                            : s.from_output ? ui.t("gui.stages.who.output")
-                                            : ui.t("gui.stages.who.probe", {{"stage", s.name}});
-    const char* how = s.status == StageStatus::Match ? "gui.stages.how.matches"
-                      : s.status == StageStatus::ShapeMismatch ? "gui.stages.how.shape"
-                                                               : "gui.stages.how.differs";
-    return ui.t("gui.stages.yours", {{"who", who}, {"stage", s.name}, {"how", ui.t(how)}});
+    const std::string who = s.from_record ? ui.t(msg::gui_stages_who_record, {{"line", std::to_string(s.line)}})
+                            : s.from_output ? ui.t(msg::gui_stages_who_output)
+                                            : ui.t(msg::gui_stages_who_probe, {{"stage", s.name}});
+    MessageKey how = s.status == StageStatus::Match ? msg::gui_stages_how_matches
+                      : s.status == StageStatus::ShapeMismatch ? msg::gui_stages_how_shape
+                                                               : msg::gui_stages_how_differs;
+    return ui.t(msg::gui_stages_yours, {{"who", who}, {"stage", s.name}, {"how", ui.t(how)}});
 }
 
 // "Q (line 52), K (line 53)" / "masked, weights"
@@ -66,7 +66,7 @@ std::string stage_list(const Ui& ui, const std::vector<StageComparison>& stages,
         const StageComparison& s = stages[static_cast<size_t>(i)];
         if (!out.empty()) out += ", ";
         out += s.name;
-        if (s.from_record) out += " (" + ui.t("gui.stages.line", {{"line", std::to_string(s.line)}}) + ")";
+        if (s.from_record) out += " (" + ui.t(msg::gui_stages_line, {{"line", std::to_string(s.line)}}) + ")";
     }
     return out;
 }
@@ -77,20 +77,20 @@ StagesHeadline draw_headline(Ui& ui, const Exercise& e, const CheckResult& r, co
     const ImVec4 muted = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
     if (!h.named_stage.empty() || h.yours >= 0) {
         std::string text;
-        if (!h.named_stage.empty()) text = ui.t(h.named_by_mistake ? "gui.stages.named_mistake" : "gui.stages.named", {{"stage", h.named_stage}}) + " ";
+        if (!h.named_stage.empty()) text = ui.t(h.named_by_mistake ? msg::gui_stages_named_mistake : msg::gui_stages_named, {{"stage", h.named_stage}}) + " ";
         if (h.yours >= 0) text += yours_sentence(ui, stages[static_cast<size_t>(h.yours)]);
-        else text += ui.t("gui.stages.named_unrecorded", {{"stage", h.named_stage}});
+        else text += ui.t(msg::gui_stages_named_unrecorded, {{"stage", h.named_stage}});
         wrapped(verdict_color(Verdict::WrongAnswer), text);
         ui.note_item("stages_headline");
         if (!h.matching_before.empty())
-            wrapped(muted, ui.t("gui.stages.before_match", {{"stages", stage_list(ui, stages, h.matching_before)}}));
+            wrapped(muted, ui.t(msg::gui_stages_before_match, {{"stages", stage_list(ui, stages, h.matching_before)}}));
         if (!h.unrecorded_before.empty())
-            wrapped(muted, ui.t("gui.stages.before_unrecorded", {{"stages", stage_list(ui, stages, h.unrecorded_before)}}));
+            wrapped(muted, ui.t(msg::gui_stages_before_unrecorded, {{"stages", stage_list(ui, stages, h.unrecorded_before)}}));
     } else if (h.recorded > 0) {
-        wrapped(verdict_color(Verdict::Pass), ui.t("gui.stages.recorded_match", {{"count", std::to_string(h.recorded)}, {"total", std::to_string(h.total)}}));
+        wrapped(verdict_color(Verdict::Pass), ui.t(msg::gui_stages_recorded_match, {{"count", std::to_string(h.recorded)}, {"total", std::to_string(h.total)}}));
         ui.note_item("stages_headline");
     } else {
-        ImGui::TextWrapped("%s", ui.t("gui.stages.hint").c_str());
+        ImGui::TextWrapped("%s", ui.t(msg::gui_stages_hint).c_str());
     }
     if (h.named_by_mistake && !h.named_stage.empty() && h.yours < 0) draw_stage_link(ui, c, h.named_stage);
     return h;
@@ -106,10 +106,10 @@ void draw_stages_panel(Ui& ui) {
         draw_no_result(ui);
         return;
     }
-    ImGui::TextDisabled("%s %d: %s", ui.t("gui.views.case").c_str(), c->index + 1, c->name.get(ui.session.lang()).c_str());
+    ImGui::TextDisabled("%s %d: %s", ui.t(msg::gui_views_case).c_str(), c->index + 1, c->name.get(ui.session.lang()).c_str());
     const std::vector<StageComparison> stages = compare_stages(*c, e->tolerance);
     if (stages.empty()) {
-        ImGui::TextWrapped("%s", ui.t("gui.stages.hint").c_str());
+        ImGui::TextWrapped("%s", ui.t(msg::gui_stages_hint).c_str());
         return;
     }
     const StagesHeadline headline = draw_headline(ui, *e, *r, *c, stages);
@@ -119,21 +119,21 @@ void draw_stages_panel(Ui& ui) {
     const std::vector<StageComparison> kernel = compare_kernel_stages(*c, e->tolerance);
     const bool with_kernel = !kernel.empty();
     if (with_kernel) {
-        ImGui::TextDisabled("%s", ui.t("gui.stages.kernel_title", {{"backend", cuda_backend_text(*c->reference_kernel, ui.session.lang())}}).c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_stages_kernel_title, {{"backend", cuda_backend_text(*c->reference_kernel, ui.session.lang())}}).c_str());
         ui.note_item("stages_kernel_title");
     }
     // Columns as wide as their contents (no clipped shapes or headers); scroll sideways when narrow.
     const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
     const float rows_h = ImGui::GetFrameHeightWithSpacing() * static_cast<float>(stages.size() + 2);
     if (!ImGui::BeginTable("stages", with_kernel ? 7 : 5, flags, ImVec2(0, std::min(rows_h, std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFrameHeight() * 4))))) return;
-    ImGui::TableSetupColumn(ui.t("gui.stages.stage").c_str());
-    ImGui::TableSetupColumn(ui.t("gui.stages.reference_shape").c_str());
-    ImGui::TableSetupColumn(ui.t("gui.stages.your_shape").c_str());
-    ImGui::TableSetupColumn(ui.t("gui.stages.max_error").c_str());
-    ImGui::TableSetupColumn(ui.t("gui.stages.status").c_str());
+    ImGui::TableSetupColumn(ui.t(msg::gui_stages_stage).c_str());
+    ImGui::TableSetupColumn(ui.t(msg::gui_stages_reference_shape).c_str());
+    ImGui::TableSetupColumn(ui.t(msg::gui_stages_your_shape).c_str());
+    ImGui::TableSetupColumn(ui.t(msg::gui_stages_max_error).c_str());
+    ImGui::TableSetupColumn(ui.t(msg::gui_stages_status).c_str());
     if (with_kernel) {
-        ImGui::TableSetupColumn(ui.t("gui.stages.kernel_shape").c_str());
-        ImGui::TableSetupColumn(ui.t("gui.stages.kernel_error").c_str());
+        ImGui::TableSetupColumn(ui.t(msg::gui_stages_kernel_shape).c_str());
+        ImGui::TableSetupColumn(ui.t(msg::gui_stages_kernel_error).c_str());
     }
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < stages.size(); ++i) {
@@ -158,11 +158,11 @@ void draw_stages_panel(Ui& ui) {
         ImGui::TextUnformatted(s.learner_shape ? shape_to_string(*s.learner_shape).c_str() : "—");
         if (s.from_output) {
             ImGui::SameLine();
-            ImGui::TextDisabled("· %s", ui.t("gui.stages.return_value").c_str());
+            ImGui::TextDisabled("· %s", ui.t(msg::gui_stages_return_value).c_str());
             ui.note_item("stage_return_value:" + s.name);
         } else if (s.from_record) {
             ImGui::SameLine();
-            ImGui::TextDisabled("· %s", ui.t("gui.stages.line", {{"line", std::to_string(s.line)}}).c_str());
+            ImGui::TextDisabled("· %s", ui.t(msg::gui_stages_line, {{"line", std::to_string(s.line)}}).c_str());
             ui.note_item("stage_line:" + s.name);
         }
         ImGui::TableNextColumn();

@@ -10,7 +10,7 @@ void draw_statement_panel(Ui& ui) {
     Session& s = ui.session;
     const Exercise* e = s.current();
     if (!e) {
-        ImGui::TextDisabled("%s", ui.t("gui.no_exercise").c_str());
+        ImGui::TextDisabled("%s", ui.t(msg::gui_no_exercise).c_str());
         return;
     }
     const Lang lang = s.lang();
@@ -24,44 +24,44 @@ void draw_statement_panel(Ui& ui) {
     const bool passed = s.status(e->id) == ExerciseStatus::Passed;
     if (ImGui::BeginTabBar("statement_tabs")) {
         auto flags_for = [&](int tab) { return ui.select_tab == tab ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None; };
-        if (ImGui::BeginTabItem((ui.t("gui.tab.statement") + "###statement").c_str(), nullptr, flags_for(0))) {
+        if (ImGui::BeginTabItem((ui.t(msg::gui_tab_statement) + "###statement").c_str(), nullptr, flags_for(0))) {
             ui.statement_tab = 0;
             ImGui::BeginChild("statement_text", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
             draw_markdown(ui, e->statement.get(lang));
             ImGui::EndChild();
             ImGui::EndTabItem();
         }
-        const std::string hints_label = ui.t("gui.tab.hints", {{"shown", std::to_string(s.hints_revealed())}, {"count", std::to_string(e->hints.size())}}) + "###hints";
+        const std::string hints_label = ui.t(msg::gui_tab_hints, {{"shown", std::to_string(s.hints_revealed())}, {"count", std::to_string(e->hints.size())}}) + "###hints";
         if (ImGui::BeginTabItem(hints_label.c_str(), nullptr, flags_for(1))) {
             ui.statement_tab = 1;
             ImGui::BeginChild("hints_text", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
             const int shown = s.hints_revealed();
             for (int i = 0; i < shown && i < static_cast<int>(e->hints.size()); ++i) {
                 ImGui::PushFont(ui.fonts.bold);
-                ImGui::TextUnformatted(ui.t("cli.hint.title", {{"n", std::to_string(i + 1)}, {"count", std::to_string(e->hints.size())}}).c_str());
+                ImGui::TextUnformatted(ui.t(msg::cli_hint_title, {{"n", std::to_string(i + 1)}, {"count", std::to_string(e->hints.size())}}).c_str());
                 ImGui::PopFont();
                 draw_markdown(ui, e->hints[static_cast<size_t>(i)].get(lang));
                 ImGui::Separator();
             }
             if (shown < static_cast<int>(e->hints.size())) {
-                if (ImGui::Button(ui.t(shown == 0 ? "gui.hint.first" : "gui.hint.next").c_str())) s.reveal_next_hint();
+                if (ImGui::Button(ui.t(shown == 0 ? msg::gui_hint_first : msg::gui_hint_next).c_str())) s.reveal_next_hint();
                 ui.note_item("hint_next");
             } else {
-                ImGui::TextDisabled("%s", ui.t("gui.hint.all").c_str());
+                ImGui::TextDisabled("%s", ui.t(msg::gui_hint_all).c_str());
             }
             ImGui::EndChild();
             ImGui::EndTabItem();
         }
-        if (ImGui::BeginTabItem((ui.t("gui.tab.solution") + "###solution").c_str(), nullptr, flags_for(2))) {
+        if (ImGui::BeginTabItem((ui.t(msg::gui_tab_solution) + "###solution").c_str(), nullptr, flags_for(2))) {
             ui.statement_tab = 2;
             ImGui::BeginChild("solution_text", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
             if (!passed) {
-                ImGui::TextWrapped("%s", ui.t("gui.solution.locked").c_str());
+                ImGui::TextWrapped("%s", ui.t(msg::gui_solution_locked).c_str());
             } else {
                 draw_markdown(ui, e->explanation.get(lang));
                 ImGui::Separator();
                 ImGui::PushFont(ui.fonts.bold);
-                ImGui::TextUnformatted(ui.t("gui.solution.reference").c_str());
+                ImGui::TextUnformatted(ui.t(msg::gui_solution_reference).c_str());
                 ImGui::PopFont();
                 static std::string cached_path, cached_text;
                 if (cached_path != e->solution_path().string()) {

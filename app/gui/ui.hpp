@@ -168,8 +168,8 @@ struct Ui {
     std::map<std::string, ImRect> items;
     void note_item(const std::string& name) { items[name] = ImRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax()); }
 
-    const std::string& t(const std::string& key) const { return tr(session.lang(), key); }
-    std::string t(const std::string& key, const std::map<std::string, std::string>& args) const { return tr(session.lang(), key, args); }
+    const std::string& t(MessageKey key) const { return tr(session.lang(), key); }
+    std::string t(MessageKey key, const std::map<std::string, std::string>& args) const { return tr(session.lang(), key, args); }
 };
 
 // The whole frame: menu bar, panels, overlays, shortcuts.
@@ -227,7 +227,7 @@ ImVec4 status_color(ExerciseStatus s);
 // Keyboard shortcuts handled by draw_frame; listed by the help overlay.
 struct Shortcut {
     const char* keys;
-    const char* action_key;  // message key
+    MessageKey action_key;
 };
 const std::vector<Shortcut>& shortcuts();
 

@@ -393,34 +393,8 @@ std::optional<KernelRun> run_kernel_op(const std::string& name, const std::map<s
 }
 
 KernelLayout kernel_layout(const std::string& kernel) {
-    if (kernel == "split_heads_v1")
-        return {"layout.cu",
-                "One thread per output element of (B, H, T, hd), 256 threads per block; thread i writes element i "
-                "and reads the matching element of (B, T, D).",
-                "Satu thread per elemen keluaran (B, H, T, hd), 256 thread per blok; thread i menulis elemen i "
-                "dan membaca elemen yang sesuai dari (B, T, D)."};
-    if (kernel == "merge_heads_v1")
-        return {"layout.cu",
-                "One thread per output element of (B, T, D), 256 threads per block; the inverse of split_heads.",
-                "Satu thread per elemen keluaran (B, T, D), 256 thread per blok; kebalikan dari split_heads."};
-    if (kernel == "matmul_tiled_v1")
-        return {"layout.cu",
-                "A 16×16 block computes a 16×16 tile of the output; thread (x, y) owns one element and the block "
-                "walks K in steps of 16 through shared memory.",
-                "Satu blok 16×16 menghitung satu ubin 16×16 dari keluaran; thread (x, y) memegang satu elemen dan "
-                "blok menelusuri K per 16 lewat shared memory."};
-    if (kernel == "attention_v1")
-        return {"attention.cu",
-                "One block per (batch, head): block b·H + h. Four warps take turns over the query rows; in a row, "
-                "lane l handles keys l, l+32, … and then output columns l, l+32, ….",
-                "Satu blok per (batch, head): blok b·H + h. Empat warp bergiliran mengambil baris query; dalam satu "
-                "baris, lane l mengurus key l, l+32, … lalu kolom keluaran l, l+32, …."};
-    if (kernel == "attention_v2")
-        return {"attention.cu",
-                "Block (x, b·H + h) handles 64 query rows of one (batch, head), one thread per row; keys come in "
-                "tiles of 32 through shared memory, with a running max and sum per row.",
-                "Blok (x, b·H + h) mengurus 64 baris query dari satu (batch, head), satu thread per baris; key "
-                "datang per ubin 32 lewat shared memory, dengan maksimum dan jumlah berjalan per baris."};
+    if (kernel == "split_heads_v1" || kernel == "merge_heads_v1" || kernel == "matmul_tiled_v1") return {"layout.cu"};
+    if (kernel == "attention_v1" || kernel == "attention_v2") return {"attention.cu"};
     return {};
 }
 

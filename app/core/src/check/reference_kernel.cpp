@@ -8,6 +8,7 @@
 #include "attnlab/core/check/compare.hpp"
 #include "attnlab/core/check/expected.hpp"
 #include "attnlab/core/base/util.hpp"
+#include "attnlab/core/text/named_messages.hpp"
 
 #ifdef ATTNLAB_HAVE_KERNELS
 #include "attnlab/kernels/kernels.hpp"
@@ -121,8 +122,15 @@ std::vector<KernelSourceFile> kernel_source_files() {
 }
 
 std::string kernel_layout_text(const std::string& kernel, Lang lang) {
-    const kernels::KernelLayout l = kernels::kernel_layout(kernel);
-    return lang == Lang::Id ? l.id : l.en;
+    static const NamedMessage kLayouts[] = {
+        {"split_heads_v1", msg::gui_kernel_layout_split_heads_v1},
+        {"merge_heads_v1", msg::gui_kernel_layout_merge_heads_v1},
+        {"matmul_tiled_v1", msg::gui_kernel_layout_matmul_tiled_v1},
+        {"attention_v1", msg::gui_kernel_layout_attention_v1},
+        {"attention_v2", msg::gui_kernel_layout_attention_v2},
+    };
+    const MessageKey* key = message_named(kLayouts, kernel);
+    return key ? tr(lang, *key) : "";
 }
 
 KernelBlockRole kernel_block_role(const std::string& kernel, std::array<unsigned, 3> block, int n_heads, int T) {

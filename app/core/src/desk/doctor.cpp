@@ -137,28 +137,28 @@ void find_gpu(const Toolchain& toolchain, DoctorReport& r) {
 }
 
 std::string identity_text(const DoctorReport& r, Lang lang) {
-    if (r.program_uid < 0) return tr(lang, "doctor.runs_as.unknown");
+    if (r.program_uid < 0) return tr(lang, msg::doctor_runs_as_unknown);
     const std::string who = r.program_user + " (uid " + std::to_string(r.program_uid) + ")";
-    if (r.program_uid == 0) return tr(lang, "doctor.runs_as.root", {{"user", who}});
-    if (::getuid() == 0) return tr(lang, "doctor.runs_as.nobody", {{"user", who}});
-    return tr(lang, r.protections[Layer::PidNamespace].state == LayerState::Applied ? "doctor.runs_as.userns" : "doctor.runs_as.same",
+    if (r.program_uid == 0) return tr(lang, msg::doctor_runs_as_root, {{"user", who}});
+    if (::getuid() == 0) return tr(lang, msg::doctor_runs_as_nobody, {{"user", who}});
+    return tr(lang, r.protections[Layer::PidNamespace].state == LayerState::Applied ? msg::doctor_runs_as_userns : msg::doctor_runs_as_same,
               {{"user", who}});
 }
 
 std::string compiler_sandbox_text(const DoctorReport& r, Lang lang) {
-    if (!r.compiler_problem.empty()) return tr(lang, "doctor.compiler_sandbox.failed", {{"detail", r.compiler_problem}});
-    if (r.compiler_protections.complete()) return tr(lang, "doctor.layer.on");
-    return tr(lang, "doctor.compiler_sandbox.some_off", {{"layers", missing_layers(r.compiler_protections, lang)}});
+    if (!r.compiler_problem.empty()) return tr(lang, msg::doctor_compiler_sandbox_failed, {{"detail", r.compiler_problem}});
+    if (r.compiler_protections.complete()) return tr(lang, msg::doctor_layer_on);
+    return tr(lang, msg::doctor_compiler_sandbox_some_off, {{"layers", missing_layers(r.compiler_protections, lang)}});
 }
 
 std::string accounting_text(const DoctorReport& r, Lang lang) {
-    if (r.accounting == sandbox_status::Accounting::Cgroup) return tr(lang, "doctor.accounting.cgroup");
-    return tr(lang, "doctor.accounting.fallback", {{"processes", format_count(sandbox_status::kFallbackProcessMargin, lang)},
+    if (r.accounting == sandbox_status::Accounting::Cgroup) return tr(lang, msg::doctor_accounting_cgroup);
+    return tr(lang, msg::doctor_accounting_fallback, {{"processes", format_count(sandbox_status::kFallbackProcessMargin, lang)},
                                                    {"oom_score_adj", std::to_string(sandbox_status::kProgramOomScoreAdj)}});
 }
 
 std::string tool_text(const FoundTool& t, Lang lang) {
-    if (!t.found) return tr(lang, "doctor.not_found");
+    if (!t.found) return tr(lang, msg::doctor_not_found);
     return t.path + (t.version.empty() ? "" : " — " + t.version);
 }
 
@@ -171,11 +171,11 @@ void add_line(std::ostringstream& out, const std::string& label, const std::stri
 
 std::string limits_text(const DoctorReport& r, Lang lang) {
     const Limits& l = r.default_limits;
-    return tr(lang, "doctor.limits.value",
+    return tr(lang, msg::doctor_limits_value,
               {{"cpu", format_number(l.cpu_seconds, lang)}, {"wall", format_number(l.wall_seconds, lang)},
                {"memory", format_count(l.memory_mb, lang)}, {"output", format_count(l.output_kb, lang)},
                {"scratch", format_count(r.scratch_mb, lang)},
-               {"processes", tr(lang, r.process_limit ? "doctor.limits.processes_on" : "doctor.limits.processes_root")}});
+               {"processes", tr(lang, r.process_limit ? msg::doctor_limits_processes_on : msg::doctor_limits_processes_root)}});
 }
 
 std::string gpu_text(const DoctorReport& r, Lang lang) {
@@ -184,9 +184,9 @@ std::string gpu_text(const DoctorReport& r, Lang lang) {
         for (const std::string& g : r.gpus) names += (names.empty() ? "" : ", ") + g;
         return names;
     }
-    if (r.gpu_device_node && !r.driver_problem.empty()) return tr(lang, "doctor.gpu.no_driver", {{"detail", r.driver_problem}});
-    if (r.gpu_device_node) return tr(lang, "doctor.gpu.none_visible");
-    return tr(lang, "doctor.not_found");
+    if (r.gpu_device_node && !r.driver_problem.empty()) return tr(lang, msg::doctor_gpu_no_driver, {{"detail", r.driver_problem}});
+    if (r.gpu_device_node) return tr(lang, msg::doctor_gpu_none_visible);
+    return tr(lang, msg::doctor_not_found);
 }
 
 nlohmann::json tool_json(const FoundTool& t) { return {{"found", t.found}, {"path", t.path}, {"version", t.version}}; }
@@ -284,29 +284,29 @@ DoctorReport run_doctor(const Toolchain& detected) {
 
 std::string doctor_text(const DoctorReport& r, Lang lang) {
     std::ostringstream out;
-    out << tr(lang, "doctor.title") << "\n";
-    add_line(out, tr(lang, "doctor.compiler"), tool_text(r.compiler, lang));
-    add_line(out, tr(lang, "doctor.runtime"),
-             r.runtime_found ? r.runtime_library : tr(lang, "doctor.runtime_missing", {{"detail", r.runtime_problem}}));
-    add_line(out, tr(lang, "doctor.pch"), tr(lang, r.precompiled_headers ? "doctor.layer.on" : "doctor.pch_off"));
-    add_line(out, tr(lang, "doctor.sandbox"), tool_text(r.sandbox, lang));
-    add_line(out, tr(lang, "doctor.runs_as"), identity_text(r, lang));
+    out << tr(lang, msg::doctor_title) << "\n";
+    add_line(out, tr(lang, msg::doctor_compiler), tool_text(r.compiler, lang));
+    add_line(out, tr(lang, msg::doctor_runtime),
+             r.runtime_found ? r.runtime_library : tr(lang, msg::doctor_runtime_missing, {{"detail", r.runtime_problem}}));
+    add_line(out, tr(lang, msg::doctor_pch), tr(lang, r.precompiled_headers ? msg::doctor_layer_on : msg::doctor_pch_off));
+    add_line(out, tr(lang, msg::doctor_sandbox), tool_text(r.sandbox, lang));
+    add_line(out, tr(lang, msg::doctor_runs_as), identity_text(r, lang));
     for (Layer l : sandbox_status::kLayers) add_line(out, layer_name(l, lang), layer_state_text(l, r.protections[l], lang));
-    if (!r.protections_problem.empty()) add_line(out, "", tr(lang, "doctor.probe_failed", {{"detail", r.protections_problem}}));
-    add_line(out, tr(lang, "doctor.accounting"), accounting_text(r, lang));
-    add_line(out, tr(lang, "doctor.compiler_sandbox"), compiler_sandbox_text(r, lang));
-    add_line(out, tr(lang, "doctor.weak_sandbox"),
-             tr(lang, r.weak_sandbox.allowed() ? "doctor.weak_sandbox.on" : "doctor.weak_sandbox.off",
+    if (!r.protections_problem.empty()) add_line(out, "", tr(lang, msg::doctor_probe_failed, {{"detail", r.protections_problem}}));
+    add_line(out, tr(lang, msg::doctor_accounting), accounting_text(r, lang));
+    add_line(out, tr(lang, msg::doctor_compiler_sandbox), compiler_sandbox_text(r, lang));
+    add_line(out, tr(lang, msg::doctor_weak_sandbox),
+             tr(lang, r.weak_sandbox.allowed() ? msg::doctor_weak_sandbox_on : msg::doctor_weak_sandbox_off,
                 {{"env", sandbox_status::kWeakSandboxEnv}, {"setting", sandbox_status::kWeakSandboxSetting}, {"file", r.settings_file},
-                 {"env_state", tr(lang, r.weak_sandbox.env ? "doctor.weak_sandbox.set" : "doctor.weak_sandbox.unset")},
-                 {"setting_state", tr(lang, r.weak_sandbox.setting ? "doctor.weak_sandbox.set" : "doctor.weak_sandbox.unset")}}));
-    add_line(out, tr(lang, "doctor.limits"), limits_text(r, lang));
-    add_line(out, tr(lang, "doctor.nvcc"), tool_text(r.nvcc, lang));
-    add_line(out, tr(lang, "doctor.nvrtc"), tool_text(r.nvrtc, lang));
-    add_line(out, tr(lang, "doctor.gpu"), gpu_text(r, lang));
+                 {"env_state", tr(lang, r.weak_sandbox.env ? msg::doctor_weak_sandbox_set : msg::doctor_weak_sandbox_unset)},
+                 {"setting_state", tr(lang, r.weak_sandbox.setting ? msg::doctor_weak_sandbox_set : msg::doctor_weak_sandbox_unset)}}));
+    add_line(out, tr(lang, msg::doctor_limits), limits_text(r, lang));
+    add_line(out, tr(lang, msg::doctor_nvcc), tool_text(r.nvcc, lang));
+    add_line(out, tr(lang, msg::doctor_nvrtc), tool_text(r.nvrtc, lang));
+    add_line(out, tr(lang, msg::doctor_gpu), gpu_text(r, lang));
     out << "\n" << protections_summary(r.protections, lang) << "\n";
     if (!r.protections.complete() && !r.weak_sandbox.allowed()) out << isolation_refusal_text(r.protections, lang) << "\n";
-    if (!r.checks_can_run()) out << tr(lang, "doctor.cannot_check") << "\n";
+    if (!r.checks_can_run()) out << tr(lang, msg::doctor_cannot_check) << "\n";
     return out.str();
 }
 

@@ -26,7 +26,7 @@ fs::path unused_path(const fs::path& base) {
 }
 
 json parse_bounded(const std::string& text, size_t max_bytes) {
-    if (text.size() > max_bytes) throw KeyedError({"file.too_large", {{"limit", std::to_string(max_bytes >> 10) + " KB"}}, {}});
+    if (text.size() > max_bytes) throw KeyedError({msg::file_too_large, {{"limit", std::to_string(max_bytes >> 10) + " KB"}}, {}});
     int depth = 0;
     bool in_string = false;
     for (size_t i = 0; i < text.size(); ++i) {
@@ -37,7 +37,7 @@ json parse_bounded(const std::string& text, size_t max_bytes) {
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
-            if (++depth > kMaxJsonDepth) throw KeyedError({"file.too_deep", {{"levels", std::to_string(kMaxJsonDepth)}}, {}});
+            if (++depth > kMaxJsonDepth) throw KeyedError({msg::file_too_deep, {{"levels", std::to_string(kMaxJsonDepth)}}, {}});
         } else if (c == ']' || c == '}') {
             --depth;
         }
@@ -50,13 +50,13 @@ int64_t bounded_integer(const json& object, const char* key, int64_t max, int64_
     if (it == object.end() || it->is_null()) return fallback;
     if (it->is_number_unsigned() && it->get<uint64_t>() <= static_cast<uint64_t>(max)) return static_cast<int64_t>(it->get<uint64_t>());
     if (it->is_number_integer() && it->get<int64_t>() >= 0 && it->get<int64_t>() <= max) return it->get<int64_t>();
-    throw KeyedError({"file.not_whole_number", {{"key", key}, {"max", std::to_string(max)}}, {}});
+    throw KeyedError({msg::file_not_whole_number, {{"key", key}, {"max", std::to_string(max)}}, {}});
 }
 
 std::string string_value(const json& object, const char* key) {
     const auto it = object.find(key);
     if (it == object.end() || it->is_null()) return "";
-    if (!it->is_string()) throw KeyedError({"file.not_text", {{"key", key}}, {}});
+    if (!it->is_string()) throw KeyedError({msg::file_not_text, {{"key", key}}, {}});
     return it->get<std::string>();
 }
 

@@ -13,9 +13,9 @@ Lab::Lab(Options options) : paths_(std::move(options.paths)), progress_(paths_.p
         // saves later cannot cost the user the file's other keys.
         try {
             if (const std::optional<fs::path> aside = settings_.keep_unreadable_aside(paths_.settings_file()))
-                warning = {"startup.settings_set_aside", {{"file", paths_.settings_file().string()}, {"aside", aside->string()}}, warning.parts};
+                warning = {msg::startup_settings_set_aside, {{"file", paths_.settings_file().string()}, {"aside", aside->string()}}, warning.parts};
         } catch (const FileError& e) {
-            warning = {"startup.settings_unmovable", {{"file", paths_.settings_file().string()}}, {{"why", warning.parts["why"]}, {"error", message_of(e)}}};
+            warning = {msg::startup_settings_unmovable, {{"file", paths_.settings_file().string()}}, {{"why", warning.parts["why"]}, {"error", message_of(e)}}};
         }
     }
     if (!warning.empty()) startup_warnings_.push_back(warning);
@@ -44,8 +44,8 @@ const Exercise* Lab::find(const std::string& id, std::string* why) const {
     if (const Exercise* e = course_.find(id)) return e;
     if (why) {
         const auto broken = course_.broken.find(id);
-        *why = broken != course_.broken.end() ? tr(lang_, "cli.broken_exercise", {{"id", id}, {"problem", broken->second}})
-                                              : tr(lang_, "cli.unknown_exercise", {{"id", id}});
+        *why = broken != course_.broken.end() ? tr(lang_, msg::cli_broken_exercise, {{"id", id}, {"problem", broken->second}})
+                                              : tr(lang_, msg::cli_unknown_exercise, {{"id", id}});
     }
     return nullptr;
 }

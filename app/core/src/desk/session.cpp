@@ -142,7 +142,7 @@ bool Session::save(VersionReason reason) {
         // keep its version beside ours, so saving never destroys anyone's work.
         if (auto disk = read_file(file()); disk && *disk != editor_.saved_text() && *disk != editor_.text()) {
             const fs::path kept = lab_.workspace().keep_copy(*current_, "disk", *disk);
-            add_notice(tr(lang(), "gui.notice.kept_disk_version", {{"file", file().filename().string()}, {"kept", kept.string()}}));
+            add_notice(tr(lang(), msg::gui_notice_kept_disk_version, {{"file", file().filename().string()}, {"kept", kept.string()}}));
         }
         lab_.workspace().save(*current_, editor_.text());
     } catch (const std::exception& e) {
@@ -162,7 +162,7 @@ void Session::keep_version(const std::string& text, VersionReason reason) {
     try {
         lab_.workspace().history().record(current_->id, text, reason);
     } catch (const std::exception& e) {
-        add_notice(tr(lang(), "history.not_kept", {{"why", message_of(e).text(lang())}}));
+        add_notice(tr(lang(), msg::history_not_kept, {{"why", message_of(e).text(lang())}}));
     }
     versions_stale_ = true;
 }
@@ -237,7 +237,7 @@ std::string Session::open_in_external_editor() {
     for (const auto& a : argv) command += (command.empty() ? "" : " ") + a;
     std::string error;
     const int pid = spawn_detached(argv, &error);
-    if (pid < 0) add_notice(tr(lang(), "gui.notice.cannot_start_editor", {{"command", command}, {"error", error}}));
+    if (pid < 0) add_notice(tr(lang(), msg::gui_notice_cannot_start_editor, {{"command", command}, {"error", error}}));
     else editors_.push_back(pid);
     return command;
 }

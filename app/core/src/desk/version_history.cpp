@@ -58,11 +58,11 @@ struct Index {
 Index parse_index(const std::string& text) {
     const json root = desk_files::parse_bounded(text, kMaxIndexBytes);
     if (!root.is_object() || root.value("format", 0) != 1 || !root.contains("versions") || !root["versions"].is_array())
-        throw KeyedError({"file.unexpected_structure", {}, {}});
+        throw KeyedError({msg::file_unexpected_structure, {}, {}});
     Index index;
     index.next = static_cast<int>(desk_files::bounded_integer(root, "next", kMaxNumber, 1));
     for (const json& e : root["versions"]) {
-        if (!e.is_object()) throw KeyedError({"file.unexpected_structure", {}, {}});
+        if (!e.is_object()) throw KeyedError({msg::file_unexpected_structure, {}, {}});
         Version v;
         v.number = static_cast<int>(desk_files::bounded_integer(e, "number", kMaxNumber));
         v.time = desk_files::bounded_integer(e, "time", kMaxTime);
@@ -73,7 +73,7 @@ Index parse_index(const std::string& text) {
         v.lines = static_cast<int>(desk_files::bounded_integer(e, "lines", kMaxNumber));
         // A hash is a file name here: nothing but hex digits may reach the path.
         if (v.hash.empty() || v.hash.size() > 16 || v.hash.find_first_not_of("0123456789abcdef") != std::string::npos)
-            throw KeyedError({"file.unexpected_structure", {}, {}});
+            throw KeyedError({msg::file_unexpected_structure, {}, {}});
         index.next = std::max(index.next, v.number + 1);
         index.versions.push_back(std::move(v));
     }
@@ -132,7 +132,7 @@ Index load_index(const fs::path& folder, const std::string& id, KeyedMessage* wa
             fs::rename(file, aside, ec);
             Index rebuilt = rebuild_index(folder);
             if (warning)
-                *warning = {"history.index_set_aside",
+                *warning = {msg::history_index_set_aside,
                             {{"id", id}, {"aside", ec ? file.string() : aside.string()}, {"count", std::to_string(rebuilt.versions.size())}},
                             {{"why", message_of(e)}}};
             return rebuilt;
@@ -140,7 +140,7 @@ Index load_index(const fs::path& folder, const std::string& id, KeyedMessage* wa
     }
     Index rebuilt = rebuild_index(folder);
     if (warning && !rebuilt.versions.empty())
-        *warning = {"history.index_missing", {{"id", id}, {"count", std::to_string(rebuilt.versions.size())}}, {}};
+        *warning = {msg::history_index_missing, {{"id", id}, {"count", std::to_string(rebuilt.versions.size())}}, {}};
     return rebuilt;
 }
 
@@ -197,7 +197,7 @@ const char* version_reason_code(VersionReason r) {
 std::string version_hash_of(const std::string& text) { return hex64(hash64(text)); }
 
 std::string version_reason_words(const Version& v, Lang lang) {
-    return tr(lang, std::string("history.reason.") + version_reason_code(v.reason), {{"number", std::to_string(v.restored_from)}});
+    return tr(lang, built_key(std::string("history.reason.") + version_reason_code(v.reason)), {{"number", std::to_string(v.restored_from)}});
 }
 
 std::string version_time_words(int64_t unix_seconds) {
@@ -255,10 +255,10 @@ std::string VersionHistory::text(const std::string& exercise_id, int number) con
         if (v.number != number) continue;
         const std::optional<std::string> text = read_file(text_file(folder, v.hash));
         if (!text || text->size() != v.bytes || version_hash_of(*text) != v.hash)
-            throw KeyedError({"history.text_missing", {{"id", exercise_id}, {"number", std::to_string(number)}, {"file", text_file(folder, v.hash).string()}}, {}});
+            throw KeyedError({msg::history_text_missing, {{"id", exercise_id}, {"number", std::to_string(number)}, {"file", text_file(folder, v.hash).string()}}, {}});
         return *text;
     }
-    throw KeyedError({"history.no_version", {{"id", exercise_id}, {"number", std::to_string(number)}}, {}});
+    throw KeyedError({msg::history_no_version, {{"id", exercise_id}, {"number", std::to_string(number)}}, {}});
 }
 
 }  // namespace attnlab

@@ -43,7 +43,7 @@ fs::path Workspace::ensure_learner_file(const Exercise& exercise, Lang lang) con
     if (!fs::exists(p)) {
         const fs::path from = starter_for(exercise, lang);
         auto starter = read_file(from);
-        if (!starter) throw std::runtime_error("cannot read " + from.string());
+        if (!starter) throw KeyedError({msg::workspace_starter_unreadable, {{"path", from.string()}}, {}});
         write_file_atomic(p, *starter);
     }
     return p;
@@ -66,7 +66,7 @@ fs::path Workspace::reset(const Exercise& exercise, Lang lang) const {
     }
     const fs::path from = starter_for(exercise, lang);
     auto starter = read_file(from);
-    if (!starter) throw std::runtime_error("cannot read " + from.string());
+    if (!starter) throw KeyedError({msg::workspace_starter_unreadable, {{"path", from.string()}}, {}});
     write_file_atomic(p, *starter);
     return backup;
 }
@@ -123,10 +123,10 @@ ProgressFile parse_progress(const std::string& text) {
     const json root = parse_bounded(text, kMaxProgressBytes);
     if (!root.is_object() || !root.contains("version") || root["version"] != 1 || !root.contains("exercises") ||
         !root["exercises"].is_object())
-        throw KeyedError({"file.unexpected_structure", {}, {}});
+        throw KeyedError({msg::file_unexpected_structure, {}, {}});
     ProgressFile f;
     for (const auto& [id, e] : root["exercises"].items()) {
-        if (!e.is_object()) throw KeyedError({"file.entry_not_object", {{"id", id}}, {}});
+        if (!e.is_object()) throw KeyedError({msg::file_entry_not_object, {{"id", id}}, {}});
         ExerciseProgress p;
         const std::string status = string_value(e, "status");
         p.status = status == "passed" ? ExerciseStatus::Passed : status == "attempted" ? ExerciseStatus::Attempted : ExerciseStatus::NotStarted;
@@ -196,9 +196,9 @@ KeyedMessage ProgressStore::load() {
             // Could not move it aside: leave it untouched and do not overwrite it
             // later either, so nothing is lost.
             readonly_ = true;
-            return {"startup.progress_unmovable", {{"file", file_.string()}, {"error", ec.message()}}, {{"why", message_of(e)}}};
+            return {msg::startup_progress_unmovable, {{"file", file_.string()}, {"error", ec.message()}}, {{"why", message_of(e)}}};
         }
-        return {"startup.progress_set_aside", {{"file", file_.string()}, {"aside", aside.string()}}, {{"why", message_of(e)}}};
+        return {msg::startup_progress_set_aside, {{"file", file_.string()}, {"aside", aside.string()}}, {{"why", message_of(e)}}};
     }
 }
 
@@ -290,7 +290,7 @@ Settings Settings::load(const fs::path& file, KeyedMessage* warning) {
     if (!text) return s;
     try {
         json root = parse_bounded(*text, kMaxSettingsBytes);
-        if (!root.is_object()) throw KeyedError({"file.not_object", {}, {}});
+        if (!root.is_object()) throw KeyedError({msg::file_not_object, {}, {}});
         if (root.contains("language") && root["language"].is_string()) {
             Lang l;
             if (parse_lang(root["language"].get<std::string>(), l)) s.language = l;
@@ -302,7 +302,7 @@ Settings Settings::load(const fs::path& file, KeyedMessage* warning) {
         // Never written over: a later save() first keeps the file aside, as
         // the progress file is kept (its other keys are the user's).
         s.unreadable = true;
-        if (warning) *warning = {"startup.settings_unreadable", {{"file", file.string()}}, {{"why", message_of(e)}}};
+        if (warning) *warning = {msg::startup_settings_unreadable, {{"file", file.string()}}, {{"why", message_of(e)}}};
     }
     return s;
 }

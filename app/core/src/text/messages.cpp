@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "attnlab/core/base/util.hpp"
 
@@ -290,6 +292,120 @@ const Entry kMessages[] = {
     {"cli.course_problem", "cannot load the course: {message}", "kursus tidak bisa dimuat: {message}"},
     {"cli.dev.ok", "course OK: {count} exercises, every starter fails and every solution passes",
      "kursus OK: {count} latihan, setiap starter gagal dan setiap solusi lulus"},
+    // the command line's usage errors and help (attnlab --help, attnlab help COMMAND)
+    {"cli.usage.needs_value", "{option} needs a value", "{option} perlu diberi nilai"},
+    {"cli.usage.size", "--size takes WIDTHxHEIGHT, at least 320x240", "--size menerima LEBARxTINGGI, paling kecil 320x240"},
+    {"cli.usage.unknown_option", "unknown option {option}", "opsi {option} tidak dikenal"},
+    {"cli.usage.arch", "--arch takes one of {archs}", "--arch menerima salah satu dari {archs}"},
+    {"cli.usage.lang", "--lang takes en or id", "--lang menerima en atau id"},
+    {"cli.usage.unknown_command", "unknown command {command}", "perintah {command} tidak dikenal"},
+    {"cli.usage.no_gui", "this attnlab was built without its GUI (see README: ./setup.sh installs what it needs)",
+     "attnlab ini dibangun tanpa GUI (lihat README: ./setup.sh memasang yang dibutuhkannya)"},
+    {"cli.usage.window_options",
+     "--exercise, --run, --screenshot, --quit-after, --size, --timing, --tab, --show and --view are for the window (attnlab with no command)",
+     "--exercise, --run, --screenshot, --quit-after, --size, --timing, --tab, --show, dan --view hanya untuk jendela (attnlab tanpa perintah)"},
+    {"cli.usage.show", "show needs an exercise id", "show memerlukan ID latihan"},
+    {"cli.usage.check", "check needs an exercise id and optionally a file", "check memerlukan ID latihan dan, bila perlu, sebuah berkas"},
+    {"cli.usage.hint", "hint needs an exercise id and optionally a number", "hint memerlukan ID latihan dan, bila perlu, nomor petunjuk"},
+    {"cli.usage.solution", "solution needs an exercise id", "solution memerlukan ID latihan"},
+    {"cli.usage.reset", "reset needs an exercise id", "reset memerlukan ID latihan"},
+    {"cli.usage.reset_confirm", "reset asks for confirmation; pass --yes when not on a terminal",
+     "reset meminta konfirmasi; tambahkan --yes bila tidak dijalankan di terminal"},
+    {"cli.usage.history", "history needs an exercise id", "history memerlukan ID latihan"},
+    {"cli.usage.restore", "restore needs an exercise id and a version number", "restore memerlukan ID latihan dan nomor versi"},
+    {"cli.usage.watch", "watch needs an exercise id and optionally a file", "watch memerlukan ID latihan dan, bila perlu, sebuah berkas"},
+    {"cli.usage.dev", "dev needs a subcommand: check or ops", "dev memerlukan subperintah: check atau ops"},
+    {"cli.usage.unknown_dev", "unknown dev subcommand {name}", "subperintah dev {name} tidak dikenal"},
+    {"cli.usage.no_such_file", "no such file: {file}", "berkas tidak ada: {file}"},
+    {"cli.usage.no_permission", "no permission to read {file}", "tidak ada izin untuk membaca {file}"},
+    {"cli.usage.not_regular_file", "{file} is not a regular file (a folder, a device or a pipe cannot be checked)",
+     "{file} bukan berkas biasa (folder, device, atau pipe tidak bisa diperiksa)"},
+    {"cli.help.general",
+     R"(attnlab — learn causal multi-head self-attention by writing it
+
+usage: attnlab [--lang en|id] [--course DIR] [COMMAND [ARGS]]
+
+With no command, attnlab opens its window (GUI options: --exercise ID, --run,
+--screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
+--show settings|help|history,
+--view heatmaps|stages|memory|experiments|kernel|roofline).
+
+commands:
+  list                 the exercises in course order, with your progress
+  show ID              the exercise statement and the function to write
+  check ID [FILE]      compile and check your file (default: your workspace copy)
+  hint ID [N]          hint N (1 = gentlest)
+  solution ID          the reference solution and explanation, after a pass
+  reset ID             put the starter back (your file is kept as a backup)
+  history ID           the versions of your file (one at every save and check)
+  restore ID N         bring version N back (your file is kept as a version first)
+  watch ID [FILE]      re-check every time the file is saved
+  dev check            course authors: every starter fails, every solution passes
+  dev ops              course authors: the Eigen reference ops and their parameters
+  doctor               what this machine gives attnlab (compiler, sandbox, CUDA)
+
+options: --lang en|id (language), --json (list, show, check, history, restore, dev check, doctor), --help
+exit codes: 0 pass/ok, 1 a check failed, 2 usage or set-up error
+data: $ATTNLAB_HOME, else the XDG data/cache/config dirs (see README))",
+     R"(attnlab — belajar causal multi-head self-attention dengan menuliskannya
+
+pemakaian: attnlab [--lang en|id] [--course DIR] [PERINTAH [ARGUMEN]]
+
+Tanpa perintah, attnlab membuka jendelanya (opsi GUI: --exercise ID, --run,
+--screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
+--show settings|help|history,
+--view heatmaps|stages|memory|experiments|kernel|roofline).
+
+perintah:
+  list                 daftar latihan sesuai urutan kursus, dengan kemajuanmu
+  show ID              soal latihan dan fungsi yang harus ditulis
+  check ID [BERKAS]    kompilasi dan periksa berkasmu (bawaan: salinan di workspace)
+  hint ID [N]          petunjuk ke-N (1 = paling ringan)
+  solution ID          solusi referensi dan penjelasannya, setelah lulus
+  reset ID             kembalikan starter (berkasmu disimpan sebagai cadangan)
+  history ID           versi-versi berkasmu (satu setiap simpan dan periksa)
+  restore ID N         kembalikan versi N (berkasmu disimpan sebagai versi dulu)
+  watch ID [BERKAS]    periksa ulang setiap kali berkas disimpan
+  dev check            penulis kursus: setiap starter gagal, setiap solusi lulus
+  dev ops              penulis kursus: operasi referensi Eigen dan parameternya
+  doctor               yang disediakan mesin ini untuk attnlab (kompiler, sandbox, CUDA)
+
+opsi: --lang en|id (bahasa), --json (list, show, check, history, restore, dev check, doctor), --help
+kode keluar: 0 lulus/ok, 1 pemeriksaan gagal, 2 galat pemakaian atau persiapan
+data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"},
+    {"cli.help.list",
+     "usage: attnlab list [--json]\nLists the exercises in course order with your progress and topics.",
+     "pemakaian: attnlab list [--json]\nMenampilkan latihan sesuai urutan kursus beserta kemajuan dan topiknya."},
+    {"cli.help.show",
+     "usage: attnlab show ID [--json]\nPrints the statement, the function signature to write and where your file is.",
+     "pemakaian: attnlab show ID [--json]\nMenampilkan soal, signature fungsi yang harus ditulis, dan lokasi berkasmu."},
+    {"cli.help.check",
+     "usage: attnlab check ID [FILE] [--json] [--arch sm_90]\nCompiles FILE (default: your workspace copy) and checks it on every case\nagainst the Eigen reference. Exit code 0 when it passes, 1 when not.\nCUDA exercises: --arch picks the GPU architecture of the resource report\n(registers, shared memory, spills, occupancy; needs NVRTC, no GPU).",
+     "pemakaian: attnlab check ID [BERKAS] [--json] [--arch sm_90]\nMengompilasi BERKAS (bawaan: salinan di workspace) dan memeriksanya pada setiap\nkasus terhadap referensi Eigen. Kode keluar 0 bila lulus, 1 bila tidak.\nLatihan CUDA: --arch memilih arsitektur GPU untuk laporan sumber daya\n(register, shared memory, spill, okupansi; butuh NVRTC, tanpa GPU)."},
+    {"cli.help.hint",
+     "usage: attnlab hint ID [N]\nShows hint N (default: the next one you have not seen).",
+     "pemakaian: attnlab hint ID [N]\nMenampilkan petunjuk ke-N (bawaan: petunjuk berikutnya yang belum kamu lihat)."},
+    {"cli.help.solution",
+     "usage: attnlab solution ID [--force]\nShows the reference solution and the explanation once you have passed.",
+     "pemakaian: attnlab solution ID [--force]\nMenampilkan solusi referensi dan penjelasannya setelah kamu lulus."},
+    {"cli.help.reset",
+     "usage: attnlab reset ID [--yes]\nRestores the starter file; your current file is kept as a timestamped backup.",
+     "pemakaian: attnlab reset ID [--yes]\nMengembalikan berkas starter; berkasmu sekarang disimpan sebagai cadangan bertanda waktu."},
+    {"cli.help.history",
+     "usage: attnlab history ID [--json]\nLists the versions of your file, newest first: one is kept at every save and every check\n(in the window and here), and before a restore or a reset.",
+     "pemakaian: attnlab history ID [--json]\nMenampilkan versi-versi berkasmu, yang terbaru di atas: satu versi disimpan setiap kali\nberkas disimpan atau diperiksa (di jendela maupun di sini), dan sebelum pemulihan atau reset."},
+    {"cli.help.restore",
+     "usage: attnlab restore ID N [--json]\nPuts version N (from attnlab history ID) back into your file. Your file as it was is kept\nas a version first, so nothing is lost.",
+     "pemakaian: attnlab restore ID N [--json]\nMengembalikan versi N (dari attnlab history ID) ke berkasmu. Berkasmu yang sekarang disimpan\nsebagai versi lebih dulu, jadi tidak ada yang hilang."},
+    {"cli.help.watch",
+     "usage: attnlab watch ID [FILE]\nChecks the file now and again every time it is saved. Ctrl+C stops.",
+     "pemakaian: attnlab watch ID [BERKAS]\nMemeriksa berkas sekarang dan setiap kali disimpan. Ctrl+C untuk berhenti."},
+    {"cli.help.doctor",
+     "usage: attnlab doctor [--json]\nReports the compiler, the learner runtime, the sandbox's protections, the limits,\nthe CUDA toolkit, NVRTC and the GPU. Exit code 2 when checks cannot run here.",
+     "pemakaian: attnlab doctor [--json]\nMelaporkan kompiler, runtime latihan, perlindungan sandbox, batas, CUDA toolkit,\nNVRTC, dan GPU. Kode keluar 2 bila pemeriksaan tidak bisa berjalan di sini."},
+    {"cli.help.dev",
+     "usage: attnlab dev check [--json] | attnlab dev ops\ncheck: compiles every starter (must compile and fail) and every solution (must pass).\nops: lists the Eigen reference ops an exercise can name, each with its mistakes and the exercises that name it.",
+     "pemakaian: attnlab dev check [--json] | attnlab dev ops\ncheck: mengompilasi setiap starter (harus terkompilasi dan gagal) dan setiap solusi (harus lulus).\nops: menampilkan operasi referensi Eigen yang bisa dipakai latihan, masing-masing dengan kesalahannya dan latihan yang memakainya."},
     // GUI
     {"gui.course.title", "Course", "Kursus"},
     {"gui.course.progress", "{passed} of {total} passed", "{passed} dari {total} lulus"},
@@ -448,6 +564,21 @@ const Entry kMessages[] = {
     {"gui.kernel.none", "This exercise's reference has no CUDA kernel, or this build of attnlab was made without kernels.",
      "Referensi latihan ini tidak punya kernel CUDA, atau attnlab ini dibangun tanpa kernel."},
     {"gui.kernel.source", "Kernel source (read-only)", "Kode sumber kernel (hanya baca)"},
+    // how attnlab's own kernels are launched, beside their source (reference_kernel.cpp)
+    {"gui.kernel.layout.split_heads_v1",
+     "One thread per output element of (B, H, T, hd), 256 threads per block; thread i writes element i and reads the matching element of (B, T, D).",
+     "Satu thread per elemen keluaran (B, H, T, hd), 256 thread per blok; thread i menulis elemen i dan membaca elemen yang sesuai dari (B, T, D)."},
+    {"gui.kernel.layout.merge_heads_v1", "One thread per output element of (B, T, D), 256 threads per block; the inverse of split_heads.",
+     "Satu thread per elemen keluaran (B, T, D), 256 thread per blok; kebalikan dari split_heads."},
+    {"gui.kernel.layout.matmul_tiled_v1",
+     "A 16×16 block computes a 16×16 tile of the output; thread (x, y) owns one element and the block walks K in steps of 16 through shared memory.",
+     "Satu blok 16×16 menghitung satu ubin 16×16 dari keluaran; thread (x, y) memegang satu elemen dan blok menelusuri K per 16 lewat shared memory."},
+    {"gui.kernel.layout.attention_v1",
+     "One block per (batch, head): block b·H + h. Four warps take turns over the query rows; in a row, lane l handles keys l, l+32, … and then output columns l, l+32, ….",
+     "Satu blok per (batch, head): blok b·H + h. Empat warp bergiliran mengambil baris query; dalam satu baris, lane l mengurus key l, l+32, … lalu kolom keluaran l, l+32, …."},
+    {"gui.kernel.layout.attention_v2",
+     "Block (x, b·H + h) handles 64 query rows of one (batch, head), one thread per row; keys come in tiles of 32 through shared memory, with a running max and sum per row.",
+     "Blok (x, b·H + h) mengurus 64 baris query dari satu (batch, head), satu thread per baris; key datang per ubin 32 lewat shared memory, dengan maksimum dan jumlah berjalan per baris."},
     {"gui.kernel.launches", "Launches for case {case} on the {backend}", "Peluncuran untuk kasus {case} di {backend}"},
     {"gui.kernel.launch_line", "{kernel}: grid {grid} × block {block}", "{kernel}: grid {grid} × blok {block}"},
     {"gui.kernel.grid_title", "The grid of {kernel}: one cell per block, labelled (batch, head)",
@@ -1005,6 +1136,7 @@ const Entry kMessages[] = {
     {"io.replace", "cannot replace {path}: {error}{hint}", "tidak dapat mengganti {path}: {error}{hint}"},
     {"io.no_permission", " (no permission to write there: check the folder's owner and permissions, or set ATTNLAB_HOME)",
      " (tidak ada izin menulis di sana: periksa pemilik dan izin folder itu, atau atur ATTNLAB_HOME)"},
+    {"workspace.starter_unreadable", "cannot read the exercise's starter file {path}", "berkas starter latihan ini, {path}, tidak dapat dibaca"},
     {"file.too_large", "larger than {limit}", "lebih besar dari {limit}"},
     {"file.too_deep", "nested deeper than {levels} levels", "bersarang lebih dalam dari {levels} tingkat"},
     {"file.not_whole_number", "\"{key}\" is not a whole number between 0 and {max}", "\"{key}\" bukan bilangan bulat antara 0 dan {max}"},
@@ -1158,17 +1290,28 @@ const std::map<std::string, const Entry*>& index() {
 
 }  // namespace
 
-const std::string& tr(Lang lang, const std::string& key) {
-    static thread_local std::map<std::string, std::string> cache[2];
-    auto& c = cache[lang == Lang::Id ? 1 : 0];
-    auto hit = c.find(key);
-    if (hit != c.end()) return hit->second;
+MessageKey built_key(const std::string& key) {
     auto it = index().find(key);
-    std::string text = it == index().end() ? key : (lang == Lang::Id ? it->second->id : it->second->en);
-    return c.emplace(key, std::move(text)).first->second;
+    if (it != index().end()) return MessageKey(it->second->key);
+    // A key the catalogue lacks (a bug the tests of built keys look for) keeps
+    // its text, so that tr() can show it; set nodes never move.
+    static std::mutex mutex;
+    static std::set<std::string> unknown;
+    std::lock_guard<std::mutex> lock(mutex);
+    return MessageKey(unknown.insert(key).first->c_str());
 }
 
-std::string tr(Lang lang, const std::string& key, const std::map<std::string, std::string>& args) {
+const std::string& tr(Lang lang, MessageKey key) {
+    static thread_local std::map<std::string, std::string> cache[2];
+    auto& c = cache[lang == Lang::Id ? 1 : 0];
+    auto hit = c.find(key.c_str());
+    if (hit != c.end()) return hit->second;
+    auto it = index().find(key.c_str());
+    std::string text = it == index().end() ? key.c_str() : (lang == Lang::Id ? it->second->id : it->second->en);
+    return c.emplace(key.c_str(), std::move(text)).first->second;
+}
+
+std::string tr(Lang lang, MessageKey key, const std::map<std::string, std::string>& args) {
     return format_text(tr(lang, key), args);
 }
 
@@ -1185,7 +1328,7 @@ std::string KeyedMessage::text(Lang lang) const {
     return tr(lang, key, all);
 }
 
-KeyedMessage verbatim(const std::string& text) { return {"text.verbatim", {{"text", text}}, {}}; }
+KeyedMessage verbatim(const std::string& text) { return {msg::text_verbatim, {{"text", text}}, {}}; }
 
 KeyedError::KeyedError(KeyedMessage message) : std::runtime_error(message.text(Lang::En)), message_(std::move(message)) {}
 
@@ -1197,9 +1340,9 @@ KeyedMessage message_of(const std::exception& e) {
 
 KeyedMessage file_error_message(const FileError& e) {
     const int error_number = e.error_number();
-    KeyedMessage m{std::string("io.") + file_step_code(e.step()), {{"path", e.path()}, {"error", std::strerror(error_number)}}, {}};
+    KeyedMessage m{built_key(std::string("io.") + file_step_code(e.step())), {{"path", e.path()}, {"error", std::strerror(error_number)}}, {}};
     const bool permission = error_number == EACCES || error_number == EPERM || error_number == EROFS;
-    if (permission) m.parts["hint"] = KeyedMessage{"io.no_permission", {}, {}};
+    if (permission) m.parts["hint"] = KeyedMessage{msg::io_no_permission, {}, {}};
     else m.args["hint"] = "";
     return m;
 }

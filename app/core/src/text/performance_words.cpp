@@ -21,9 +21,9 @@ std::string format_seconds(double s, Lang lang) {
 
 namespace {
 
-std::string bound_key(const TimeEstimate& e) {
-    if (e.bound == PerfBound::Compute && e.tensor_cores) return "perf.bound.compute_tensor";
-    return std::string("perf.bound.") + perf_bound_code(e.bound);
+MessageKey bound_key(const TimeEstimate& e) {
+    if (e.bound == PerfBound::Compute && e.tensor_cores) return msg::perf_bound_compute_tensor;
+    return built_key(std::string("perf.bound.") + perf_bound_code(e.bound));
 }
 
 }  // namespace
@@ -56,38 +56,38 @@ std::string performance_assumptions(Lang lang) {
                 format_number(g.bandwidth / 1e9, lang) + " GB/s, FP32 " + format_number(g.fp32_flops / 1e12, lang) +
                 " TFLOP/s, FP16 tensor " + format_number(g.tensor_flops / 1e12, lang) + " TFLOP/s, L2 " +
                 format_number(g.l2_bytes / (1024 * 1024), lang) + " MB)";
-    return tr(lang, "perf.assumptions", {{"gpus", gpus}});
+    return tr(lang, msg::perf_assumptions, {{"gpus", gpus}});
 }
 
 std::string describe_performance(const Performance& p, Lang lang) {
-    std::string s = tr(lang, "perf.header", {{"case", std::to_string(p.case_index + 1)}});
-    s += "\n  " + tr(lang, "perf.traffic", {{"bytes", format_bytes(double(p.bytes), lang)},
+    std::string s = tr(lang, msg::perf_header, {{"case", std::to_string(p.case_index + 1)}});
+    s += "\n  " + tr(lang, msg::perf_traffic, {{"bytes", format_bytes(double(p.bytes), lang)},
                                             {"min_bytes", format_bytes(double(p.min_bytes), lang)},
                                             {"ratio", format_fixed(p.traffic_ratio, 2, lang)}});
     if (p.flops)
-        s += "\n  " + tr(lang, "perf.flops", {{"flops", format_flops(*p.flops, lang)},
+        s += "\n  " + tr(lang, msg::perf_flops, {{"flops", format_flops(*p.flops, lang)},
                                               {"intensity", format_fixed(p.intensity.value_or(0), 2, lang)}});
-    else s += "\n  " + tr(lang, "perf.flops_unknown");
-    if (p.tensor_flops > 0) s += "\n  " + tr(lang, "perf.tensor_flops", {{"flops", format_flops(p.tensor_flops, lang)}});
-    s += "\n  " + tr(lang, "perf.estimate_header");
+    else s += "\n  " + tr(lang, msg::perf_flops_unknown);
+    if (p.tensor_flops > 0) s += "\n  " + tr(lang, msg::perf_tensor_flops, {{"flops", format_flops(p.tensor_flops, lang)}});
+    s += "\n  " + tr(lang, msg::perf_estimate_header);
     for (size_t g = 0; g < p.estimates.size(); ++g) {
         const TimeEstimate& e = p.estimates[g];
-        s += "\n    " + tr(lang, "perf.estimate", {{"gpu", e.gpu}, {"time", format_seconds(e.seconds, lang)},
+        s += "\n    " + tr(lang, msg::perf_estimate, {{"gpu", e.gpu}, {"time", format_seconds(e.seconds, lang)},
                                                   {"bound", describe_bound(e, lang)},
                                                   {"waves", format_fixed(e.waves, 2, lang)},
                                                   {"occupancy", format_percent(std::round(e.achieved_occupancy * 100) / 100, lang)}});
         if (e.bound == PerfBound::TooFewBlocks)
-            s += " " + tr(lang, "perf.fill", {{"percent", format_percent(std::round(e.fill * 1000) / 1000, lang)}});
+            s += " " + tr(lang, msg::perf_fill, {{"percent", format_percent(std::round(e.fill * 1000) / 1000, lang)}});
         if (g < p.caches.size()) {
             const CacheEstimate& c = p.caches[g];
-            s += "\n      " + tr(lang, "perf.cache", {{"dram", format_bytes(c.dram_bytes(), lang)},
+            s += "\n      " + tr(lang, msg::perf_cache, {{"dram", format_bytes(c.dram_bytes(), lang)},
                                                       {"ratio", format_fixed(p.min_bytes > 0 ? c.dram_bytes() / double(p.min_bytes) : 0, 2, lang)},
                                                       {"l1", format_percent(std::round(c.l1_hit_rate() * 100) / 100, lang)},
                                                       {"l2", format_percent(std::round(c.l2_hit_rate() * 100) / 100, lang)}});
         }
     }
     if (p.measured_seconds)
-        s += "\n  " + tr(lang, "perf.measured", {{"device", p.measured_device}, {"time", format_seconds(*p.measured_seconds, lang)}});
+        s += "\n  " + tr(lang, msg::perf_measured, {{"device", p.measured_device}, {"time", format_seconds(*p.measured_seconds, lang)}});
     s += "\n  " + performance_assumptions(lang);
     return s;
 }

@@ -24,18 +24,18 @@ std::string error_name(int error) {
     return std::string(name ? name : std::to_string(error).c_str()) + " (" + std::strerror(error) + ")";
 }
 
-std::string reason_key(int error) {
+MessageKey reason_key(int error) {
     switch (error) {
         case EPERM:
-        case EACCES: return "doctor.reason.not_permitted";
+        case EACCES: return msg::doctor_reason_not_permitted;
         case ENOSYS:
         case EINVAL:
-        case EOPNOTSUPP: return "doctor.reason.unsupported";
+        case EOPNOTSUPP: return msg::doctor_reason_unsupported;
         case ENOSPC:
         case EUSERS:
         case EAGAIN:
-        case ENOMEM: return "doctor.reason.limit";
-        default: return "doctor.reason.other";
+        case ENOMEM: return msg::doctor_reason_limit;
+        default: return msg::doctor_reason_other;
     }
 }
 
@@ -55,32 +55,32 @@ std::optional<long> read_sysctl(const char* path) {
 
 // What was seen, then the advice that fits it: a sysctl only where it is off.
 void add_namespace_advice(int error, const NamespaceSettings& s, Lang lang, const std::function<void(const std::string&)>& add) {
-    add(tr(lang, "isolation.fix.observed", {{"error", error_name(error)}}));
+    add(tr(lang, msg::isolation_fix_observed, {{"error", error_name(error)}}));
     if (s.root) {
-        add(tr(lang, "isolation.fix.root"));
+        add(tr(lang, msg::isolation_fix_root));
     } else {
-        if (s.unprivileged_userns_clone && *s.unprivileged_userns_clone == 0) add(tr(lang, "isolation.fix.userns_clone"));
-        if (s.max_user_namespaces && *s.max_user_namespaces == 0) add(tr(lang, "isolation.fix.max_user_namespaces"));
-        if (s.apparmor_restrict_unprivileged_userns && *s.apparmor_restrict_unprivileged_userns != 0) add(tr(lang, "isolation.fix.apparmor"));
+        if (s.unprivileged_userns_clone && *s.unprivileged_userns_clone == 0) add(tr(lang, msg::isolation_fix_userns_clone));
+        if (s.max_user_namespaces && *s.max_user_namespaces == 0) add(tr(lang, msg::isolation_fix_max_user_namespaces));
+        if (s.apparmor_restrict_unprivileged_userns && *s.apparmor_restrict_unprivileged_userns != 0) add(tr(lang, msg::isolation_fix_apparmor));
     }
-    add(tr(lang, "isolation.fix.container"));
+    add(tr(lang, msg::isolation_fix_container));
 }
 
 }  // namespace
 
 std::string layer_state_text(Layer l, const sandbox_status::LayerReport& s, Lang lang) {
     switch (s.state) {
-        case LayerState::Applied: return tr(lang, "doctor.layer.on");
-        case LayerState::NotAsked: return tr(lang, "doctor.layer.not_asked");
-        case LayerState::DisabledByUser: return tr(lang, "doctor.layer.disabled", {{"switch", sandbox_status::layer_env_switch(l)}});
+        case LayerState::Applied: return tr(lang, msg::doctor_layer_on);
+        case LayerState::NotAsked: return tr(lang, msg::doctor_layer_not_asked);
+        case LayerState::DisabledByUser: return tr(lang, msg::doctor_layer_disabled, {{"switch", sandbox_status::layer_env_switch(l)}});
         case LayerState::Refused:
-            if (s.error == 0) return tr(lang, "doctor.layer.not_tried");  // the run stopped before it
-            return tr(lang, "doctor.layer.refused", {{"reason", tr(lang, reason_key(s.error), {{"code", std::to_string(s.error)}})}});
+            if (s.error == 0) return tr(lang, msg::doctor_layer_not_tried);  // the run stopped before it
+            return tr(lang, msg::doctor_layer_refused, {{"reason", tr(lang, reason_key(s.error), {{"code", std::to_string(s.error)}})}});
     }
     return "";
 }
 
-std::string layer_name(Layer l, Lang lang) { return tr(lang, std::string("doctor.layer.") + sandbox_status::layer_code(l)); }
+std::string layer_name(Layer l, Lang lang) { return tr(lang, built_key(std::string("doctor.layer.") + sandbox_status::layer_code(l))); }
 
 std::string missing_layers(const Protections& p, Lang lang) {
     std::string text;
@@ -94,12 +94,12 @@ std::string missing_layers(const Protections& p, Lang lang) {
 
 std::string protections_summary(const Protections& p, Lang lang) {
     const std::string missing = missing_layers(p, lang);
-    return missing.empty() ? tr(lang, "doctor.protections.all_on") : tr(lang, "doctor.protections.some_off", {{"layers", missing}});
+    return missing.empty() ? tr(lang, msg::doctor_protections_all_on) : tr(lang, msg::doctor_protections_some_off, {{"layers", missing}});
 }
 
 std::string protections_notice(const Protections& p, Lang lang) {
     if (p.complete()) return "";
-    return tr(lang, "doctor.protections.notice",
+    return tr(lang, msg::doctor_protections_notice,
               {{"layers", missing_layers(p, lang)}, {"env", sandbox_status::kWeakSandboxEnv}, {"setting", sandbox_status::kWeakSandboxSetting}});
 }
 
@@ -118,13 +118,13 @@ std::string isolation_refusal_text(const Protections& p, Lang lang, const Namesp
     std::string fixes;
     auto add = [&](const std::string& text) { fixes += (fixes.empty() ? "" : " ") + text; };
     if (const int error = namespace_error(p)) add_namespace_advice(error, settings, lang, add);
-    if (p[Layer::Seccomp].state == LayerState::Refused && p[Layer::Seccomp].error != 0) add(tr(lang, "isolation.fix.seccomp"));
-    if (p[Layer::Identity].state == LayerState::Refused && p[Layer::Identity].error != 0) add(tr(lang, "isolation.fix.identity"));
+    if (p[Layer::Seccomp].state == LayerState::Refused && p[Layer::Seccomp].error != 0) add(tr(lang, msg::isolation_fix_seccomp));
+    if (p[Layer::Identity].state == LayerState::Refused && p[Layer::Identity].error != 0) add(tr(lang, msg::isolation_fix_identity));
     for (Layer l : sandbox_status::kLayers)
-        if (p[l].state == LayerState::DisabledByUser) add(tr(lang, "isolation.fix.switch", {{"switch", sandbox_status::layer_env_switch(l)}}));
+        if (p[l].state == LayerState::DisabledByUser) add(tr(lang, msg::isolation_fix_switch, {{"switch", sandbox_status::layer_env_switch(l)}}));
     const std::string missing = missing_layers(p, lang);
-    return tr(lang, "isolation.refused",
-              {{"layers", missing.empty() ? tr(lang, "isolation.unknown_layer") : missing},
+    return tr(lang, msg::isolation_refused,
+              {{"layers", missing.empty() ? tr(lang, msg::isolation_unknown_layer) : missing},
                {"fixes", fixes},
                {"env", sandbox_status::kWeakSandboxEnv},
                {"setting", sandbox_status::kWeakSandboxSetting},

@@ -13,7 +13,7 @@
 #include "attnlab/core/check/gpu_resources.hpp"
 #include "attnlab/core/check/launch_shapes.hpp"
 #include "attnlab/core/text/launch_words.hpp"
-#include "attnlab/core/text/messages.hpp"
+#include "attnlab/core/text/named_messages.hpp"
 #include "attnlab/core/check/mistakes.hpp"
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/check/performance.hpp"
@@ -44,18 +44,18 @@ std::string object_problem_text(const ObjectProblem& p, Lang lang) {
     char* demangled = abi::__cxa_demangle(p.symbol.c_str(), nullptr, nullptr, &status);
     const std::string name = status == 0 && demangled ? demangled : p.symbol;
     std::free(demangled);
-    const char* key = "object.reserved_name";
+    MessageKey key = msg::object_reserved_name;
     switch (p.kind) {
-        case ObjectProblemKind::LibraryName: key = "object.library_name"; break;
-        case ObjectProblemKind::ReservedName: key = "object.reserved_name"; break;
-        case ObjectProblemKind::RunsBeforeHarness: key = "object.runs_before_harness"; break;
-        case ObjectProblemKind::NotInstrumented: key = "object.not_instrumented"; break;
+        case ObjectProblemKind::LibraryName: key = msg::object_library_name; break;
+        case ObjectProblemKind::ReservedName: key = msg::object_reserved_name; break;
+        case ObjectProblemKind::RunsBeforeHarness: key = msg::object_runs_before_harness; break;
+        case ObjectProblemKind::NotInstrumented: key = msg::object_not_instrumented; break;
     }
     return tr(lang, key, {{"name", name}, {"owner", p.owner}});
 }
 
 std::string unread_part_text(const UnreadPart& part, Lang lang) {
-    return tr(lang, std::string("source.unread.") + unread_construct_code(part.construct), {{"line", std::to_string(part.line)}});
+    return tr(lang, built_key(std::string("source.unread.") + unread_construct_code(part.construct)), {{"line", std::to_string(part.line)}});
 }
 
 std::string problem_text(const CheckResult& r, Lang lang) {
@@ -67,11 +67,11 @@ std::string problem_text(const CheckResult& r, Lang lang) {
     if (r.problem == Problem::SourceTooLarge) args["limit"] = whole_megabytes(kMaxSourceBytes);
     if (r.problem == Problem::CompilerOutOfTime) args["seconds"] = format_number(r.limit_value, lang);
     if (r.problem == Problem::CompilerOutOfMemory) args["megabytes"] = format_count(static_cast<int64_t>(r.limit_value), lang);
-    return tr(lang, std::string("problem.") + problem_code(r.problem), args);
+    return tr(lang, built_key(std::string("problem.") + problem_code(r.problem)), args);
 }
 
 std::string cuda_backend_text(const KernelOutcome& k, Lang lang) {
-    return k.backend == KernelBackend::Gpu ? tr(lang, "cuda.backend.gpu", {{"device", k.device}}) : tr(lang, "cuda.backend.emulator");
+    return k.backend == KernelBackend::Gpu ? tr(lang, msg::cuda_backend_gpu, {{"device", k.device}}) : tr(lang, msg::cuda_backend_emulator);
 }
 
 std::string explain_cuda(const CheckResult& r, Lang lang) {
@@ -91,16 +91,16 @@ std::string explain_cuda(const CheckResult& r, Lang lang) {
     for (const auto& c : r.cases)
         faulted = faulted || (c.reference_kernel && (!c.reference_kernel->fault_code.empty() || !c.reference_kernel->input_error.empty()));
     const std::string backend = cuda_backend_text(*first, lang);
-    if (faulted) return tr(lang, "explain.cuda_faulted", {{"backend", backend}});
-    if (!all_ok) return tr(lang, "explain.cuda_failed", {{"backend", backend}});
-    return tr(lang, count == 1 ? "explain.cuda_agrees_one" : "explain.cuda_agrees",
+    if (faulted) return tr(lang, msg::explain_cuda_faulted, {{"backend", backend}});
+    if (!all_ok) return tr(lang, msg::explain_cuda_failed, {{"backend", backend}});
+    return tr(lang, count == 1 ? msg::explain_cuda_agrees_one : msg::explain_cuda_agrees,
               {{"backend", backend}, {"count", format_count(count, lang)}, {"max_error", format_number(worst, lang)}});
 }
 
-std::string verdict_title(Verdict v, Lang lang) { return tr(lang, std::string("verdict.") + verdict_code(v)); }
+std::string verdict_title(Verdict v, Lang lang) { return tr(lang, built_key(std::string("verdict.") + verdict_code(v))); }
 
 std::string verdict_title(Verdict v, const KernelCause& cause, Lang lang) {
-    if (v == Verdict::KernelRule && cause.rule == KernelRuleCause::MemoryLeak) return tr(lang, "verdict.kernel_rule.memory_leak");
+    if (v == Verdict::KernelRule && cause.rule == KernelRuleCause::MemoryLeak) return tr(lang, msg::verdict_kernel_rule_memory_leak);
     return verdict_title(v, lang);
 }
 
@@ -110,7 +110,7 @@ std::string format_index(const std::vector<int64_t>& index, const std::vector<st
         if (i) s += ", ";
         if (i < dims.size() && dims.size() == index.size()) {
             const std::string key = "dim." + dims[i];
-            s += (has_message(lang, key) ? tr(lang, key) : dims[i]) + " ";
+            s += (has_message(lang, key) ? tr(lang, built_key(key)) : dims[i]) + " ";
         }
         s += std::to_string(index[i]);
     }
@@ -130,7 +130,7 @@ std::string describe_value(const Value& v) {
 
 // "4 [one head (H = 1), T = 33]": brackets, since case names have parentheses of their own.
 std::string case_label(const CaseOutcome& c, Lang lang) {
-    return tr(lang, "explain.case_label", {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}});
+    return tr(lang, msg::explain_case_label, {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}});
 }
 
 std::string scalar_text(const Value& v, Lang lang) {
@@ -158,11 +158,11 @@ std::string explain_learner_kernel_fault(const CaseOutcome& c, Lang lang, const 
 #else
         const std::string detail = std::string(emu::sanitizer_tool(L.fault.kind)) + ": " + fault_name(emu::fault_code(L.fault.kind), lang);
 #endif
-        return tr(lang, "explain.learner_kernel_fault",
+        return tr(lang, msg::explain_learner_kernel_fault,
                   {{"case", label}, {"kernel", L.kernel}, {"launch", std::to_string(i + 1)}, {"grid", dim3_text(L.grid)},
                    {"block", dim3_text(L.block)}, {"detail", detail}});
     }
-    return tr(lang, "explain.kernel_fault", {{"case", label}, {"detail", fault_name(c.kernels.cause.code(), lang)}});
+    return tr(lang, msg::explain_kernel_fault, {{"case", label}, {"detail", fault_name(c.kernels.cause.code(), lang)}});
 }
 
 std::vector<int64_t> unravel(int64_t flat, const std::vector<int64_t>& shape) {
@@ -184,22 +184,22 @@ int first_launch_with_blocks_other_than(const std::vector<emu::LaunchReport>& la
 std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang lang, const std::string& label) {
     const LearnerKernels& k = c.kernels;
     if (k.cause.rule == KernelRuleCause::OutputNotWritten) {
-        if (k.launches.empty()) return tr(lang, "explain.kernel_rule.no_launch", {{"case", label}, {"name", ex.output.name}});
+        if (k.launches.empty()) return tr(lang, msg::explain_kernel_rule_no_launch, {{"case", label}, {"name", ex.output.name}});
         // Set by cudaMemset or cudaMemcpy: not the thread count, but where the
         // values came from (the exercise checks what a kernel computes).
-        const char* key = k.host_set_count > 0 ? "explain.kernel_rule.output_set_by_host" : "explain.kernel_rule.output_not_written";
+        const MessageKey key = k.host_set_count > 0 ? msg::explain_kernel_rule_output_set_by_host : msg::explain_kernel_rule_output_not_written;
         return tr(lang, key,
                   {{"case", label}, {"count", format_count(k.unwritten_count, lang)}, {"total", format_number(k.rule_limit, lang)},
                    {"name", ex.output.name},
                    {"index", format_index(unravel(k.first_unwritten, c.expected.tensor.shape), ex.returns.dims, lang)}});
     }
     if (k.cause.rule == KernelRuleCause::MemoryLeak)
-        return tr(lang, "explain.kernel_rule.memory_leak",
+        return tr(lang, msg::explain_kernel_rule_memory_leak,
                   {{"case", label}, {"count", format_count(k.leaked_buffers, lang)}, {"bytes", format_count(static_cast<int64_t>(k.leaked_bytes), lang)},
                    {"line", std::to_string(k.first_leak_line)}});
     if (k.cause.rule == KernelRuleCause::BlockCount) {
         const int launch = first_launch_with_blocks_other_than(k.launches, static_cast<int64_t>(k.rule_limit));
-        return tr(lang, "explain.kernel_rule.block_count",
+        return tr(lang, msg::explain_kernel_rule_block_count,
                   {{"case", label}, {"grid", launch >= 0 ? dim3_text(k.launches[size_t(launch)].grid) : "?"},
                    {"blocks", format_count(static_cast<int64_t>(k.rule_value), lang)}, {"required", format_count(static_cast<int64_t>(k.rule_limit), lang)},
                    {"expr", ex.kernel_rules.blocks_per_launch}});
@@ -210,7 +210,7 @@ std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang l
     const int decimals = k.rule_value > k.rule_limit && k.rule_value < k.rule_limit * 1.01 ? 3 : 2;
     const std::string value =
         in_bytes ? format_count(static_cast<int64_t>(k.rule_value), lang) : format_fixed(k.rule_value, decimals, lang);
-    return tr(lang, "explain.kernel_rule." + k.cause.code() + variant,
+    return tr(lang, built_key("explain.kernel_rule." + k.cause.code() + variant),
               {{"case", label}, {"value", value}, {"limit", format_number(k.rule_limit, lang)}});
 }
 
@@ -219,18 +219,18 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
     switch (c.verdict) {
         case Verdict::WrongShape:
             if (!c.unsent_shape.empty())  // too large to send back: only its shape came
-                return tr(lang, "explain.wrong_shape",
+                return tr(lang, msg::explain_wrong_shape,
                           {{"case", label},
                            {"expected", c.expected.kind == ValueKind::Tensor ? shape_to_string(c.expected.tensor.shape) : describe_value(c.expected)},
                            {"actual", c.unsent_shape}});
             if (c.actual.kind != c.expected.kind || c.actual.kind != ValueKind::Tensor)
-                return tr(lang, "explain.wrong_kind", {{"case", label}, {"expected", describe_value(c.expected)}, {"actual", describe_value(c.actual)}});
-            return tr(lang, "explain.wrong_shape",
+                return tr(lang, msg::explain_wrong_kind, {{"case", label}, {"expected", describe_value(c.expected)}, {"actual", describe_value(c.actual)}});
+            return tr(lang, msg::explain_wrong_shape,
                       {{"case", label}, {"expected", shape_to_string(c.expected.tensor.shape)}, {"actual", shape_to_string(c.actual.tensor.shape)}});
         case Verdict::WrongAnswer: {
             if (c.expected.kind != ValueKind::Tensor)
-                return tr(lang, "explain.scalar_mismatch", {{"case", label}, {"actual", scalar_text(c.actual, lang)}, {"expected", scalar_text(c.expected, lang)}});
-            std::string s = tr(lang, "explain.wrong_answer",
+                return tr(lang, msg::explain_scalar_mismatch, {{"case", label}, {"actual", scalar_text(c.actual, lang)}, {"expected", scalar_text(c.expected, lang)}});
+            std::string s = tr(lang, msg::explain_wrong_answer,
                                {{"case", label},
                                 {"count", format_count(c.mismatch_count, lang)},
                                 {"total", format_count(c.expected.tensor.numel(), lang)},
@@ -238,47 +238,47 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
                                 {"atol", format_short(ex.tolerance.atol, lang)},
                                 {"rtol", format_short(ex.tolerance.rtol, lang)}});
             for (const Mismatch& m : c.mismatches) {
-                s += "\n  - " + tr(lang, m.masked ? "explain.mismatch_masked" : "explain.mismatch",
+                s += "\n  - " + tr(lang, m.masked ? msg::explain_mismatch_masked : msg::explain_mismatch,
                                    {{"index", format_index(m.index, ex.returns.dims, lang)},
                                     {"actual", format_number(m.actual, lang)},
                                     {"expected", format_number(m.expected, lang)}});
             }
-            if (c.one_sided_count > 0) s += "\n" + tr(lang, "explain.one_sided", {{"count", format_count(c.one_sided_count, lang)}});
+            if (c.one_sided_count > 0) s += "\n" + tr(lang, msg::explain_one_sided, {{"count", format_count(c.one_sided_count, lang)}});
             return s;
         }
         case Verdict::NonFinite:
-            return tr(lang, "explain.non_finite",
+            return tr(lang, msg::explain_non_finite,
                       {{"case", label},
                        {"value", format_number(c.nonfinite_value, lang)},
                        {"index", format_index(c.nonfinite_index, ex.returns.dims, lang)},
                        {"expected", format_number(c.nonfinite_expected, lang)},
-                       {"hint", ex.non_finite_hint.en.empty() ? tr(lang, "explain.non_finite.hint") : ex.non_finite_hint.get(lang)}});
+                       {"hint", ex.non_finite_hint.en.empty() ? tr(lang, msg::explain_non_finite_hint) : ex.non_finite_hint.get(lang)}});
         case Verdict::RuntimeError:
             if (c.exception_type == "attnlab::emu::HostAccessError")  // a CUDA host function touched device memory
-                return tr(lang, "explain.host_device_access", {{"case", label}, {"what", c.exception_what}});
-            return tr(lang, "explain.runtime_error", {{"case", label}, {"type", c.exception_type}, {"what", c.exception_what}});
+                return tr(lang, msg::explain_host_device_access, {{"case", label}, {"what", c.exception_what}});
+            return tr(lang, msg::explain_runtime_error, {{"case", label}, {"type", c.exception_type}, {"what", c.exception_what}});
         case Verdict::MemoryLimit:
-            return tr(lang, "explain.memory_limit", {{"case", label}, {"limit", format_count(ex.limits.memory_mb, lang)}});
+            return tr(lang, msg::explain_memory_limit, {{"case", label}, {"limit", format_count(ex.limits.memory_mb, lang)}});
         case Verdict::Crash: {
-            std::string s = r.crashed_before_entry ? tr(lang, "explain.crash_static", {{"signal", r.signal_name}})
-                                                   : tr(lang, "explain.crash", {{"case", label}, {"signal", r.signal_name}});
+            std::string s = r.crashed_before_entry ? tr(lang, msg::explain_crash_static, {{"signal", r.signal_name}})
+                                                   : tr(lang, msg::explain_crash, {{"case", label}, {"signal", r.signal_name}});
             // A runtime may explain a signal its own way (the emulator's fibers:
             // a segfault is most often a thread's small stack overflowing).
             const std::string hint_key = std::string("explain.crash.") + ex.profile().message_prefix + r.signal_name;
             if (has_message(lang, hint_key))
-                s += " " + tr(lang, hint_key, {{"stack_kib", std::to_string(emu::LaunchLimits::emulated_thread_stack_bytes / 1024)}});
+                s += " " + tr(lang, built_key(hint_key), {{"stack_kib", std::to_string(emu::LaunchLimits::emulated_thread_stack_bytes / 1024)}});
             return s;
         }
         case Verdict::Timeout: {
             const std::string secs = format_number(r.limit_value, lang);
-            if (r.crashed_before_entry) return tr(lang, "explain.timeout_static", {{"seconds", secs}});
-            return tr(lang, r.limit == LimitKind::CpuTime ? "explain.timeout_cpu" : "explain.timeout_wall", {{"case", label}, {"seconds", secs}});
+            if (r.crashed_before_entry) return tr(lang, msg::explain_timeout_static, {{"seconds", secs}});
+            return tr(lang, r.limit == LimitKind::CpuTime ? msg::explain_timeout_cpu : msg::explain_timeout_wall, {{"case", label}, {"seconds", secs}});
         }
         case Verdict::OutputLimit:
-            return tr(lang, r.limit == LimitKind::FileSize ? "explain.file_size_limit" : "explain.output_limit",
+            return tr(lang, r.limit == LimitKind::FileSize ? msg::explain_file_size_limit : msg::explain_output_limit,
                       {{"limit", format_number(r.limit_value, lang)}});
-        case Verdict::ProtocolError: return tr(lang, "explain.protocol_error", {{"detail", problem_text(r, lang)}});
-        case Verdict::ModifiedInput: return tr(lang, "explain.modified_input", {{"case", label}, {"name", c.modified_input}});
+        case Verdict::ProtocolError: return tr(lang, msg::explain_protocol_error, {{"detail", problem_text(r, lang)}});
+        case Verdict::ModifiedInput: return tr(lang, msg::explain_modified_input, {{"case", label}, {"name", c.modified_input}});
         case Verdict::KernelFault: return explain_learner_kernel_fault(c, lang, label);
         case Verdict::KernelRule: return explain_kernel_rule(c, ex, lang, label);
         default: return "";
@@ -293,27 +293,27 @@ std::string explain_without_case(const CheckResult& r, Lang lang) {
     const std::string secs = format_number(r.limit_value, lang);
     switch (r.verdict) {
         case Verdict::Crash:
-            return tr(lang, r.crashed_before_entry ? "explain.crash_static" : "explain.after.crash", {{"signal", r.signal_name}});
+            return tr(lang, r.crashed_before_entry ? msg::explain_crash_static : msg::explain_after_crash, {{"signal", r.signal_name}});
         case Verdict::Timeout:
-            if (r.crashed_before_entry) return tr(lang, "explain.timeout_static", {{"seconds", secs}});
-            return tr(lang, r.limit == LimitKind::CpuTime ? "explain.after.timeout_cpu" : "explain.after.timeout_wall", {{"seconds", secs}});
+            if (r.crashed_before_entry) return tr(lang, msg::explain_timeout_static, {{"seconds", secs}});
+            return tr(lang, r.limit == LimitKind::CpuTime ? msg::explain_after_timeout_cpu : msg::explain_after_timeout_wall, {{"seconds", secs}});
         case Verdict::OutputLimit:
-            return tr(lang, r.limit == LimitKind::FileSize ? "explain.file_size_limit" : "explain.output_limit", {{"limit", secs}});
-        case Verdict::ProtocolError: return tr(lang, "explain.protocol_error", {{"detail", problem_text(r, lang)}});
+            return tr(lang, r.limit == LimitKind::FileSize ? msg::explain_file_size_limit : msg::explain_output_limit, {{"limit", secs}});
+        case Verdict::ProtocolError: return tr(lang, msg::explain_protocol_error, {{"detail", problem_text(r, lang)}});
         default: return "";
     }
 }
 
 std::string explain_mistake(const CheckResult& r, Lang lang) {
     if (!r.mistake) return "";
-    std::string s = tr(lang, "explain.mistake", {{"title", r.mistake->title.get(lang)}, {"message", r.mistake->message.get(lang)}});
+    std::string s = tr(lang, msg::explain_mistake, {{"title", r.mistake->title.get(lang)}, {"message", r.mistake->message.get(lang)}});
     // Point at the Stages view only where the reference records stages.
     const bool has_stages = !r.cases.empty() && !r.cases.front().stages.empty();
-    if (!r.mistake->stage.empty() && has_stages) s += " " + tr(lang, "explain.mistake_stage", {{"stage", r.mistake->stage}});
+    if (!r.mistake->stage.empty() && has_stages) s += " " + tr(lang, msg::explain_mistake_stage, {{"stage", r.mistake->stage}});
     // Automatic stages: where in the learner's file that stage was computed.
     if (r.failed_case >= 0 && static_cast<size_t>(r.failed_case) < r.cases.size())
         for (const LearnerStage& l : learner_stages(r.cases[static_cast<size_t>(r.failed_case)]))
-            if (l.from_record && l.name == r.mistake->stage) s += " " + tr(lang, "explain.stage_line", {{"stage", l.name}, {"line", std::to_string(l.line)}});
+            if (l.from_record && l.name == r.mistake->stage) s += " " + tr(lang, msg::explain_stage_line, {{"stage", l.name}, {"line", std::to_string(l.line)}});
     return s;
 }
 
@@ -326,32 +326,32 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
         case Verdict::Pass: {
             double worst = 0;
             for (const auto& c : r.cases) worst = std::max(worst, c.max_abs_error);
-            add(tr(lang, "explain.pass", {{"count", format_count(static_cast<int64_t>(r.cases.size()), lang)}, {"max_error", format_number(worst, lang)}}));
+            add(tr(lang, msg::explain_pass, {{"count", format_count(static_cast<int64_t>(r.cases.size()), lang)}, {"max_error", format_number(worst, lang)}}));
             break;
         }
         case Verdict::CompileError:
             if (r.problem == Problem::SourceTooLarge) {
-                add(tr(lang, "explain.source_too_large", {{"size", size_text(r.limit_value, lang)}, {"limit", whole_megabytes(kMaxSourceBytes)}}));
+                add(tr(lang, msg::explain_source_too_large, {{"size", size_text(r.limit_value, lang)}, {"limit", whole_megabytes(kMaxSourceBytes)}}));
                 break;
             }
-            if (r.problem == Problem::DefinesMain) add(tr(lang, "explain.defines_main"));
+            if (r.problem == Problem::DefinesMain) add(tr(lang, msg::explain_defines_main));
             if (r.problem == Problem::SourceUnread) {
-                add(tr(lang, "explain.source_unread"));
+                add(tr(lang, msg::explain_source_unread));
                 for (const UnreadPart& p : r.unread_parts) add("  " + unread_part_text(p, lang));
                 break;
             }
             if (r.problem == Problem::ObjectRefused) {
-                add(tr(lang, "explain.object_refused"));
+                add(tr(lang, msg::explain_object_refused));
                 for (const ObjectProblem& p : r.object_problems) add("  " + object_problem_text(p, lang));
                 break;
             }
             if (r.problem == Problem::CompilerOutOfTime || r.problem == Problem::CompilerOutOfMemory) {
                 const bool time = r.problem == Problem::CompilerOutOfTime;
-                add(tr(lang, time ? "explain.compiler_out_of_time" : "explain.compiler_out_of_memory",
+                add(tr(lang, time ? msg::explain_compiler_out_of_time : msg::explain_compiler_out_of_memory,
                        {{"seconds", format_number(r.limit_value, lang)}, {"megabytes", format_count(static_cast<int64_t>(r.limit_value), lang)}}) +
-                    " " + tr(lang, "explain.compiler_limit"));
+                    " " + tr(lang, msg::explain_compiler_limit));
             } else {
-                add(tr(lang, "explain.compile_error"));
+                add(tr(lang, msg::explain_compile_error));
             }
             {
                 int shown = 0;
@@ -368,9 +368,9 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
                 if (shown == 0) add(r.compiler_output.substr(0, 4000));
             }
             break;
-        case Verdict::MissingEntry: add(tr(lang, "explain.missing_entry", {{"signature", r.missing_entry_signature}})); break;
-        case Verdict::Cancelled: add(tr(lang, "explain.cancelled")); break;
-        case Verdict::InternalError: add(tr(lang, "explain.internal_error", {{"detail", problem_text(r, lang)}})); break;
+        case Verdict::MissingEntry: add(tr(lang, msg::explain_missing_entry, {{"signature", r.missing_entry_signature}})); break;
+        case Verdict::Cancelled: add(tr(lang, msg::explain_cancelled)); break;
+        case Verdict::InternalError: add(tr(lang, msg::explain_internal_error, {{"detail", problem_text(r, lang)}})); break;
         default:
             if (r.failed_case >= 0) add(explain_case(r, r.cases[static_cast<size_t>(r.failed_case)], ex, lang));
             else add(explain_without_case(r, lang));
@@ -384,23 +384,27 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
 std::string explain_gpu(const CheckResult& r, Lang lang) {
     if (!r.gpu) return "";
     const GpuSummary& g = *r.gpu;
-    if (g.status == GpuRunStatus::CompileFailed) return tr(lang, "gpu_run.compile_failed", {{"device", g.device}, {"detail", g.detail}});
+    if (g.status == GpuRunStatus::CompileFailed) return tr(lang, msg::gpu_run_compile_failed, {{"device", g.device}, {"detail", g.detail}});
     if (g.first_disagreeing >= 0) {
         const std::string what = g.cause.empty() ? verdict_title(g.verdict, lang) : fault_name(g.cause.code(), lang);
-        return tr(lang, "gpu_run.disagrees", {{"device", g.device}, {"case", std::to_string(g.first_disagreeing + 1)}, {"what", what},
+        return tr(lang, msg::gpu_run_disagrees, {{"device", g.device}, {"case", std::to_string(g.first_disagreeing + 1)}, {"what", what},
                                                {"detail", g.detail.empty() ? "" : " (" + g.detail + ")"}});
     }
-    if (g.status == GpuRunStatus::RunFailed) return tr(lang, "gpu_run.run_failed", {{"device", g.device}, {"detail", g.detail}});
-    return tr(lang, "gpu_run.agrees", {{"device", g.device}, {"count", format_count(g.agreeing, lang)}, {"max_error", format_number(g.max_abs_error, lang)}});
+    if (g.status == GpuRunStatus::RunFailed) return tr(lang, msg::gpu_run_run_failed, {{"device", g.device}, {"detail", g.detail}});
+    return tr(lang, msg::gpu_run_agrees, {{"device", g.device}, {"count", format_count(g.agreeing, lang)}, {"max_error", format_number(g.max_abs_error, lang)}});
 }
 
 std::string explain_difference(const Exercise& exercise, const CheckResult& result, Lang lang) {
     const DifferenceLocation where = locate_difference(exercise, result);
     if (where.stage.empty()) return "";
-    if (where.from_probes) return tr(lang, "explain.difference.probed", {{"stage", where.stage}});
+    if (where.from_probes) return tr(lang, msg::explain_difference_probed, {{"stage", where.stage}});
     const std::string in_sequence =
-        where.sequence >= 0 ? tr(lang, "explain.difference.in_sequence", {{"sequence", std::to_string(where.sequence)}}) : "";
-    return tr(lang, "explain.difference." + where.stage, {{"case", std::to_string(where.case_index + 1)}, {"in_sequence", in_sequence}});
+        where.sequence >= 0 ? tr(lang, msg::explain_difference_in_sequence, {{"sequence", std::to_string(where.sequence)}}) : "";
+    // The stages reference::locate_first_difference names from the output alone.
+    static const NamedMessage kWorkedBack[] = {
+        {"concat", msg::explain_difference_concat}, {"weights", msg::explain_difference_weights}, {"heads", msg::explain_difference_heads}};
+    const MessageKey* key = message_named(kWorkedBack, where.stage);
+    return key ? tr(lang, *key, {{"case", std::to_string(where.case_index + 1)}, {"in_sequence", in_sequence}}) : "";
 }
 
 std::string explain_backends(const CheckResult& r, const Exercise& ex, Lang lang) {
@@ -420,7 +424,7 @@ namespace {
 std::string explain_probes_dropped(const CheckResult& r, Lang lang) {
     for (const CaseOutcome& c : r.cases)
         if (c.probes_dropped > 0)
-            return tr(lang, "explain.probes_dropped",
+            return tr(lang, msg::explain_probes_dropped,
                       {{"case", std::to_string(c.index + 1)},
                        {"count", format_count(c.probes_dropped, lang)},
                        {"max_probes", format_count(protocol::ProtocolLimits::max_probes, lang)},
@@ -440,16 +444,16 @@ std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
     const bool ran = r.ran();
     if (ran && !r.cases.empty()) {
         for (const auto& c : r.cases)
-            add("  " + tr(lang, "explain.case_line", {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}, {"verdict", verdict_title(c.verdict, c.kernels.cause, lang)}}));
+            add("  " + tr(lang, msg::explain_case_line, {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}, {"verdict", verdict_title(c.verdict, c.kernels.cause, lang)}}));
         add(explain_probes_dropped(r, lang));
     }
     if (ran && (!r.stdout_text.empty() || !r.stderr_text.empty())) {
-        add(tr(lang, "explain.stdout"));
+        add(tr(lang, msg::explain_stdout));
         std::string out = r.stdout_text + r.stderr_text;
         if (out.size() > 2000) out = out.substr(0, 2000);
         if (!out.empty() && out.back() == '\n') out.pop_back();
         add(out);
-        if (r.output_truncated || r.stdout_text.size() + r.stderr_text.size() > 2000) add(tr(lang, "explain.truncated"));
+        if (r.output_truncated || r.stdout_text.size() + r.stderr_text.size() > 2000) add(tr(lang, msg::explain_truncated));
     }
     return s;
 }
@@ -463,7 +467,7 @@ std::string explain_resources(const CheckResult& r, Lang lang) {
         const auto shape = shapes.find(k.kernel);
         if (shape == shapes.end()) continue;
         if (const std::optional<Occupancy> o = kernel_occupancy(r.resources->arch, k, shape->second))
-            s += "\n  " + tr(lang, "explain.occupancy_of", {{"kernel", k.kernel}, {"threads", std::to_string(shape->second.threads_per_block)}}) +
+            s += "\n  " + tr(lang, msg::explain_occupancy_of, {{"kernel", k.kernel}, {"threads", std::to_string(shape->second.threads_per_block)}}) +
                  " " + describe_occupancy(*o, lang);
     }
     return s;

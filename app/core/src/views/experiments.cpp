@@ -51,16 +51,16 @@ ProjectionTiming time_projections(int tokens, int d_model, int heads, int repeat
     return ProjectionTiming{median(per_head_ms), median(fused_ms), 3 * heads, 1, tokens, d_model, heads};
 }
 
-std::string timing_explanation_key(const ProjectionTiming& t) {
+MessageKey timing_explanation_key(const ProjectionTiming& t) {
     const double ratio = t.per_head_ms / std::max(t.fused_ms, 1e-9);
-    if (ratio >= 1.3) return "gui.exp.why.gain";
+    if (ratio >= 1.3) return msg::gui_exp_why_gain;
     // Work of the whole projection: 2·T·D·3D flops. Under ~0.1 GFLOP a CPU
     // core finishes it in a few milliseconds, and x (T·D floats) stays in
     // cache for all 3·H per-head matmuls.
     const double flops = 2.0 * t.tokens * t.d_model * 3.0 * t.d_model;
     const int hd = t.heads > 0 ? t.d_model / t.heads : 0;
-    if (flops < 1e8 || hd < 32) return "gui.exp.why.small";
-    return "gui.exp.why.cpu";
+    if (flops < 1e8 || hd < 32) return msg::gui_exp_why_small;
+    return msg::gui_exp_why_cpu;
 }
 
 ProjectionTimingJob::~ProjectionTimingJob() {

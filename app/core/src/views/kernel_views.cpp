@@ -38,9 +38,9 @@ const char kAxisKey[] = "kview.axis.";   // + dim name: the axis in words ("bari
 const char kAxesKey[] = "kview.axes.";   // + dim name: its plural, for a range ("rows")
 
 std::string axis_word(const AxisSpan& s, Lang lang, bool plural) {
-    if (s.name.empty()) return tr(lang, plural ? "kview.axes.unnamed" : "kview.axis.unnamed", {{"axis", std::to_string(s.axis)}});
+    if (s.name.empty()) return tr(lang, plural ? msg::kview_axes_unnamed : msg::kview_axis_unnamed, {{"axis", std::to_string(s.axis)}});
     const std::string key = (plural ? kAxesKey : kAxisKey) + s.name;
-    return has_message(lang, key) ? tr(lang, key) : s.name;
+    return has_message(lang, key) ? tr(lang, built_key(key)) : s.name;
 }
 
 }  // namespace
@@ -134,9 +134,9 @@ std::string describe_slice(const std::vector<AxisSpan>& slice, Lang lang) {
     std::string text;
     for (const AxisSpan& s : slice) {
         if (!text.empty()) text += ", ";
-        if (s.lo == s.hi) text += tr(lang, "kview.slice.one", {{"axis", axis_word(s, lang, false)}, {"i", std::to_string(s.lo)}});
+        if (s.lo == s.hi) text += tr(lang, msg::kview_slice_one, {{"axis", axis_word(s, lang, false)}, {"i", std::to_string(s.lo)}});
         else
-            text += tr(lang, "kview.slice.range",
+            text += tr(lang, msg::kview_slice_range,
                        {{"axes", axis_word(s, lang, true)}, {"lo", std::to_string(s.lo)}, {"hi", std::to_string(s.hi)}});
     }
     return slice.size() > 1 ? "(" + text + ")" : text;

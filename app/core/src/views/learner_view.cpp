@@ -20,7 +20,7 @@ void add_mark(std::vector<LineMark>& marks, int line, int column, LineMarkKind k
 std::string other_access_text(const emu::Fault& f, Lang lang) {
     const std::string thread = "(" + std::to_string(f.other_thread.x) + ", " + std::to_string(f.other_thread.y) + ", " +
                                std::to_string(f.other_thread.z) + ")";
-    return tr(lang, f.other_is_write ? "gui.lines.race_other_write" : "gui.lines.race_other_read",
+    return tr(lang, f.other_is_write ? msg::gui_lines_race_other_write : msg::gui_lines_race_other_read,
               {{"thread", thread}, {"index", std::to_string(f.index)}});
 }
 

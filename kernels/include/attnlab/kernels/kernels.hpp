@@ -69,11 +69,11 @@ struct KernelSource {
 };
 const std::vector<KernelSource>& kernel_sources();
 
-// How a kernel maps blocks and threads to data, one sentence per language,
-// for the Kernel view. Empty strings for an unknown kernel name.
+// Where a kernel of the Kernel view lives. The sentence saying how it maps
+// blocks and threads to data is in the message catalogue, both languages
+// (gui.kernel.layout.*, app/core's kernel_layout_text). Empty for an unknown kernel name.
 struct KernelLayout {
-    std::string file;           // source file holding the kernel
-    std::string en, id;         // launch layout in plain words
+    std::string file;  // source file holding the kernel
 };
 KernelLayout kernel_layout(const std::string& kernel_name);
 

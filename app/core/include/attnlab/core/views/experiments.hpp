@@ -11,6 +11,8 @@
 #include <optional>
 #include <thread>
 
+#include "attnlab/core/text/messages.hpp"
+
 namespace attnlab {
 
 struct ProjectionTiming {
@@ -26,7 +28,7 @@ struct ProjectionTiming {
 // fusing to matter on a CPU, "cpu" when they are large but the CPU backend
 // does the same arithmetic and memory traffic either way, "gain" when fusing
 // pays off here. Placeholders: {t}, {d}, {h}, {hd}, {n} (3·H).
-std::string timing_explanation_key(const ProjectionTiming& t);
+MessageKey timing_explanation_key(const ProjectionTiming& t);
 
 // Sizes a measurement accepts: all positive, d_model divisible by heads.
 bool valid_projection_sizes(int tokens, int d_model, int heads);
