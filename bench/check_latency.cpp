@@ -103,6 +103,64 @@ double time_ms(const std::string& command) {
     return rc == 0 ? ms : -1;
 }
 
+// A check of the solution in a fresh cache each time: the first check after
+// install (the precompiled header built, nothing cached).
+std::vector<double> cold_checks(const Toolchain& toolchain, const Exercise& ex, const std::string& solution, int runs, bool& all_passed) {
+    std::vector<double> cold;
+    for (int r = 0; r < runs; ++r) {
+        const fs::path cache = temp_dir();
+        Compiler compiler(toolchain, cache);
+        Runner runner(compiler);
+        const auto t0 = std::chrono::steady_clock::now();
+        CheckResult res = runner.check_source(ex, solution, ex.solution_path().string());
+        cold.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        all_passed &= res.passed();
+        fs::remove_all(cache);
+    }
+    return cold;
+}
+
+struct WarmFigures {
+    std::vector<double> warm, compile, run, unchanged, hello;  // ms per edit
+};
+
+// An edit, then its check, on a warm runner; the same file again unchanged;
+// a hello-world build beside each, on the same machine at the same moment.
+WarmFigures warm_checks(Runner& warm_runner, const HelloWorld& hello, const Exercise& ex, const std::string& solution, int runs, bool& all_passed) {
+    WarmFigures w;
+    warm_runner.check_source(ex, solution, "warm-up");  // builds the PCH once
+    hello.build_and_run_ms();                           // and g++'s files into the page cache
+    for (int r = 0; r < runs; ++r) {
+        const std::string edited = solution + "\n// edit " + std::to_string(r) + " " + hex64(hash64(std::to_string(getpid()))) + "\n";
+        if (const double ms = hello.build_and_run_ms(); ms > 0) w.hello.push_back(ms);
+        const auto t0 = std::chrono::steady_clock::now();
+        CheckResult res = warm_runner.check_source(ex, edited, "edited.cpp");
+        w.warm.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        w.compile.push_back(res.compile_ms);
+        w.run.push_back(res.run_ms);
+        all_passed &= res.passed();
+        // NVRTC's report may still be compiling after the verdict; a learner
+        // reads the verdict before the next edit, by which time it is done.
+        wait_for_resources(res);
+        const auto t1 = std::chrono::steady_clock::now();
+        res = warm_runner.check_source(ex, edited, "edited.cpp");
+        w.unchanged.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
+        all_passed &= res.passed() && res.compile_cached;
+    }
+    return w;
+}
+
+// The same computation written with Eigen (bench/eigen/ID.cpp), compiled:
+// what the course would cost if learners wrote Eigen. -1: no such file.
+double eigen_compile_ms(const std::string& compiler_and_flags, const Exercise& ex, const fs::path& work, int runs) {
+    const fs::path source = fs::path(ATTNLAB_SOURCE_DIR) / "bench" / "eigen" / (ex.id + ".cpp");
+    if (!fs::exists(source)) return -1;
+    std::vector<double> times;
+    for (int r = 0; r < runs; ++r)
+        times.push_back(time_ms(compiler_and_flags + " -I/usr/include/eigen3 -c " + source.string() + " -o " + (work / "eigen.o").string()));
+    return percentile(times, 0.5);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -138,45 +196,11 @@ int main(int argc, char** argv) {
     for (const Exercise& ex : course.exercises) {
         if (!only.empty() && std::find(only.begin(), only.end(), ex.id) == only.end()) continue;
         const std::string solution = read_file(ex.solution_path()).value_or("");
-        std::vector<double> cold, warm, unchanged, warm_compile, warm_run, hello_ms;
-        for (int r = 0; r < cold_runs; ++r) {
-            const fs::path cache = temp_dir();
-            Compiler compiler(toolchain, cache);
-            Runner runner(compiler);
-            const auto t0 = std::chrono::steady_clock::now();
-            CheckResult res = runner.check_source(ex, solution, ex.solution_path().string());
-            cold.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-            all_passed &= res.passed();
-            fs::remove_all(cache);
-        }
-        warm_runner.check_source(ex, solution, "warm-up");  // builds the PCH once
-        hello.build_and_run_ms();                           // and g++'s files into the page cache
-        for (int r = 0; r < runs; ++r) {
-            const std::string edited = solution + "\n// edit " + std::to_string(r) + " " + hex64(hash64(std::to_string(getpid()))) + "\n";
-            if (const double ms = hello.build_and_run_ms(); ms > 0) hello_ms.push_back(ms);
-            const auto t0 = std::chrono::steady_clock::now();
-            CheckResult res = warm_runner.check_source(ex, edited, "edited.cpp");
-            warm.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-            warm_compile.push_back(res.compile_ms);
-            warm_run.push_back(res.run_ms);
-            all_passed &= res.passed();
-            // NVRTC's report may still be compiling after the verdict; a learner
-            // reads the verdict before the next edit, by which time it is done.
-            wait_for_resources(res);
-            const auto t1 = std::chrono::steady_clock::now();
-            res = warm_runner.check_source(ex, edited, "edited.cpp");
-            unchanged.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count());
-            all_passed &= res.passed() && res.compile_cached;
-        }
-        double eigen = -1;
-        const fs::path eigen_src = fs::path(ATTNLAB_SOURCE_DIR) / "bench" / "eigen" / (ex.id + ".cpp");
-        if (eigen_runs > 0 && fs::exists(eigen_src)) {
-            std::vector<double> times;
-            const fs::path obj = warm_cache / "eigen.o";
-            for (int r = 0; r < eigen_runs; ++r)
-                times.push_back(time_ms(toolchain.compiler + flags + " -I/usr/include/eigen3 -c " + eigen_src.string() + " -o " + obj.string()));
-            eigen = percentile(times, 0.5);
-        }
+        const std::vector<double> cold = cold_checks(toolchain, ex, solution, cold_runs, all_passed);
+        const WarmFigures w = warm_checks(warm_runner, hello, ex, solution, runs, all_passed);
+        const std::vector<double>& warm = w.warm;
+        const std::vector<double>& hello_ms = w.hello;
+        const double eigen = eigen_runs > 0 ? eigen_compile_ms(toolchain.compiler + flags, ex, warm_cache, eigen_runs) : -1;
         const double warm50 = percentile(warm, 0.5);
         const double hello50 = percentile(hello_ms, 0.5);
         if (ex.runtime == Runtime::Cpp && hello50 > 0 && warm50 / hello50 > worst_cpp_ratio) {
@@ -184,8 +208,8 @@ int main(int argc, char** argv) {
             worst_cpp = ex.id;
         }
         std::printf("%-16s %7.0fms %7.0fms | %7.0fms %7.0fms %7.0fms %7.0fms | %7.0fms %6.2f | %7.1fms | %7.0fms %6.1fx\n", ex.id.c_str(),
-                    percentile(cold, 0.5), percentile(cold, 0.9), warm50, percentile(warm, 0.9), percentile(warm_compile, 0.5),
-                    percentile(warm_run, 0.5), hello50, hello50 > 0 ? warm50 / hello50 : 0.0, percentile(unchanged, 0.5), eigen,
+                    percentile(cold, 0.5), percentile(cold, 0.9), warm50, percentile(warm, 0.9), percentile(w.compile, 0.5),
+                    percentile(w.run, 0.5), hello50, hello50 > 0 ? warm50 / hello50 : 0.0, percentile(w.unchanged, 0.5), eigen,
                     eigen > 0 ? eigen / warm50 : 0.0);
         std::fflush(stdout);
     }

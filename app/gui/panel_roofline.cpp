@@ -53,22 +53,88 @@ std::string decade_label(double v, Lang lang) {
 double decade_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
 double decade_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
 
+// The plot's frame on screen: log-log axes from decade to decade.
+struct PlotFrame {
+    double x_lo, x_hi, y_lo, y_hi;  // intensity and FLOP/s at the edges
+    float left, right, top, bottom;  // the plotting area, in screen pixels
+    float X(double v) const { return left + float((std::log10(v) - std::log10(x_lo)) / (std::log10(x_hi) - std::log10(x_lo))) * (right - left); }
+    float Y(double v) const { return bottom - float((std::log10(v) - std::log10(y_lo)) / (std::log10(y_hi) - std::log10(y_lo))) * (bottom - top); }
+};
+
+// The decades every point and both roofs fit in.
+PlotFrame plot_decades(const GpuModel& gpu, const std::vector<PlotPoint>& points, double top_flops) {
+    const double ridge = gpu.fp32_flops / gpu.bandwidth;
+    PlotFrame f{ridge / 1000, top_flops / gpu.bandwidth * 10, gpu.fp32_flops / 1e5, top_flops * 3, 0, 0, 0, 0};
+    for (const PlotPoint& p : points) {
+        if (!(p.intensity > 0) || !(p.flops_per_s > 0)) continue;
+        f.x_lo = std::min(f.x_lo, p.intensity / 3);
+        f.x_hi = std::max(f.x_hi, p.intensity * 3);
+        f.y_lo = std::min(f.y_lo, p.flops_per_s / 3);
+    }
+    f.x_lo = decade_floor(f.x_lo), f.x_hi = decade_ceil(f.x_hi), f.y_lo = decade_floor(f.y_lo), f.y_hi = decade_ceil(f.y_hi);
+    return f;
+}
+
+// The background, a grid line and a label at every decade, the border.
+void draw_grid(ImDrawList* dl, const PlotFrame& f, ImVec2 origin, ImVec2 size, Lang lang) {
+    const float em = ImGui::GetFontSize();
+    const ImU32 frame = ImGui::GetColorU32(ImGuiCol_Border);
+    const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border, 0.35f), faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    dl->AddRectFilled(ImVec2(f.left, f.top), ImVec2(f.right, f.bottom), ImGui::GetColorU32(ImGuiCol_FrameBg, 0.5f));
+    for (double v = f.x_lo; v <= f.x_hi * 1.001; v *= 10) {
+        dl->AddLine(ImVec2(f.X(v), f.top), ImVec2(f.X(v), f.bottom), grid);
+        const std::string label = decade_label(v, lang);
+        const float w = ImGui::CalcTextSize(label.c_str()).x;  // the last decade's label kept inside the plot's right edge
+        dl->AddText(ImVec2(std::min(f.X(v) - w / 2, origin.x + size.x - w), f.bottom + 2), faint, label.c_str());
+    }
+    for (double v = f.y_lo; v <= f.y_hi * 1.001; v *= 10) {
+        dl->AddLine(ImVec2(f.left, f.Y(v)), ImVec2(f.right, f.Y(v)), grid);
+        const std::string label = decade_label(v, lang);
+        dl->AddText(ImVec2(f.left - ImGui::CalcTextSize(label.c_str()).x - 4, f.Y(v) - em / 2), faint, label.c_str());
+    }
+    dl->AddRect(ImVec2(f.left, f.top), ImVec2(f.right, f.bottom), frame);
+}
+
+// The roof: bandwidth x intensity, then the FP32 peak from the ridge on; with
+// `tensor_roof`, the memory slope on up to the tensor cores' peak.
+void draw_roofs(Ui& ui, ImDrawList* dl, const PlotFrame& f, const GpuModel& gpu, bool tensor_roof, double top_flops) {
+    const Lang lang = ui.session.lang();
+    const float em = ImGui::GetFontSize();
+    const double ridge = gpu.fp32_flops / gpu.bandwidth, top_ridge = top_flops / gpu.bandwidth;
+    const ImU32 roof = IM_COL32(220, 60, 60, 255);
+    dl->AddLine(ImVec2(f.X(f.x_lo), f.Y(gpu.bandwidth * f.x_lo)), ImVec2(f.X(ridge), f.Y(gpu.fp32_flops)), roof, 2.0f);
+    dl->AddLine(ImVec2(f.X(ridge), f.Y(gpu.fp32_flops)), ImVec2(f.X(f.x_hi), f.Y(gpu.fp32_flops)), roof, 2.0f);
+    const std::string roof_label = gpu.name + ": " + si(gpu.bandwidth, "B/s", lang) + ", " + si(gpu.fp32_flops, "FLOP/s", lang);
+    const float roof_w = ImGui::CalcTextSize(roof_label.c_str()).x;
+    // Roof labels sit at the right end, where points are rare; the FP32 one above its
+    // roof, where no FP32 launch can be, the tensor cores' one under theirs (the plot's top).
+    dl->AddText(ImVec2(std::max(f.left + 4, f.right - roof_w - 4), f.Y(gpu.fp32_flops) - em - 3), roof, roof_label.c_str());
+    if (!tensor_roof) return;
+    const ImU32 tensor = IM_COL32(170, 90, 220, 255);
+    dl->AddLine(ImVec2(f.X(ridge), f.Y(gpu.fp32_flops)), ImVec2(f.X(top_ridge), f.Y(top_flops)), tensor, 2.0f);
+    dl->AddLine(ImVec2(f.X(top_ridge), f.Y(top_flops)), ImVec2(f.X(f.x_hi), f.Y(top_flops)), tensor, 2.0f);
+    const std::string label = ui.t(msg::gui_roofline_tensor_roof, {{"flops", si(top_flops, "FLOP/s", lang)}});
+    const float w = ImGui::CalcTextSize(label.c_str()).x;
+    dl->AddText(ImVec2(std::max(f.left + 4, f.right - w - 4), f.Y(top_flops) + 3), tensor, label.c_str());
+    ui.note_item("roofline_tensor_roof");
+}
+
+// The words for one point: what the tooltip and the list under the plot say.
+std::string point_words(const Ui& ui, const PlotPoint& p, Lang lang) {
+    return ui.t(msg::gui_roofline_point, {{"label", p.label},
+                                       {"intensity", format_fixed(p.intensity, 2, lang)},
+                                       {"flops_per_s", si(p.flops_per_s, "FLOP/s", lang)},
+                                       {"time", format_seconds(p.estimate.seconds, lang)},
+                                       {"bound", describe_bound(p.estimate, lang)}});
+}
+
 // `tensor_roof`: a launch ran on tensor cores, so their higher roof is drawn
 // too; a tensor-core kernel is judged under it, not under the FP32 one.
 void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points, bool tensor_roof) {
     const Lang lang = ui.session.lang();
-    const double ridge = gpu.fp32_flops / gpu.bandwidth;
     tensor_roof = tensor_roof && gpu.tensor_flops > gpu.fp32_flops;
     const double top_flops = tensor_roof ? gpu.tensor_flops : gpu.fp32_flops;
-    const double top_ridge = top_flops / gpu.bandwidth;
-    double x_lo = ridge / 1000, x_hi = top_ridge * 10, y_lo = gpu.fp32_flops / 1e5, y_hi = top_flops * 3;
-    for (const PlotPoint& p : points) {
-        if (!(p.intensity > 0) || !(p.flops_per_s > 0)) continue;
-        x_lo = std::min(x_lo, p.intensity / 3);
-        x_hi = std::max(x_hi, p.intensity * 3);
-        y_lo = std::min(y_lo, p.flops_per_s / 3);
-    }
-    x_lo = decade_floor(x_lo), x_hi = decade_ceil(x_hi), y_lo = decade_floor(y_lo), y_hi = decade_ceil(y_hi);
+    PlotFrame f = plot_decades(gpu, points, top_flops);
 
     const float em = ImGui::GetFontSize();
     const float width = std::max(em * 16, std::min(ImGui::GetContentRegionAvail().x, em * 34));
@@ -78,49 +144,17 @@ void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points
     ui.note_item("roofline_plot");
     const bool hovered = ImGui::IsItemHovered();
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float left = origin.x + em * 3.2f, right = origin.x + size.x - em * 0.5f;
-    const float top = origin.y + em * 1.4f, bottom = origin.y + size.y - em * 1.6f;
-    auto X = [&](double v) { return left + float((std::log10(v) - std::log10(x_lo)) / (std::log10(x_hi) - std::log10(x_lo))) * (right - left); };
-    auto Y = [&](double v) { return bottom - float((std::log10(v) - std::log10(y_lo)) / (std::log10(y_hi) - std::log10(y_lo))) * (bottom - top); };
-    const ImU32 frame = ImGui::GetColorU32(ImGuiCol_Border), text = ImGui::GetColorU32(ImGuiCol_Text);
-    const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border, 0.35f), faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-    dl->AddRectFilled(ImVec2(left, top), ImVec2(right, bottom), ImGui::GetColorU32(ImGuiCol_FrameBg, 0.5f));
-    for (double v = x_lo; v <= x_hi * 1.001; v *= 10) {
-        dl->AddLine(ImVec2(X(v), top), ImVec2(X(v), bottom), grid);
-        const std::string label = decade_label(v, lang);
-        const float w = ImGui::CalcTextSize(label.c_str()).x;  // the last decade's label kept inside the plot's right edge
-        dl->AddText(ImVec2(std::min(X(v) - w / 2, origin.x + size.x - w), bottom + 2), faint, label.c_str());
-    }
-    for (double v = y_lo; v <= y_hi * 1.001; v *= 10) {
-        dl->AddLine(ImVec2(left, Y(v)), ImVec2(right, Y(v)), grid);
-        const std::string label = decade_label(v, lang);
-        dl->AddText(ImVec2(left - ImGui::CalcTextSize(label.c_str()).x - 4, Y(v) - em / 2), faint, label.c_str());
-    }
-    dl->AddRect(ImVec2(left, top), ImVec2(right, bottom), frame);
-    // The roof: bandwidth x intensity, then the FP32 peak from the ridge on.
-    const ImU32 roof = IM_COL32(220, 60, 60, 255);
-    dl->PushClipRect(ImVec2(left, top), ImVec2(right, bottom), true);
-    dl->AddLine(ImVec2(X(x_lo), Y(gpu.bandwidth * x_lo)), ImVec2(X(ridge), Y(gpu.fp32_flops)), roof, 2.0f);
-    dl->AddLine(ImVec2(X(ridge), Y(gpu.fp32_flops)), ImVec2(X(x_hi), Y(gpu.fp32_flops)), roof, 2.0f);
-    const std::string roof_label = gpu.name + ": " + si(gpu.bandwidth, "B/s", lang) + ", " + si(gpu.fp32_flops, "FLOP/s", lang);
-    const float roof_w = ImGui::CalcTextSize(roof_label.c_str()).x;
-    // Roof labels sit at the right end, where points are rare; the FP32 one above its
-    // roof, where no FP32 launch can be, the tensor cores' one under theirs (the plot's top).
-    dl->AddText(ImVec2(std::max(left + 4, right - roof_w - 4), Y(gpu.fp32_flops) - em - 3), roof, roof_label.c_str());
-    if (tensor_roof) {  // the memory slope goes on up to the tensor cores' peak
-        const ImU32 tensor = IM_COL32(170, 90, 220, 255);
-        dl->AddLine(ImVec2(X(ridge), Y(gpu.fp32_flops)), ImVec2(X(top_ridge), Y(top_flops)), tensor, 2.0f);
-        dl->AddLine(ImVec2(X(top_ridge), Y(top_flops)), ImVec2(X(x_hi), Y(top_flops)), tensor, 2.0f);
-        const std::string label = ui.t(msg::gui_roofline_tensor_roof, {{"flops", si(top_flops, "FLOP/s", lang)}});
-        const float w = ImGui::CalcTextSize(label.c_str()).x;
-        dl->AddText(ImVec2(std::max(left + 4, right - w - 4), Y(top_flops) + 3), tensor, label.c_str());
-        ui.note_item("roofline_tensor_roof");
-    }
+    f.left = origin.x + em * 3.2f, f.right = origin.x + size.x - em * 0.5f;
+    f.top = origin.y + em * 1.4f, f.bottom = origin.y + size.y - em * 1.6f;
+    draw_grid(dl, f, origin, size, lang);
+    dl->PushClipRect(ImVec2(f.left, f.top), ImVec2(f.right, f.bottom), true);
+    draw_roofs(ui, dl, f, gpu, tensor_roof, top_flops);
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
     const PlotPoint* nearest = nullptr;
     float nearest_d2 = em * em;
     for (const PlotPoint& p : points) {
         if (!(p.intensity > 0) || !(p.flops_per_s > 0)) continue;
-        const ImVec2 at(X(p.intensity), Y(p.flops_per_s));
+        const ImVec2 at(f.X(p.intensity), f.Y(p.flops_per_s));
         dl->AddCircleFilled(at, em * 0.35f, p.colour);
         dl->AddCircle(at, em * 0.35f, text);
         dl->AddText(ImVec2(at.x + em * 0.5f, at.y - em * 0.5f), p.colour, p.label.c_str());
@@ -130,14 +164,9 @@ void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points
     }
     dl->PopClipRect();
     const std::string x_axis = ui.t(msg::gui_roofline_axis_x);
-    dl->AddText(ImVec2((left + right - ImGui::CalcTextSize(x_axis.c_str()).x) / 2, bottom + em * 0.75f), text, x_axis.c_str());
+    dl->AddText(ImVec2((f.left + f.right - ImGui::CalcTextSize(x_axis.c_str()).x) / 2, f.bottom + em * 0.75f), text, x_axis.c_str());
     dl->AddText(ImVec2(origin.x, origin.y), text, ui.t(msg::gui_roofline_axis_y).c_str());
-    if (nearest)
-        wrapped_tooltip(ui.t(msg::gui_roofline_point, {{"label", nearest->label},
-                                                    {"intensity", format_fixed(nearest->intensity, 2, lang)},
-                                                    {"flops_per_s", si(nearest->flops_per_s, "FLOP/s", lang)},
-                                                    {"time", format_seconds(nearest->estimate.seconds, lang)},
-                                                    {"bound", describe_bound(nearest->estimate, lang)}}));
+    if (nearest) wrapped_tooltip(point_words(ui, *nearest, lang));
 }
 
 PlotPoint point(const std::string& label, double flops, double bytes, const TimeEstimate& e, ImU32 colour) {
@@ -211,6 +240,30 @@ void draw_gpu_selector(Ui& ui, int gpu_index) {
     ui.note_item("roofline_gpu:" + gpus[size_t(gpu_index)].name);
 }
 
+// Every launch of the learner's: a point where it does arithmetic, a bar of
+// bytes where it does none. A launch's arithmetic is its FP32 share and what
+// it did on tensor cores.
+struct LaunchPoints {
+    std::vector<PlotPoint> points;
+    std::vector<size_t> no_arithmetic;  // launch indices
+    bool tensor_cores = false;
+};
+
+LaunchPoints learner_launch_points(const Performance& perf, int gpu_index) {
+    LaunchPoints out;
+    for (size_t i = 0; i < perf.launches.size(); ++i) {
+        const LaunchPerformance& L = perf.launches[i];
+        if (size_t(gpu_index) >= L.estimates.size()) continue;
+        const double flops = L.flops.value_or(0.0) + L.tensor_flops;
+        out.tensor_cores = out.tensor_cores || L.tensor_flops > 0;
+        if (flops > 0 && L.bytes > 0)
+            out.points.push_back(point(launch_label(perf, i), flops, double(L.bytes), L.estimates[size_t(gpu_index)], IM_COL32(240, 150, 40, 255)));
+        else
+            out.no_arithmetic.push_back(i);
+    }
+    return out;
+}
+
 }  // namespace
 
 void draw_roofline(Ui& ui, const CheckResult* r) {
@@ -236,21 +289,10 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
                                                                      {"name", r->cases[static_cast<size_t>(perf->case_index)].name.get(lang)}}));
     ui.note_item("roofline_case");
 
-    // Every launch of the learner's: a point where it does arithmetic, a bar of bytes where it does none.
-    // A launch's arithmetic is its FP32 share and what it did on tensor cores.
-    std::vector<PlotPoint> points;
-    std::vector<size_t> no_arithmetic;
-    bool tensor_cores = false;
-    for (size_t i = 0; i < perf->launches.size(); ++i) {
-        const LaunchPerformance& L = perf->launches[i];
-        if (size_t(gpu_index) >= L.estimates.size()) continue;
-        const double flops = L.flops.value_or(0.0) + L.tensor_flops;
-        tensor_cores = tensor_cores || L.tensor_flops > 0;
-        if (flops > 0 && L.bytes > 0)
-            points.push_back(point(launch_label(*perf, i), flops, double(L.bytes), L.estimates[size_t(gpu_index)], IM_COL32(240, 150, 40, 255)));
-        else
-            no_arithmetic.push_back(i);
-    }
+    const LaunchPoints launches = learner_launch_points(*perf, gpu_index);
+    std::vector<PlotPoint> points = launches.points;
+    const std::vector<size_t>& no_arithmetic = launches.no_arithmetic;
+    const bool tensor_cores = launches.tensor_cores;
     const size_t learner_points = points.size();
     const std::array<int, 4> shape = reference_shape(*e, perf->case_index);
     const ReferencePoints refs = attention_reference_points(shape[0], shape[1], shape[2], shape[3]);
@@ -273,14 +315,8 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
     if (learner_points > 0) draw_bars();
 
     for (size_t i = 0; i < points.size(); ++i) {
-        const PlotPoint& p = points[i];
-        ImGui::TextWrapped("%s", ui.t(msg::gui_roofline_point, {{"label", p.label},
-                                                           {"intensity", format_fixed(p.intensity, 2, lang)},
-                                                           {"flops_per_s", si(p.flops_per_s, "FLOP/s", lang)},
-                                                           {"time", format_seconds(p.estimate.seconds, lang)},
-                                                           {"bound", describe_bound(p.estimate, lang)}})
-                                      .c_str());
-        if (i < learner_points) ui.note_item("roofline_point:" + p.label);
+        ImGui::TextWrapped("%s", point_words(ui, points[i], lang).c_str());
+        if (i < learner_points) ui.note_item("roofline_point:" + points[i].label);
     }
     if (perf->measured_seconds)  // a GPU ran the same file: its own time beside the estimates
         ImGui::TextWrapped("%s", ui.t(msg::perf_measured, {{"device", perf->measured_device},
