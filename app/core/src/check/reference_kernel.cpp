@@ -8,7 +8,6 @@
 #include "attnlab/core/check/compare.hpp"
 #include "attnlab/core/check/expected.hpp"
 #include "attnlab/core/base/util.hpp"
-#include "attnlab/core/text/named_messages.hpp"
 
 #ifdef ATTNLAB_HAVE_KERNELS
 #include "attnlab/kernels/kernels.hpp"
@@ -121,18 +120,6 @@ std::vector<KernelSourceFile> kernel_source_files() {
     return out;
 }
 
-std::string kernel_layout_text(const std::string& kernel, Lang lang) {
-    static const NamedMessage kLayouts[] = {
-        {"split_heads_v1", msg::gui_kernel_layout_split_heads_v1},
-        {"merge_heads_v1", msg::gui_kernel_layout_merge_heads_v1},
-        {"matmul_tiled_v1", msg::gui_kernel_layout_matmul_tiled_v1},
-        {"attention_v1", msg::gui_kernel_layout_attention_v1},
-        {"attention_v2", msg::gui_kernel_layout_attention_v2},
-    };
-    const MessageKey* key = message_named(kLayouts, kernel);
-    return key ? tr(lang, *key) : "";
-}
-
 KernelBlockRole kernel_block_role(const std::string& kernel, std::array<unsigned, 3> block, int n_heads, int T) {
     const kernels::BlockRole r = kernels::block_role(kernel, emu::Dim3{block[0], block[1], block[2]}, n_heads, T);
     return {r.batch, r.head, r.row_begin, r.row_end};
@@ -169,7 +156,6 @@ std::optional<KernelOutcome> run_case_kernel(const Exercise&, const Case&, const
     return std::nullopt;
 }
 std::vector<KernelSourceFile> kernel_source_files() { return {}; }
-std::string kernel_layout_text(const std::string&, Lang) { return ""; }
 KernelBlockRole kernel_block_role(const std::string&, std::array<unsigned, 3>, int, int) { return {}; }
 const LayoutCountersView& attention_layout_counters(int, int, int, int) {
     static const LayoutCountersView none;

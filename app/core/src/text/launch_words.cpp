@@ -285,4 +285,16 @@ std::string describe_launch(const emu::LaunchReport& r, Lang lang) {
     return out + describe_counters(r.counters, lang);
 }
 
+std::string kernel_layout_text(const std::string& kernel, Lang lang) {
+    static const NamedMessage kLayouts[] = {
+        {"split_heads_v1", msg::gui_kernel_layout_split_heads_v1},
+        {"merge_heads_v1", msg::gui_kernel_layout_merge_heads_v1},
+        {"matmul_tiled_v1", msg::gui_kernel_layout_matmul_tiled_v1},
+        {"attention_v1", msg::gui_kernel_layout_attention_v1},
+        {"attention_v2", msg::gui_kernel_layout_attention_v2},
+    };
+    const MessageKey* key = message_named(kLayouts, kernel);
+    return key ? tr(lang, *key) : "";
+}
+
 }  // namespace attnlab

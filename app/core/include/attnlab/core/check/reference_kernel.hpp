@@ -49,8 +49,7 @@ struct KernelSourceFile {
 };
 // The .cu sources (empty without kernels).
 std::vector<KernelSourceFile> kernel_source_files();
-// How a kernel maps blocks and threads to data, in `lang` ("" when unknown).
-std::string kernel_layout_text(const std::string& kernel, Lang lang);
+// (How a kernel maps blocks and threads to data, in words: text/launch_words.hpp.)
 
 // What one block of an attention launch works on.
 struct KernelBlockRole {

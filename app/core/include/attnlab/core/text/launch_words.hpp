@@ -19,5 +19,8 @@ std::string describe_fault(const emu::Fault& fault, Lang lang);
 std::string describe_counters(const emu::LaunchCounters& counters, Lang lang);
 // Kernel name, launch shape, the fault (if any), then the counters.
 std::string describe_launch(const emu::LaunchReport& report, Lang lang);
+// How one of attnlab's own kernels maps blocks and threads to data, in
+// `lang` ("" for a kernel attnlab does not have).
+std::string kernel_layout_text(const std::string& kernel, Lang lang);
 
 }  // namespace attnlab
