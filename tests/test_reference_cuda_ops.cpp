@@ -589,13 +589,8 @@ TEST_CASE("the CUDA ops' catalogue: ids, stages, and words for every new id") {
           {"mask_with_large_negative", ""},
           {"mask_with_large_negative", ""},
           {"mask_with_large_negative", ""}}},
-        {"batched_row_sum",
-         {{"row_sum_no_stride_loop", ""},
-          {"row_sum_no_stride_loop", ""},
-          {"row_sum_no_stride_loop", ""},
-          {"row_sum_no_stride_loop", ""},
-          {"row_sum_no_stride_loop", ""},
-          {"row_sum_no_stride_loop", ""}}},
+        {"batched_row_sum",  // 6 blocks cut after a block's worth, then 15 (block, threads combined) pairs
+         std::vector<std::pair<std::string, std::string>>(6 + 15, {"row_sum_no_stride_loop", ""})},
         {"batched_causal_attention",
          {{"reads_future_keys", "scores"},
           {"reads_future_keys", "scores"},  // the future keys' weights dropped after a softmax over every key
@@ -699,6 +694,19 @@ TEST_CASE("batched_row_sum: (B, H, R, N) -> (B, H, R), by hand and at random") {
     CHECK(contains(error_of("batched_row_sum", {{"x", tensor({2, 3}, {1, 2, 3, 4, 5, 6})}}), "x"));
 }
 
+// Every row sum of batch 0 in `sums` against the sum of the elements of x's row that `kept` keeps (by index).
+template <typename Kept>
+void check_kept_sums(const TensorData& sums, const TensorData& x, Kept kept) {
+    for (int64_t h = 0; h < x.shape[1]; ++h)
+        for (int64_t r = 0; r < x.shape[2]; ++r) {
+            const std::vector<double> row = row_of(x, 0, h, r);
+            double s = 0;
+            for (size_t j = 0; j < row.size(); ++j)
+                if (kept(static_cast<int64_t>(j))) s += row[j];
+            CHECK(at(sums, {0, h, r}) == doctest::Approx(s).epsilon(1e-6));
+        }
+}
+
 TEST_CASE("row_sum_no_stride_loop: each row cut after a block's worth of elements, 32 to 1024") {
     // N = 100: the 32- and 64-thread forms lose the tail, the others sum it all.
     const Value x = random_tensor({1, 2, 3, 100}, 8);
@@ -708,17 +716,37 @@ TEST_CASE("row_sum_no_stride_loop: each row cut after a block's worth of element
         CAPTURE(threads[n]);
         const TensorData cut = run_form("batched_row_sum", "row_sum_no_stride_loop", n, {{"x", x}}).output.tensor;
         REQUIRE(cut.shape == right.shape);
-        for (int64_t h = 0; h < 2; ++h)
-            for (int64_t r = 0; r < 3; ++r) {
-                const std::vector<double> row = row_of(x.tensor, 0, h, r);
-                double s = 0;
-                for (int64_t j = 0; j < std::min<int64_t>(threads[n], 100); ++j) s += row[static_cast<size_t>(j)];
-                CHECK(at(cut, {0, h, r}) == doctest::Approx(s).epsilon(1e-6));
-            }
+        check_kept_sums(cut, x.tensor, [&](int64_t j) { return j < threads[n]; });
         CHECK(near(cut, right, 1e-4) == (threads[n] >= 100));
     }
     CHECK(run_form("batched_row_sum", "row_sum_no_stride_loop", 0, {{"x", tensor({1, 1, 1, 2}, {1, 2})}}).output.tensor.data ==
           std::vector<float>{3});
+}
+
+TEST_CASE("row_sum_no_stride_loop: a striding block that combines only its first threads' partial sums") {
+    // N = 600: a block of 256 threads striding the row, thread t adds elements t, t + 256, t + 512; combining only
+    // the first 4 warps' sums (128 threads) keeps elements 0-127, 256-383 and 512-599, which no cut row equals.
+    // Every pair leaves something out: the widest, 512 of a 1024-thread block, drops 512-599.
+    const Value x = random_tensor({1, 2, 3, 600}, 9);
+    const TensorData right = run("batched_row_sum", {{"x", x}}).output.tensor;
+    const Op& op = op_of("batched_row_sum");
+    size_t form = 6;  // after the six cut rows, in order of block size, then of threads combined
+    for (int64_t threads = 64; threads <= 1024; threads *= 2)
+        for (int64_t combined = 32; combined < threads; combined *= 2, ++form) {
+            CAPTURE(threads);
+            CAPTURE(combined);
+            REQUIRE(form < op.mistakes.size());
+            const TensorData some = run_form("batched_row_sum", "row_sum_no_stride_loop", form, {{"x", x}}).output.tensor;
+            REQUIRE(some.shape == right.shape);
+            check_kept_sums(some, x.tensor, [&](int64_t j) { return j % threads < combined; });
+            CHECK_FALSE(near(some, right, 1e-4));
+        }
+    CHECK(form == op.mistakes.size());
+    // The 256-thread block combining 128 threads' sums, on a row no longer than the block: the row cut after 128.
+    const Value short_rows = random_tensor({1, 1, 2, 200}, 10);
+    const size_t block_256_of_128 = 6 + 1 + 2 + 2;  // after the 64- and 128-thread blocks' forms: 32 then 64 then 128
+    CHECK(near(run_form("batched_row_sum", "row_sum_no_stride_loop", block_256_of_128, {{"x", short_rows}}).output.tensor,
+               run_form("batched_row_sum", "row_sum_no_stride_loop", 2, {{"x", short_rows}}).output.tensor, 1e-6));
 }
 
 TEST_CASE("the online loop's mistakes in a kernel: each (b, h) slice is the one-head op's mistake, per tile size") {

@@ -231,15 +231,21 @@ Result batched_row_sum(const Args& a) {
     return tensor_result(std::move(out));
 }
 
-// Each row summed over its first `covered` elements only: one element per
-// thread of a block of `covered` threads, with no loop striding over the rest.
-Result row_sum_first(int64_t covered, const Args& a) {
+// Each row summed over the elements `kept` keeps (an element's index in its
+// row): what a kernel that loses part of every row adds up.
+template <typename Kept>
+Result row_sum_kept(const Args& a, Kept kept) {
     const Slices s = read_slices(a, "x");
     const TensorData& x = a.tensor("x");
     TensorData out;
     out.shape = {x.shape[0], x.shape[1], x.shape[2]};
     for (const Matrix& m : s.m)
-        for (Index r = 0; r < m.rows(); ++r) out.data.push_back(static_cast<float>(m.row(r).head(std::min<Index>(covered, m.cols())).sum()));
+        for (Index r = 0; r < m.rows(); ++r) {
+            double sum = 0;
+            for (Index j = 0; j < m.cols(); ++j)
+                if (kept(j)) sum += m(r, j);
+            out.data.push_back(static_cast<float>(sum));
+        }
     return tensor_result(std::move(out));
 }
 
@@ -249,9 +255,20 @@ void add_row_sum_op(std::vector<Op>& ops) {
                           {tensor_param("x", "(B, H, R, N)")}, "(B, H, R)", batched_row_sum}));
     Op& op = ops.back();
     // The block sizes a kernel is launched with: a warp up to the most a block may hold.
+    // One element per thread of a block, no loop striding over the rest: the row cut after a block's worth.
     for (int64_t threads = 32; threads <= 1024; threads *= 2)
         op.mistakes.push_back(make_mistake(
-            "row_sum_no_stride_loop", "", [threads](const Args& a) { return row_sum_first(threads, a); }, op.params));
+            "row_sum_no_stride_loop", "", [threads](const Args& a) { return row_sum_kept(a, [threads](Index j) { return j < threads; }); },
+            op.params));
+    // A block that strides over the row but combines the partial sums of only its first `combined` threads
+    // (a warp count written as a constant): element j counts when its thread, j % threads, is one of them.
+    // Up to `threads` elements this is the cut row above; a row longer than the block tells them apart.
+    for (int64_t threads = 64; threads <= 1024; threads *= 2)
+        for (int64_t combined = 32; combined < threads; combined *= 2)
+            op.mistakes.push_back(make_mistake(
+                "row_sum_no_stride_loop", "",
+                [threads, combined](const Args& a) { return row_sum_kept(a, [=](Index j) { return j % threads < combined; }); },
+                op.params));
 }
 
 // ------------------------------------------------------------ attention
