@@ -5,9 +5,15 @@ builds, each with its own empty ATTNLAB_HOME, and prints every difference
 outside timings and NVRTC's log: verdicts, faults, lines, counters, messages.
 For a change to the emulator, the learner headers or the runner that must not
 change what a learner is told (build the old revision in its own folder).
+Exits 1 when anything differs, 0 when all is the same.
 
-  scripts/compare_checks.py BUILD_A BUILD_B COURSE_DIR [COURSE_DIR...]
+  scripts/compare_checks.py [--every-file] [--all-runtimes] BUILD_A BUILD_B COURSE_DIR [COURSE_DIR...]
   e.g. scripts/compare_checks.py /tmp/build-old build exercises tests/fixtures/cuda-course
+
+  --every-file    every source file under an exercise folder (starter, starter.id,
+                  attacks/, probes/, ...), not only solution, right/ and wrong/
+  --all-runtimes  C++ exercises too (.cpp files): their per-case `cuda` column is
+                  attnlab's own kernel on the emulator
 """
 import json, os, subprocess, sys, glob, tempfile
 
@@ -42,26 +48,40 @@ def diff(a, b, path=''):
         out.append(f'{path}: {str(a)[:80]} != {str(b)[:80]}')
     return out
 
-A, B, courses = sys.argv[1], sys.argv[2], sys.argv[3:]
-ha, hb = tempfile.mkdtemp(), tempfile.mkdtemp()
-total = bad = 0
-for course in courses:
-    for exdir in sorted(glob.glob(f'{course}/*/exercise.json')):
-        d = os.path.dirname(exdir)
-        ex = json.load(open(exdir))
-        if ex.get('runtime') != 'cuda':
-            continue
-        files = [f'{d}/solution.cu'] + sorted(glob.glob(f'{d}/right/*.cu') + glob.glob(f'{d}/wrong/*.cu'))
-        for f in files:
-            if not os.path.exists(f):
+def exercise_files(d, ext, every_file):
+    if every_file:
+        return sorted(glob.glob(f'{d}/**/*{ext}', recursive=True))
+    files = [f'{d}/solution{ext}'] + sorted(glob.glob(f'{d}/right/*{ext}') + glob.glob(f'{d}/wrong/*{ext}'))
+    return [f for f in files if os.path.exists(f)]
+
+def compare_checks(A, B, courses, every_file, all_runtimes):
+    ha, hb = tempfile.mkdtemp(), tempfile.mkdtemp()
+    total = bad = 0
+    for course in courses:
+        for exdir in sorted(glob.glob(f'{course}/*/exercise.json')):
+            d = os.path.dirname(exdir)
+            ex = json.load(open(exdir))
+            runtime = ex.get('runtime', 'cpp')
+            if runtime != 'cuda' and not all_runtimes:
                 continue
-            ra, rb = run(A, ha, course, ex['id'], f), run(B, hb, course, ex['id'], f)
-            total += 1
-            ds = diff(ra, rb)
-            if ds:
-                bad += 1
-                print(f'DIFF {ex["id"]} {os.path.relpath(f, d)}:', *ds[:8], sep='\n   ')
-            else:
-                print(f'same {ex["id"]} {os.path.relpath(f, d)} verdict={ra.get("verdict")}')
-            sys.stdout.flush()
-print(f'{total} files, {bad} differ')
+            for f in exercise_files(d, '.cu' if runtime == 'cuda' else '.cpp', every_file):
+                ra, rb = run(A, ha, course, ex['id'], f), run(B, hb, course, ex['id'], f)
+                total += 1
+                ds = diff(ra, rb)
+                if ds:
+                    bad += 1
+                    print(f'DIFF {ex["id"]} {os.path.relpath(f, d)}:', *ds[:8], sep='\n   ')
+                else:
+                    print(f'same {ex["id"]} {os.path.relpath(f, d)} verdict={ra.get("verdict")}')
+                sys.stdout.flush()
+    print(f'{total} files, {bad} differ')
+    return bad == 0
+
+args = sys.argv[1:]
+flags = {a for a in args if a.startswith('--')}
+positional = [a for a in args if not a.startswith('--')]
+if len(positional) < 3 or flags - {'--every-file', '--all-runtimes'}:
+    sys.exit(__doc__)
+A, B, courses = positional[0], positional[1], positional[2:]
+same = compare_checks(A, B, courses, '--every-file' in flags, '--all-runtimes' in flags)
+sys.exit(0 if same else 1)
