@@ -8,12 +8,16 @@ change what a learner is told (build the old revision in its own folder).
 Exits 1 when anything differs, 0 when all is the same.
 
   scripts/compare_checks.py [--every-file] [--all-runtimes] BUILD_A BUILD_B COURSE_DIR [COURSE_DIR...]
+  scripts/compare_checks.py --kernels BUILD_A BUILD_B COURSE_DIR [COURSE_DIR...]
   e.g. scripts/compare_checks.py /tmp/build-old build exercises tests/fixtures/cuda-course
 
   --every-file    every source file under an exercise folder (starter, starter.id,
                   attacks/, probes/, ...), not only solution, right/ and wrong/
   --all-runtimes  C++ exercises too (.cpp files): their per-case `cuda` column is
                   attnlab's own kernel on the emulator
+  --kernels       instead of checks: diff the two builds' `bench/attnlab-kernel-dump`
+                  (every launch of attnlab's kernels on the courses' cases: counters,
+                  faults, output hashes, and the attention layouts comparison)
 """
 import json, os, subprocess, sys, glob, tempfile
 
@@ -77,11 +81,30 @@ def compare_checks(A, B, courses, every_file, all_runtimes):
     print(f'{total} files, {bad} differ')
     return bad == 0
 
+def kernel_dump(build, courses):
+    exe = f'{build}/bench/attnlab-kernel-dump'
+    if not os.path.exists(exe):
+        sys.exit(f'{exe} missing: cmake --build {build} --target attnlab-kernel-dump')
+    p = subprocess.run([exe, *courses], capture_output=True, text=True, timeout=3600)
+    if p.returncode != 0:  # never "same": two builds failing alike prove nothing
+        sys.exit(f'{exe} exited with {p.returncode}: {p.stderr[-500:]}')
+    return json.loads(p.stdout)
+
+def compare_kernels(A, B, courses):
+    ds = diff(kernel_dump(A, courses), kernel_dump(B, courses))
+    for d in ds:
+        print(d)
+    print(f'kernel dump: {len(ds)} values differ')
+    return not ds
+
 args = sys.argv[1:]
 flags = {a for a in args if a.startswith('--')}
 positional = [a for a in args if not a.startswith('--')]
-if len(positional) < 3 or flags - {'--every-file', '--all-runtimes'}:
+if len(positional) < 3 or flags - {'--every-file', '--all-runtimes', '--kernels'}:
     sys.exit(__doc__)
 A, B, courses = positional[0], positional[1], positional[2:]
-same = compare_checks(A, B, courses, '--every-file' in flags, '--all-runtimes' in flags)
+if '--kernels' in flags:
+    same = compare_kernels(A, B, courses)
+else:
+    same = compare_checks(A, B, courses, '--every-file' in flags, '--all-runtimes' in flags)
 sys.exit(0 if same else 1)
