@@ -30,7 +30,10 @@ def strip(o):
 
 def run(build, home, course, ex, f):
     env = dict(os.environ, ATTNLAB_HOME=home)
-    p = subprocess.run([f'{build}/app/cli/attnlab', '--course', course, 'check', ex, f, '--json'], capture_output=True, text=True, env=env, timeout=300)
+    try:
+        p = subprocess.run([f'{build}/app/cli/attnlab', '--course', course, 'check', ex, f, '--json'], capture_output=True, text=True, env=env, timeout=300)
+    except subprocess.TimeoutExpired:
+        return {'unparsable': 'timed out after 300 s'}
     try:
         return strip(json.loads(p.stdout))
     except Exception:
@@ -71,7 +74,8 @@ def compare_checks(A, B, courses, every_file, all_runtimes):
             for f in exercise_files(d, '.cu' if runtime == 'cuda' else '.cpp', every_file):
                 ra, rb = run(A, ha, course, ex['id'], f), run(B, hb, course, ex['id'], f)
                 total += 1
-                ds = diff(ra, rb)
+                # No JSON on either side proves nothing: never "same".
+                ds = diff(ra, rb) or [f'{side}: no JSON: {r["unparsable"][:80]!r}' for side, r in (('A', ra), ('B', rb)) if 'unparsable' in r]
                 if ds:
                     bad += 1
                     print(f'DIFF {ex["id"]} {os.path.relpath(f, d)}:', *ds[:8], sep='\n   ')
