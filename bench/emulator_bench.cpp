@@ -4,7 +4,7 @@
 // attention launch on 2 cores. Then the speed model's validation table: the
 // estimate of each kernel at that shape beside a bound derived by hand (the
 // README's table).
-//   attnlab-bench-emulator [threads]   (default: every core)
+//   attnlab-bench-emulator [threads]   (the barrier kernel's OS threads; default: every core)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "attnlab/core/check/performance.hpp"
+#include "attnlab/cuda_emu.hpp"  // the barrier kernel, on checked pointer types
 #include "attnlab/core/check/roofline.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/kernels/launchers.hpp"
@@ -62,16 +63,17 @@ void bench_attention(int version, const emu::LaunchOptions& options, const char*
     emu::ScopedLaunchOptions scoped(options);
     const int B = 1, T = 128, H = 12, hd = 64;
     const size_t n = size_t(B) * H * T * hd;
-    auto q = emu::DeviceBuffer<float>::from_host("q", random_values(n, 1));
-    auto k = emu::DeviceBuffer<float>::from_host("k", random_values(n, 2));
-    auto v = emu::DeviceBuffer<float>::from_host("v", random_values(n, 3));
-    emu::DeviceBuffer<float> out("out", n);
+    using kernels::emulated::DeviceFloats;
+    const DeviceFloats q = DeviceFloats::from_host("q", random_values(n, 1));
+    const DeviceFloats k = DeviceFloats::from_host("k", random_values(n, 2));
+    const DeviceFloats v = DeviceFloats::from_host("v", random_values(n, 3));
+    const DeviceFloats out("out", n);
     double best = 1e30, best_cpu = 1e30;
     emu::LaunchReport r;
     for (int rep = 0; rep < 3; ++rep) {
         const auto start = std::chrono::steady_clock::now();
         const double cpu_start = cpu_seconds();
-        r = kernels::emulated::attention(version, out.ptr(), q.ptr(), k.ptr(), v.ptr(), nullptr, nullptr, nullptr,
+        r = kernels::emulated::attention(version, out.data(), q.data(), k.data(), v.data(), nullptr, nullptr, nullptr,
                                          B, H, T, hd);
         best = std::min(best, seconds_since(start));
         best_cpu = std::min(best_cpu, cpu_seconds() - cpu_start);
@@ -122,8 +124,11 @@ int main(int argc, char** argv) {
     emu::LaunchOptions bare = full;
     bare.checks = false;
     bare.counters = false;
-    std::printf("attnlab CUDA emulator, %u OS threads for blocks\n", full.threads ? full.threads : emu::pool_threads());
+    std::printf("attnlab CUDA emulator, %u OS threads for the barrier kernel's blocks\n",
+                full.threads ? full.threads : emu::pool_threads());
     bench_barrier(full);
+    // attnlab's kernels run as plain CUDA, a launch's blocks on one OS thread (launchers.hpp).
+    full.threads = bare.threads = 1;
     for (int version : {1, 2}) {
         bench_attention(version, full, "checks + counters:");
         bench_attention(version, bare, "bounds only:");

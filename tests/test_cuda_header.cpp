@@ -14,6 +14,7 @@
 #include "attnlab/core/check/compiler.hpp"
 #include "attnlab/core/check/cuda_source.hpp"
 #include "attnlab/core/check/gpu_resources.hpp"
+#include "attnlab/core/check/nvrtc_headers.hpp"
 #include "attnlab/core/check/runner.hpp"
 #include "attnlab/core/course/course.hpp"
 #include "attnlab/nvrtc/library.hpp"
@@ -70,7 +71,7 @@ std::vector<Source> sources() { return {{"the course's solution", course_solutio
 TEST_CASE("NVRTC's <attnlab/cuda.hpp> is the learner's header, byte for byte") {
     const std::optional<std::string> header = read_file(env().compiler.toolchain().include_dir / "attnlab" / "cuda.hpp");
     REQUIRE(header.has_value());
-    CHECK(cuda_source::nvrtc_prelude() == *header);
+    CHECK(nvrtc_prelude() == *header);
 }
 
 TEST_CASE("one learner file, the emulator: a check passes") {
@@ -96,7 +97,7 @@ TEST_CASE("one learner file, NVRTC: the resource report names its kernel and its
     for (const Source& s : sources()) {
         CAPTURE(s.what);
         const ResourceReport r = compile_resources(cuda_source::for_nvrtc(s.text), "solution.cu",
-                                                   {{"attnlab/cuda.hpp", cuda_source::nvrtc_prelude()}}, "sm_80", work.path(), nullptr);
+                                                   {{"attnlab/cuda.hpp", nvrtc_prelude()}}, "sm_80", work.path(), nullptr);
         CAPTURE(r.log);
         REQUIRE(r.status == ResourceReport::Status::Ok);
         REQUIRE(r.kernels.size() == 1);

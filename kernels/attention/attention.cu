@@ -1,6 +1,7 @@
 // Causal attention kernels, one (batch, head) slice per block (v1) or per
-// column of blocks (v2). Compiled by nvcc and, against attnlab's emulator, by
-// the host compiler.
+// column of blocks (v2). Plain CUDA: nvcc compiles it as it is; for
+// attnlab's CPU emulator it takes the path a learner's .cu takes (see
+// cuda_compat.cuh).
 //
 // Notation: B batch, T tokens, H heads, hd head width; scale = 1/sqrt(hd).
 // Optional stages (pass null pointers to skip them), named like the Eigen
@@ -46,10 +47,10 @@ __device__ __forceinline__ float warp_sum(float v) {
 // (j <= i), the warp reduces max and sum with shuffles, and then lane l
 // computes output columns d = l, l+32... Dynamic shared memory: one row of T
 // floats per warp for the softmax weights.
-__global__ void attention_v1(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
-                             dev_ptr<const float> v, dev_ptr<float> scores, dev_ptr<float> masked,
-                             dev_ptr<float> weights, int T, int H, int hd, QkvLayout in, float scale) {
-    ATTNLAB_DYNAMIC_SHARED(float, rows);
+__global__ void attention_v1(float* out, const float* q, const float* k,
+                             const float* v, float* scores, float* masked,
+                             float* weights, int T, int H, int hd, QkvLayout in, float scale) {
+    extern __shared__ float rows[];
     const int bh = blockIdx.x;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nwarps = blockDim.x / 32;
     const int base = (bh / H) * in.batch + (bh % H) * in.head;  // this (b, h) slice of q, k, v
@@ -106,10 +107,10 @@ __global__ void attention_v1(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr
 // and output accumulator with the tile's scores:
 //   m' = max(m, max_j s_j);  l' = l·e^(m-m') + Σ_j e^(s_j-m');  acc' = acc·e^(m-m') + Σ_j e^(s_j-m')·v_j
 // Tiles after the block's last row are skipped (causal). hd <= 128.
-__global__ void attention_v2(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
-                             dev_ptr<const float> v, dev_ptr<float> scores, dev_ptr<float> masked,
-                             dev_ptr<float> weights, int T, int H, int hd, QkvLayout in, float scale) {
-    ATTNLAB_DYNAMIC_SHARED(float, tiles);
+__global__ void attention_v2(float* out, const float* q, const float* k,
+                             const float* v, float* scores, float* masked,
+                             float* weights, int T, int H, int hd, QkvLayout in, float scale) {
+    extern __shared__ float tiles[];
     const int k_tile = 0, v_tile = ATT_V2_KEYS * hd;  // offsets of the K and V tiles in `tiles`
     const int bh = blockIdx.y;
     const int base = (bh / H) * in.batch + (bh % H) * in.head;  // this (b, h) slice of q, k, v
@@ -173,9 +174,9 @@ __global__ void attention_v2(dev_ptr<float> out, dev_ptr<const float> q, dev_ptr
 // version 1 or 2; the stage pointers are all null or all set. q, k, v are
 // (B, H, T, hd) tensors, or, with `layout` = {batch, head, row} strides, read
 // through that layout (see QkvLayout).
-emu::LaunchReport attention(int version, dev_ptr<float> out, dev_ptr<const float> q, dev_ptr<const float> k,
-                            dev_ptr<const float> v, dev_ptr<float> scores, dev_ptr<float> masked,
-                            dev_ptr<float> weights, int B, int H, int T, int hd, const int* layout = nullptr) {
+emu::LaunchReport attention(int version, float* out, const float* q, const float* k,
+                            const float* v, float* scores, float* masked,
+                            float* weights, int B, int H, int T, int hd, const int* layout = nullptr) {
     const float scale = 1.0f / sqrtf(float(hd));
     const QkvLayout in = layout ? QkvLayout{layout[0], layout[1], layout[2]} : QkvLayout{H * T * hd, T * hd, hd};
     if (version == 1) {

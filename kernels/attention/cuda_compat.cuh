@@ -1,12 +1,17 @@
 #pragma once
-// One kernel source, two targets. Kernels include this header and then use:
-//   dev_ptr<float>                 a global-memory pointer (float* under nvcc,
-//                                  a checked emu::DevicePtr<float> on the host)
-//   __shared__ shared<float[N]> a; static shared memory (float a[N] under nvcc)
-//   ATTNLAB_DYNAMIC_SHARED(float, s);  the launch's dynamic shared memory
+// One kernel source, two targets. The kernels are plain CUDA (float*,
+// `__shared__ float tile[16][16];`, `extern __shared__ float smem[];`) and
+// launch with
 //   ATTNLAB_LAUNCH(kernel, grid, block, smem, args...)
-//                                  kernel<<<grid, block, smem>>>(args...), which
-//                                  returns an emu::LaunchReport on both targets
+// = kernel<<<grid, block, smem>>>(args...), which returns an emu::LaunchReport
+// on both targets.
+//   nvcc:     compiles the .cu as it is (native_backend.cu);
+//   emulator: the build rewrites the .cu as a learner's is rewritten
+//             (cuda_source.cpp: each `__shared__` becomes a checked variable
+//             of the block's shared memory) and compiles it with the flags of
+//             a learner's .cu (cmake/AttnlabEmulatedCuda.cmake), so the
+//             emulator's checks and counters see attnlab's kernels exactly as
+//             they see a learner's: one set of rules (kernels/CMakeLists.txt).
 // Kernels live in namespace attnlab::kernels::ATTNLAB_KERNEL_NS, so the nvcc
 // and the emulator builds of the same source never share a symbol.
 #include "attnlab/common/launch_report.hpp"
@@ -16,9 +21,6 @@
 #include <string>
 #define ATTNLAB_KERNEL_NS native
 namespace attnlab::kernels::native {
-template <class T> using dev_ptr = T*;
-template <class A> using shared = A;
-
 // The launch's outcome as the emulator would report it (no counters on a GPU).
 inline emu::LaunchReport launch_status(const char* name, dim3 grid, dim3 block, size_t smem) {
     emu::LaunchReport r;
@@ -38,7 +40,6 @@ template <class K> void allow_shared(K kernel, size_t smem) {
     if (smem > 48 * 1024) cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
 }
 }  // namespace attnlab::kernels::native
-#define ATTNLAB_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
 #define ATTNLAB_LAUNCH(kernel, grid, block, smem, ...)                                            \
     ([&] {                                                                                      \
         ::attnlab::kernels::native::allow_shared(kernel, smem);                                \
@@ -58,14 +59,10 @@ __device__ inline float atomicMax(float* address, float val) {
     return __int_as_float(old);
 }
 
-#else  // the host compiler: attnlab's CPU emulator
-#include "attnlab/cuda_emu.hpp"
+#else  // the host compiler: attnlab's CPU emulator, through the learners' device header
+#include "attnlab/cuda_device.hpp"
+#include "attnlab/emu/launch.hpp"
 #define ATTNLAB_KERNEL_NS emulated
-namespace attnlab::kernels::emulated {
-template <class T> using dev_ptr = ::attnlab::emu::DevicePtr<T>;
-using ::attnlab::emu::shared;
-}  // namespace attnlab::kernels::emulated
-#define ATTNLAB_DYNAMIC_SHARED(T, name) ::attnlab::emu::SharedPtr<T> name = ::attnlab::emu::dynamic_shared<T>()
 #define ATTNLAB_LAUNCH(kernel, grid, block, smem, ...) \
     ::attnlab::emu::launch(#kernel, kernel, grid, block, smem, __VA_ARGS__)
 #endif

@@ -1,5 +1,6 @@
 // Layout kernels: split/merge heads and the fused QKV projection (a tiled GEMM).
-// Compiled by nvcc and, against attnlab's emulator, by the host compiler.
+// Plain CUDA: nvcc compiles it as it is; for attnlab's CPU emulator it takes
+// the path a learner's .cu takes (see cuda_compat.cuh).
 //
 // Notation: B batch, T tokens, D model width, H heads, hd = D / H head width.
 #include "cuda_compat.cuh"
@@ -14,7 +15,7 @@ namespace attnlab::kernels::ATTNLAB_KERNEL_NS {
 // Launch: one thread per output element, flat over (B, H, T, hd), 256 per
 // block. Consecutive threads write consecutive out elements (coalesced) and
 // read hd-long runs of one input row.
-__global__ void split_heads_v1(dev_ptr<float> out, dev_ptr<const float> inp, int B, int T, int H,
+__global__ void split_heads_v1(float* out, const float* inp, int B, int T, int H,
                                int hd, int C, int col0) {
     const int idx = blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= B * H * T * hd) return;
@@ -25,7 +26,7 @@ __global__ void split_heads_v1(dev_ptr<float> out, dev_ptr<const float> inp, int
     out[idx] = inp[(b * T + t) * C + col0 + h * hd + j];
 }
 
-emu::LaunchReport split_heads(dev_ptr<float> out, dev_ptr<const float> inp, int B, int T, int H, int hd,
+emu::LaunchReport split_heads(float* out, const float* inp, int B, int T, int H, int hd,
                               int C, int col0) {
     const int threads = 256, total = B * H * T * hd;
     return ATTNLAB_LAUNCH(split_heads_v1, dim3((total + threads - 1) / threads), dim3(threads), 0, out,
@@ -37,7 +38,7 @@ emu::LaunchReport split_heads(dev_ptr<float> out, dev_ptr<const float> inp, int 
 // out: (B, T, D), inp: (B, H, T, hd), D = H·hd. The inverse of split_heads_v1.
 // Launch: one thread per output element, flat over (B, T, D), 256 per block:
 // writes are coalesced, reads are hd-long runs of one head's row.
-__global__ void merge_heads_v1(dev_ptr<float> out, dev_ptr<const float> inp, int B, int T, int H, int hd) {
+__global__ void merge_heads_v1(float* out, const float* inp, int B, int T, int H, int hd) {
     const int D = H * hd;
     const int idx = blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= B * T * D) return;
@@ -48,7 +49,7 @@ __global__ void merge_heads_v1(dev_ptr<float> out, dev_ptr<const float> inp, int
     out[idx] = inp[((b * H + h) * T + t) * hd + j];
 }
 
-emu::LaunchReport merge_heads(dev_ptr<float> out, dev_ptr<const float> inp, int B, int T, int H, int hd) {
+emu::LaunchReport merge_heads(float* out, const float* inp, int B, int T, int H, int hd) {
     const int threads = 256, total = B * T * H * hd;
     return ATTNLAB_LAUNCH(merge_heads_v1, dim3((total + threads - 1) / threads), dim3(threads), 0, out,
                           inp, B, T, H, hd);
@@ -66,10 +67,10 @@ emu::LaunchReport merge_heads(dev_ptr<float> out, dev_ptr<const float> inp, int 
 // element of each; lanes of a warp read consecutive columns: coalesced), then
 // every thread does 16 multiply-adds from shared memory. Tiles past the
 // matrix edge are padded with zeros, so any M, N, K work.
-__global__ void matmul_tiled_v1(dev_ptr<float> out, dev_ptr<const float> a, dev_ptr<const float> w,
+__global__ void matmul_tiled_v1(float* out, const float* a, const float* w,
                                 int M, int N, int K) {
-    __shared__ shared<float[GEMM_TILE][GEMM_TILE]> a_tile;
-    __shared__ shared<float[GEMM_TILE][GEMM_TILE]> w_tile;
+    __shared__ float a_tile[GEMM_TILE][GEMM_TILE];
+    __shared__ float w_tile[GEMM_TILE][GEMM_TILE];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int row = blockIdx.y * GEMM_TILE + ty;
     const int col = blockIdx.x * GEMM_TILE + tx;
@@ -86,7 +87,7 @@ __global__ void matmul_tiled_v1(dev_ptr<float> out, dev_ptr<const float> a, dev_
     if (row < M && col < N) out[row * N + col] = acc;
 }
 
-emu::LaunchReport matmul(dev_ptr<float> out, dev_ptr<const float> a, dev_ptr<const float> w, int M, int N,
+emu::LaunchReport matmul(float* out, const float* a, const float* w, int M, int N,
                          int K) {
     const dim3 grid((N + GEMM_TILE - 1) / GEMM_TILE, (M + GEMM_TILE - 1) / GEMM_TILE);
     return ATTNLAB_LAUNCH(matmul_tiled_v1, grid, dim3(GEMM_TILE, GEMM_TILE), 0, out, a, w, M, N, K);

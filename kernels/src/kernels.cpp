@@ -6,7 +6,7 @@
 #include <functional>
 #include <stdexcept>
 
-#include "attnlab/cuda_emu.hpp"
+#include "attnlab/emu/launch.hpp"
 #include "attnlab/kernels/launchers.hpp"
 #include "backend.hpp"
 
@@ -362,15 +362,18 @@ std::optional<KernelRun> run_kernel_op(const std::string& name, const std::map<s
     KernelRun kr;
     const bool gpu = options.backend != Backend::Emulator && gpu_available();
     kr.backend = gpu ? Backend::Gpu : Backend::Emulator;
-    const unsigned threads = options.emulator_threads ? options.emulator_threads : emu::pool_threads();
-    kr.device = gpu ? gpu_device_name() : "CPU emulator (" + std::to_string(threads) + " threads)";
+    kr.device = gpu ? gpu_device_name() : "CPU emulator";
 
+    // One emulated launch at a time per process, its blocks on this OS thread
+    // (launchers.hpp): the checks' shadow state is the process's.
+    std::unique_lock<std::mutex> one_launch_at_a_time(emulated::emulator_lock(), std::defer_lock);
+    if (!gpu) one_launch_at_a_time.lock();
     emu::LaunchOptions lo = emu::launch_options();
     lo.checks = options.emulator_checks;
     lo.counters = options.emulator_counters;
     lo.trace = options.trace;
     lo.trace_block = options.trace_block;
-    lo.threads = options.emulator_threads;
+    lo.threads = 1;
     if (options.emulator_step_limit) lo.max_steps_per_thread = options.emulator_step_limit;
     emu::ScopedLaunchOptions scoped(lo);
     try {
@@ -410,18 +413,23 @@ LayoutComparison compare_attention_layouts(int B, int T, int H, int hd, int vers
     std::vector<float> values(size_t(n * 3));
     uint32_t state = 12345;  // a fixed LCG: the same figures every time
     for (float& x : values) x = float((state = state * 1664525u + 1013904223u) >> 8) / float(1 << 24) - 0.5f;
-    auto qkv = emu::DeviceBuffer<float>::from_host("qkv", values);
-    emu::DeviceBuffer<float> q("q", size_t(n)), k("k", size_t(n)), v("v", size_t(n));
-    emu::DeviceBuffer<float> out_t("out", size_t(n)), out_u("out", size_t(n));
+    const std::lock_guard<std::mutex> one_launch_at_a_time(emulated::emulator_lock());
+    emu::LaunchOptions lo = emu::launch_options();
+    lo.threads = 1;
+    emu::ScopedLaunchOptions scoped(lo);
+    using emulated::DeviceFloats;
+    const DeviceFloats qkv = DeviceFloats::from_host("qkv", values);
+    const DeviceFloats q("q", size_t(n)), k("k", size_t(n)), v("v", size_t(n));
+    const DeviceFloats out_t("out", size_t(n)), out_u("out", size_t(n));
     const int C = int(3 * D);
     for (auto [buffer, col0] : {std::pair{&q, 0}, {&k, int(D)}, {&v, int(2 * D)}})
-        if (!emulated::split_heads(buffer->ptr(), qkv.ptr(), B, T, H, hd, C, col0).ok())
+        if (!emulated::split_heads(buffer->data(), qkv.data(), B, T, H, hd, C, col0).ok())
             return c;
-    c.transposed = emulated::attention(version, out_t.ptr(), q.ptr(), k.ptr(), v.ptr(), nullptr, nullptr, nullptr,
+    c.transposed = emulated::attention(version, out_t.data(), q.data(), k.data(), v.data(), nullptr, nullptr, nullptr,
                                        B, H, T, hd);
     const int layout[3] = {T * C, hd, C};  // (b, h, t, d) of the q third of qkv (B, T, 3, H, hd)
-    const emu::DevicePtr<const float> base = qkv.ptr();
-    c.untransposed = emulated::attention(version, out_u.ptr(), base, base + D, base + 2 * D, nullptr, nullptr,
+    const float* base = qkv.data();
+    c.untransposed = emulated::attention(version, out_u.data(), base, base + D, base + 2 * D, nullptr, nullptr,
                                          nullptr, B, H, T, hd, layout);
     if (c.transposed.ok() && c.untransposed.ok()) {
         const std::vector<float> a = out_t.download(), b = out_u.download();

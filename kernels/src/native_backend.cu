@@ -11,7 +11,7 @@
 
 namespace attnlab::kernels::detail::native {
 
-using ::attnlab::kernels::native::dev_ptr;
+namespace K = ::attnlab::kernels::native;
 
 // cudaMalloc'd floats, freed with the last copy. A failed allocation or copy
 // throws; kernels.cpp turns that into a reported fault.
@@ -40,7 +40,7 @@ inline std::vector<float> download(const Buffer& b) {
     if (b.count) check(cudaMemcpy(out.data(), b.data.get(), b.count * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
     return out;
 }
-inline dev_ptr<float> ptr(const Buffer& b) { return b.data.get(); }
+inline float* ptr(const Buffer& b) { return b.data.get(); }
 
 #include "pipeline.inl"
 

@@ -5,10 +5,8 @@
 //   Buffer upload(const char*, const std::vector<float>&)
 //   Buffer alloc(const char*, size_t)         never-written memory
 //   std::vector<float> download(const Buffer&)
-//   dev_ptr<float> ptr(const Buffer&)
+//   float* ptr(const Buffer&)                 its device address
 // and the launchers of kernels/attention/*.cu are in scope as `K::...`.
-
-namespace K = ::attnlab::kernels::ATTNLAB_KERNEL_NS;
 
 // Collects launch reports; the first failed launch stops the pipeline.
 struct Launches {

@@ -160,24 +160,16 @@ Toolchain Toolchain::detect() {
     t.emu_include_dir = InstallLayout::current().emu_include_dir;
     t.launch_report_include_dir = InstallLayout::current().launch_report_include_dir;
     t.cuda_include_dir = InstallLayout::current().cuda_include_dir;
-    // Plain CUDA on the emulator: -fsanitize=thread makes every load and store
-    // call attnlab's hooks (libtsan is never linked), which also tell a null
-    // or misaligned pointer (a float4* that is not 16-byte aligned) from the
-    // address and the access's width; -fsanitize=bounds checks arrays of
-    // known size (a thread's `float acc[32]`); -fnon-call-exceptions lets a
-    // fault unwind out of a hook, -g1 gives the lines faults name. A thread's
-    // loads stay the width it wrote them, as nvcc keeps them: no vectorising,
-    // and no scalar replacement of aggregates, which would split
-    // `float4 x = p[i]` into four 4-byte loads that no misaligned float4 could
-    // fail. (-fsanitize=alignment,null would check every pointer's type
-    // instead, for a sixth of the compile's time.)
-    // The driver then asks for libtsan at link time: link_stubs answers it with nothing.
+    // Plain CUDA on the emulator: the flags attnlab's own kernels are built
+    // with too (cmake/AttnlabEmulatedCuda.cmake says why each one). The driver
+    // then asks for libtsan at link time: link_stubs answers it with nothing.
     t.link_stubs_dir = t.cuda_include_dir.parent_path() / "link_stubs";
-    t.cuda_flags = {"-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0", "-fsanitize=bounds",
-                    "-fno-sanitize-recover=bounds", "-fnon-call-exceptions", "-g1", "-fno-tree-vectorize", "-fno-tree-sra", "-O2",
-                    // -pthread defines _REENTRANT: the precompiled header must be built with it too, or g++
-                    // silently ignores the PCH and parses every header again (0.5 s per check).
-                    "-pthread", "-B" + t.link_stubs_dir.string() + "/"};  // -B also puts the folder first on the library path
+    std::istringstream emulated_cuda(ATTNLAB_EMU_CUDA_FLAGS);
+    for (std::string f; emulated_cuda >> f;) t.cuda_flags.push_back(f);
+    // -pthread defines _REENTRANT: the precompiled header must be built with it too, or g++
+    // silently ignores the PCH and parses every header again (0.5 s per check).
+    t.cuda_flags.push_back("-pthread");
+    t.cuda_flags.push_back("-B" + t.link_stubs_dir.string() + "/");  // -B also puts the folder first on the library path
     t.boost_context_library = ATTNLAB_BOOST_CONTEXT_LIBRARY;
     t.nvcc = env_or("ATTNLAB_NVCC", ATTNLAB_NVCC);
     t.learner_gpu_library = InstallLayout::current().learner_gpu_library;

@@ -1,5 +1,4 @@
 #include "attnlab/core/check/cuda_source.hpp"
-#include "attnlab/core/check/nvrtc_headers.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -876,8 +875,5 @@ std::string for_nvrtc(const std::string& source) {
     });
     return apply(source, sorted(std::move(edits)));
 }
-
-// The prelude is app/learner/include/attnlab/cuda.hpp, the learner's own header.
-const std::string& nvrtc_prelude() { return embedded_nvrtc_header("attnlab/cuda.hpp"); }
 
 }  // namespace attnlab::cuda_source

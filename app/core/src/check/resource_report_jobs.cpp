@@ -5,13 +5,14 @@
 
 #include "attnlab/core/base/util.hpp"
 #include "attnlab/core/check/cuda_source.hpp"
+#include "attnlab/core/check/nvrtc_headers.hpp"
 
 namespace attnlab {
 
 ResourceReport learner_resource_report(const std::string& source, const std::string& display_name, const std::string& arch,
                                        const fs::path& work_dir, const std::atomic<bool>* cancel, bool weak_sandbox_allowed) {
     try {
-        return compile_resources(cuda_source::for_nvrtc(source), display_name, {{"attnlab/cuda.hpp", cuda_source::nvrtc_prelude()}}, arch,
+        return compile_resources(cuda_source::for_nvrtc(source), display_name, {{"attnlab/cuda.hpp", nvrtc_prelude()}}, arch,
                                  work_dir, cancel, weak_sandbox_allowed);
     } catch (const std::exception& e) {  // it runs on threads nothing may escape: the report says what happened
         ResourceReport failed;

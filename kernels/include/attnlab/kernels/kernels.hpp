@@ -21,13 +21,13 @@ struct KernelOptions {
     Backend backend = Backend::Auto;  // Auto: the GPU when built with nvcc and a device exists
     int attention_version = 0;        // 1, 2, or 0 = v2 when hd <= 128, else v1
     bool stages = true;               // also compute scores / masked / weights (T×T per head)
-    // Emulator settings (checks, counters, tracing one block, threads...).
+    // Emulator settings (checks, counters, tracing one block...). A launch's
+    // blocks run one after another on the calling thread (launchers.hpp).
     // Ignored on a GPU, where no checks or counters exist.
     bool emulator_checks = true;
     bool emulator_counters = true;
     bool trace = false;               // record every access of trace_block, in every launch
     emu::Dim3 trace_block{0, 0, 0};
-    unsigned emulator_threads = 0;    // 0: all cores (or ATTNLAB_EMU_THREADS)
     uint64_t emulator_step_limit = 0; // checked accesses + barriers per thread; 0: the default (2^32)
 };
 
@@ -38,7 +38,7 @@ struct KernelRun {
     emu::LaunchReport report;               // the failed launch, or the main one (attention /
                                             // GEMM / split / merge) when every launch completed
     Backend backend = Backend::Emulator;    // where it ran: Emulator or Gpu, never Auto
-    std::string device;                     // "CPU emulator (2 threads)" or e.g. "NVIDIA H200"
+    std::string device;                     // "CPU emulator" or e.g. "NVIDIA H200"
     std::string input_error;                // inputs that do not fit the op (English, internal)
 
     // Output present: no input error and no fault.

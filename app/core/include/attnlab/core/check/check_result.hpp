@@ -144,7 +144,7 @@ struct KernelLaunchSummary {
 // case, beside the Eigen reference: the third column of a check.
 struct KernelOutcome {
     KernelBackend backend = KernelBackend::Emulator;
-    std::string device;    // "CPU emulator (2 threads)", "NVIDIA H200"
+    std::string device;    // "CPU emulator", "NVIDIA H200"
     Value output;
     std::vector<NamedTensor> stages;  // named like the reference's stages
     double max_abs_error_vs_reference = 0;  // over the output and every stage both record

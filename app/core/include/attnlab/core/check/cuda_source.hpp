@@ -40,9 +40,4 @@ std::vector<UnreadPart> unread_parts(const std::string& source);
 // columns were the rewrite's, dropped): errors quote the learner's code only.
 std::string restore_learner_lines(const std::string& output, const std::string& original, const std::string& rewritten);
 
-// The header NVRTC sees as <attnlab/cuda.hpp>: the learner's own (its NVRTC
-// part: DeviceTensor's members do nothing, host calls are no-ops, and the
-// launch stub for_nvrtc calls).
-const std::string& nvrtc_prelude();
-
 }  // namespace attnlab::cuda_source

@@ -11,4 +11,9 @@ namespace attnlab {
 // empty for a file that is not there.
 const std::string& embedded_nvrtc_header(const std::string& file);
 
+// The header NVRTC sees as <attnlab/cuda.hpp>: the learner's own (its NVRTC
+// part: DeviceTensor's members do nothing, host calls are no-ops, and the
+// launch stub cuda_source::for_nvrtc calls).
+inline const std::string& nvrtc_prelude() { return embedded_nvrtc_header("attnlab/cuda.hpp"); }
+
 }  // namespace attnlab

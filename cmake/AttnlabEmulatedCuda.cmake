@@ -1,0 +1,31 @@
+# The flags that put plain CUDA on attnlab's CPU emulator, in one place: a
+# learner's .cu (the runner adds them: compiler.cpp reads this list from the
+# generated build_config.hpp) and attnlab's own kernels (kernels/) are
+# compiled the same way, so every rule of the emulator's checks and counters
+# is written once (app/emu/src/raw_access.cpp) and applies to both.
+#
+# Why each flag (app/emu/include/attnlab/emu/raw_memory.hpp tells the whole story):
+#   -fsanitize=thread           every load and store calls attnlab's hooks
+#                               (sanitizer_hooks.cpp; libtsan is never linked)
+#   --param=tsan-instrument-func-entry-exit=0   no hook at each function's entry and exit
+#   -fsanitize=bounds -fno-sanitize-recover=bounds   arrays of known size (`float acc[32]`)
+#   -fnon-call-exceptions       a fault may unwind out of a hook
+#   -g1                         the lines faults name
+#   -fno-tree-vectorize -fno-tree-sra   a thread's loads stay the width it wrote
+#                               them, as nvcc keeps them: no vectorising, and no
+#                               scalar replacement of aggregates, which would split
+#                               `float4 x = p[i]` into four 4-byte loads that no
+#                               misaligned float4 could fail
+#                               (-fsanitize=alignment,null would check every
+#                               pointer's type instead, for a sixth of the compile)
+#   -O2                         the emulated kernel runs at a useful speed
+set(ATTNLAB_EMU_CUDA_FLAGS
+    -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -fsanitize=bounds -fno-sanitize-recover=bounds
+    -fnon-call-exceptions -g1 -fno-tree-vectorize -fno-tree-sra -O2)
+string(JOIN " " ATTNLAB_EMU_CUDA_FLAGS_STRING ${ATTNLAB_EMU_CUDA_FLAGS})
+
+# Compile SOURCES as emulated CUDA. Only their compile lines change: the link
+# never asks for libtsan, whose hooks attnlab_cuda_emu defines itself.
+function(attnlab_emulated_cuda_sources)
+  set_source_files_properties(${ARGN} PROPERTIES COMPILE_OPTIONS "${ATTNLAB_EMU_CUDA_FLAGS}")
+endfunction()
