@@ -3,8 +3,12 @@
 // |kernel - ref| <= atol + rtol·|ref|, masked (-inf) entries compared exactly.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "attnlab/core/text/launch_words.hpp"
 #include "attnlab/kernels/kernels.hpp"
@@ -216,6 +220,52 @@ TEST_CASE("a kernel fault is data: the pipeline stops and says where") {
     CHECK_FALSE(describe_fault(run->report.fault, Lang::Id).empty());
     // The next run is unaffected.
     CHECK(kernels::run_kernel_op("causal_mhsa", mhsa_inputs(0, 20, 64, 2, false))->ok());
+}
+
+// The line of `needle` in the embedded kernel file `file` (1-based; 0: absent).
+int line_of(const std::string& file, const std::string& needle) {
+    for (const kernels::KernelSource& s : kernels::kernel_sources()) {
+        if (s.file != file) continue;
+        const size_t at = s.text.find(needle);
+        return at == std::string::npos ? 0 : 1 + int(std::count(s.text.begin(), s.text.begin() + long(at), '\n'));
+    }
+    return 0;
+}
+
+TEST_CASE("a fault in attnlab's own kernel names a line of its .cu, as a learner's fault does") {
+    kernels::KernelOptions options;
+    options.backend = kernels::Backend::Emulator;
+    options.emulator_step_limit = 50;
+    const auto run = kernels::run_kernel_op("causal_mhsa", mhsa_inputs(0, 20, 64, 2, false), options);
+    REQUIRE(run.has_value());
+    REQUIRE(run->report.fault.kind == emu::FaultKind::StepLimit);
+    // Inside matmul_tiled_v1's body: after its signature, before its launcher.
+    const int first = line_of("layout.cu", "__global__ void matmul_tiled_v1"), last = line_of("layout.cu", "emu::LaunchReport matmul(");
+    REQUIRE(first > 0);
+    REQUIRE(last > first);
+    CHECK(run->report.fault.line > first);
+    CHECK(run->report.fault.line < last);
+}
+
+// The emulator's checks keep their state per process: run_kernel_op takes
+// launches one at a time, so callers on several threads (the window's checks
+// and a dev check) each get their own answer.
+TEST_CASE("kernel ops run from several threads at once each give the reference's answer") {
+    const reference::Inputs inputs = mhsa_inputs(2, 40, 64, 4, false);
+    const auto alone = kernels::run_kernel_op("batched_causal_mhsa", inputs);
+    REQUIRE(alone.has_value());
+    REQUIRE(alone->ok());
+    std::vector<std::optional<kernels::KernelRun>> runs(3);
+    std::vector<std::thread> threads;
+    for (auto& r : runs) threads.emplace_back([&r, &inputs] { r = kernels::run_kernel_op("batched_causal_mhsa", inputs); });
+    for (std::thread& t : threads) t.join();
+    for (const auto& r : runs) {
+        REQUIRE(r.has_value());
+        REQUIRE(r->ok());
+        CHECK(r->output.tensor.data == alone->output.tensor.data);
+        CHECK(r->report.counters.global_load_requests == alone->report.counters.global_load_requests);
+        CHECK(r->report.counters.shared_bank_conflicts == alone->report.counters.shared_bank_conflicts);
+    }
 }
 
 TEST_CASE("kernel sources and layouts for the Kernel view") {
