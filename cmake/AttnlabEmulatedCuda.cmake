@@ -19,9 +19,15 @@
 #                               (-fsanitize=alignment,null would check every
 #                               pointer's type instead, for a sixth of the compile)
 #   -O2                         the emulated kernel runs at a useful speed
+#   -fno-thread-jumps           one store in the source stays one store: jump
+#                               threading copies `w[i] = c ? a : b;` into both
+#                               arms of an earlier `if (c)`, two instructions
+#                               where nvcc emits one, and the counters (which
+#                               pair a warp's lanes by instruction) would see
+#                               two half-empty requests
 set(ATTNLAB_EMU_CUDA_FLAGS
     -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -fsanitize=bounds -fno-sanitize-recover=bounds
-    -fnon-call-exceptions -g1 -fno-tree-vectorize -fno-tree-sra -O2)
+    -fnon-call-exceptions -g1 -fno-tree-vectorize -fno-tree-sra -O2 -fno-thread-jumps)
 string(JOIN " " ATTNLAB_EMU_CUDA_FLAGS_STRING ${ATTNLAB_EMU_CUDA_FLAGS})
 
 # Compile SOURCES as emulated CUDA. Only their compile lines change: the link

@@ -7,7 +7,7 @@ For a change to the emulator, the learner headers or the runner that must not
 change what a learner is told (build the old revision in its own folder).
 Exits 1 when anything differs, 0 when all is the same.
 
-  scripts/compare_checks.py [--every-file] [--all-runtimes] BUILD_A BUILD_B COURSE_DIR [COURSE_DIR...]
+  scripts/compare_checks.py [--every-file] [--all-runtimes] [--ignore=KEY...] BUILD_A BUILD_B COURSE_DIR [COURSE_DIR...]
   scripts/compare_checks.py --kernels BUILD_A BUILD_B COURSE_DIR [COURSE_DIR...]
   e.g. scripts/compare_checks.py /tmp/build-old build exercises tests/fixtures/cuda-course
 
@@ -15,15 +15,19 @@ Exits 1 when anything differs, 0 when all is the same.
                   attacks/, probes/, ...), not only solution, right/ and wrong/
   --all-runtimes  C++ exercises too (.cpp files): their per-case `cuda` column is
                   attnlab's own kernel on the emulator
+  --ignore=KEY    leave out every value under KEY too (a change the caller has
+                  already explained, e.g. --ignore=device), so the rest shows
   --kernels       instead of checks: diff the two builds' `bench/attnlab-kernel-dump`
                   (every launch of attnlab's kernels on the courses' cases: counters,
                   faults, output hashes, and the attention layouts comparison)
 """
 import json, os, subprocess, sys, glob, tempfile
 
+IGNORED = {'ms', 'log', 'timing_ms', 'cpu', 'compile_cached', 'source', 'file', 'binary'}
+
 def strip(o):
     if isinstance(o, dict):
-        return {k: strip(v) for k, v in o.items() if not (k.endswith('_ms') or k in ('ms', 'log', 'timing_ms', 'cpu', 'compile_cached', 'source', 'file', 'binary'))}
+        return {k: strip(v) for k, v in o.items() if not (k.endswith('_ms') or k in IGNORED)}
     if isinstance(o, list):
         return [strip(x) for x in o]
     return o
@@ -95,14 +99,15 @@ def kernel_dump(build, courses):
     return json.loads(p.stdout)
 
 def compare_kernels(A, B, courses):
-    ds = diff(kernel_dump(A, courses), kernel_dump(B, courses))
+    ds = diff(strip(kernel_dump(A, courses)), strip(kernel_dump(B, courses)))
     for d in ds:
         print(d)
     print(f'kernel dump: {len(ds)} values differ')
     return not ds
 
 args = sys.argv[1:]
-flags = {a for a in args if a.startswith('--')}
+IGNORED |= {a[len('--ignore='):] for a in args if a.startswith('--ignore=')}
+flags = {a for a in args if a.startswith('--') and not a.startswith('--ignore=')}
 positional = [a for a in args if not a.startswith('--')]
 if len(positional) < 3 or flags - {'--every-file', '--all-runtimes', '--kernels'}:
     sys.exit(__doc__)
