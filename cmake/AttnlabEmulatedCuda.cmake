@@ -35,3 +35,31 @@ string(JOIN " " ATTNLAB_EMU_CUDA_FLAGS_STRING ${ATTNLAB_EMU_CUDA_FLAGS})
 function(attnlab_emulated_cuda_sources)
   set_source_files_properties(${ARGN} PROPERTIES COMPILE_OPTIONS "${ATTNLAB_EMU_CUDA_FLAGS}")
 endfunction()
+
+# An OBJECT library NAME of plain-CUDA FILES (.cu) built for the emulator, the
+# way a learner's .cu is: the build tool attnlab-rewrite-cuda (kernels/) gives
+# each file the learner's rewrite of `__shared__` (with a #line, so faults and
+# __LINE__ name the .cu's own lines), then it is compiled as emulated CUDA
+# against the learners' device header. attnlab's kernels (kernels/), the
+# emulator's test kernels (tests/) and its benchmark's (bench/) are built so.
+# A consumer links NAME, and attnlab_cuda_emu for the hooks.
+function(attnlab_emulated_cuda_objects name)
+  set(_rewritten)
+  foreach(_file ${ARGN})
+    get_filename_component(_source ${_file} ABSOLUTE)
+    get_filename_component(_stem ${_file} NAME_WE)
+    file(RELATIVE_PATH _shown ${PROJECT_SOURCE_DIR} ${_source})
+    set(_out ${CMAKE_CURRENT_BINARY_DIR}/emulated/${_stem}.cpp)
+    add_custom_command(OUTPUT ${_out}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/emulated
+      COMMAND attnlab-rewrite-cuda ${_source} ${_out}
+      DEPENDS attnlab-rewrite-cuda ${_source}
+      COMMENT "attnlab: ${_shown} rewritten for the emulator" VERBATIM)
+    list(APPEND _rewritten ${_out})
+  endforeach()
+  add_library(${name} OBJECT ${_rewritten})
+  attnlab_emulated_cuda_sources(${_rewritten})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/app/learner/cuda_include
+                             ${PROJECT_SOURCE_DIR}/app/learner/include ${PROJECT_SOURCE_DIR}/app/emu/include
+                             ${PROJECT_SOURCE_DIR}/app/common/include)
+endfunction()
