@@ -15,20 +15,18 @@
 #include <thread>
 
 #include "attnlab/core/check/performance.hpp"
-#include "attnlab/cuda_emu.hpp"  // the barrier kernel, on checked pointer types
 #include "attnlab/core/check/roofline.hpp"
+#include "attnlab/emu/launch.hpp"
 #include "attnlab/kernels/kernels.hpp"
 #include "attnlab/kernels/launchers.hpp"
 
 using namespace attnlab;
-using emu::DevicePtr;
+
+namespace attnlab::bench {
+void barriers_only(float* out, int n);  // emulator_bench_kernels.cu: n barriers, then out[0] = n
+}  // namespace attnlab::bench
 
 namespace {
-
-__global__ void barriers_only(DevicePtr<float> out, int n) {
-    for (int i = 0; i < n; ++i) __syncthreads();
-    if (threadIdx.x == 0) out[0] = float(n);
-}
 
 // CPU seconds of the whole process (all threads): on a busy machine the wall
 // time says more about the neighbours than about the emulator.
@@ -48,12 +46,13 @@ std::vector<float> random_values(size_t n, unsigned seed) {
 
 void bench_barrier(const emu::LaunchOptions& options) {
     emu::ScopedLaunchOptions scoped(options);
-    emu::DeviceBuffer<float> out("out", 1);
+    const kernels::emulated::DeviceFloats out("out", 1);
     const int n = 2000;
-    emu::launch("barriers_only", barriers_only, dim3(1), dim3(256), 0, out.ptr(), 10);  // warm-up: stacks
+    using bench::barriers_only;
+    emu::launch("barriers_only", barriers_only, dim3(1), dim3(256), 0, out.data(), 10);  // warm-up: stacks
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = cpu_seconds();
-    const emu::LaunchReport r = emu::launch("barriers_only", barriers_only, dim3(1), dim3(256), 0, out.ptr(), n);
+    const emu::LaunchReport r = emu::launch("barriers_only", barriers_only, dim3(1), dim3(256), 0, out.data(), n);
     const double s = seconds_since(start), cpu = cpu_seconds() - cpu_start;
     std::printf("  __syncthreads at 256 threads: %.2f us per barrier wall, %.2f us CPU (%lld barriers, %s)\n",
                 s / n * 1e6, cpu / n * 1e6, (long long)r.counters.barriers, r.ok() ? "ok" : "FAULT");
