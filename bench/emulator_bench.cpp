@@ -4,7 +4,7 @@
 // attention launch on 2 cores. Then the speed model's validation table: the
 // estimate of each kernel at that shape beside a bound derived by hand (the
 // README's table).
-//   attnlab-bench-emulator [threads]   (the barrier kernel's OS threads; default: every core)
+//   attnlab-bench-emulator
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -117,17 +117,13 @@ void print_validation() {
     }
 }
 
-int main(int argc, char** argv) {
+int main() {
     emu::LaunchOptions full;
-    if (argc > 1) full.threads = unsigned(std::atoi(argv[1]));
     emu::LaunchOptions bare = full;
     bare.checks = false;
     bare.counters = false;
-    std::printf("attnlab CUDA emulator, %u OS threads for the barrier kernel's blocks\n",
-                full.threads ? full.threads : emu::pool_threads());
+    std::printf("attnlab CUDA emulator (a launch's blocks run one after another on one OS thread)\n");
     bench_barrier(full);
-    // attnlab's kernels run as plain CUDA, a launch's blocks on one OS thread (launchers.hpp).
-    full.threads = bare.threads = 1;
     for (int version : {1, 2}) {
         bench_attention(version, full, "checks + counters:");
         bench_attention(version, bare, "bounds only:");

@@ -60,15 +60,10 @@ Device<float> iota_buffer(const char* name, size_t n) {
     return b;
 }
 
-// A launch with the calling thread's options, its blocks on one OS thread,
-// as every launch that reaches memory must run: the checks of plain CUDA
-// keep their state per process (attnlab/emu/raw_memory.hpp). Only the
-// scheduler tests launch on more OS threads, a kernel that touches no memory.
+// A launch with the calling thread's options (its blocks run one after
+// another on this OS thread, as every launch does).
 template <class Kernel, class... Args>
 LaunchReport run(const char* name, Kernel kernel, dim3 grid, dim3 block, uint64_t smem, Args... args) {
-    LaunchOptions o = launch_options();
-    o.threads = 1;
-    ScopedLaunchOptions one_os_thread(o);
     return launch(name, kernel, grid, block, smem, args...);
 }
 
@@ -453,24 +448,16 @@ TEST_CASE("trace: every access of the chosen block, with its warp request index"
     CHECK(reads == 32);
 }
 
-// The pool's OS threads run a kernel that touches no memory (barrier_only):
-// the checks of memory keep their state per process, so a kernel that
-// reaches memory runs its blocks on one OS thread.
 TEST_CASE("scheduler: no memory for the threads' stacks is a fault, never an exception out of launch()") {
-    for (unsigned threads : {1u, 3u}) {  // the calling thread alone, and pool threads too
-        INFO("threads " << threads);
+    {
         LaunchOptions o;
-        o.threads = threads;
         o.stack_bytes = size_t(1) << 62;  // no mmap can give that
         ScopedLaunchOptions scoped(o);
         const LaunchReport r = launch("barrier_only", barrier_only, dim3(8), dim3(32), 0);
         CHECK(r.fault.kind == FaultKind::KernelException);
         CHECK(r.fault.detail == "cannot allocate emulated thread stacks");
     }
-    LaunchOptions o;
-    o.threads = 3;
-    ScopedLaunchOptions scoped(o);
-    const LaunchReport r = launch("barrier_only", barrier_only, dim3(8), dim3(32), 0);  // the pool still works
+    const LaunchReport r = launch("barrier_only", barrier_only, dim3(8), dim3(32), 0);  // the next launch works
     CHECK(r.ok());
     CHECK(r.counters.blocks == 8);
     CHECK(r.counters.barriers == 8);
@@ -484,7 +471,6 @@ TEST_CASE("scheduler: a launch under an address-space limit too small for its st
     if (child == 0) {
         Device<float> out("out", 2 * 1024);
         LaunchOptions o;
-        o.threads = 1;                // the pool's threads do not exist in a forked child
         o.stack_bytes = 1024 * 1024;  // 1024 threads: 1 GiB of stacks
         ScopedLaunchOptions scoped(o);
         long pages = 0;

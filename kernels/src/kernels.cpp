@@ -373,7 +373,6 @@ std::optional<KernelRun> run_kernel_op(const std::string& name, const std::map<s
     lo.counters = options.emulator_counters;
     lo.trace = options.trace;
     lo.trace_block = options.trace_block;
-    lo.threads = 1;
     if (options.emulator_step_limit) lo.max_steps_per_thread = options.emulator_step_limit;
     emu::ScopedLaunchOptions scoped(lo);
     try {
@@ -415,7 +414,6 @@ LayoutComparison compare_attention_layouts(int B, int T, int H, int hd, int vers
     for (float& x : values) x = float((state = state * 1664525u + 1013904223u) >> 8) / float(1 << 24) - 0.5f;
     const std::lock_guard<std::mutex> one_launch_at_a_time(emulated::emulator_lock());
     emu::LaunchOptions lo = emu::launch_options();
-    lo.threads = 1;
     emu::ScopedLaunchOptions scoped(lo);
     using emulated::DeviceFloats;
     const DeviceFloats qkv = DeviceFloats::from_host("qkv", values);

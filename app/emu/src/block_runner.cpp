@@ -1,5 +1,6 @@
-// The emulator's scheduler: a pool of OS threads takes blocks; each block's
-// threads are boost.context fibers run round-robin on one OS thread.
+// The emulator's scheduler: a launch's blocks run one after another on the
+// launching OS thread; each block's threads are boost.context fibers run
+// round-robin.
 //
 // One "sweep" runs every runnable fiber once; a fiber runs until it blocks
 // at __syncthreads, at a warp operation whose lanes have not all arrived, or
@@ -10,8 +11,8 @@
 // fiber switches directly to the next runnable one of the sweep; the last one
 // switches back to the scheduler.
 //
-// This file: a block from start to end on one OS thread (block_state.hpp
-// holds what it keeps); the pool (thread_pool.cpp) gives blocks to OS threads.
+// This file: a block from start to end (block_state.hpp holds what it keeps),
+// and a launch's blocks in turn.
 #include <algorithm>
 #include <utility>
 
@@ -314,10 +315,10 @@ void run_blocks(Launch& L) {
     std::lock_guard<std::mutex> lock(L.m);
     L.counters.add(w.counters);
     for (auto [mine, launch] : {std::pair{&w.loaded, &L.loaded}, std::pair{&w.stored, &L.stored}}) {
-        if (launch->size() == 0) launch->swap(*mine);  // the usual case: one worker ran every block
+        if (launch->size() == 0) launch->swap(*mine);  // (the Launch's sets are empty: one worker runs every block)
         else for (uint64_t k : mine->keys()) launch->insert(k);
     }
-    if (!w.trace.empty()) {  // several workers may have traced blocks (trace_all_blocks)
+    if (!w.trace.empty()) {
         L.trace.insert(L.trace.end(), std::make_move_iterator(w.trace.begin()), std::make_move_iterator(w.trace.end()));
         w.trace.clear();
         if (L.trace.size() > L.options.trace_limit) {

@@ -11,7 +11,7 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
-#include "attnlab/cuda_emu.hpp"
+#include "thread_state.hpp"
 #include "attnlab/emu/warp_requests.hpp"
 
 namespace attnlab::emu::detail {
@@ -104,13 +104,6 @@ struct Launch {
     bool trace_truncated = false;
 };
 
-struct DynamicView {
-    size_t elem_size = 0;
-    const char* type = "";
-    std::vector<Shadow> shadow;
-    SharedRegion region;
-};
-
 // A shared read of an element no thread of the block had written yet.
 struct UnwrittenRead {
     const SharedRegion* region;
@@ -148,16 +141,12 @@ struct Worker {
     // next one is released, by which time every thread has read it.
     int64_t barrier_votes[2] = {0, 0};
     unsigned barrier_generation = 0;
-    unsigned char* arena = nullptr;  // dynamic shared memory, 128-byte aligned
-    size_t arena_bytes = 0;
-    std::deque<DynamicView> views;  // deque: regions handed out never move
     // Fibers pass control straight to the next runnable fiber of the sweep
     // (one switch per thread per sweep instead of two); the last one returns
     // to the scheduler. Whoever is resumed stores the continuation of the
     // context that resumed it in `suspending`'s slot.
     ctx::fiber scheduler;              // the scheduler, while a fiber runs
     FiberThread* suspending = nullptr; // who switched away last (nullptr: the scheduler)
-    ~Worker() { if (arena) ::operator delete(arena, std::align_val_t(128)); }
 };
 
 // Defined in block_runner.cpp; one per OS thread, reused across blocks and launches.
@@ -220,12 +209,7 @@ std::vector<ThreadGroup> mismatched_groups(const Worker& w, const WarpState& ws,
 
 // Turn one warp's logs into requests (the warp's lanes are at one program point).
 void close_warp(Worker& w, unsigned warp);
-// Runs blocks of L on the calling OS thread until none is left.
+// Runs the blocks of L on the calling OS thread, one after another.
 void run_blocks(Launch& L);
-
-// -------------------------------------------------------- thread_pool.cpp
-
-// Runs L's blocks on `helpers` pool threads plus the calling thread.
-void run_on_pool(Launch& L, unsigned helpers);
 
 }  // namespace attnlab::emu::detail

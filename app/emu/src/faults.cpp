@@ -191,11 +191,6 @@ void note_unwritten_shared_read(const SharedRegion& r, int64_t index, int line) 
     worker.unwritten_reads.push_back({&r, index, current_thread->linear, line});
 }
 
-void null_access(bool write, int line) {
-    if (!current_thread) throw std::invalid_argument("access through a null device pointer");
-    fault_access(FaultKind::OutOfBounds, MemorySpace::Global, write, "", 0, 0, "", line);
-}
-
 void fault_step_limit(int line) {
     Fault f;
     f.kind = FaultKind::StepLimit;

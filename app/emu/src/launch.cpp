@@ -1,9 +1,8 @@
 // A kernel launch from host code: its options, the launches a GPU would
-// refuse, its blocks run on the pool, and its report.
+// refuse, its blocks run one after another, and its report.
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <thread>
+#include <mutex>
 
 #include "block_state.hpp"
 
@@ -16,14 +15,6 @@ LaunchOptions& launch_options() {
 
 namespace detail {
 namespace {
-
-unsigned default_threads() {
-    if (const char* env = std::getenv("ATTNLAB_EMU_THREADS")) {
-        const int n = std::atoi(env);
-        if (n > 0) return unsigned(n);
-    }
-    return std::max(1u, std::thread::hardware_concurrency());
-}
 
 // A launch the hardware would refuse: a stable code for the message layer,
 // with the offending number in `size` (and the limit in `index`).
@@ -77,9 +68,11 @@ LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uin
     report.block = block;
     report.dynamic_shared_bytes = dynamic_smem;
     if (launch_error(L, report.fault)) return report;
-    const unsigned threads = L.options.threads ? L.options.threads : default_threads();
-    const unsigned helpers = unsigned(std::min<uint64_t>(threads, L.nblocks)) - 1;
-    run_on_pool(L, helpers);
+    {
+        static std::mutex one_launch_at_a_time;
+        const std::lock_guard<std::mutex> lock(one_launch_at_a_time);
+        run_blocks(L);
+    }
 
     report.fault = std::move(L.fault);
     report.counters = L.counters;
@@ -88,14 +81,12 @@ LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uin
     report.trace = std::move(L.trace);
     report.trace_truncated = L.trace_truncated;
     raw::resolve_lines(report);
-    Fault& f = report.fault;  // (the running block's barriers are this thread's when blocks ran here)
+    Fault& f = report.fault;
     if ((f.kind == FaultKind::SharedRace || f.kind == FaultKind::GlobalRace) && f.detail.empty() &&
         detail::loop_wraparound(f.is_write, f.other_is_write, f.line, f.other_line))
         f.detail = "loop_wraparound";
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return report;
 }
-
-unsigned pool_threads() { return detail::default_threads(); }
 
 }  // namespace attnlab::emu

@@ -8,10 +8,10 @@
 // it is: a static or dynamic __shared__ variable (one arena), a device
 // allocation (or its guard pages: out of bounds), or anything else (the
 // thread's own stack, host data: not device memory, unchecked). Checks and
-// counters then work as for attnlab's own checked pointer types
-// (cuda_emu.hpp): the same shadow rules for shared memory, the same warp
-// request logs, plus what raw pointers make possible, races in global memory
-// between any two threads of a launch.
+// counters then follow: the shadow rules of shared memory, the warp request
+// logs, and races in global memory between any two threads of a launch.
+// attnlab's own kernels (kernels/) come through here too: every rule of the
+// emulator's checks is written once, in this file.
 //
 // An access site is the instruction's return address; sites get small ids
 // (the warp request logs pair lanes by them) and a source line only when a
@@ -31,7 +31,7 @@
 
 #include <backtrace.h>
 
-#include "attnlab/cuda_emu.hpp"
+#include "thread_state.hpp"
 #include "raw_access.hpp"
 #include "raw_heap.hpp"
 
@@ -212,7 +212,7 @@ void check_alignment(uintptr_t a, unsigned size, MemorySpace space, bool write, 
 
 // ------------------------------------------------------------ shared checks
 
-// The same rules as SharedRef's (cuda_emu.hpp), per element of the variable.
+// Racecheck and initcheck of shared memory, per element of the variable.
 detail::Shadow& fresh(detail::Shadow& sh) {
     if (sh.interval != detail::clock.interval) {
         sh.interval = detail::clock.interval;

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "attnlab/cuda_emu.hpp"
+#include "thread_state.hpp"
 
 namespace attnlab::emu::raw {
 

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "attnlab/cuda_emu.hpp"
+#include "thread_state.hpp"
 #include "attnlab/emu/raw_memory.hpp"
 #include "raw_access.hpp"
 

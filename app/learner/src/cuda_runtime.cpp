@@ -19,7 +19,7 @@
 
 #include "attnlab/cuda.hpp"
 #include "attnlab/cuda_entry.hpp"
-#include "attnlab/cuda_emu.hpp"
+#include "attnlab/emu/launch.hpp"
 #include "attnlab/emu/raw_runtime.hpp"
 #include "attnlab/common/register_file.hpp"
 #include "device_tensor_storage.hpp"  // DeviceTensor's members
@@ -161,8 +161,8 @@ bool launches_stopped() {
 
 namespace {
 
-// One OS thread: a case's launches run the same way every time, and the
-// sandbox's process limit never meets the emulator's thread pool. When the
+// A launch's blocks run one after another on this OS thread (the emulator's
+// way), so a case's launches run the same way every time. When the
 // Kernel view asked for it (--trace-kernels), every block is traced until the
 // case's share of the protocol's trace budget is spent; a plain check records
 // nothing (tracing costs most of a traced run). Loops with memory accesses
@@ -182,7 +182,6 @@ void focus_trace_on_one_block(emu::LaunchOptions& o, emu::Dim3 grid) {
 
 emu::LaunchOptions case_launch_options(emu::Dim3 grid) {
     emu::LaunchOptions o;
-    o.threads = 1;
     const size_t left = Limits::max_trace_events - std::min<size_t>(case_log().trace_events, Limits::max_trace_events);
     o.trace = harness_options().trace_kernels && left > 0;
     o.trace_all_blocks = true;

@@ -1,11 +1,11 @@
 #pragma once
-// The CUDA execution model's device surface on attnlab's CPU emulator, shared
-// by attnlab's own kernels (attnlab/cuda_emu.hpp, checked pointer types) and
-// learners' plain CUDA (attnlab/cuda.hpp, raw pointers checked through the
-// compiler's instrumentation): qualifiers, dim3 and the built-in index
-// variables, barriers, warp operations and the math intrinsics. Memory and
-// launches are each side's own. How `__shared__` is spelled is each side's
-// too, so this header leaves it undefined.
+// The CUDA execution model's device surface on attnlab's CPU emulator, under
+// the device header of plain CUDA (app/learner/cuda_include/attnlab/
+// cuda_device.hpp), which learners' kernels and attnlab's own (kernels/) both
+// compile against: qualifiers, dim3 and the built-in index variables,
+// barriers, warp operations and the math intrinsics. Memory is reached through
+// plain pointers (attnlab/emu/raw_memory.hpp); `__shared__` is the source
+// rewrite's (cuda_source.cpp), so this header leaves it undefined.
 #include <cmath>
 #include <cstdint>
 #include <cstring>

@@ -2,12 +2,12 @@
 // Launching a kernel on attnlab's CPU emulator: the options of the calling OS
 // thread's launches, and launch itself. Shared by every front end of the
 // emulator: attnlab's own kernels (kernels/), learners' programs (their
-// runtime, app/learner) and the emulator's tests. Nothing here says how a
-// kernel reaches memory; that is raw_memory.hpp's (plain CUDA) or
-// cuda_emu.hpp's (checked pointer types).
+// runtime, app/learner) and the emulator's tests. Every kernel is plain CUDA,
+// compiled with the hooks of attnlab/emu/raw_memory.hpp.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -16,6 +16,11 @@
 #include "attnlab/emu_device.hpp"
 
 namespace attnlab::emu {
+
+// Host code touched device memory where a learner program forbids it.
+struct HostAccessError : std::logic_error {
+    using std::logic_error::logic_error;
+};
 
 // What happens when host code (outside any kernel) touches device memory or a
 // null pointer: `type` is the C++ exception that names it
@@ -31,7 +36,6 @@ void set_host_fault_handler(HostFaultHandler handler);
 struct LaunchOptions {
     bool checks = true;        // memcheck bounds are always on; this adds initcheck + racecheck
     bool counters = true;      // sectors/request, bank conflicts (logs every access)
-    unsigned threads = 0;      // OS threads for blocks; 0: hardware (or ATTNLAB_EMU_THREADS)
     bool trace = false;        // record every access of trace_block (per-block views)
     Dim3 trace_block{0, 0, 0};
     bool trace_all_blocks = false;  // with `trace`: every block, each event naming its block
@@ -53,8 +57,10 @@ private:
     LaunchOptions saved_;
 };
 
-// Runs `body` as every thread of every block of the grid; nothing escapes:
-// the outcome (a fault, the counters) is the report.
+// Runs `body` as every thread of every block of the grid, the blocks one
+// after another on the calling OS thread, one launch at a time per process
+// (the checks keep their shadow of device memory per process); nothing
+// escapes: the outcome (a fault, the counters) is the report.
 LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uint64_t dynamic_smem,
                              std::function<void()> body);
 
@@ -66,8 +72,5 @@ LaunchReport launch(const char* name, Kernel kernel, dim3 grid, dim3 block, uint
                                std::apply(kernel, tup);
                            });
 }
-
-// Thread count of the block pool (for benchmarks and messages).
-unsigned pool_threads();
 
 }  // namespace attnlab::emu

@@ -27,7 +27,7 @@ struct InstallLayout {
     fs::path learner_include_dir;  // holds attnlab/tensor.hpp and attnlab/entry.hpp
     fs::path learner_library;    // libattnlab_learner.a
     fs::path learner_cuda_library;  // libattnlab_learner_cuda.a ("" when built without the emulator)
-    fs::path emu_include_dir;    // holds attnlab/cuda_emu.hpp (the emulator's CUDA surface)
+    fs::path emu_include_dir;    // holds attnlab/emu_device.hpp and attnlab/emu/ (the emulator's device surface)
     fs::path launch_report_include_dir;  // holds attnlab/common/launch_report.hpp, which the emulator's headers include
     fs::path cuda_include_dir;   // CUDA's headers for a learner's .cu on the emulator (<cuda_runtime.h>, <cuda_fp16.h>...)
     fs::path learner_gpu_library;  // libattnlab_learner_gpu.a ("" when built without nvcc); nvcc reads learner_include_dir's attnlab/cuda.hpp too
