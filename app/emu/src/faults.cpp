@@ -145,8 +145,8 @@ std::vector<ThreadGroup> mismatched_groups(const Worker& w, const WarpState& ws,
 
 // ---------------------------------------------- raised by device-side code
 
-void fault_access(FaultKind kind, MemorySpace space, bool write, const std::string& buffer,
-                  int64_t index, int64_t size, const char* type, int line) {
+Fault access_fault(FaultKind kind, MemorySpace space, bool write, const std::string& buffer, int64_t index,
+                   int64_t size, const char* type, int line) {
     Fault f;
     f.kind = kind;
     f.space = space;
@@ -156,7 +156,12 @@ void fault_access(FaultKind kind, MemorySpace space, bool write, const std::stri
     f.size = size;
     f.element_type = type;
     f.line = line;
-    abort_thread(std::move(f));
+    return f;
+}
+
+void fault_access(FaultKind kind, MemorySpace space, bool write, const std::string& buffer,
+                  int64_t index, int64_t size, const char* type, int line) {
+    abort_thread(access_fault(kind, space, write, buffer, index, size, type, line));
 }
 
 bool loop_wraparound(bool write, bool other_write, int line, int other_line) {

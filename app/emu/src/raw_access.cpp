@@ -27,6 +27,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <backtrace.h>
@@ -197,15 +198,7 @@ inline bool misaligned(uintptr_t a, unsigned size) { return size > 1 && size <= 
 void check_alignment(uintptr_t a, unsigned size, MemorySpace space, bool write, const char* buffer, int64_t index,
                      int64_t count, const char* type, unsigned site) {
     if (!misaligned(a, size)) return;
-    Fault f;
-    f.kind = FaultKind::MisalignedAddress;
-    f.space = space;
-    f.is_write = write;
-    f.buffer = buffer;
-    f.index = index;
-    f.size = count;
-    f.element_type = type;
-    f.line = line_of_site(site);
+    Fault f = detail::access_fault(FaultKind::MisalignedAddress, space, write, buffer, index, count, type, line_of_site(site));
     f.detail = std::to_string(size);  // the access's bytes
     detail::raise_fault(std::move(f));
 }
@@ -331,15 +324,8 @@ inline bool unordered_global(uint32_t epoch, uint16_t thread, uint32_t sync, con
 
 [[noreturn]] void global_race(const Allocation& A, int64_t index, bool write, uint32_t other_epoch, uint16_t other_thread,
                               uint16_t other_site, bool other_write, unsigned site) {
-    Fault f;
-    f.kind = FaultKind::GlobalRace;
-    f.space = MemorySpace::Global;
-    f.is_write = write;
-    f.buffer = A.name;
-    f.index = index;
-    f.size = int64_t((A.end - A.base) / A.elem_size);
-    f.element_type = A.type;
-    f.line = line_of_site(site);
+    Fault f = detail::access_fault(FaultKind::GlobalRace, MemorySpace::Global, write, A.name, index, A.count(), A.type,
+                                   line_of_site(site));
     f.other_block = {blockIdx.x, blockIdx.y, blockIdx.z};
     detail::block_of_epoch(other_epoch, f.other_block);
     f.other_thread = detail::thread_of_linear(other_thread);
@@ -415,15 +401,8 @@ void freed_access(uintptr_t a, bool write, unsigned site) {
     const auto after = std::upper_bound(by_base.begin(), by_base.end(), a, [](uintptr_t x, const auto& e) { return x < e.first; });
     const Allocation& A = *std::prev(after)->second;
     if (a >= std::max(A.end, A.base + 1)) return;
-    Fault f;
-    f.kind = FaultKind::OutOfBounds;
-    f.space = MemorySpace::Global;
-    f.is_write = write;
-    f.buffer = A.name;
-    f.index = A.index_of(a);
-    f.size = A.count();
-    f.element_type = A.type;
-    f.line = line_of_site(site);
+    Fault f = detail::access_fault(FaultKind::OutOfBounds, MemorySpace::Global, write, A.name, A.index_of(a), A.count(), A.type,
+                                   line_of_site(site));
     f.detail = "freed";
     detail::raise_fault(std::move(f));
 }
@@ -527,36 +506,37 @@ template <class T, class F> T atomic_rmw(T* p, F f) {
     return old;
 }
 
-template <class T> T integer_atomic(T* p, AtomicOp op, T v, T compare) {
-    return atomic_rmw(p, [&](T old) -> T {
+// What CUDA's atomic `op` stores over `old` (the bitwise and wrapping ones
+// exist for integers only; CUDA has no others).
+template <class T> T atomic_result(AtomicOp op, T old, T v, T compare) {
+    switch (op) {
+    case AtomicOp::Add: return old + v;
+    case AtomicOp::Sub: return old - v;
+    case AtomicOp::Exch: return v;
+    case AtomicOp::Min: return v < old ? v : old;
+    case AtomicOp::Max: return old < v ? v : old;
+    case AtomicOp::Cas: return old == compare ? v : old;
+    default: break;
+    }
+    if constexpr (std::is_integral_v<T>) {
         switch (op) {
-        case AtomicOp::Add: return old + v;
-        case AtomicOp::Sub: return old - v;
-        case AtomicOp::Exch: return v;
-        case AtomicOp::Min: return v < old ? v : old;
-        case AtomicOp::Max: return old < v ? v : old;
         case AtomicOp::Inc: return old >= v ? 0 : old + 1;   // CUDA's atomicInc wraps at v
         case AtomicOp::Dec: return (old == 0 || old > v) ? v : old - 1;
-        case AtomicOp::Cas: return old == compare ? v : old;
         case AtomicOp::And: return old & v;
         case AtomicOp::Or: return old | v;
         case AtomicOp::Xor: return old ^ v;
+        default: break;
         }
-        return old;
-    });
+    }
+    return old;
+}
+
+template <class T> T integer_atomic(T* p, AtomicOp op, T v, T compare) {
+    return atomic_rmw(p, [&](T old) { return atomic_result(op, old, v, compare); });
 }
 
 template <class T> T float_atomic(T* p, AtomicOp op, T v) {
-    return atomic_rmw(p, [&](T old) -> T {
-        switch (op) {
-        case AtomicOp::Add: return old + v;
-        case AtomicOp::Sub: return old - v;
-        case AtomicOp::Exch: return v;
-        case AtomicOp::Min: return v < old ? v : old;
-        case AtomicOp::Max: return old < v ? v : old;
-        default: return old;
-        }
-    });
+    return atomic_rmw(p, [&](T old) { return op == AtomicOp::Cas ? old : atomic_result(op, old, v, T(0)); });
 }
 
 }  // namespace

@@ -86,6 +86,11 @@ struct SharedRegion {
     const char* name = "shared array";
 };
 
+// The fault of one access: what, where, which element of which buffer, on
+// which line. The reporters below and the checks of raw_access.cpp (which add
+// their details) all start from it.
+Fault access_fault(FaultKind kind, MemorySpace space, bool write, const std::string& buffer, int64_t index,
+                   int64_t size, const char* type, int line);
 // Fault reporters: record the fault for the launch and unwind the fiber.
 [[noreturn]] void fault_access(FaultKind kind, MemorySpace space, bool write, const std::string& buffer,
                                int64_t index, int64_t size, const char* type, int line);
