@@ -12,7 +12,7 @@
 #include "attnlab/core/base/install_layout.hpp"
 #include "attnlab/core/base/util.hpp"
 #include "attnlab/core/check/compiler.hpp"
-#include "attnlab/core/check/cuda_source.hpp"
+#include "attnlab/emu/cuda_source.hpp"
 #include "attnlab/core/check/gpu_resources.hpp"
 #include "attnlab/core/check/nvrtc_headers.hpp"
 #include "attnlab/core/check/runner.hpp"

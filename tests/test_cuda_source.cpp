@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "attnlab/core/check/cuda_source.hpp"
+#include "attnlab/emu/cuda_source.hpp"
 
 using namespace attnlab;
 

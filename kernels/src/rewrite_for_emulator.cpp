@@ -10,7 +10,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "attnlab/core/check/cuda_source.hpp"
+#include "attnlab/emu/cuda_source.hpp"
 
 int main(int argc, char** argv) {
     if (argc != 3) {

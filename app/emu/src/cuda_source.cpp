@@ -1,4 +1,4 @@
-#include "attnlab/core/check/cuda_source.hpp"
+#include "attnlab/emu/cuda_source.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "attnlab/core/base/util.hpp"
-#include "attnlab/core/check/cuda_source.hpp"
+#include "attnlab/emu/cuda_source.hpp"
 #include "attnlab/core/check/nvrtc_headers.hpp"
 
 namespace attnlab {

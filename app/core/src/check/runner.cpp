@@ -13,7 +13,7 @@
 #include "attnlab/common/register_file.hpp"
 #include "attnlab/core/check/case_groups.hpp"
 #include "attnlab/core/check/compare.hpp"
-#include "attnlab/core/check/cuda_source.hpp"
+#include "attnlab/emu/cuda_source.hpp"
 #include "attnlab/core/check/expected.hpp"
 #include "attnlab/core/check/gpu_resources.hpp"
 #include "attnlab/core/check/reference_kernel.hpp"

@@ -1,7 +1,7 @@
 #include "attnlab/core/course/runtime_profile.hpp"
 
 #include "attnlab/core/check/compiler.hpp"
-#include "attnlab/core/check/cuda_source.hpp"
+#include "attnlab/emu/cuda_source.hpp"
 #include "attnlab/core/check/learner_includes.hpp"
 
 namespace attnlab {

@@ -17,10 +17,26 @@
 // A kernel launch is read with every bracket balanced: the kernel is any
 // postfix expression (`k<(N > 2)>`, `(c ? k2 : k1)`, `pick(n)`), the
 // configuration any expressions (`dim3(a, b)`, a lambda's call).
+// attnlab's own kernels get the same rewrite when they are built for the
+// emulator (kernels/CMakeLists.txt), so it lives below both: pure text, in
+// the library attnlab_cuda_source.
 #include <string>
 #include <vector>
 
-#include "attnlab/core/course/runtime_profile.hpp"
+namespace attnlab {
+
+// A construct of a learner's file that attnlab's rewrite for its runtime
+// cannot read (CUDA: a kernel launch or a `__shared__` declaration). The check
+// refuses the file on that line in attnlab's own words before compiling it:
+// never the compiler's parse error on a rewrite, never a variable left unchecked.
+enum class UnreadConstruct { Launch, SharedDeclaration, SharedInitialiser };
+struct UnreadPart {
+    UnreadConstruct construct = UnreadConstruct::Launch;
+    int line = 0;  // 1-based, in the file as the learner wrote it
+    bool operator==(const UnreadPart& o) const { return construct == o.construct && line == o.line; }
+};
+
+}  // namespace attnlab
 
 namespace attnlab::cuda_source {
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "attnlab/emu/cuda_source.hpp"
+
 namespace attnlab {
 
 // What compiles and runs a learner's file: C++ against the Tensor API, or a
@@ -28,16 +30,8 @@ enum class EntryShape {
 
 struct Toolchain;
 
-// A construct of a learner's file that attnlab's rewrite for its runtime
-// cannot read (CUDA: a kernel launch or a `__shared__` declaration). The check
-// refuses the file on that line in attnlab's own words before compiling it:
-// never the compiler's parse error on a rewrite, never a variable left unchecked.
-enum class UnreadConstruct { Launch, SharedDeclaration, SharedInitialiser };
-struct UnreadPart {
-    UnreadConstruct construct = UnreadConstruct::Launch;
-    int line = 0;  // 1-based, in the file as the learner wrote it
-    bool operator==(const UnreadPart& o) const { return construct == o.construct && line == o.line; }
-};
+// UnreadConstruct, UnreadPart: what the rewrite of a learner's file cannot
+// read (attnlab/emu/cuda_source.hpp).
 
 struct RuntimeProfile {
     Runtime runtime;
