@@ -276,6 +276,52 @@ TEST_CASE("the real course loads without problems") {
 
 // ---- broken exercises -----------------------------------------------------
 
+TEST_CASE("kernel_rules: bytes per request, at least, and the cases it is judged in") {
+    const fs::path cuda_course = fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course";
+    const std::map<std::string, LocalizedText> topics = load_course(cuda_course).topics;
+    struct Row {
+        const char* what;
+        json rules;
+        const char* field;  // "": loads
+        const char* problem;
+    };
+    const Row rows[] = {
+        {"both bounds and the cases they judge", {{"min_bytes_per_load_request", 160}, {"min_bytes_per_store_request", 150}, {"min_bytes_per_request_when", "T >= 2"}}, "", ""},
+        {"an unknown rule lists the known ones", {{"min_bytes_per_loads", 160}}, "kernel_rules.min_bytes_per_loads", "min_bytes_per_request_when"},
+        {"a bound that is not positive", {{"min_bytes_per_load_request", 0}}, "kernel_rules.min_bytes_per_load_request", "positive"},
+        {"a condition without a bound", {{"min_bytes_per_request_when", "T >= 2"}}, "kernel_rules.min_bytes_per_request_when", "applies to no rule"},
+        {"a name the cases do not bind", {{"min_bytes_per_load_request", 160}, {"min_bytes_per_request_when", "N >= 2"}},
+         "kernel_rules.min_bytes_per_request_when", "(case 1)"},
+        {"a condition no case meets", {{"min_bytes_per_load_request", 160}, {"min_bytes_per_request_when", "T > 100000"}},
+         "kernel_rules.min_bytes_per_request_when", "holds in no case"},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(std::string(row.what));
+        TempDir tmp;
+        const fs::path dir = tmp.path() / "fx-cuda-split";
+        fs::copy(cuda_course / "fx-cuda-split", dir, fs::copy_options::recursive);
+        fs::copy(cuda_course / "mistakes", tmp.path() / "mistakes", fs::copy_options::recursive);  // the catalogue's words
+        json j = json::parse(*read_file(dir / "exercise.json"));
+        j["kernel_rules"] = row.rules;
+        write_file_atomic(dir / "exercise.json", j.dump(2));
+        if (std::string(row.field).empty()) {
+            const Exercise ex = load_exercise(dir, topics);
+            CHECK(ex.kernel_rules.min_bytes_per_load_request == 160);
+            CHECK(ex.kernel_rules.min_bytes_per_store_request == 150);
+            CHECK(ex.kernel_rules.min_bytes_per_request_when == "T >= 2");
+            continue;
+        }
+        try {
+            load_exercise(dir, topics);
+            FAIL("loaded");
+        } catch (const CourseError& e) {
+            CAPTURE(std::string(e.what()));
+            CHECK(e.field() == row.field);
+            CHECK(contains(e.what(), row.problem));
+        }
+    }
+}
+
 TEST_CASE("invalid JSON names the file") {
     CourseCopy course;
     course.write_text("mini-split/exercise.json", "{\"id\": \"mini-split\", \"title\": ");

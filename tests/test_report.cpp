@@ -243,7 +243,7 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
     for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::FaultKind::KernelException); ++k)
         results.push_back(with_launch(static_cast<emu::FaultKind>(k)));
     for (const char* cause : {"output_not_written", "uncoalesced_loads", "uncoalesced_stores", "block_count", "global_reads_not_reused",
-                              "memory_leak", "inputs_reloaded"}) {
+                              "memory_leak", "inputs_reloaded", "narrow_loads", "narrow_stores"}) {
         CheckResult r = result(Verdict::KernelRule);
         r.cases[0].kernels.cause = *kernel_cause_from_code(cause);
         r.cases[0].kernels.unwritten_count = std::string(cause) == "output_not_written" ? 3 : 0;
@@ -267,6 +267,19 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
         CHECK(id != en);
         if (!r.cases[0].kernels.launches.empty() && r.verdict == Verdict::KernelFault) CHECK(id.find("softmax_kernel") != std::string::npos);
     }
+}
+
+TEST_CASE("a figure just short of a lower bound is not printed as the bound") {
+    CheckResult r = result(Verdict::KernelRule);
+    r.cause = KernelCause::of_rule(KernelRuleCause::NarrowLoads);
+    r.cases[0].kernels.cause = r.cause;
+    r.cases[0].kernels.rule_value = 159.996;
+    r.cases[0].kernels.rule_limit = 160;
+    const std::string en = explain(r, exercise(), Lang::En);
+    CAPTURE(en);
+    CHECK(contains(en, "159.996 bytes per warp request"));
+    r.cases[0].kernels.rule_value = 114.19;
+    CHECK(contains(explain(r, exercise(), Lang::En), "114.19 bytes per warp request"));
 }
 
 TEST_CASE("a buffer the host never freed is titled as such, not as a kernel's rule") {

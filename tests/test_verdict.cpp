@@ -336,6 +336,59 @@ TEST_CASE("judge_kernel_case: the block count the exercise asks for, and global 
     CHECK(judge_kernel_case(Verdict::Pass, {launch(6, 1, 176000)}, 0, 24, minimum, KernelRules{}).verdict == Verdict::Pass);
 }
 
+TEST_CASE("judge_kernel_case: bytes per request, at least (float4 and not single floats), launch by launch") {
+    using F = emu::FaultKind;
+    KernelRules rules;
+    rules.min_bytes_per_load_request = 160;
+    rules.min_bytes_per_store_request = 160;
+    // `requests` warp requests moving `bytes` in all, loads and stores alike.
+    auto launch = [](int64_t load_requests, int64_t bytes_read, int64_t store_requests, int64_t bytes_written) {
+        emu::LaunchReport L = launch_with(F::None, load_requests, 4 * load_requests);
+        L.counters.global_bytes_read = bytes_read;
+        L.counters.global_store_requests = store_requests;
+        L.counters.global_bytes_written = bytes_written;
+        return L;
+    };
+    const auto float4_rows = launch(189, 37008, 63, 12336);  // cuda-float4-softmax's solution at T = 257: 195.8 B per request
+    const auto scalar_rows = launch(324, 37008, 108, 12336);  // one float per lane: 114.2, never above 128
+    struct Row {
+        const char* what;
+        std::vector<emu::LaunchReport> launches;
+        Verdict values;
+        Verdict verdict;
+        const char* cause;
+        double value;
+    };
+    const Row rows[] = {
+        {"float4 loads and stores", {float4_rows}, Verdict::Pass, Verdict::Pass, "", 0},
+        {"single floats", {scalar_rows}, Verdict::Pass, Verdict::KernelRule, "narrow_loads", 37008.0 / 324},
+        {"float4 loads, single-float stores", {launch(189, 37008, 108, 12336)}, Verdict::Pass, Verdict::KernelRule, "narrow_stores",
+         12336.0 / 108},
+        {"exactly at the bound", {launch(10, 1600, 10, 1600)}, Verdict::Pass, Verdict::Pass, "", 0},
+        {"a launch without loads is not judged on them", {float4_rows, launch(0, 0, 63, 12336)}, Verdict::Pass, Verdict::Pass, "", 0},
+        {"a wide extra launch does not hide a narrow one", {float4_rows, scalar_rows, float4_rows}, Verdict::Pass, Verdict::KernelRule,
+         "narrow_loads", 37008.0 / 324},
+        {"the narrowest launch is the figure", {launch(10, 1500, 1, 512), launch(10, 1200, 1, 512)}, Verdict::Pass, Verdict::KernelRule,
+         "narrow_loads", 120},
+        {"wrong values keep their verdict", {scalar_rows}, Verdict::WrongAnswer, Verdict::WrongAnswer, "", 0},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.what);
+        const KernelCaseVerdict v = judge_kernel_case(row.values, row.launches, 0, 24, 0, rules);
+        CHECK(v.verdict == row.verdict);
+        CHECK(v.cause.code() == row.cause);
+        if (row.verdict == Verdict::KernelRule) {
+            CHECK(v.value == doctest::Approx(row.value));
+            CHECK(v.limit == 160.0);
+        }
+    }
+    CHECK(judge_kernel_case(Verdict::Pass, {scalar_rows}, 0, 24, 0, KernelRules{}).verdict == Verdict::Pass);  // no rule set
+    // Coalescing is judged before width: a scattered float4 kernel is named for its sectors.
+    KernelRules both = rules;
+    both.max_sectors_per_load_request = 8;
+    CHECK(judge_kernel_case(Verdict::Pass, {launch_with(F::None, 10, 320)}, 0, 24, 0, both).cause.code() == "uncoalesced_loads");
+}
+
 TEST_CASE("kernel causes: every fault and rule has a code, and each code names its cause back") {
     std::vector<KernelCause> all;
     for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::kLastFaultKind); ++k)

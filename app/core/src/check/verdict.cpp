@@ -224,6 +224,27 @@ bool breaks_tile_promises(const std::vector<emu::LaunchReport>& launches, const 
     }
     return false;
 }
+// The launch whose global loads (or stores) move the fewest bytes per warp
+// request, when that is under the bound: 32 lanes of 4-byte accesses move at
+// most 128 bytes, so a bound above it asks for float2 or float4. A launch
+// with no such request is not judged. Each launch on its own, as `over`.
+bool narrow(const std::vector<emu::LaunchReport>& launches, double limit, bool loads, KernelCaseVerdict& v) {
+    if (limit <= 0) return false;
+    for (size_t i = 0; i < launches.size(); ++i) {
+        const emu::LaunchCounters& c = launches[i].counters;
+        const int64_t requests = loads ? c.global_load_requests : c.global_store_requests;
+        if (requests == 0) continue;
+        const double bytes_per_request = double(loads ? c.global_bytes_read : c.global_bytes_written) / double(requests);
+        if (bytes_per_request >= limit || (v.verdict == Verdict::KernelRule && bytes_per_request >= v.value)) continue;
+        v.verdict = Verdict::KernelRule;
+        v.cause = KernelCause::of_rule(loads ? KernelRuleCause::NarrowLoads : KernelRuleCause::NarrowStores);
+        v.rule = loads ? "min_bytes_per_load_request" : "min_bytes_per_store_request";
+        v.value = bytes_per_request;
+        v.limit = limit;
+        v.launch = int(i);
+    }
+    return v.verdict == Verdict::KernelRule;
+}
 }  // namespace
 
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
@@ -274,6 +295,8 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
     if (wasteful(launches, minimum_sectors, rules.max_wasted_sector_ratio, v)) return v;
     if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, KernelRuleCause::UncoalescedLoads)) return v;
     if (over(rules.max_sectors_per_store_request, &emu::LaunchCounters::sectors_per_store_request, KernelRuleCause::UncoalescedStores)) return v;
+    if (narrow(launches, rules.min_bytes_per_load_request, true, v)) return v;
+    if (narrow(launches, rules.min_bytes_per_store_request, false, v)) return v;
     return v;
 }
 

@@ -296,6 +296,38 @@ void load_reference(JsonFile& f, const json& root, Exercise& ex) {
     if (op->returns != ex.returns.kind) f.fail("entry.returns.kind", std::string("the reference op returns ") + value_kind_name(op->returns));
 }
 
+// "kernel_rules": the structural rules of a CUDA exercise (course.hpp, KernelRules).
+void load_kernel_rules(JsonFile& f, const json& rules, KernelRules& r) {
+    static const std::vector<std::string> keys = {
+        "max_sectors_per_load_request", "max_sectors_per_store_request", "max_wasted_sector_ratio", "max_shared_bytes_per_block",
+        "inputs_loaded_once_per_block", "max_global_read_ratio",        "blocks_per_launch",       "min_bytes_per_load_request",
+        "min_bytes_per_store_request",  "min_bytes_per_request_when"};
+    if (!rules.is_object()) f.fail("kernel_rules", "expected an object");
+    for (const auto& [key, value] : rules.items())
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+            std::string known;
+            for (const std::string& k : keys) known += (known.empty() ? "" : ", ") + k;
+            f.fail("kernel_rules." + key, "unknown rule (" + known + ")");
+        }
+    r.max_sectors_per_load_request = f.positive(rules, "max_sectors_per_load_request", "kernel_rules", 0);
+    r.max_sectors_per_store_request = f.positive(rules, "max_sectors_per_store_request", "kernel_rules", 0);
+    r.max_wasted_sector_ratio = f.positive(rules, "max_wasted_sector_ratio", "kernel_rules", 0);
+    r.max_shared_bytes_per_block = f.positive(rules, "max_shared_bytes_per_block", "kernel_rules", 0);
+    r.max_global_read_ratio = f.positive(rules, "max_global_read_ratio", "kernel_rules", 0);
+    r.min_bytes_per_load_request = f.positive(rules, "min_bytes_per_load_request", "kernel_rules", 0);
+    r.min_bytes_per_store_request = f.positive(rules, "min_bytes_per_store_request", "kernel_rules", 0);
+    if (rules.contains("blocks_per_launch")) r.blocks_per_launch = f.string(rules, "blocks_per_launch", "kernel_rules");
+    if (rules.contains("min_bytes_per_request_when")) {
+        r.min_bytes_per_request_when = f.string(rules, "min_bytes_per_request_when", "kernel_rules");
+        if (r.min_bytes_per_load_request == 0 && r.min_bytes_per_store_request == 0)
+            f.fail("kernel_rules.min_bytes_per_request_when", "applies to no rule: set min_bytes_per_load_request or min_bytes_per_store_request");
+    }
+    if (rules.contains("inputs_loaded_once_per_block")) {
+        if (!rules["inputs_loaded_once_per_block"].is_boolean()) f.fail("kernel_rules.inputs_loaded_once_per_block", "expected true or false");
+        r.inputs_loaded_once_per_block = rules["inputs_loaded_once_per_block"].get<bool>();
+    }
+}
+
 // "runtime": "cpp" (default) or "cuda"; a CUDA exercise names the device
 // tensor its launcher fills ("entry.output") and may set kernel rules.
 void load_runtime(JsonFile& f, const json& root, Exercise& ex) {
@@ -314,27 +346,7 @@ void load_runtime(JsonFile& f, const json& root, Exercise& ex) {
     if (!is_identifier(ex.output.name) || std::any_of(ex.params.begin(), ex.params.end(), [&](const ParamSpec& p) { return p.name == ex.output.name; }))
         f.fail("entry.output.name", "expected a C++ identifier that is not one of the parameters");
     if (ex.returns.kind != ValueKind::Tensor) f.fail("entry.returns.kind", "a CUDA exercise returns a tensor (its output)");
-    if (root.contains("kernel_rules")) {
-        const json& rules = root["kernel_rules"];
-        if (!rules.is_object()) f.fail("kernel_rules", "expected an object");
-        for (const auto& [key, value] : rules.items())
-            if (key != "max_sectors_per_load_request" && key != "max_sectors_per_store_request" && key != "max_wasted_sector_ratio" &&
-                key != "max_shared_bytes_per_block" && key != "inputs_loaded_once_per_block" && key != "max_global_read_ratio" &&
-                key != "blocks_per_launch")
-                f.fail("kernel_rules." + key,
-                       "unknown rule (max_sectors_per_load_request, max_sectors_per_store_request, max_wasted_sector_ratio, "
-                       "max_shared_bytes_per_block, inputs_loaded_once_per_block, max_global_read_ratio, blocks_per_launch)");
-        ex.kernel_rules.max_sectors_per_load_request = f.positive(rules, "max_sectors_per_load_request", "kernel_rules", 0);
-        ex.kernel_rules.max_sectors_per_store_request = f.positive(rules, "max_sectors_per_store_request", "kernel_rules", 0);
-        ex.kernel_rules.max_wasted_sector_ratio = f.positive(rules, "max_wasted_sector_ratio", "kernel_rules", 0);
-        ex.kernel_rules.max_shared_bytes_per_block = f.positive(rules, "max_shared_bytes_per_block", "kernel_rules", 0);
-        ex.kernel_rules.max_global_read_ratio = f.positive(rules, "max_global_read_ratio", "kernel_rules", 0);
-        if (rules.contains("blocks_per_launch")) ex.kernel_rules.blocks_per_launch = f.string(rules, "blocks_per_launch", "kernel_rules");
-        if (rules.contains("inputs_loaded_once_per_block")) {
-            if (!rules["inputs_loaded_once_per_block"].is_boolean()) f.fail("kernel_rules.inputs_loaded_once_per_block", "expected true or false");
-            ex.kernel_rules.inputs_loaded_once_per_block = rules["inputs_loaded_once_per_block"].get<bool>();
-        }
-    }
+    if (root.contains("kernel_rules")) load_kernel_rules(f, root["kernel_rules"], ex.kernel_rules);
 }
 
 // "case_names": {"H": "n_heads"}. Each must be a name no parameter binds and
@@ -362,16 +374,27 @@ void load_derived_case_names(JsonFile& f, const json& root, Exercise& ex) {
 // A rule that depends on the case must mean something in every case: a
 // broken expression is the course's problem, found when it loads.
 void check_case_rules(JsonFile& f, const Exercise& ex) {
-    if (ex.kernel_rules.blocks_per_launch.empty()) return;
+    const KernelRules& r = ex.kernel_rules;
+    if (r.blocks_per_launch.empty() && r.min_bytes_per_request_when.empty()) return;
     const std::vector<CaseNames> cases = case_names(ex);
+    bool any_case_judged = false;
     for (size_t i = 0; i < cases.size(); ++i) {
+        const std::string in_case = " (case " + std::to_string(i + 1) + ")";
         try {
-            if (evaluate_case_expression(ex.kernel_rules.blocks_per_launch, cases[i]) < 1)
+            if (!r.blocks_per_launch.empty() && evaluate_case_expression(r.blocks_per_launch, cases[i]) < 1)
                 f.fail("kernel_rules.blocks_per_launch", "is less than 1 block in case " + std::to_string(i + 1));
         } catch (const CaseFigureError& e) {
-            f.fail("kernel_rules.blocks_per_launch", std::string(e.what()) + " (case " + std::to_string(i + 1) + ")");
+            f.fail("kernel_rules.blocks_per_launch", e.what() + in_case);
+        }
+        try {
+            if (!r.min_bytes_per_request_when.empty() && evaluate_case_expression(r.min_bytes_per_request_when, cases[i]) != 0)
+                any_case_judged = true;
+        } catch (const CaseFigureError& e) {
+            f.fail("kernel_rules.min_bytes_per_request_when", e.what() + in_case);
         }
     }
+    if (!r.min_bytes_per_request_when.empty() && !any_case_judged)  // a rule no case judges checks nothing
+        f.fail("kernel_rules.min_bytes_per_request_when", "holds in no case");
 }
 
 void load_tolerance_and_limits(JsonFile& f, const json& root, Exercise& ex) {

@@ -206,8 +206,9 @@ std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang l
     }
     const std::string variant = k.rule_name == "max_wasted_sector_ratio" ? ".wasted" : "";
     const bool in_bytes = k.cause.rule == KernelRuleCause::SharedMemoryOverBudget || k.cause.rule == KernelRuleCause::InputsReloaded;
-    // A ratio just over its bound must not print as the bound ("1.00× ... at most 1×").
-    const int decimals = k.rule_value > k.rule_limit && k.rule_value < k.rule_limit * 1.01 ? 3 : 2;
+    // A figure just past its bound must not print as the bound ("1.00× ... at most 1×", "160.00 ... at least 160").
+    const bool near_bound = k.rule_value > k.rule_limit ? k.rule_value < k.rule_limit * 1.01 : k.rule_value > k.rule_limit * 0.99;
+    const int decimals = near_bound ? 3 : 2;
     const std::string value =
         in_bytes ? format_count(static_cast<int64_t>(k.rule_value), lang) : format_fixed(k.rule_value, decimals, lang);
     return tr(lang, built_key("explain.kernel_rule." + k.cause.code() + variant),

@@ -73,6 +73,15 @@ struct KernelRules {
     // Every launch has this many blocks: an expression over the case's names
     // (case_figures.hpp), e.g. "B*H" for one block per (sequence, head).
     std::string blocks_per_launch;             // "": no rule
+    // Global bytes per load (store) request, at least: 32 lanes of 4-byte
+    // accesses move at most 128, of float4 accesses up to 512, so a bound
+    // above 128 asks for vector accesses. Judged only in the cases where
+    // min_bytes_per_request_when (a condition over the case's names, "T >= 64")
+    // holds, or in every case when it is empty: a row of a few floats has no
+    // whole float4 to load in any kernel.
+    double min_bytes_per_load_request = 0;     // 0: no rule
+    double min_bytes_per_store_request = 0;    // 0: no rule
+    std::string min_bytes_per_request_when;    // "": every case
 };
 
 // A catalogued mistake of this exercise (exercise.json "mistakes"), with the

@@ -21,8 +21,10 @@ enum class KernelRuleCause {
     InputsReloaded,          // a block loaded the same global element twice
     BlockCount,              // a launch whose grid is not the exercise's block count
     GlobalReadsNotReused,    // far more global bytes read than the operation needs (no on-chip reuse)
+    NarrowLoads,             // fewer bytes per global load request than 4-byte loads can exceed (no float4)
+    NarrowStores,            // the same for stores
 };
-inline constexpr KernelRuleCause kLastKernelRuleCause = KernelRuleCause::GlobalReadsNotReused;
+inline constexpr KernelRuleCause kLastKernelRuleCause = KernelRuleCause::NarrowStores;
 
 inline const char* rule_cause_code(KernelRuleCause cause) {  // stable: fixtures, --json, message keys
     switch (cause) {
@@ -35,6 +37,8 @@ inline const char* rule_cause_code(KernelRuleCause cause) {  // stable: fixtures
         case KernelRuleCause::InputsReloaded: return "inputs_reloaded";
         case KernelRuleCause::BlockCount: return "block_count";
         case KernelRuleCause::GlobalReadsNotReused: return "global_reads_not_reused";
+        case KernelRuleCause::NarrowLoads: return "narrow_loads";
+        case KernelRuleCause::NarrowStores: return "narrow_stores";
     }
     return "?";
 }
