@@ -61,6 +61,12 @@ void add_flop_counts(std::vector<Op>& ops) {
         const Shape& s = shape_of(in, "scores", 4);
         return kSoftmaxPerElement * d(s[0] * s[1]) * causal_pairs(s[2]);
     });
+    // x (..., N): a softmax per element of every row.
+    set(ops, "softmax_rows", "5·(elements of x)", [](const Inputs& in) {
+        const auto x = in.find("x");
+        if (x == in.end() || x->second.kind != ValueKind::Tensor) throw ReferenceError("flops: no tensor named x");
+        return kSoftmaxPerElement * d(x->second.tensor.numel());
+    });
     set(ops, "batched_row_sum", "B·H·R·(N-1)", [](const Inputs& in) {
         const Shape& x = shape_of(in, "x", 4);
         return d(x[0] * x[1] * x[2]) * d(x[3] - 1);
