@@ -30,6 +30,19 @@ set(ATTNLAB_EMU_CUDA_FLAGS
     -fnon-call-exceptions -g1 -fno-tree-vectorize -fno-tree-sra -O2 -fno-thread-jumps)
 string(JOIN " " ATTNLAB_EMU_CUDA_FLAGS_STRING ${ATTNLAB_EMU_CUDA_FLAGS})
 
+# The flags above that serve the checks alone: an exercise with sampled cases
+# also compiles the learner's file without them (its unchecked copy, which
+# runs the blocks a sampled launch does not check at native speed:
+# app/core/src/check/unchecked_copy.cpp), keeping -O2,
+# -fnon-call-exceptions and -fsanitize=bounds (a compare per index of an
+# array of known size, which the shared precompiled header needs: it holds
+# the bounds checks of the inline functions it parsed, and g++ stops with an
+# internal error on them without the flag), and defining __SANITIZE_THREAD__
+# as the checked build does, so no #if can tell the two builds apart.
+set(ATTNLAB_EMU_CUDA_CHECK_ONLY_FLAGS
+    -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -g1 -fno-tree-vectorize -fno-tree-sra -fno-thread-jumps)
+string(JOIN " " ATTNLAB_EMU_CUDA_CHECK_ONLY_FLAGS_STRING ${ATTNLAB_EMU_CUDA_CHECK_ONLY_FLAGS})
+
 # Compile SOURCES as emulated CUDA. Only their compile lines change: the link
 # never asks for libtsan, whose hooks attnlab_cuda_emu defines itself.
 function(attnlab_emulated_cuda_sources)

@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "attnlab/cuda_device.hpp"
+#include "cooperative_groups/memcpy_async.h"
+#include "cuda_pipeline.h"
 #include "emu_test_kernels.hpp"
 
 namespace emu_test {
@@ -91,6 +93,41 @@ __global__ void shared_atomics(int* out) {
 __global__ void copy_n(float* out, const float* in, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     g_line = __LINE__; if (i < n) out[i] = in[i];
+}
+
+// out[i] = i, except that block `bad_block` writes one element before `out`
+// (a fault in that block alone: a sampled launch may leave it unchecked).
+__global__ void out_of_bounds_in_block(float* out, int bad_block) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    g_line = __LINE__; out[(int)blockIdx.x == bad_block ? -1 : i] = float(i);
+}
+
+// A block of 64 copies 64 floats of `in` into shared memory with cp.async
+// and writes them reversed. Mode 0 waits, then __syncthreads; mode 1 forgets
+// the wait; mode 2 reads its own element before waiting; mode 3 starts the
+// next copy into the tile while other threads still read it (the missing
+// __syncthreads of double buffering); mode 4 is cooperative groups' form.
+__global__ void async_reverse(float* out, const float* in, int mode) {
+    __shared__ float tile[64];
+    const int t = threadIdx.x, base = blockIdx.x * 64;
+    if (mode == 4) {
+        namespace cg = cooperative_groups;
+        cg::thread_block block = cg::this_thread_block();
+        cg::memcpy_async(block, tile, in + base, 64 * sizeof(float));
+        cg::wait(block);
+    } else {
+        __pipeline_memcpy_async(&tile[t], &in[base + t], sizeof(float));
+        __pipeline_commit();
+        if (mode == 2) { g_line = __LINE__; out[base + t] = tile[t]; }
+        if (mode != 1) __pipeline_wait_prior(0);
+        __syncthreads();
+    }
+    g_line = __LINE__; out[base + t] = tile[63 - t];
+    if (mode == 3) {
+        __pipeline_memcpy_async(&tile[t], &in[base + t], sizeof(float));
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+    }
 }
 
 // Indexed as an array: the compiler's bounds check (-fsanitize=bounds) of an

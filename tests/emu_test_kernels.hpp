@@ -18,6 +18,8 @@ void shuffle_after_exit(float* out);
 void atomics(int* counter, int* max_int, float* max_float, float* sum, int* cas_winner);
 void shared_atomics(int* out);
 void copy_n(float* out, const float* in, int n);
+void out_of_bounds_in_block(float* out, int bad_block);
+void async_reverse(float* out, const float* in, int mode);
 void shared_out_of_bounds(float* out);
 void shared_out_of_bounds_through_pointer(float* out);
 void dynamic_shared_out_of_bounds(float* out);

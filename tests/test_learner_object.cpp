@@ -15,6 +15,7 @@
 
 #include "attnlab/core/check/elf_symbols.hpp"
 #include "attnlab/core/check/learner_object.hpp"
+#include "attnlab/core/check/unchecked_copy.hpp"
 
 using namespace attnlab;
 namespace fs = std::filesystem;
@@ -264,4 +265,52 @@ TEST_CASE("functions_in_tree_dump: g++'s tsan dump lists exactly the functions i
     for (const ObjectProblem& p : learner_object_problems(*object, rules)) refused.push_back(p.symbol);
     std::sort(refused.begin(), refused.end());
     CHECK(refused == std::vector<std::string>{"_Z6hiddenPf", "_ZL7hidden2Pf"});
+}
+
+TEST_CASE("plan_unchecked_copy: which unchecked copies may be linked, what is renamed and paired") {
+    using B = elf::Binding;
+    using K = elf::SymbolType;
+    auto object_of = [](std::vector<elf::Symbol> symbols) {
+        elf::ObjectFile o;
+        o.section_names = {"", ".text", ".bss", ".rodata"};
+        o.symbols = std::move(symbols);
+        return o;
+    };
+    auto in_section = [](elf::Symbol s, uint32_t section) {
+        s.section = section;
+        return s;
+    };
+    const elf::Symbol kernel = symbol("_Z6kernelPf", B::Global), launcher = symbol("_Z7launchRN7attnlab12DeviceTensorE", B::Global);
+    const elf::ObjectFile checked = object_of({kernel, launcher, symbol("_ZL6helperv", B::Local)});
+    struct Row {
+        const char* what;
+        std::vector<elf::Symbol> unchecked;
+        std::string refused;
+        size_t renames, pairs;
+    } rows[] = {
+        {"kernels and the launcher: renamed and paired", {kernel, launcher}, "", 2, 2},
+        {"a static helper stays as it is", {kernel, symbol("_ZL6helperv", B::Local)}, "", 1, 1},
+        {"an inline function only the copy emitted: renamed, not paired", {kernel, symbol("_ZN4impl3sumEv", B::Weak)}, "", 2, 1},
+        {"attnlab's own __shared__ claim, kept per copy",
+         {kernel, in_section(symbol("_ZZN7attnlab3emu3raw15shared_variableIA16_fZ1kvEUlvE_EERT_PKcT0_mE1p", B::Local, K::Object), 2)}, "", 1, 1},
+        {"a weak static of an inline function: merged with the checked one", {kernel, in_section(symbol("_ZZ4oncevE1n", B::Weak, K::Object), 2)}, "", 1, 1},
+        {"a writable static of the learner's: each copy would keep its own",
+         {kernel, in_section(symbol("_ZL8launches", B::Local, K::Object), 2)}, "keeps_writable_data", 0, 0},
+        {"a read-only table of the learner's is fine", {kernel, in_section(symbol("_ZL5table", B::Local, K::Object), 3)}, "", 1, 1},
+        {"a global variable would clash with the checked object's", {kernel, in_section(symbol("counter", B::Global, K::Object), 2)},
+         "defines_global_data", 0, 0},
+        {"an IFUNC", {symbol("pick", B::Global, K::Ifunc)}, "runs_at_start", 0, 0},
+    };
+    for (const Row& r : rows) {
+        const UncheckedCopyPlan plan = plan_unchecked_copy(checked, object_of(r.unchecked));
+        CHECK_MESSAGE(plan.refused == r.refused, r.what);
+        CHECK_MESSAGE(plan.renames.size() == r.renames, r.what);
+        CHECK_MESSAGE(plan.pairs.size() == r.pairs, r.what);
+    }
+    elf::ObjectFile constructor = object_of({kernel});
+    constructor.section_names.push_back(".init_array");
+    CHECK(plan_unchecked_copy(checked, constructor).refused == "runs_at_start");
+    const UncheckedCopyPlan plan = plan_unchecked_copy(checked, object_of({kernel}));
+    CHECK(redefine_symbols_text(plan) == "_Z6kernelPf attnlab_unchecked._Z6kernelPf\n");
+    CHECK(copies_table_assembly(plan).find("\t.quad _Z6kernelPf\n\t.quad attnlab_unchecked._Z6kernelPf\n") != std::string::npos);
 }

@@ -144,7 +144,7 @@ DecodeError read_fault(wire::Reader& r, emu::Fault& f) {
 
 // The counters travel as kLaunchCounterFields lists them; a new counter
 // changes the bytes, so it comes with a new wire::kVersion.
-static_assert(emu::kLaunchCounterCount == 26, "a new launch counter changes the wire format: bump wire::kVersion, then this count");
+static_assert(emu::kLaunchCounterCount == 27, "a new launch counter changes the wire format: bump wire::kVersion, then this count");
 
 void write_event(wire::Writer& w, const emu::AccessEvent& e) {
     w.i64(static_cast<int64_t>(e.block));

@@ -12,11 +12,13 @@
 // switches back to the scheduler.
 //
 // This file: a block from start to end (block_state.hpp holds what it keeps),
-// and a launch's blocks in turn.
+// and a launch's blocks in turn: the checked ones, then any that run the
+// kernel's unchecked copy (a sampled case: LaunchOptions::checked_blocks).
 #include <algorithm>
 #include <utility>
 
 #include "block_state.hpp"
+#include "raw_heap.hpp"
 
 namespace attnlab::emu::detail {
 
@@ -82,12 +84,12 @@ void close_interval(Worker& w) {
 // The emulated thread: runs the kernel body, turns an exception of the
 // learner's that escapes it into a fault, and returns to the scheduler. (The
 // emulator's own faults never unwind: abort_thread().)
-ctx::fiber make_fiber(Worker& w, Launch& L, FiberThread* ft) {
-    return ctx::fiber(std::allocator_arg, PooledStack{&w.stacks, &ft->stack}, [ft, &L](ctx::fiber&& from) -> ctx::fiber {
+ctx::fiber make_fiber(Worker& w, FiberThread* ft) {
+    return ctx::fiber(std::allocator_arg, PooledStack{&w.stacks, &ft->stack}, [ft](ctx::fiber&& from) -> ctx::fiber {
         park(worker, std::move(from));
         Fault f;
         try {
-            L.body();
+            (*worker.body)();
         } catch (const ctx::detail::forced_unwind&) {
             throw;
         } catch (const std::exception& e) {
@@ -113,7 +115,7 @@ ctx::fiber make_fiber(Worker& w, Launch& L, FiberThread* ft) {
     });
 }
 
-void start_threads(Worker& w, Launch& L) {
+void start_threads(Worker& w, Launch& L, bool checked) {
     const unsigned n = unsigned(L.block.count());
     while (w.threads.size() < n) w.threads.push_back(std::make_unique<FiberThread>());
     w.nthreads = n;
@@ -133,8 +135,8 @@ void start_threads(Worker& w, Launch& L) {
         ft->warp = i / 32;
         w.warps[ft->warp].existing |= 1u << ft->lane;
         ft->warp_sync = &w.warps[ft->warp].syncs;
-        ft->checks = L.options.checks;
-        ft->counters = L.options.counters;
+        ft->checks = checked && L.options.checks;
+        ft->counters = checked && L.options.counters;
         ft->steps = 0;
         ft->step_limit = L.options.max_steps_per_thread;
         ft->bytes_read = ft->bytes_written = ft->atomics = ft->reloaded_bytes = 0;
@@ -143,9 +145,11 @@ void start_threads(Worker& w, Launch& L) {
         ft->shared_loads.clear();
         ft->shared_stores.clear();
         ft->interval_index = 0;
+        ft->pending_copies.clear();
+        ft->committed_groups = 0;
         std::fill(std::begin(ft->trace_k), std::end(ft->trace_k), 0u);
         ft->state = RunState::Runnable;
-        ft->fiber = make_fiber(w, L, ft);
+        ft->fiber = make_fiber(w, ft);
     }
 }
 
@@ -242,7 +246,7 @@ void scheduler_failed(Worker& w, Launch& L, const char* what) noexcept {
     }
 }
 
-void run_block(Worker& w, Launch& L, uint64_t b) {
+void run_block(Worker& w, Launch& L, uint64_t b, bool checked) {
     const Dim3 bid = unlinear(b, L.grid);
     blockIdx = dim3(bid.x, bid.y, bid.z);
     blockDim = dim3(L.block.x, L.block.y, L.block.z);
@@ -254,10 +258,11 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     w.block_fault = false;
     w.unwritten_reads.clear();
     w.requests.take_pages();  // a block the scheduler failed in may have left some
-    start_threads(w, L);
+    w.body = checked ? &L.body : &L.unchecked_body;
+    start_threads(w, L, checked);
     w.barrier_votes[0] = w.barrier_votes[1] = 0;
     w.barrier_generation = 0;
-    const bool traced = L.options.trace && (L.options.trace_all_blocks || bid == L.options.trace_block);
+    const bool traced = checked && L.options.trace && (L.options.trace_all_blocks || bid == L.options.trace_block);
     w.block_linear = b;
     for (unsigned i = 0; i < w.nthreads; ++i) w.threads[i]->trace = traced ? &w.trace : nullptr;
 
@@ -273,6 +278,7 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
     c.global_pages += w.requests.take_pages();
     c.global_load_block_sectors += w.requests.take_block_sectors(w.loaded, w.stored);
     c.blocks += 1;
+    c.unchecked_blocks += checked ? 0 : 1;
     c.threads += w.nthreads;
     c.warps += (w.nthreads + 31) / 32;
     for (unsigned i = 0; i < w.nthreads; ++i) {
@@ -283,6 +289,41 @@ void run_block(Worker& w, Launch& L, uint64_t b) {
         c.global_atomics += t.atomics;
         w.threads[i]->trace = nullptr;
     }
+}
+
+// Whether block b runs the checked kernel: every block does, unless the
+// launch has an unchecked copy and its options ask for a sample.
+bool checked_block(const Launch& L, uint64_t b) {
+    if (!L.unchecked_body || L.options.checked_blocks == CheckedBlocks::All) return true;
+    return b == 0 || b + 1 == L.nblocks;
+}
+
+void run_block_or_fail(Worker& w, Launch& L, uint64_t b, bool checked) {
+    try {
+        run_block(w, L, b, checked);
+    } catch (const std::bad_alloc&) {
+        scheduler_failed(w, L, "cannot allocate emulated thread stacks");
+    } catch (const std::exception& e) {
+        scheduler_failed(w, L, e.what());
+    } catch (...) {
+        scheduler_failed(w, L, "unknown exception in the emulator's scheduler");
+    }
+}
+
+// The checked blocks first, so none of them reads what an unchecked block
+// wrote in this launch (no hook saw those writes); then the others, whose
+// changes to device memory are marked written afterwards.
+void run_all_blocks(Worker& w, Launch& L) {
+    bool sampled = false;
+    for (uint64_t b = 0; b < L.nblocks && !L.abort; ++b) {
+        if (checked_block(L, b)) run_block_or_fail(w, L, b, true);
+        else sampled = true;
+    }
+    if (!sampled || L.abort) return;
+    const raw::UncheckedWrites writes;
+    for (uint64_t b = 0; b < L.nblocks && !L.abort; ++b)
+        if (!checked_block(L, b)) run_block_or_fail(w, L, b, false);
+    writes.mark_changed_bytes();
 }
 
 }  // namespace
@@ -298,20 +339,7 @@ void run_blocks(Launch& L) {
     w.loaded.clear();
     w.stored.clear();
     w.trace.clear();
-    for (;;) {
-        if (L.abort) break;
-        const uint64_t b = L.next_block.fetch_add(1);
-        if (b >= L.nblocks) break;
-        try {
-            run_block(w, L, b);
-        } catch (const std::bad_alloc&) {
-            scheduler_failed(w, L, "cannot allocate emulated thread stacks");
-        } catch (const std::exception& e) {
-            scheduler_failed(w, L, e.what());
-        } catch (...) {
-            scheduler_failed(w, L, "unknown exception in the emulator's scheduler");
-        }
-    }
+    run_all_blocks(w, L);
     std::lock_guard<std::mutex> lock(L.m);
     L.counters.add(w.counters);
     for (auto [mine, launch] : {std::pair{&w.loaded, &L.loaded}, std::pair{&w.stored, &L.stored}}) {

@@ -92,9 +92,9 @@ struct Launch {
     Dim3 grid, block;
     uint64_t smem = 0;
     std::function<void()> body;
+    std::function<void()> unchecked_body;  // the kernel's uninstrumented copy (empty: none)
     LaunchOptions options;
     uint64_t nblocks = 0;
-    std::atomic<uint64_t> next_block{0};
     std::atomic<bool> abort{false};
     std::mutex m;
     Fault fault;
@@ -130,6 +130,7 @@ struct Worker {
     bool barrier_lines_differ = false;
     std::vector<int> released_barrier_lines;  // of the running block, each once
     Launch* launch = nullptr;
+    const std::function<void()>* body = nullptr;  // what the running block's threads run: checked or not
     bool block_fault = false;
     LaunchCounters counters;
     WarpRequestCounter requests{log_program_position};  // the running block's warps' logs -> counters

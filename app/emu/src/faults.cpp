@@ -174,9 +174,10 @@ bool loop_wraparound(bool write, bool other_write, int line, int other_line) {
 }
 
 void fault_race(const SharedRegion& r, int64_t index, bool write, int other_thread, bool other_write,
-                int other_line, int line) {
+                int other_line, int line, const char* detail) {
     Fault f;
-    if (loop_wraparound(write, other_write, line, other_line)) f.detail = "loop_wraparound";
+    if (detail) f.detail = detail;
+    else if (loop_wraparound(write, other_write, line, other_line)) f.detail = "loop_wraparound";
     f.other_block = to_dim(blockIdx);  // a shared race is always within one block
     f.kind = FaultKind::SharedRace;
     f.space = MemorySpace::Shared;

@@ -50,7 +50,7 @@ bool launch_error(const Launch& L, Fault& f) {
 }  // namespace detail
 
 LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uint64_t dynamic_smem,
-                             std::function<void()> body) {
+                             std::function<void()> body, std::function<void()> unchecked_body) {
     using namespace detail;
     const auto start = std::chrono::steady_clock::now();
     Launch L;
@@ -59,6 +59,7 @@ LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uin
     L.block = block;
     L.smem = dynamic_smem;
     L.body = std::move(body);
+    L.unchecked_body = std::move(unchecked_body);
     L.options = launch_options();
     L.nblocks = grid.count();
 

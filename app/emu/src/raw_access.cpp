@@ -215,8 +215,16 @@ detail::Shadow& fresh(detail::Shadow& sh) {
     return sh;
 }
 
+// An asynchronous copy into the element has not landed: whatever the access,
+// by the copying thread too, it races with the copy.
+inline void check_async_landed(const detail::SharedRegion& r, int64_t e, const detail::Shadow& sh, bool write, int line) {
+    if (sh.async_block == detail::clock.block_serial && sh.async_writer >= 0)
+        detail::fault_race(r, e, write, sh.async_writer, true, sh.async_line, line, "async_copy_not_landed");
+}
+
 void shared_read(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int line) {
     detail::Shadow& sh = fresh(r.shadow[e]);
+    check_async_landed(r, e, sh, false, line);
     if (sh.written_in_block != detail::clock.block_serial) detail::note_unwritten_shared_read(r, e, line);
     const int me = static_cast<int>(ts.linear);
     if (detail::unordered(sh.writer, sh.writer_sync, ts)) detail::fault_race(r, e, false, sh.writer, true, sh.writer_line, line);
@@ -234,6 +242,7 @@ void shared_read(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int 
 
 void shared_write(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int line) {
     detail::Shadow& sh = fresh(r.shadow[e]);
+    check_async_landed(r, e, sh, true, line);
     if (detail::unordered(sh.writer, sh.writer_sync, ts)) detail::fault_race(r, e, true, sh.writer, true, sh.writer_line, line);
     if (sh.warps_read & ~(1u << (ts.warp & 31))) {
         const bool latest_is_other = sh.reader >= 0 && static_cast<unsigned>(sh.reader) / 32 != ts.warp;
@@ -445,6 +454,66 @@ void library_access(const void* p, unsigned size, bool write, const void* call, 
         if (id != 0 && s.lines[id] < 0 && line > 0) s.lines[id] = line;
     }
     access(uintptr_t(p), size, write, key);
+}
+
+// ------------------------------------------------------ asynchronous copies
+
+namespace {
+
+// Marks (or, landed, clears) the destination elements of a copy of `ts`.
+void mark_async_destination(uintptr_t dst, unsigned size, const ThreadState& ts, int line, bool pending) {
+    int64_t first = 0, last = 0;
+    const detail::SharedRegion& r = shared_target(dst, size, true, 0, first, last);
+    for (int64_t e = first; e <= last; ++e) {
+        detail::Shadow& sh = r.shadow[e];
+        if (!pending && sh.async_writer != static_cast<int>(ts.linear)) continue;  // a later copy's now
+        sh.async_block = pending ? detail::clock.block_serial : 0;
+        sh.async_writer = pending ? static_cast<int>(ts.linear) : -1;
+        sh.async_line = line;
+    }
+}
+
+}  // namespace
+
+void async_copy(void* dst, const void* src, size_t bytes, size_t zero_fill, int line) {
+    if (bytes != 4 && bytes != 8 && bytes != 16) device_assert_failed("__pipeline_memcpy_async: size_and_align is 4, 8 or 16", unsigned(line));
+    if (zero_fill > bytes) device_assert_failed("__pipeline_memcpy_async: zfill is at most size_and_align", unsigned(line));
+    ThreadState* ts = current_thread;
+    if (ts && !ts->checks) {  // an unchecked block: the copy lands at once, one timing a GPU allows
+        std::memcpy(dst, src, bytes - zero_fill);
+        std::memset(static_cast<char*>(dst) + (bytes - zero_fill), 0, zero_fill);
+        return;
+    }
+    const void* call = __builtin_return_address(0);
+    if (bytes > zero_fill) library_access(src, unsigned(bytes), false, call, 0, line);  // the copying thread's load
+    library_access(dst, unsigned(bytes), true, call, 1, line);  // its store, as far as races and counters go
+    if (!ts) return;  // host code: library_access has already refused it
+    if (!in_shared(uintptr_t(dst))) device_assert_failed("__pipeline_memcpy_async: the destination is shared memory", unsigned(line));
+    detail::ThreadState::PendingCopy copy{static_cast<unsigned char*>(dst), {}, unsigned(bytes), ts->committed_groups};
+    std::memcpy(copy.bytes, src, bytes - zero_fill);
+    ts->pending_copies.push_back(copy);
+    mark_async_destination(uintptr_t(dst), unsigned(bytes), *ts, line, true);
+}
+
+void async_commit() {
+    if (ThreadState* ts = current_thread) ++ts->committed_groups;
+}
+
+void async_wait_prior(size_t newest) {
+    ThreadState* ts = current_thread;
+    if (!ts || ts->pending_copies.empty()) return;
+    const uint32_t landed_below = ts->committed_groups > newest ? uint32_t(ts->committed_groups - newest) : 0;
+    auto& pending = ts->pending_copies;
+    size_t kept = 0;
+    for (const auto& copy : pending) {
+        if (copy.group >= landed_below) {
+            pending[kept++] = copy;
+            continue;
+        }
+        std::memcpy(copy.dst, copy.bytes, copy.size);
+        mark_async_destination(uintptr_t(copy.dst), copy.size, *ts, 0, false);
+    }
+    pending.resize(kept);
 }
 
 // A range (a struct copy): pieces of at most 16 bytes, as a GPU moves it.

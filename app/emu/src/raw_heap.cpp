@@ -142,6 +142,33 @@ int64_t not_kernel_written(const void* p, size_t count, size_t elem_size, int64_
     return missing;
 }
 
+UncheckedWrites::UncheckedWrites() {
+    for (const auto& A : heap().live) {
+        const auto* data = reinterpret_cast<const uint8_t*>(A->base);
+        before_.push_back({A.get(), std::vector<uint8_t>(data, data + (A->end - A->base))});
+    }
+}
+
+void UncheckedWrites::mark_changed_bytes() const {
+    for (const Before& b : before_) {
+        const auto* now = reinterpret_cast<const uint8_t*>(b.allocation->base);
+        uint8_t* flags = b.allocation->flags.data();
+        const size_t n = b.bytes.size(), elem = b.allocation->elem_size;
+        // Whole elements: one changed byte marks its element, whose other
+        // bytes (a float's 0xff byte, say) may hold what they held before.
+        const size_t chunk = std::max<size_t>(64 / elem, 1) * elem;
+        for (size_t at = 0; at < n; at += chunk) {
+            const size_t len = std::min(chunk, n - at);
+            if (std::memcmp(now + at, b.bytes.data() + at, len) == 0) continue;  // most chunks are unchanged
+            for (size_t e = at; e < at + len; e += elem) {
+                const size_t end = std::min(e + elem, n);
+                if (std::memcmp(now + e, b.bytes.data() + e, end - e) == 0) continue;
+                for (size_t i = e; i < end; ++i) flags[i] = uint8_t(flags[i] | kInitialised | kKernelWritten);
+            }
+        }
+    }
+}
+
 std::vector<Leak> release_learner_allocations() {
     std::vector<Leak> leaks;
     std::vector<void*> bases;

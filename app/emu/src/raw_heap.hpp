@@ -93,6 +93,24 @@ inline Allocation* allocation_at(const void* base) {
     return a && a->base == reinterpret_cast<uintptr_t>(base) ? a : nullptr;
 }
 
+// What the unchecked blocks of a sampled launch write, which no hook sees:
+// taken before they run, and afterwards every byte of device memory they
+// changed is marked written by a kernel, as a checked store marks it (the
+// output's "never written" check and initcheck of later launches rely on
+// it), element by element. An element rewritten with the value it held
+// stays as it was marked.
+class UncheckedWrites {
+public:
+    UncheckedWrites();
+    void mark_changed_bytes() const;
+private:
+    struct Before {
+        Allocation* allocation;
+        std::vector<uint8_t> bytes;
+    };
+    std::vector<Before> before_;
+};
+
 // ----------------------------------------------------------- shared arena
 
 constexpr size_t kStaticSharedBytes = 1 << 20;   // every kernel's static __shared__ variables

@@ -47,6 +47,16 @@ struct ThreadState {
     std::vector<AccessEvent>* trace = nullptr;           // set only in the traced block
     unsigned interval_index = 0;
     unsigned trace_k[4] = {0, 0, 0, 0};
+    // Asynchronous copies issued and not landed yet (raw::async_copy), each
+    // with the commit group it belongs to (its count of commits then).
+    struct PendingCopy {
+        unsigned char* dst;
+        unsigned char bytes[16];
+        unsigned size;
+        uint32_t group;
+    };
+    std::vector<PendingCopy> pending_copies;
+    uint32_t committed_groups = 0;
 };
 inline thread_local ThreadState* current_thread = nullptr;
 
@@ -67,6 +77,10 @@ struct Shadow {
     int32_t reader2 = -1, reader2_line = 0;  // the latest other reader in reader's warp
     int32_t other_warp_reader = -1, other_warp_reader_line = 0;  // the latest reader of another warp
     uint32_t writer_sync = 0, reader_sync = 0, reader2_sync = 0;  // their warp's __syncwarp count then
+    // An asynchronous copy into this element that has not landed yet: its
+    // thread and line, in block `async_block` (a block serial; none: 0).
+    uint32_t async_block = 0;
+    int32_t async_writer = -1, async_line = 0;
 };
 
 // Did `other` touch the element without a barrier between it and `ts`? A
@@ -94,8 +108,10 @@ Fault access_fault(FaultKind kind, MemorySpace space, bool write, const std::str
 // Fault reporters: record the fault for the launch and unwind the fiber.
 [[noreturn]] void fault_access(FaultKind kind, MemorySpace space, bool write, const std::string& buffer,
                                int64_t index, int64_t size, const char* type, int line);
+// `detail`: what the race is, when it is more than two plain accesses
+// ("async_copy_not_landed": the other is an asynchronous copy not waited for).
 [[noreturn]] void fault_race(const SharedRegion& r, int64_t index, bool write, int other_thread,
-                             bool other_write, int other_line, int line);
+                             bool other_write, int other_line, int line, const char* detail = nullptr);
 [[noreturn]] void fault_step_limit(int line);
 void note_unwritten_shared_read(const SharedRegion& r, int64_t index, int line);
 void trace_access(ThreadState& ts, MemorySpace space, bool write, const char* buffer, int64_t index,

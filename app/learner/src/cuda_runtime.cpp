@@ -188,6 +188,10 @@ emu::LaunchOptions case_launch_options(emu::Dim3 grid) {
     o.trace_limit = left;
     focus_trace_on_one_block(o, grid);
     o.max_steps_per_thread = 1ull << 22;
+    // A sampled case checks the grid's first and last block, unless the
+    // Kernel view asked to record one block of it: every block is checked then.
+    const bool one_block_recorded = o.trace && !o.trace_all_blocks;
+    o.checked_blocks = harness_options().sampled && !one_block_recorded ? emu::CheckedBlocks::FirstAndLast : emu::CheckedBlocks::All;
     o.max_dynamic_shared = max_dynamic_shared();
     return o;
 }
@@ -258,8 +262,25 @@ void refuse_static_shared(emu::LaunchReport& report) {
 
 }  // namespace
 
-void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, void (*body)(const void*),
-                   const void* context, int line) {
+// Each function of the learner's object beside its unchecked copy: a table
+// the runner's link adds for an exercise with sampled cases (compiler.cpp),
+// absent otherwise (the linker then leaves both bounds null).
+struct UncheckedCopy {
+    const void* checked;
+    const void* unchecked;
+};
+extern "C" const UncheckedCopy __start_attnlab_unchecked_copies[] __attribute__((weak, visibility("hidden")));
+extern "C" const UncheckedCopy __stop_attnlab_unchecked_copies[] __attribute__((weak, visibility("hidden")));
+
+const void* unchecked_copy(const void* kernel) {
+    if (!harness_options().sampled) return nullptr;
+    for (const UncheckedCopy* c = __start_attnlab_unchecked_copies; c && c < __stop_attnlab_unchecked_copies; ++c)
+        if (c->checked == kernel) return c->unchecked;
+    return nullptr;
+}
+
+void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, LaunchBody checked,
+                   LaunchBody unchecked, int line) {
     if (launches_stopped()) return;
     emu::Fault refused;
     refused.line = line;
@@ -277,7 +298,9 @@ void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, 
     emu::LaunchReport report;
     {
         const raw::DeviceMemoryWindow window;  // open to the kernel's threads, closed again to the host after
-        report = emu::launch_function(name, grid, block, smem, [body, context] { body(context); });
+        std::function<void()> unchecked_body;
+        if (unchecked.body) unchecked_body = [unchecked] { unchecked.body(unchecked.context); };
+        report = emu::launch_function(name, grid, block, smem, [checked] { checked.body(checked.context); }, std::move(unchecked_body));
     }
     if (report.ok()) refuse_static_shared(report);
     // A refused launch (its configuration, or a bound the kernel declares)

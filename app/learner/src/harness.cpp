@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -360,6 +361,12 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--trace-block") == 0 && i + 1 < argc) detail::harness_options().trace_block = std::strtoull(argv[++i], nullptr, 10);
         if (std::strcmp(argv[i], "--max-dynamic-shared") == 0 && i + 1 < argc)
             detail::harness_options().max_dynamic_shared = std::strtoull(argv[++i], nullptr, 10);
+        if (std::strcmp(argv[i], "--sampled-cases") == 0 && i + 1 < argc)
+            for (const char* at = argv[++i]; *at;) {
+                char* end = nullptr;
+                detail::harness_options().sampled_cases.push_back(uint32_t(std::strtoul(at, &end, 10)));
+                at = *end == ',' ? end + 1 : end + std::strlen(end);
+            }
         if (std::strcmp(argv[i], "--kernel-registers") == 0 && i + 1 < argc) {
             const std::string list = argv[++i];  // name=N,name=N (kernel names hold no ',' or '=')
             for (size_t at = 0; at < list.size();) {
@@ -385,7 +392,9 @@ int main(int argc, char** argv) {
         send(wire::FrameType::CaseBegin, protocol::encode_case_begin(k));
         probes() = ProbeStore{};
         running_case = static_cast<int>(k);
-        if (detail::harness_options().trace_case >= 0) detail::harness_options().trace_kernels = static_cast<int>(k) == detail::harness_options().trace_case;
+        detail::HarnessOptions& options = detail::harness_options();
+        if (options.trace_case >= 0) options.trace_kernels = static_cast<int>(k) == options.trace_case;
+        options.sampled = std::find(options.sampled_cases.begin(), options.sampled_cases.end(), k) != options.sampled_cases.end();
         const std::string result = run_case(entry, k, cases[k]);
         running_case = -1;
         std::fflush(stdout);

@@ -1,5 +1,6 @@
 #pragma once
 #include <map>
+#include <vector>
 #include <string>
 // How a runtime beyond plain C++ (the CUDA one) adds to what the harness
 // reports per case, without the harness depending on it.
@@ -37,6 +38,11 @@ struct HarnessOptions {
     // kernel for that architecture (a launch whose block needs more than the
     // register file is refused, as a GPU refuses it).
     std::map<std::string, int> kernel_registers;
+    // --sampled-cases N,M: the cases whose launches check only a sample of
+    // blocks, running the others on the kernel's unchecked copy where the
+    // program holds one (emu::CheckedBlocks); `sampled` is the running case's.
+    std::vector<uint32_t> sampled_cases;
+    bool sampled = false;
 };
 HarnessOptions& harness_options();
 

@@ -70,6 +70,10 @@ std::vector<std::string> launch_args(const Exercise& ex, const CheckControl& con
     std::vector<std::string> args;
     if (!ex.profile().reports_kernel_launches) return args;
     if (const auto arch = arch_limits(control.gpu_arch)) args.insert(args.end(), {"--max-dynamic-shared", std::to_string(arch->max_shared_per_block_optin)});
+    std::string sampled;
+    for (size_t k = 0; k < ex.cases.size(); ++k)
+        if (ex.cases[k].sampled) sampled += (sampled.empty() ? "" : ",") + std::to_string(k);
+    if (!sampled.empty()) args.insert(args.end(), {"--sampled-cases", sampled});
     if (control.trace_kernels) args.push_back("--trace-kernels");
     if (control.trace_kernels && control.trace_case >= 0)
         args.insert(args.end(), {"--trace-case", std::to_string(control.trace_case), "--trace-launch", std::to_string(control.trace_launch),

@@ -289,10 +289,14 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
         }
         return v.verdict == Verdict::KernelRule;
     };
+    // A sampled case's counters are its checked blocks' alone: the rules that
+    // weigh the whole operation's traffic against its least are left to the
+    // cases that check every block; the per-block and per-request ones hold.
+    const bool sampled = emu::sampled(launches);
     if (wrong_block_count(launches, required_blocks, v)) return v;
-    if (reads_without_reuse(launches, minimum_sectors, rules.max_global_read_ratio, v)) return v;
+    if (!sampled && reads_without_reuse(launches, minimum_sectors, rules.max_global_read_ratio, v)) return v;
     if (breaks_tile_promises(launches, rules, v)) return v;
-    if (wasteful(launches, minimum_sectors, rules.max_wasted_sector_ratio, v)) return v;
+    if (!sampled && wasteful(launches, minimum_sectors, rules.max_wasted_sector_ratio, v)) return v;
     if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, KernelRuleCause::UncoalescedLoads)) return v;
     if (over(rules.max_sectors_per_store_request, &emu::LaunchCounters::sectors_per_store_request, KernelRuleCause::UncoalescedStores)) return v;
     if (narrow(launches, rules.min_bytes_per_load_request, true, v)) return v;

@@ -206,6 +206,12 @@ std::vector<Case> load_cases(const fs::path& path, const std::vector<ParamSpec>&
                 out.tokens.push_back(s.get<std::string>());
             }
         }
+        if (c.contains("checked_blocks")) {
+            const json& b = c["checked_blocks"];
+            if (!b.is_string() || (b != "all" && b != "first_and_last"))
+                f.fail(field + ".checked_blocks", "expected \"all\" or \"first_and_last\"");
+            out.sampled = b == "first_and_last";
+        }
         cases.push_back(std::move(out));
     }
     return cases;

@@ -21,7 +21,7 @@ std::vector<std::string> below_least_traffic(const CheckResult& r, const Exercis
     const reference::Op* op = reference::find_op(e.reference);
     for (size_t k = 0; k < r.cases.size() && k < e.cases.size(); ++k) {
         const std::vector<emu::LaunchReport>& launches = r.cases[k].kernels.launches;
-        if (launches.empty() || r.cases[k].expected.kind != ValueKind::Tensor) continue;
+        if (launches.empty() || r.cases[k].expected.kind != ValueKind::Tensor || emu::sampled(launches)) continue;
         int64_t requested = 0, unique = 0;
         for (const emu::LaunchReport& L : launches) {
             requested += L.counters.global_load_sectors + L.counters.global_store_sectors;

@@ -189,7 +189,9 @@ std::string misaligned_text(const Fault& f, Lang lang) {
                {"on_line", on_line(f.line, lang)}});
 }
 
-std::string race_text(const Fault& f, Lang lang) { return tr(lang, msg::launch_fault_shared_race, race_pair(f, lang)); }
+std::string race_text(const Fault& f, Lang lang) {
+    return tr(lang, f.detail == "async_copy_not_landed" ? msg::launch_fault_async_copy_race : msg::launch_fault_shared_race, race_pair(f, lang));
+}
 
 // The emulator's launch refusals: a code in `detail`, the offending number in
 // `size` and the limit in `index`; any other detail is a raw message.

@@ -238,6 +238,14 @@ const Entry kMessages[] = {
     {"explain.stdout", "Your program printed:", "Programmu mencetak:"},
     {"explain.truncated", "[… output truncated …]", "[… keluaran dipotong …]"},
     {"explain.case_line", "case {n} {name}: {verdict}", "kasus {n} {name}: {verdict}"},
+    {"explain.case_sampled",
+     "a sampled case: in each launch the grid's first and last block were checked (memcheck, racecheck, initcheck, synccheck, "
+     "counters), {checked} blocks in all; the other {unchecked} ran an unchecked build of your file: their values were compared "
+     "with the reference, their accesses were not checked (the smaller cases check every block)",
+     "kasus sampel: di setiap peluncuran hanya blok pertama dan terakhir grid yang diperiksa (memcheck, racecheck, initcheck, "
+     "synccheck, penghitung), total {checked} blok; {unchecked} blok lainnya menjalankan build file Anda tanpa pemeriksaan: "
+     "nilainya tetap dibandingkan dengan referensi, tetapi aksesnya tidak diperiksa (kasus-kasus yang lebih kecil memeriksa "
+     "setiap blok)"},
 
     // axis names used in positions "(head 1, row 3, col 0)"
     {"dim.head", "head", "head"},
@@ -1228,6 +1236,9 @@ data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"},
     {"launch.fault.global_race.blocks",
      "{race}. The blocks of one launch run in any order, even at the same time: two blocks touching one element need atomicAdd, or separate outputs combined by a second kernel.",
      "{race}. Blok-blok dari satu peluncuran berjalan dalam urutan apa pun, bahkan bersamaan: dua blok yang menyentuh elemen yang sama memerlukan atomicAdd, atau output terpisah yang digabung oleh kernel kedua."},
+    {"launch.fault.async_copy_race",
+     "shared-memory race in block {block} on index {index} of {place}: thread {other_thread} started an asynchronous copy into it{other_on_line} (__pipeline_memcpy_async, cp.async), and thread {thread} {second}{on_line} before that copy landed. A copy lands only when the thread that started it waits for its group (__pipeline_wait_prior, cg::wait), and other threads see it after a __syncthreads that follows that wait: wait, then __syncthreads, before reading the buffer or copying into it again.",
+     "race di shared memory, blok {block}, indeks {index} dari {place}: thread {other_thread} memulai salinan asinkron ke elemen itu{other_on_line} (__pipeline_memcpy_async, cp.async), lalu thread {thread} {second}{on_line} sebelum salinan itu tiba. Salinan baru tiba ketika thread yang memulainya menunggu grupnya (__pipeline_wait_prior, cg::wait), dan thread lain baru melihatnya setelah __syncthreads yang menyusul penantian itu: tunggu, lalu __syncthreads, sebelum membaca buffer itu atau menyalin ke dalamnya lagi."},
     {"launch.fault.shared_race",
      "shared-memory race in block {block} on index {index} of {place}: thread {other_thread} {first}{other_on_line}, then thread {thread} {second}{on_line} with no __syncthreads in between. {advice}",
      "race di shared memory, blok {block}, indeks {index} dari {place}: thread {other_thread} {first}{other_on_line}, lalu thread {thread} {second}{on_line}, tanpa __syncthreads di antaranya. {advice}"},

@@ -435,6 +435,19 @@ std::string explain_probes_dropped(const CheckResult& r, Lang lang) {
 
 }  // namespace
 
+namespace {
+// Which blocks of a sampled case were checked: "" for a case that checked every block.
+std::string explain_sampled_case(const CaseOutcome& c, Lang lang) {
+    int64_t blocks = 0, unchecked = 0;
+    for (const emu::LaunchReport& L : c.kernels.launches) {
+        blocks += L.counters.blocks;
+        unchecked += L.counters.unchecked_blocks;
+    }
+    if (unchecked == 0) return {};
+    return "    " + tr(lang, msg::explain_case_sampled, {{"checked", format_count(blocks - unchecked, lang)}, {"unchecked", format_count(unchecked, lang)}});
+}
+}  // namespace
+
 std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
     std::string s = verdict_title(r.verdict, r.cause, lang);
     auto add = [&](const std::string& line) {
@@ -444,8 +457,10 @@ std::string explain(const CheckResult& r, const Exercise& ex, Lang lang) {
     add(explain_backends(r, ex, lang));
     const bool ran = r.ran();
     if (ran && !r.cases.empty()) {
-        for (const auto& c : r.cases)
+        for (const auto& c : r.cases) {
             add("  " + tr(lang, msg::explain_case_line, {{"n", std::to_string(c.index + 1)}, {"name", c.name.get(lang)}, {"verdict", verdict_title(c.verdict, c.kernels.cause, lang)}}));
+            add(explain_sampled_case(c, lang));
+        }
         add(explain_probes_dropped(r, lang));
     }
     if (ran && (!r.stdout_text.empty() || !r.stderr_text.empty())) {

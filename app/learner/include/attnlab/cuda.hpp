@@ -272,11 +272,21 @@ template <class T> cudaError_t cudaFuncSetAttribute(T* kernel, cudaFuncAttribute
 namespace attnlab::detail {
 
 bool launches_stopped();  // a launch of this case faulted
-// Runs `body(context)` as every thread of a grid on the emulator, and records
-// the launch; `line` is the learner's launch (a refused launch names it).
-void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, void (*body)(const void*),
-                   const void* context, int line);
+// One way to run a launch's threads: body(context).
+struct LaunchBody {
+    void (*body)(const void*) = nullptr;
+    const void* context = nullptr;
+};
+// Runs `checked` as every thread of a grid on the emulator (or, in a sampled
+// case, the blocks it leaves out as `unchecked`, when there is one), and
+// records the launch; `line` is the learner's launch (a refused launch names it).
+void launch_kernel(const char* name, const void* kernel, dim3 grid, dim3 block, size_t smem, LaunchBody checked,
+                   LaunchBody unchecked, int line);
 template <class F> void call_body(const void* f) { (*static_cast<const F*>(f))(); }
+// The kernel's unchecked copy, built without instrumentation from the same
+// file (the runner links one for exercises with sampled cases); nullptr when
+// the program holds none.
+const void* unchecked_copy(const void* kernel);
 
 // kernel<<<grid, block, smem, stream>>>(args...) after attnlab's rewrite. The
 // launch takes exactly the kernel's parameters, so a wrong argument count or
@@ -294,7 +304,10 @@ template <class... P> struct KernelLaunch<void (*)(P...)> {
         // refuses one that is not): its reads of the arguments are the
         // launching thread's stack, which the hooks pass over at once.
         auto body = [&]() { kernel(args...); };
-        launch_kernel(name, reinterpret_cast<const void*>(kernel), grid, block, smem, &call_body<decltype(body)>, &body, line);
+        const auto copy = reinterpret_cast<void (*)(P...)>(unchecked_copy(reinterpret_cast<const void*>(kernel)));
+        auto unchecked_body = [&]() { copy(args...); };
+        launch_kernel(name, reinterpret_cast<const void*>(kernel), grid, block, smem, {&call_body<decltype(body)>, &body},
+                      copy ? LaunchBody{&call_body<decltype(unchecked_body)>, &unchecked_body} : LaunchBody{}, line);
     }
 };
 template <class Kernel, class Stream = int>

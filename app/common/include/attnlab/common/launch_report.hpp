@@ -182,6 +182,11 @@ struct LaunchCounters {
     int64_t global_load_unique_sectors = 0, global_store_unique_sectors = 0;
     // FLOPs done on tensor cores: 2·16·16·16 per warp-wide wmma::mma_sync.
     int64_t tensor_flops = 0;
+    // Blocks that ran the kernel's unchecked copy (a sampled case: only the
+    // grid's first and last block are checked and counted). Every counter
+    // above but blocks, threads, warps and barriers is then the checked
+    // blocks' alone.
+    int64_t unchecked_blocks = 0;
 
     double sectors_per_load_request() const {
         return global_load_requests ? double(global_load_sectors) / global_load_requests : 0;
@@ -232,6 +237,7 @@ inline constexpr LaunchCounterField kLaunchCounterFields[] = {
     {"global_load_unique_sectors", &LaunchCounters::global_load_unique_sectors, CounterCombine::Sum},
     {"global_store_unique_sectors", &LaunchCounters::global_store_unique_sectors, CounterCombine::Sum},
     {"tensor_flops", &LaunchCounters::tensor_flops, CounterCombine::Sum},
+    {"unchecked_blocks", &LaunchCounters::unchecked_blocks, CounterCombine::Sum},
 };
 inline constexpr size_t kLaunchCounterCount = sizeof(kLaunchCounterFields) / sizeof(kLaunchCounterFields[0]);
 
@@ -295,6 +301,16 @@ struct LaunchReport {
 
     bool ok() const { return fault.kind == FaultKind::None; }
 };
+
+// Did some block of these launches (a case's) run the kernel's unchecked
+// copy? Its counters are then the checked blocks' alone: whatever weighs a
+// whole operation's traffic (the least-traffic rules, the speed report, the
+// dev check's proof of the least) leaves such a case out.
+inline bool sampled(const std::vector<LaunchReport>& launches) {
+    for (const LaunchReport& L : launches)
+        if (L.counters.unchecked_blocks > 0) return true;
+    return false;
+}
 
 // "0-15, 17, 20-31": linear thread ids as ranges (app/common/src/launch_report.cpp).
 std::string thread_ranges(const std::vector<unsigned>& threads);

@@ -22,10 +22,11 @@ namespace attnlab::wire {
 
 inline constexpr uint32_t kCasesMagic = 0x434C5441;  // "ATLC" little-endian
 inline constexpr uint32_t kFrameMagic = 0x524C5441;  // "ATLR"
-inline constexpr uint32_t kVersion = 9;  // 2: CUDA kernel data in case results; 3: global races, leaks; 4: wasted sectors;
+inline constexpr uint32_t kVersion = 10;  // 2: CUDA kernel data in case results; 3: global races, leaks; 4: wasted sectors;
                                          // 5: output set by the host; 6: a GPU's measured time per case;
                                          // 7: Hello says whether the channel is guarded; 8: cache and tensor-core counters
                                          // 9: the tensors a learner's Tensor operations made (automatic stages)
+                                         // 10: unchecked blocks (sampled cases)
 inline constexpr int kChannelFd = 3;
 inline constexpr int kMaxRank = 8;
 

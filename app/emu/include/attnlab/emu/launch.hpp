@@ -33,7 +33,16 @@ using HostFaultHandler = void (*)(const char* type, const std::string& what);
 void set_host_fault_handler(HostFaultHandler handler);
 [[noreturn]] void host_fault(const char* type, const std::string& what);
 
+// Which blocks of a launch run the checked (instrumented) kernel when the
+// program also holds an unchecked copy of it (a second, uninstrumented build
+// of the same file, for large cases): every block, or the grid's first and
+// last (the last holds the tails: of T, of the heads, of the batch). An
+// unchecked block computes every value it writes, at native speed, but no
+// check, counter or trace sees its accesses (see README "Sampled cases").
+enum class CheckedBlocks : uint8_t { All, FirstAndLast };
+
 struct LaunchOptions {
+    CheckedBlocks checked_blocks = CheckedBlocks::All;
     bool checks = true;        // memcheck bounds are always on; this adds initcheck + racecheck
     bool counters = true;      // sectors/request, bank conflicts (logs every access)
     bool trace = false;        // record every access of trace_block (per-block views)
@@ -61,8 +70,11 @@ private:
 // after another on the calling OS thread, one launch at a time per process
 // (the checks keep their shadow of device memory per process); nothing
 // escapes: the outcome (a fault, the counters) is the report.
+// `unchecked_body`, when given, is the same kernel built without
+// instrumentation: the blocks LaunchOptions::checked_blocks leaves out run it
+// (after the checked ones), and the report counts them (unchecked_blocks).
 LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uint64_t dynamic_smem,
-                             std::function<void()> body);
+                             std::function<void()> body, std::function<void()> unchecked_body = {});
 
 // kernel<<<grid, block, smem>>>(args...) on the emulator.
 template <class Kernel, class... Args>

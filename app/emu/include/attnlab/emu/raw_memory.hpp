@@ -79,6 +79,18 @@ double atomic_f64(double* p, AtomicOp op, double value, int line = 0);
 // (cudaErrorLaunchOutOfResources); `line` is the kernel's.
 void launch_bounds(long long max_threads, long long min_blocks = 0, long long max_cluster = 0, int line = __builtin_LINE());
 
+// ---------------------------------------------------------------- asynchronous copies
+// cp.async as <cuda_pipeline.h> spells it (__pipeline_memcpy_async, and
+// cooperative groups' memcpy_async on top): `bytes` (4, 8 or 16) from global
+// to shared memory, the last `zero_fill` of them zeros. The source is read at
+// the call; the data lands in the destination only at the copying thread's
+// wait for its commit group, and until then any read or write of those bytes
+// is a race named for the copy (racecheck). `line`: the learner's call.
+void async_copy(void* dst, const void* src, size_t bytes, size_t zero_fill, int line);
+void async_commit();
+// Every committed group but the `newest` latest ones lands.
+void async_wait_prior(size_t newest);
+
 // ---------------------------------------------------------------- asserts
 // A failed device assert(): a fault of the running kernel.
 [[noreturn]] void device_assert_failed(const char* assertion, unsigned line);

@@ -31,6 +31,10 @@ struct Toolchain {
     fs::path link_stubs_dir;         // empty stand-ins for libtsan (app/learner/link_stubs)
     // A learner's .cu: every load and store instrumented (attnlab/emu/raw_memory.hpp)
     std::vector<std::string> cuda_flags;
+    // Those of cuda_flags that a sampled exercise's unchecked copy leaves out,
+    // and the objcopy that renames that copy's functions (unchecked_copy.hpp).
+    std::vector<std::string> cuda_check_only_flags;
+    std::string objcopy;
     fs::path boost_context_library;  // the shared library the emulator's fibers need
     // CUDA exercises on a real GPU (beside the emulator, where a GPU exists)
     std::string nvcc;                // nvcc ("" when attnlab was built without it; ATTNLAB_NVCC overrides)
@@ -114,7 +118,9 @@ public:
     const fs::path& cache_dir() const { return cache_dir_; }
 
 private:
-    enum class EntryFile { Declaration, Registration, Complete };
+    // Declaration: what the learner's file is compiled with; UncheckedDeclaration:
+    // the same for its unchecked copy, which registers nothing.
+    enum class EntryFile { Declaration, UncheckedDeclaration, Registration, Complete };
     // The one path from a recipe to a cached binary, for every runtime and device.
     CompileOutput build_cached(const BuildRecipe& recipe, const Exercise& exercise, const std::string& display_name,
                                const std::atomic<bool>* cancel);
@@ -132,9 +138,18 @@ private:
     std::vector<std::string> object_command(const Exercise& exercise, const std::string& text, const fs::path& src, const fs::path& object,
                                             const fs::path& work, const std::atomic<bool>* cancel);
     static std::vector<fs::path> instrumentation_dumps(const fs::path& work);
+    std::vector<std::string> unchecked_object_command(const Exercise& exercise, const std::string& text, const fs::path& src,
+                                                      const fs::path& object, const std::atomic<bool>* cancel);
+    // The link's extra inputs for the unchecked copy (its renamed object, the
+    // table of pairs), or none when it cannot be linked.
+    std::vector<std::string> link_unchecked_copy(const BuildRecipe& recipe, const fs::path& checked, const fs::path& unchecked,
+                                                 const fs::path& work, const Exercise& exercise, const std::atomic<bool>* cancel);
+    bool build_object_and_link(const BuildRecipe& recipe, const fs::path& src, const fs::path& work, const fs::path& bin,
+                               const Exercise& exercise, const std::string& display_name, const std::atomic<bool>* cancel,
+                               CompileOutput& out);
     std::vector<std::string> link_libraries(const Exercise& exercise) const;
-    std::vector<std::string> link_command(const Exercise& exercise, const fs::path& object, const fs::path& bin,
-                                          const std::atomic<bool>* cancel);
+    std::vector<std::string> link_command(const Exercise& exercise, const fs::path& object, const std::vector<std::string>& extra_inputs,
+                                          const fs::path& bin, const std::atomic<bool>* cancel);
     bool run_build_step(const BuildRecipe& recipe, std::vector<std::string> argv, const fs::path& work, const fs::path& target,
                         const Exercise& exercise, const std::string& display_name, const std::atomic<bool>* cancel, CompileOutput& out);
     Toolchain toolchain_;

@@ -104,6 +104,11 @@ struct Case {
     LocalizedText name;
     std::vector<Value> args;  // in entry-parameter order
     std::vector<std::string> tokens;
+    // cases.json "checked_blocks": "first_and_last" (CUDA): a case too large
+    // to check every block. Its launches check the grid's first and last
+    // block; the others run the kernel's unchecked copy, their values still
+    // compared (emu::CheckedBlocks, README "Sampled cases").
+    bool sampled = false;
 };
 
 struct Exercise {
