@@ -192,6 +192,32 @@ TEST_CASE("softmax_rows: every row sums to 1") {
     }
 }
 
+// softmax_rows walks whole columns (Matrix is column-major); it must give, bit
+// for bit, what the row-at-a-time definition gives, masked entries included.
+TEST_CASE("softmax_rows: bit for bit the row-at-a-time softmax, -inf entries included") {
+    Matrix x = 30 * random_matrix(37, 70, 11);
+    for (Eigen::Index i = 0; i < x.rows(); ++i)
+        for (Eigen::Index j = i + 1; j < x.cols(); ++j) x(i, j) = -kInf;
+    Matrix by_rows(x.rows(), x.cols());
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+        double row_max = -kInf;
+        for (Eigen::Index j = 0; j < x.cols(); ++j) row_max = std::max(row_max, x(i, j));
+        double sum = 0;
+        for (Eigen::Index j = 0; j < x.cols(); ++j) sum += by_rows(i, j) = std::exp(x(i, j) - row_max);
+        for (Eigen::Index j = 0; j < x.cols(); ++j) by_rows(i, j) /= sum;
+    }
+    const Matrix w = softmax_rows(x);
+    CHECK(w.cwiseEqual(by_rows).all());
+}
+
+TEST_CASE("softmax_rows names the first row without a softmax, scanning rows in order") {
+    // Row 1 holds NaN, rows 2 and 3 are entirely -inf: row 1 is named.
+    CHECK_THROWS_WITH_AS(softmax_rows(mat(4, 2, {0, 1, 2, std::nan(""), -kInf, -kInf, -kInf, -kInf})),
+                         "x: row 1 contains NaN; its softmax is undefined", ReferenceError);
+    CHECK_THROWS_WITH_AS(softmax_rows(mat(3, 2, {0, 1, -kInf, -kInf, kInf, 0})),
+                         "x: row 1 is entirely -inf; its softmax is undefined (0/0)", ReferenceError);
+}
+
 TEST_CASE("softmax_rows refuses to produce NaN silently") {
     CHECK_THROWS_WITH_AS(softmax_rows(mat(2, 2, {0, 0, -kInf, -kInf})),
                          "x: row 1 is entirely -inf; its softmax is undefined (0/0)",

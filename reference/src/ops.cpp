@@ -135,28 +135,44 @@ Matrix causal_mask(const Matrix& scores) {
     return masked;
 }
 
-Matrix softmax_rows(const Matrix& x) {
-    if (x.cols() < 1) fail("x: expected at least one column, got shape " + shape_str(x));
-    Matrix out(x.rows(), x.cols());
+namespace {
+// Names the first row (and its first bad value) that has no softmax: the
+// message softmax_rows gives. Rare, so plain row-by-row scans are fine here.
+[[noreturn]] void fail_on_undefined_row(const Matrix& x) {
     for (Index i = 0; i < x.rows(); ++i) {
-        double row_max = -kInf;
         for (Index j = 0; j < x.cols(); ++j) {
             const double value = x(i, j);
             if (std::isnan(value) || value == kInf)
-                fail("x: row " + std::to_string(i) + " contains " +
-                     (std::isnan(value) ? "NaN" : "+inf") + "; its softmax is undefined");
-            row_max = std::max(row_max, value);
+                fail("x: row " + std::to_string(i) + " contains " + (std::isnan(value) ? "NaN" : "+inf") +
+                     "; its softmax is undefined");
         }
-        if (row_max == -kInf)
-            fail("x: row " + std::to_string(i) +
-                 " is entirely -inf; its softmax is undefined (0/0)");
-        double sum = 0.0;
-        for (Index j = 0; j < x.cols(); ++j) {
-            out(i, j) = std::exp(x(i, j) - row_max);  // exp(-inf) is exactly 0
-            sum += out(i, j);                         // >= 1: the max gives exp(0)
-        }
-        out.row(i) /= sum;
+        if (x.row(i).maxCoeff() == -kInf)
+            fail("x: row " + std::to_string(i) + " is entirely -inf; its softmax is undefined (0/0)");
     }
+    fail("x: a row has no softmax");
+}
+}  // namespace
+
+// Matrix is column-major: a row's values lie x.rows() doubles apart, so a
+// row-at-a-time loop misses the cache on every value of a 1024 x 1024 score
+// matrix. Every pass below walks whole columns instead, doing for each row the
+// same operations in the same order (max, then exp and sum over j = 0, 1, ...,
+// then the division), so the result is bit for bit the row-at-a-time one.
+Matrix softmax_rows(const Matrix& x) {
+    if (x.cols() < 1) fail("x: expected at least one column, got shape " + shape_str(x));
+    const auto values = x.array();
+    if ((values.isNaN() || values == kInf).any()) fail_on_undefined_row(x);
+    Eigen::VectorXd row_max = x.col(0);
+    for (Index j = 1; j < x.cols(); ++j) row_max = row_max.cwiseMax(x.col(j));
+    if ((row_max.array() == -kInf).any()) fail_on_undefined_row(x);
+    Matrix out(x.rows(), x.cols());
+    Eigen::VectorXd sum = Eigen::VectorXd::Zero(x.rows());
+    for (Index j = 0; j < x.cols(); ++j) {
+        // exp(-inf) is exactly 0; each row's sum is >= 1: its max gives exp(0).
+        out.col(j) = (x.col(j) - row_max).unaryExpr([](double v) { return std::exp(v); });
+        sum += out.col(j);
+    }
+    for (Index j = 0; j < x.cols(); ++j) out.col(j).array() /= sum.array();
     return out;
 }
 

@@ -363,10 +363,12 @@ size_t source_slice(const AttentionWay& way, size_t l, const Slices& s) {
 }
 
 // Keys j > i + extra_keys of query row i become -inf (extra_keys = 0: the causal mask).
-Matrix mask_after(const Matrix& scores, int extra_keys) {
-    Matrix masked = scores;
-    for (Index i = 0; i < masked.rows(); ++i)
-        for (Index j = i + 1 + extra_keys; j < masked.cols(); ++j) masked(i, j) = -kInf;
+Matrix mask_after(Matrix masked, int extra_keys) {
+    // Column j hides rows i < j - extra_keys (column-major: whole column heads).
+    for (Index j = 0; j < masked.cols(); ++j) {
+        const Index hidden = std::clamp<Index>(j - extra_keys, 0, masked.rows());
+        masked.col(j).head(hidden).setConstant(-kInf);
+    }
     return masked;
 }
 
@@ -378,8 +380,8 @@ Result batched_attention_as(const AttentionWay& way, const Args& a) {
     std::vector<Matrix> scores, weights, out;
     for (size_t l = 0; l < in.q.m.size(); ++l) {
         const size_t src = source_slice(way, l, in.q);
-        const Matrix raw = (in.q.m[src] * in.k.m[src].transpose()) * scale;
-        scores.push_back(way.causal ? mask_after(raw, way.extra_keys) : raw);
+        Matrix raw = (in.q.m[src] * in.k.m[src].transpose()) * scale;
+        scores.push_back(way.causal ? mask_after(std::move(raw), way.extra_keys) : std::move(raw));
         if (way.softmax != SoftmaxKind::Stable) weights.push_back(softmax_in_float(scores.back(), way.softmax));
         else weights.push_back(way.right() ? softmax_rows(scores.back()) : softmax_rows_unchecked(scores.back()));
         if (way.future_dropped)
