@@ -120,6 +120,27 @@ TEST_CASE("the kernel runs once per exercise and case, however often the learner
     for (const CaseOutcome& c : again.cases) CHECK(c.reference_kernel.has_value());
 }
 
+// The reference side is computed while the file compiles; a case that does
+// not fit its reference op is still the whole report, whatever the compile
+// said (the course's fault is never shown as the learner's compile error).
+TEST_CASE("a case that does not fit its reference op is attnlab's error, even beside a compile error") {
+    Runner runner(*env().compiler);
+    Exercise ex = env().exercise("fx-split");
+    REQUIRE(ex.cases.size() >= 2);
+    ex.cases[1].args[0] = Value::of_tensor(TensorData({3}, {1, 2, 3}));  // a vector where a matrix is expected
+    for (const char* file : {"correct.cpp", "compile_error.cpp"}) {
+        CAPTURE(file);
+        const CheckResult r = runner.check(ex, kFixtures / "solutions" / file);
+        CHECK(r.verdict == Verdict::InternalError);
+        CHECK(r.problem == Problem::CaseDoesNotFitReference);
+        CHECK(r.problem_case == 1);
+        CHECK(r.diagnostics.empty());
+        for (const CaseOutcome& c : r.cases) CHECK(c.verdict == Verdict::NotRun);
+    }
+    // The fitting exercise checks as before with the same runner (nothing unfit was kept).
+    CHECK(check(runner, "correct.cpp").verdict == Verdict::Pass);
+}
+
 TEST_CASE("a kernel that disagrees with the reference is an internal error of attnlab") {
     Runner runner(*env().compiler);
     // A broken kernel: its real output with one element off by 0.5.

@@ -64,6 +64,7 @@ void report_progress(const CheckControl& control, Phase phase, int index, int co
 // the check's own compile and run want theirs.
 Runner::Runner(Compiler& compiler)
     : compiler_(compiler),
+      expected_cache_(kExpectedCacheBytes),
       seams_(std::make_unique<RunnerSeams>()),
       resource_reports_(std::make_unique<ResourceReportJobs>(compiler.cache_dir() / "tmp", std::thread::hardware_concurrency() / 2,
                                                                compiler.toolchain().weak_sandbox_allowed)) {}
@@ -74,13 +75,21 @@ RunnerSeams& seams_of(Runner& runner) { return *runner.seams_; }
 
 CheckProblem Runner::prepare_cases(const Exercise& ex, std::vector<CaseOutcome>& cases) {
     cases.resize(ex.cases.size());
+    std::vector<std::string> keys(ex.cases.size());
     for (size_t k = 0; k < ex.cases.size(); ++k) {
         CaseOutcome& c = cases[k];
         c.index = static_cast<int>(k);
         c.name = ex.cases[k].name;
         c.tokens = ex.cases[k].tokens;
+        keys[k] = case_key(ex, ex.cases[k]);
         try {
-            compute_expected(ex, ex.cases[k], c.expected, c.stages);
+            const std::shared_ptr<const ExpectedCase> e = expected_cache_.get(keys[k], [&] {
+                ExpectedCase computed;
+                compute_expected(ex, ex.cases[k], computed.output, computed.stages);
+                return computed;
+            });
+            c.expected = e->output;
+            c.stages = e->stages;
         } catch (const std::exception& e) {
             return {Problem::CaseDoesNotFitReference, static_cast<int>(k), e.what()};
         }
@@ -92,7 +101,7 @@ CheckProblem Runner::prepare_cases(const Exercise& ex, std::vector<CaseOutcome>&
         // sampling saves the learner's (seconds at T = 1024): the CUDA column
         // is left to the other cases.
         if (ex.cases[k].sampled) continue;
-        c.reference_kernel = case_kernel(ex, k, c.expected, c.stages);
+        c.reference_kernel = case_kernel(ex, k, keys[k], c.expected, c.stages);
         if (!c.reference_kernel) continue;
         const KernelProblem kp = kernel_problem(*c.reference_kernel, ex.tolerance);
         if (kp.problem != Problem::None && first.problem == Problem::None) first = {kp.problem, static_cast<int>(k), kp.detail};
@@ -100,10 +109,9 @@ CheckProblem Runner::prepare_cases(const Exercise& ex, std::vector<CaseOutcome>&
     return first;
 }
 
-std::optional<KernelOutcome> Runner::case_kernel(const Exercise& ex, size_t k, const Value& expected,
+std::optional<KernelOutcome> Runner::case_kernel(const Exercise& ex, size_t k, const std::string& key, const Value& expected,
                                                  const std::vector<NamedTensor>& reference_stages) {
     if (!exercise_has_kernel(ex)) return std::nullopt;
-    const std::string key = ex.id + "/" + ex.reference + "/" + hex64(hash64(protocol::encode_cases({ex.cases[k].args})));
     {
         std::lock_guard<std::mutex> lock(kernel_mutex_);
         if (auto it = kernel_cache_.find(key); it != kernel_cache_.end()) return it->second;
@@ -157,17 +165,26 @@ CheckResult Runner::check_source(const Exercise& ex, const std::string& source, 
         add_problem(res, {Problem::ToolchainMissing, -1, problem});
         return finish(Verdict::InternalError);
     }
-    // Expected outputs first: a case that does not fit its reference op is
-    // the course's fault and must not be blamed on the learner. So is a CUDA
-    // kernel of the reference op that faults or disagrees with it.
-    if (CheckProblem unfit = prepare_cases(ex, res.cases); unfit.problem != Problem::None) {
-        add_problem(res, std::move(unfit));
-        return finish(Verdict::InternalError);
-    }
+    // The reference side of the cases is computed while the file compiles (a
+    // second at T = 1024 the first time; then from expected_cache_), and is
+    // judged first: a case that does not fit its reference op is the course's
+    // fault and must not be blamed on the learner. So is a CUDA kernel of the
+    // reference op that faults or disagrees with it.
+    std::vector<CaseOutcome> prepared;
+    std::future<CheckProblem> reference_side =
+        std::async(std::launch::async, [&] { return prepare_cases(ex, prepared); });  // its destructor joins
+    bool cases_fit = false;
+    const CasesReady cases_ready = [&] {
+        CheckProblem unfit = reference_side.get();
+        res.cases = std::move(prepared);
+        cases_fit = unfit.problem == Problem::None;
+        return unfit;
+    };
 
     // How the file is built and run, and what evidence comes back, is the
     // runtime profile's (check/runtime_profiles.cpp): one path for every runtime.
-    const Verdict v = compile_and_run(ex, source, display_name, control, res);
+    const Verdict v = compile_and_run(ex, source, display_name, control, cases_ready, res);
+    if (!cases_fit) return finish(v);  // nothing ran: the course's fault is the whole report
     res.verdict = v;
     if (v != Verdict::Pass && v != Verdict::Cancelled) res.mistake = diagnose_mistake(ex, res);
     // Placed before the difference is located: a placed stage that differs says where.
@@ -228,7 +245,7 @@ bool registers_refuse_a_launch(const CheckResult& res) {
 }  // namespace
 
 Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, const std::string& display_name,
-                          const CheckControl& control, CheckResult& res) {
+                          const CheckControl& control, const CasesReady& cases_ready, CheckResult& res) {
     const int count = static_cast<int>(ex.cases.size());
     report_progress(control, Phase::Compiling, 0, count);
     // A CUDA file also goes to NVRTC (registers, shared memory, spills), on
@@ -236,7 +253,7 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
     auto stop_nvrtc = std::make_shared<std::atomic<bool>>(false);
     if (ex.profile().resource_report)
         res.resources_pending = resource_reports_->start(source, display_name, control.gpu_arch, stop_nvrtc, seams_->nvrtc_gate);
-    const Verdict v = build_and_run(ex, source, display_name, control, res);
+    const Verdict v = build_and_run(ex, source, display_name, control, cases_ready, res);
     if (v == Verdict::Cancelled) stop_nvrtc->store(true);  // nobody will read its report
     // Whatever the verdict, the report joins the result, now or (still
     // compiling) through res.resources_pending.
@@ -245,8 +262,12 @@ Verdict Runner::compile_and_run(const Exercise& ex, const std::string& source, c
 }
 
 Verdict Runner::build_and_run(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
-                              CheckResult& res) {
+                              const CasesReady& cases_ready, CheckResult& res) {
     const CompileOutput compiled = compiler_.compile(ex, source, display_name, control.cancel);
+    if (CheckProblem unfit = cases_ready(); unfit.problem != Problem::None) {  // the compile is not reported
+        add_problem(res, std::move(unfit));
+        return Verdict::InternalError;
+    }
     CompilePart part = compile_part(compiled, ex.signature(), control.cancel && control.cancel->load());
     const std::optional<Verdict> ended = part.ends_check;
     add_compile(res, std::move(part));
@@ -266,14 +287,20 @@ Verdict Runner::build_and_run(const Exercise& ex, const std::string& source, con
 // making every check wait for NVRTC.
 ProgramsPart Runner::run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res) {
     if (!res.resources_pending.valid()) return run_cases(compiler_, ex, binary, control, res.cases, {});
-    const std::vector<CaseOutcome> prepared = res.cases;
     std::vector<std::string> registers = seams_->nvrtc_late ? std::vector<std::string>{} : kernel_register_args(res, false);
     ProgramsPart run = run_cases(compiler_, ex, binary, control, res.cases, registers);
     if (!registers.empty() || run.verdict == Verdict::Cancelled || run.verdict == Verdict::InternalError) return run;
     if (!registers_could_refuse_a_launch(res)) return run;  // final without NVRTC: the report joins when it is done
     registers = kernel_register_args(res, true);
     if (registers.empty() || !registers_refuse_a_launch(res)) return run;
-    res.cases = prepared;
+    // The cases as they were before the first run: from the caches, not a
+    // copy kept on every check for this rare re-run.
+    res.cases.clear();
+    if (CheckProblem again = prepare_cases(ex, res.cases); again.problem != Problem::None) {
+        ProgramsPart failed;  // InternalError: the same cases fitted a moment ago
+        failed.problem = std::move(again);
+        return failed;
+    }
     return run_cases(compiler_, ex, binary, control, res.cases, registers);
 }
 

@@ -72,19 +72,26 @@ private:
     friend RunnerSeams& seams_of(Runner& runner);
     // The reference op's CUDA kernel on one case, computed once per exercise
     // and case for the life of the runner (cases never change).
-    std::optional<KernelOutcome> case_kernel(const Exercise& ex, size_t k, const Value& expected,
+    std::optional<KernelOutcome> case_kernel(const Exercise& ex, size_t k, const std::string& key, const Value& expected,
                                              const std::vector<NamedTensor>& reference_stages);
     // Each case's reference side (expected value, stages, reference kernel);
     // a problem when a case does not fit the reference op or its kernel.
     CheckProblem prepare_cases(const Exercise& ex, std::vector<CaseOutcome>& cases);
     // The compile, the NVRTC report beside it, the run: the verdict on the file.
+    // `cases_ready` waits for the reference side (prepare_cases, computed
+    // beside the compile), moves it into res.cases and says whether it fitted.
+    using CasesReady = std::function<CheckProblem()>;
     Verdict compile_and_run(const Exercise& ex, const std::string& source, const std::string& display_name,
-                      const CheckControl& control, CheckResult& res);
+                      const CheckControl& control, const CasesReady& cases_ready, CheckResult& res);
     Verdict build_and_run(const Exercise& ex, const std::string& source, const std::string& display_name, const CheckControl& control,
-                          CheckResult& res);
+                          const CasesReady& cases_ready, CheckResult& res);
     // A CUDA program's run, with NVRTC's registers per thread when ready (runner.cpp).
     ProgramsPart run_with_register_counts(const Exercise& ex, const fs::path& binary, const CheckControl& control, CheckResult& res);
+    // The reference side of the cases checked lately: a warm check of a large
+    // case (12 heads at T = 1024: 1 s, 100 MB of stages) reuses it.
+    static constexpr size_t kExpectedCacheBytes = size_t{256} << 20;
     Compiler& compiler_;
+    ExpectedCache expected_cache_;
     std::mutex kernel_mutex_;
     std::map<std::string, std::optional<KernelOutcome>> kernel_cache_;
     std::unique_ptr<RunnerSeams> seams_;
