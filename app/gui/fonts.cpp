@@ -21,6 +21,7 @@ const ImWchar* glyph_ranges() {
             0x2070, 0x209F,  // Super/subscripts
             0x2190, 0x21FF,  // Arrows (→, ←, ↔)
             0x2200, 0x22FF,  // Mathematical operators (√, ≤, ≥, ≈, ∞, ·)
+            0x2308, 0x230B,  // Ceiling and floor (⌈T / 64⌉ in statements)
             0x2500, 0x257F,  // Box drawing
             0x25A0, 0x25FF,  // Geometric shapes (■, ▶)
             0x2713, 0x2717,  // ✓ ✗
