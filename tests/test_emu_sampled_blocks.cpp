@@ -70,6 +70,25 @@ TEST_CASE("sampled launch: a fault in a middle block goes unseen, one in the las
     CHECK(last.fault.line == emu_test::g_line);
 }
 
+// The Kernel tab's "Record this block" traces one block on its own: in a
+// sampled launch that block runs checked too, so its accesses (and faults)
+// are seen, whichever block it is.
+TEST_CASE("sampled launch: a block traced on its own is checked") {
+    Buffer out(160);
+    LaunchOptions o = sampled();
+    o.trace = true;
+    o.trace_block = Dim3{2, 0, 0};
+    const ScopedLaunchOptions options(o);
+    const LaunchReport r = launch_with_copy(out.data, /*bad_block=*/2, true);
+    REQUIRE(r.fault.kind == FaultKind::OutOfBounds);
+    CHECK(r.fault.block == Dim3{2, 0, 0});
+    const LaunchReport right = launch_with_copy(out.data, /*bad_block=*/-1, true);
+    REQUIRE(right.ok());
+    CHECK(right.counters.unchecked_blocks == 2);
+    CHECK_FALSE(right.trace.empty());
+    for (const AccessEvent& e : right.trace) CHECK(e.block == 2);
+}
+
 TEST_CASE("a sampled launch without an unchecked copy checks every block") {
     Buffer out(160);
     const ScopedLaunchOptions options(sampled());

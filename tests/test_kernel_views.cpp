@@ -209,6 +209,31 @@ TEST_CASE("kernel views: block footprints of one block per (batch, head), with a
     CHECK(block_footprints(launch, buffers).size() == 5);
 }
 
+TEST_CASE("kernel views: a sampled launch's blocks outside the sample are unchecked, never idle or unknown") {
+    // Five blocks of one head each; the first and last ran checked (their
+    // writes are in the log), the middle three ran the unchecked copy.
+    const std::vector<KernelBuffer> buffers = {buffer("out", {5, 4}, {"head", "col"}, true)};
+    emu::LaunchReport launch;
+    launch.grid = {5, 1, 1};
+    launch.block = {4, 1, 1};
+    launch.counters.unchecked_blocks = 3;
+    for (uint64_t b : {0u, 4u})
+        for (unsigned t = 0; t < 4; ++t) launch.trace.push_back(write(b, t, "out", static_cast<int64_t>(b) * 4 + t, 7));
+    std::vector<BlockFootprint> f = block_footprints(launch, buffers);
+    REQUIRE(f.size() == 5);
+    for (size_t b = 0; b < 5; ++b) {
+        CAPTURE(b);
+        const bool in_sample = b == 0 || b == 4;
+        CHECK(f[b].unchecked == !in_sample);
+        CHECK(f[b].recorded == in_sample);
+        CHECK_FALSE(f[b].unknown());
+        CHECK(f[b].wrote_output() == in_sample);
+    }
+    // A launch that checked every block has none.
+    launch.counters.unchecked_blocks = 0;
+    for (const BlockFootprint& b : block_footprints(launch, buffers)) CHECK_FALSE(b.unchecked);
+}
+
 TEST_CASE("kernel views: one block writing the whole output, and flat blocks spanning heads") {
     const Shape shape{2, 2, 4, 8};  // 128 elements
     const std::vector<KernelBuffer> buffers = {buffer("out", shape, {"batch", "head", "row", "col"}, true)};

@@ -25,6 +25,7 @@ std::string block_text(Ui& ui, const BlockFootprint& f, const std::string& out) 
                                                    {"out", out},
                                                    {"reads", format_count(f.global_reads, lang)}};
     if (f.stopped) return ui.t(msg::gui_kview_block_stopped, id);
+    if (f.unchecked) return ui.t(msg::gui_kview_block_unchecked, id);
     if (f.unknown()) return ui.t(msg::gui_kview_block_unrecorded, id);
     if (!f.wrote_output() && f.global_writes > 0) {  // a helper kernel's block: it wrote a buffer of its own
         std::map<std::string, std::string> args = id;
@@ -43,6 +44,7 @@ std::string block_text(Ui& ui, const BlockFootprint& f, const std::string& out) 
 ImU32 block_color(const BlockFootprint& f, int64_t numel, bool selected) {
     if (f.faulted) return kFault;
     if (f.unknown()) return selected ? IM_COL32(66, 72, 96, 255) : IM_COL32(44, 50, 72, 255);  // unknown, not idle: hatched, with "?"
+    if (f.unchecked) return selected ? IM_COL32(86, 104, 112, 255) : IM_COL32(56, 70, 76, 255);  // not idle either: with a dot
     if (!f.wrote_output()) return selected ? IM_COL32(120, 120, 126, 255) : kIdle;
     // Where in the output it wrote, on viridis (the lighter two thirds, so the
     // dark labels stay readable): neighbouring slices look alike, and the
@@ -69,14 +71,22 @@ void mark_unknown(ImDrawList* dl, ImVec2 a, ImVec2 z) {
     dl->PopClipRect();
 }
 
+// A block that ran the kernel's unchecked copy: a dot, as large as the cell
+// allows (a shape again, so it reads without telling colours apart).
+void mark_unchecked(ImDrawList* dl, ImVec2 a, ImVec2 z) {
+    const float radius = std::max(1.5f, std::min(z.x - a.x, z.y - a.y) * 0.14f);
+    dl->AddCircleFilled(ImVec2((a.x + z.x) / 2, (a.y + z.y) / 2), radius, IM_COL32(200, 215, 220, 230));
+}
+
 // Blocks by what is known of them, for the summary line of a large grid.
 struct GridCounts {
-    long wrote = 0, idle = 0, unknown = 0;
+    long wrote = 0, idle = 0, unknown = 0, unchecked = 0;
 };
 GridCounts count_blocks(const std::vector<BlockFootprint>& blocks) {
     GridCounts n;
     for (const BlockFootprint& f : blocks) {
-        if (f.unknown()) ++n.unknown;
+        if (f.unchecked) ++n.unchecked;
+        else if (f.unknown()) ++n.unknown;
         else if (f.wrote_output()) ++n.wrote;
         else ++n.idle;
     }
@@ -107,6 +117,10 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
         wrapped(ui.t(msg::gui_kview_grid_summary, {{"n", format_count(count, lang)}, {"wrote", format_count(n.wrote, lang)}, {"out", out},
                                                 {"idle", format_count(n.idle, lang)}, {"unknown", format_count(n.unknown, lang)}}));
         ui.note_item("kview_grid_summary");
+        if (n.unchecked > 0) {
+            wrapped(ui.t(msg::gui_kview_grid_unchecked, {{"unchecked", format_count(n.unchecked, lang)}}));
+            ui.note_item("kview_grid_unchecked");
+        }
     }
     size_t widest = 1;
     for (long b = 0; b < shown && !compact; ++b) widest = std::max(widest, slice_values(v.blocks[static_cast<size_t>(b)].written).size());
@@ -145,8 +159,9 @@ void draw_block_grid(Ui& ui, const emu::LaunchReport& launch, const std::string&
             mark_unknown(dl, a, z);
             ++v.unknown_marked;
         }
+        if (f.unchecked && !f.faulted) mark_unchecked(dl, a, z);
         if (b == v.block) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), IM_COL32(255, 255, 255, 255), 2.0f, 0, 2.0f);
-        if (!labels || f.unknown()) continue;
+        if (!labels || f.unknown() || f.unchecked) continue;
         const std::string label = f.wrote_output() ? (f.written.empty() ? "*" : slice_values(f.written)) : "–";
         const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
         if (ts.x > cell_w - 4) continue;

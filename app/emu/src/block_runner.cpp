@@ -292,10 +292,13 @@ void run_block(Worker& w, Launch& L, uint64_t b, bool checked) {
 }
 
 // Whether block b runs the checked kernel: every block does, unless the
-// launch has an unchecked copy and its options ask for a sample.
+// launch has an unchecked copy and its options ask for a sample. A block
+// traced on its own (the Kernel tab's "Record this block") is checked too:
+// its accesses are what the recording is for.
 bool checked_block(const Launch& L, uint64_t b) {
-    if (!L.unchecked_body || L.options.checked_blocks == CheckedBlocks::All) return true;
-    return b == 0 || b + 1 == L.nblocks;
+    if (!L.unchecked_body) return true;
+    if (L.options.trace && !L.options.trace_all_blocks && unlinear(b, L.grid) == L.options.trace_block) return true;
+    return block_in_sample(L.options.checked_blocks, b, L.nblocks);
 }
 
 void run_block_or_fail(Worker& w, Launch& L, uint64_t b, bool checked) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "attnlab/common/checked_blocks.hpp"
 #include "attnlab/core/text/messages.hpp"
 
 namespace attnlab {
@@ -175,6 +176,12 @@ std::vector<BlockFootprint> block_footprints(const emu::LaunchReport& launch, co
     }
     if (launch.fault.kind != emu::FaultKind::None)
         for (BlockFootprint& f : blocks) f.stopped = !f.faulted && !f.wrote_output();
+    if (launch.counters.unchecked_blocks > 0)  // a sampled launch: the blocks outside the sample ran unchecked
+        for (uint64_t b = 0; b < count; ++b)
+            if (!emu::block_in_sample(emu::CheckedBlocks::FirstAndLast, b, count)) {
+                blocks[b].unchecked = true;
+                blocks[b].recorded = false;
+            }
     if (launch.trace_truncated) {
         // The log stops somewhere in the last block it has: that block and every later one are unknown.
         uint64_t last = 0;

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <utility>
 
+#include "attnlab/common/checked_blocks.hpp"
 #include "attnlab/common/launch_report.hpp"
 #include "attnlab/emu_device.hpp"
 
@@ -32,14 +33,6 @@ struct HostAccessError : std::logic_error {
 using HostFaultHandler = void (*)(const char* type, const std::string& what);
 void set_host_fault_handler(HostFaultHandler handler);
 [[noreturn]] void host_fault(const char* type, const std::string& what);
-
-// Which blocks of a launch run the checked (instrumented) kernel when the
-// program also holds an unchecked copy of it (a second, uninstrumented build
-// of the same file, for large cases): every block, or the grid's first and
-// last (the last holds the tails: of T, of the heads, of the batch). An
-// unchecked block computes every value it writes, at native speed, but no
-// check, counter or trace sees its accesses (see README "Sampled cases").
-enum class CheckedBlocks : uint8_t { All, FirstAndLast };
 
 struct LaunchOptions {
     CheckedBlocks checked_blocks = CheckedBlocks::All;

@@ -84,10 +84,14 @@ struct BlockFootprint {
     // The launch stopped at a fault elsewhere before this block wrote any
     // output (blocks run in parallel: it may not have run at all).
     bool stopped = false;
+    // A sampled case's block outside the checked sample (emu::block_in_sample):
+    // it ran the kernel's unchecked copy, so its values were compared but its
+    // accesses never logged (recorded = false). Labelled so, never idle or "?".
+    bool unchecked = false;
     bool wrote_output() const { return output_writes > 0; }
     bool traced() const { return global_reads + global_writes + shared_reads + shared_writes > 0; }
     // Nothing known of what it did: drawn as "?" at any cell size, never as idle.
-    bool unknown() const { return stopped || (!recorded && !wrote_output()); }
+    bool unknown() const { return stopped || (!recorded && !wrote_output() && !unchecked); }
 };
 
 // One entry per block of the grid, in linear order (grid.count() entries;
