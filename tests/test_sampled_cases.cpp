@@ -91,6 +91,18 @@ TEST_CASE("bugs only in the last block when the count is not a multiple of the b
     CHECK(race.cases[kSampledCase].verdict == Verdict::Pass);
 }
 
+// Naming a mistake runs the reference's variants of the op on the cases; on
+// a sampled case (T = 1024 and 12 heads in the course) that costs seconds per
+// variant, so it is consulted only when no case checked whole failed.
+TEST_CASE("a mistake shown by the cases checked whole is named without the sampled case") {
+    if (!emulator_built()) return;
+    const CheckResult r = env().check("wrong/no_transpose_where_checked_whole.cu");
+    REQUIRE(r.verdict == Verdict::WrongAnswer);
+    CHECK(r.cases[kSampledCase].verdict == Verdict::Pass);  // right there, so no variant matches it
+    REQUIRE(r.mistake.has_value());
+    CHECK(r.mistake->id == "split_without_transpose");
+}
+
 TEST_CASE("dev check: the starter fails, the solution passes, every fixture gets its verdict") {
     if (!emulator_built()) return;
     const ExerciseCheck ec = check_exercise(env().runner, env().ex());

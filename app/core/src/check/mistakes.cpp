@@ -1,5 +1,7 @@
 #include "attnlab/core/check/mistakes.hpp"
 
+#include <algorithm>
+
 #include "attnlab/core/check/stage_comparison.hpp"  // compare_stages: the stage the probes first differ in
 
 #include "attnlab/core/check/compare.hpp"
@@ -15,11 +17,19 @@ namespace {
 // variant's, with at least one of those outputs wrong? A mistake is named only
 // for wrong values: a kernel whose sums are right and which only leaks (or
 // breaks another rule) is told that, never a mistake its values do not show.
+//
+// A sampled case (12 heads at T = 1024) costs the reference a second or more
+// per variant, and an op has dozens of variants: it is consulted only when no
+// case checked whole failed, i.e. when it alone shows the learner's mistake.
 bool matches_variant(const Exercise& ex, const CheckResult& result, const reference::Mistake& variant) {
+    const bool whole_case_failed = std::any_of(result.cases.begin(), result.cases.end(), [&](const CaseOutcome& c) {
+        return c.verdict != Verdict::Pass && static_cast<size_t>(c.index) < ex.cases.size() && !ex.cases[static_cast<size_t>(c.index)].sampled;
+    });
     bool any_failing = false;
     for (const CaseOutcome& c : result.cases) {
         if (!c.has_output()) continue;
         if (static_cast<size_t>(c.index) >= ex.cases.size()) return false;
+        if (whole_case_failed && ex.cases[static_cast<size_t>(c.index)].sampled) continue;
         reference::Result r;
         try {
             r = variant.run(case_inputs(ex, ex.cases[static_cast<size_t>(c.index)]));
