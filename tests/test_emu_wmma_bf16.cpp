@@ -27,6 +27,8 @@ void wmma_bf16_fill(float* out, const __nv_bfloat16* identity, float fill_value)
 void wmma_half_fill(float* out, const __half* identity, float fill_value);
 void wmma_bf16_product(float* out, const __nv_bfloat16* a, unsigned lda, const __nv_bfloat16* b, const float* c);
 void wmma_bf16_convert(float* out, const __nv_bfloat16* identity, float value);
+void wmma_bf16_shared_tile(float* out, const __nv_bfloat16* identity, float value);
+void wmma_bf16_shared_tile_copy(float* out, const __nv_bfloat16* identity, float value);
 }  // namespace emu_test
 
 using namespace attnlab::emu;
@@ -191,6 +193,30 @@ TEST_CASE("wmma bf16: ldm is counted in bf16 elements (a multiple of 8), and a t
     REQUIRE(off.fault.kind == FaultKind::MisalignedAddress);
     CHECK(off.fault.detail == "32");
     CHECK(off.fault.index == 16);  // 8 bf16 elements: 16 bytes past the aligned start
+}
+
+TEST_CASE("wmma in a sampled launch: the unchecked blocks' fragment calls are not counted, their shared tile not twice") {
+    // Five blocks, the middle three on the copy, whose tile only wmma calls touch: before, those
+    // calls marked the copy's __shared__ tile as used, and the launch reported 2 KiB per block.
+    Buffer<float> out("out", std::vector<float>(5 * 256, 0.0f));
+    LaunchOptions sampled;
+    sampled.checked_blocks = CheckedBlocks::FirstAndLast;
+    const ScopedLaunchOptions options(sampled);
+    Buffer<unsigned short> identity("identity", bf16_identity());
+    float* o = out.get();
+    const __nv_bfloat16* id = as_bf16(identity.get());
+    const LaunchReport r = launch_function(
+        "wmma_bf16_shared_tile", Dim3{5, 1, 1}, Dim3{32, 1, 1}, 0, [o, id] { emu_test::wmma_bf16_shared_tile(o, id, 1.01171875f); },
+        [o, id] { emu_test::wmma_bf16_shared_tile_copy(o, id, 1.01171875f); });
+    REQUIRE(r.ok());
+    CHECK(r.counters.unchecked_blocks == 3);
+    CHECK(r.counters.static_shared_bytes == 256 * 4);  // one float tile, not the copy's as well
+    CHECK(r.counters.tensor_flops == 2 * (2 * 16 * 16 * 16));  // the two checked blocks' mma_sync
+    const raw::DeviceMemoryWindow window;
+    for (float v : out.download()) CHECK((v == 0.0f || v == 1.015625f));  // A·I: the fill on the diagonal
+    int64_t first = -1;
+    CHECK(raw::not_kernel_written(out.get(), 5 * 256, sizeof(float), first) == 0);
+    for (int b = 0; b < 5; ++b) CHECK(out.download()[size_t(b) * 256] == 1.015625f);  // every block's (0, 0)
 }
 
 }  // TEST_SUITE

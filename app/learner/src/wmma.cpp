@@ -45,6 +45,7 @@ unsigned linear_thread() { return threadIdx.x + blockDim.x * (threadIdx.y + bloc
 // All 32 lanes of the warp, at the same call: a GPU requires it of every
 // wmma function (the warp executes it as one instruction).
 void require_whole_warp(const char* fn, int line) {
+    if (!block_checked()) return;
     const unsigned present = __ballot_sync(0xffffffffu, 1, line);
     if (present != 0xffffffffu) library_fault(FaultKind::WarpDivergence, fn, "wmma_partial_warp", int64_t(present), "", line);
     const int first = __shfl_sync(0xffffffffu, line, 0, 32, line);
@@ -53,6 +54,7 @@ void require_whole_warp(const char* fn, int line) {
 
 // A 256-bit aligned pointer, and rows that start 16-byte aligned.
 void require_aligned(const char* fn, const void* p, unsigned ldm, Element t, int line) {
+    if (!block_checked()) return;
     const uintptr_t off = reinterpret_cast<uintptr_t>(p) % 32;
     if (off != 0) library_fault(FaultKind::MisalignedAddress, fn, "32", int64_t(off), name_of(t), line);
     if (ldm % unsigned(16 / bytes_of(t)) != 0) library_fault(FaultKind::MisalignedAddress, fn, "ldm", int64_t(ldm), name_of(t), line);
