@@ -69,9 +69,10 @@ __global__ void wmma_bf16_convert(float* out, const __nv_bfloat16* identity, flo
 namespace emu_test {
 
 // out (16 x 16 per block) = A·I, the accumulator staged through a __shared__
-// tile that only wmma calls touch (store_matrix_sync, load_matrix_sync). Two
-// copies of one kernel, each with its own tile, as a sampled launch's checked
-// kernel and its unchecked copy have.
+// tile that only wmma calls touch (store_matrix_sync, load_matrix_sync). Each
+// instantiation has its own tile, as a sampled launch's checked kernel and its
+// unchecked copy have.
+template <int Copy>
 __global__ void wmma_bf16_shared_tile(float* out, const __nv_bfloat16* identity, float value) {
     __shared__ __align__(32) float staged[16 * 16];
     wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a;
@@ -86,19 +87,7 @@ __global__ void wmma_bf16_shared_tile(float* out, const __nv_bfloat16* identity,
     wmma::load_matrix_sync(c, staged, 16, wmma::mem_row_major);
     wmma::store_matrix_sync(out + blockIdx.x * 256, c, 16, wmma::mem_row_major);
 }
-__global__ void wmma_bf16_shared_tile_copy(float* out, const __nv_bfloat16* identity, float value) {
-    __shared__ __align__(32) float staged[16 * 16];
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> a;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> b;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
-    wmma::fill_fragment(a, value);
-    wmma::load_matrix_sync(b, identity, 16);
-    wmma::fill_fragment(c, 0.0f);
-    wmma::mma_sync(c, a, b, c);
-    wmma::store_matrix_sync(staged, c, 16, wmma::mem_row_major);
-    __syncwarp();
-    wmma::load_matrix_sync(c, staged, 16, wmma::mem_row_major);
-    wmma::store_matrix_sync(out + blockIdx.x * 256, c, 16, wmma::mem_row_major);
-}
+template __global__ void wmma_bf16_shared_tile<0>(float*, const __nv_bfloat16*, float);
+template __global__ void wmma_bf16_shared_tile<1>(float*, const __nv_bfloat16*, float);
 
 }  // namespace emu_test

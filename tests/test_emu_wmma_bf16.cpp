@@ -27,8 +27,7 @@ void wmma_bf16_fill(float* out, const __nv_bfloat16* identity, float fill_value)
 void wmma_half_fill(float* out, const __half* identity, float fill_value);
 void wmma_bf16_product(float* out, const __nv_bfloat16* a, unsigned lda, const __nv_bfloat16* b, const float* c);
 void wmma_bf16_convert(float* out, const __nv_bfloat16* identity, float value);
-void wmma_bf16_shared_tile(float* out, const __nv_bfloat16* identity, float value);
-void wmma_bf16_shared_tile_copy(float* out, const __nv_bfloat16* identity, float value);
+template <int Copy> void wmma_bf16_shared_tile(float* out, const __nv_bfloat16* identity, float value);
 }  // namespace emu_test
 
 using namespace attnlab::emu;
@@ -78,21 +77,16 @@ float only_value(const std::vector<float>& out) {
     return out[0];
 }
 
-float bf16_fill(float value) {
+// The value a bf16 fragment holds after `kernel` puts `value` in it (A·I).
+float through_bf16(void (*kernel)(float*, const __nv_bfloat16*, float), float value) {
     Buffer<unsigned short> identity("identity", bf16_identity());
     Buffer<float> out("out", std::vector<float>(256, 0.0f));
-    const LaunchReport r = launch("wmma_bf16_fill", emu_test::wmma_bf16_fill, dim3(1), dim3(32), 0, out.get(), as_bf16(identity.get()), value);
+    const LaunchReport r = launch("bf16", kernel, dim3(1), dim3(32), 0, out.get(), as_bf16(identity.get()), value);
     REQUIRE(r.ok());
     return only_value(out.download());
 }
-
-float bf16_convert(float value) {
-    Buffer<unsigned short> identity("identity", bf16_identity());
-    Buffer<float> out("out", std::vector<float>(256, 0.0f));
-    const LaunchReport r = launch("wmma_bf16_convert", emu_test::wmma_bf16_convert, dim3(1), dim3(32), 0, out.get(), as_bf16(identity.get()), value);
-    REQUIRE(r.ok());
-    return only_value(out.download());
-}
+float bf16_fill(float value) { return through_bf16(emu_test::wmma_bf16_fill, value); }
+float bf16_convert(float value) { return through_bf16(emu_test::wmma_bf16_convert, value); }
 
 float half_fill(float value) {
     std::vector<__half> id(256, __half(0.0f));
@@ -206,8 +200,8 @@ TEST_CASE("wmma in a sampled launch: the unchecked blocks' fragment calls are no
     float* o = out.get();
     const __nv_bfloat16* id = as_bf16(identity.get());
     const LaunchReport r = launch_function(
-        "wmma_bf16_shared_tile", Dim3{5, 1, 1}, Dim3{32, 1, 1}, 0, [o, id] { emu_test::wmma_bf16_shared_tile(o, id, 1.01171875f); },
-        [o, id] { emu_test::wmma_bf16_shared_tile_copy(o, id, 1.01171875f); });
+        "wmma_bf16_shared_tile", Dim3{5, 1, 1}, Dim3{32, 1, 1}, 0, [o, id] { emu_test::wmma_bf16_shared_tile<0>(o, id, 1.01171875f); },
+        [o, id] { emu_test::wmma_bf16_shared_tile<1>(o, id, 1.01171875f); });
     REQUIRE(r.ok());
     CHECK(r.counters.unchecked_blocks == 3);
     CHECK(r.counters.static_shared_bytes == 256 * 4);  // one float tile, not the copy's as well
