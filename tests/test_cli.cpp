@@ -190,7 +190,7 @@ TEST_CASE("list shows the course in order, in English and in Indonesian") {
         "batched-layout",  "batched-mhsa",   "online-softmax",   "param-count",    "head-dim-tiles",
         "cuda-first-kernel", "cuda-split-heads", "cuda-coalescing", "cuda-row-sum", "cuda-causal-softmax", "cuda-float4-softmax",
         "cuda-attention", "cuda-attention-tiles", "cuda-online-softmax", "cuda-coalescing-untransposed", "cuda-qkv-gemm", "cuda-tensor-core-qkv",
-        "cuda-flash-attention"};
+        "cuda-flash-attention", "cuda-flash-attention-wmma"};
     REQUIRE(exercises.size() == order.size());
     for (size_t i = 0; i < order.size(); ++i) CHECK(exercises[i].id == order[i]);
 

@@ -243,7 +243,7 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
     for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::FaultKind::KernelException); ++k)
         results.push_back(with_launch(static_cast<emu::FaultKind>(k)));
     for (const char* cause : {"output_not_written", "uncoalesced_loads", "uncoalesced_stores", "block_count", "global_reads_not_reused",
-                              "memory_leak", "inputs_reloaded", "narrow_loads", "narrow_stores"}) {
+                              "memory_leak", "inputs_reloaded", "narrow_loads", "narrow_stores", "tensor_cores_underused"}) {
         CheckResult r = result(Verdict::KernelRule);
         r.cases[0].kernels.cause = *kernel_cause_from_code(cause);
         r.cases[0].kernels.unwritten_count = std::string(cause) == "output_not_written" ? 3 : 0;

@@ -293,6 +293,48 @@ TEST_CASE("judge_kernel_case: a tiled kernel's promises (shared memory that does
     CHECK(judge_kernel_case(Verdict::Pass, {launch(40000, 0, 4096)}, 0, 24, 0, KernelRules{}).verdict == Verdict::Pass);
 }
 
+TEST_CASE("judge_kernel_case: the FLOPs run on tensor cores against the operation's, at least, summed over launches") {
+    KernelRules rules;
+    rules.min_tensor_flop_ratio = 0.9;
+    const double operation = 100000;  // the reference op's FLOPs for the case
+    auto launch = [](int64_t tensor_flops) {
+        emu::LaunchReport L = launch_with(emu::FaultKind::None, 10, 40);
+        L.counters.tensor_flops = tensor_flops;
+        return L;
+    };
+    struct Row {
+        const char* what;
+        std::vector<emu::LaunchReport> launches;
+        double flops;
+        Verdict verdict;
+        const char* cause;
+        double value;
+    };
+    const Row rows[] = {
+        {"both products on tensor cores, padded tiles", {launch(136000)}, operation, Verdict::Pass, "", 0},
+        {"at the bound", {launch(90000)}, operation, Verdict::Pass, "", 0},
+        {"P·V left to float", {launch(68000)}, operation, Verdict::KernelRule, "tensor_cores_underused", 0.68},
+        {"no tensor cores at all", {launch(0)}, operation, Verdict::KernelRule, "tensor_cores_underused", 0},
+        {"launches add up", {launch(50000), launch(50000)}, operation, Verdict::Pass, "", 0},
+        {"the operation's FLOPs unknown: not judged", {launch(0)}, 0, Verdict::Pass, "", 0},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.what);
+        const KernelCaseVerdict v = judge_kernel_case(Verdict::Pass, row.launches, 0, 24, 0, rules, 0, 0, row.flops);
+        CHECK(v.verdict == row.verdict);
+        CHECK(v.cause.code() == row.cause);
+        if (row.verdict == Verdict::KernelRule) {
+            CHECK(v.value == doctest::Approx(row.value));
+            CHECK(v.rule == "min_tensor_flop_ratio");
+        }
+    }
+    // A sampled case counts its checked blocks alone: not judged.
+    emu::LaunchReport sampled = launch(0);
+    sampled.counters.unchecked_blocks = 3;
+    CHECK(judge_kernel_case(Verdict::Pass, {sampled}, 0, 24, 0, rules, 0, 0, operation).verdict == Verdict::Pass);
+    CHECK(judge_kernel_case(Verdict::Pass, {launch(0)}, 0, 24, 0, KernelRules{}, 0, 0, operation).verdict == Verdict::Pass);
+}
+
 TEST_CASE("judge_kernel_case: the block count the exercise asks for, and global reads without on-chip reuse") {
     using F = emu::FaultKind;
     KernelRules rules;

@@ -342,10 +342,30 @@ struct AttentionWay {
     ScaleRule scale = ScaleRule::SqrtHd;
     BlockSwap swap = BlockSwap::None;
     SoftmaxKind softmax = SoftmaxKind::Stable;  // else softmax_without_max, in float
+    bool kt_row_major = false;    // Kᵀ's 16 x 16 WMMA tiles read row_major from K's rows (wmma_kt_layout)
     bool right() const {
-        return causal && !future_dropped && extra_keys == 0 && scale == ScaleRule::SqrtHd && swap == BlockSwap::None && softmax == SoftmaxKind::Stable;
+        return causal && !future_dropped && extra_keys == 0 && scale == ScaleRule::SqrtHd && swap == BlockSwap::None &&
+               softmax == SoftmaxKind::Stable && !kt_row_major;
     }
 };
+
+// The keys a kernel multiplies when it loads Kᵀ's 16 x 16 tiles as
+// wmma::row_major from K stored row by row (k[key][d]): the tile at key block
+// n0 and dimension block d0 reads k[n0 + r][d0 + c] as element (r, c), where
+// Kᵀ has (d0 + r, n0 + c). So key j's dimension d is taken from
+// k[16·(j / 16) + d % 16][16·(d / 16) + j % 16]; keys past T are the zeros
+// the kernel fills them with. hd must be a multiple of 16 (tensor cores).
+Matrix keys_read_as_row_major_tiles(const Matrix& k) {
+    const Index T = k.rows(), hd = k.cols(), tile = 16;
+    if (hd % tile != 0) fail("k: a WMMA tiling needs hd a multiple of 16");
+    Matrix read(T, hd);
+    for (Index j = 0; j < T; ++j)
+        for (Index d = 0; d < hd; ++d) {
+            const Index key = j / tile * tile + d % tile, dim = d / tile * tile + j % tile;
+            read(j, d) = key < T ? k(key, dim) : 0.0;
+        }
+    return read;
+}
 
 // The slice whose attention lands in output slice l = b·H + h.
 // - Swapped on read: block l reads its inputs as (b', h') = (l % B, l / B),
@@ -380,7 +400,8 @@ Result batched_attention_as(const AttentionWay& way, const Args& a) {
     std::vector<Matrix> scores, weights, out;
     for (size_t l = 0; l < in.q.m.size(); ++l) {
         const size_t src = source_slice(way, l, in.q);
-        Matrix raw = (in.q.m[src] * in.k.m[src].transpose()) * scale;
+        const Matrix keys = way.kt_row_major ? keys_read_as_row_major_tiles(in.k.m[src]) : in.k.m[src];
+        Matrix raw = (in.q.m[src] * keys.transpose()) * scale;
         scores.push_back(way.causal ? mask_after(std::move(raw), way.extra_keys) : std::move(raw));
         if (way.softmax != SoftmaxKind::Stable) weights.push_back(softmax_in_float(scores.back(), way.softmax));
         else weights.push_back(way.right() ? softmax_rows(scores.back()) : softmax_rows_unchecked(scores.back()));
@@ -420,6 +441,7 @@ void add_batched_attention_op(std::vector<Op>& ops) {
     mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::NoMaxSubtraction; }, "weights");
     mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::MaxFromZero; }, "weights");
     add_online_tile_forms(op);  // a kernel with an online softmax over tiles of keys
+    mistake("wmma_kt_layout", [](AttentionWay& w) { w.kt_row_major = true; });  // cuda-flash-attention-wmma
 }
 
 // --------------------------------------------------------------- scores

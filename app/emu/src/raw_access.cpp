@@ -447,6 +447,10 @@ void access(uintptr_t a, unsigned size, bool write, uintptr_t pc) {
 }
 
 void library_access(const void* p, unsigned size, bool write, const void* call, unsigned part, int line) {
+    // An unchecked block's library accesses are neither checked nor counted, as
+    // its own are not (they would also mark its copy's __shared__ variables as
+    // used, counting a WMMA kernel's static shared memory twice).
+    if (current_thread && !current_thread->checks) return;
     const uintptr_t key = library_key(uintptr_t(call), part);
     if (current_thread) {  // the site's line is the learner's call, known already
         Sites& s = sites();

@@ -116,5 +116,9 @@ uint64_t warp_op(WarpOp op, unsigned mask, uint64_t value, int arg, int width, i
 }  // namespace attnlab::emu::detail
 
 namespace attnlab::emu::raw {
-void count_tensor_flops(int64_t flops) { detail::worker.counters.tensor_flops += flops; }
+void count_tensor_flops(int64_t flops) {
+    if (detail::current_thread && !detail::current_thread->checks) return;  // a sampled launch counts its checked blocks alone
+    detail::worker.counters.tensor_flops += flops;
+}
+bool block_checked() { return !detail::current_thread || detail::current_thread->checks; }
 }  // namespace attnlab::emu::raw

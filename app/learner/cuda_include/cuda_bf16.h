@@ -2,26 +2,16 @@
 // CUDA's bfloat16 on attnlab's emulator: the top 16 bits of a float (8-bit
 // exponent, 7-bit mantissa), rounded to nearest even when made from a float,
 // computed in float. Under nvcc the toolkit's <cuda_bf16.h> takes its place.
+#include "attnlab/bfloat16_bits.hpp"
 #include "attnlab/cuda_device.hpp"
 
 struct __nv_bfloat16 {
     unsigned short bits;
     __nv_bfloat16() = default;
-    __nv_bfloat16(float f) {
-        unsigned u;
-        std::memcpy(&u, &f, 4);
-        if ((u & 0x7fffffffu) > 0x7f800000u) { bits = static_cast<unsigned short>((u >> 16) | 0x40); return; }  // NaN stays NaN
-        u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest, ties to even
-        bits = static_cast<unsigned short>(u >> 16);
-    }
+    __nv_bfloat16(float f) : bits(attnlab::bf16::from_float(f)) {}
     __nv_bfloat16(double d) : __nv_bfloat16(static_cast<float>(d)) {}
     __nv_bfloat16(int i) : __nv_bfloat16(static_cast<float>(i)) {}
-    operator float() const {
-        const unsigned u = static_cast<unsigned>(bits) << 16;
-        float f;
-        std::memcpy(&f, &u, 4);
-        return f;
-    }
+    operator float() const { return attnlab::bf16::to_float(bits); }
 };
 typedef __nv_bfloat16 nv_bfloat16;
 struct __attribute__((aligned(4))) __nv_bfloat162 {

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "attnlab/bfloat16_bits.hpp"
 #include "attnlab/emu/raw_memory.hpp"
 #include "attnlab/emu/raw_runtime.hpp"
 #include "attnlab/emu_device.hpp"
@@ -24,14 +25,18 @@ constexpr int kTile = 16;
 constexpr int kPerLane = kTile * kTile / 32;  // 8 elements of a 16x16 tile per lane
 
 size_t bytes_of(Element t) { return t == Element::Float ? 4 : 2; }
-const char* name_of(Element t) { return t == Element::Float ? "float" : "__half"; }
+const char* name_of(Element t) { return t == Element::Float ? "float" : t == Element::BFloat16 ? "__nv_bfloat16" : "__half"; }
 
 float to_float(const void* x, Element t, int e) {
     if (t == Element::Float) return static_cast<const float*>(x)[e];
+    if (t == Element::BFloat16) return bf16::to_float(static_cast<const unsigned short*>(x)[e]);
     return static_cast<float>(static_cast<const _Float16*>(x)[e]);
 }
+// Rounded as the element type rounds a float: _Float16's conversion, or
+// bf16's round to nearest even of the float's top 16 bits.
 void from_float(void* x, Element t, int e, float v) {
     if (t == Element::Float) static_cast<float*>(x)[e] = v;
+    else if (t == Element::BFloat16) static_cast<unsigned short*>(x)[e] = bf16::from_float(v);
     else static_cast<_Float16*>(x)[e] = static_cast<_Float16>(v);
 }
 
@@ -40,6 +45,7 @@ unsigned linear_thread() { return threadIdx.x + blockDim.x * (threadIdx.y + bloc
 // All 32 lanes of the warp, at the same call: a GPU requires it of every
 // wmma function (the warp executes it as one instruction).
 void require_whole_warp(const char* fn, int line) {
+    if (!block_checked()) return;
     const unsigned present = __ballot_sync(0xffffffffu, 1, line);
     if (present != 0xffffffffu) library_fault(FaultKind::WarpDivergence, fn, "wmma_partial_warp", int64_t(present), "", line);
     const int first = __shfl_sync(0xffffffffu, line, 0, 32, line);
@@ -48,6 +54,7 @@ void require_whole_warp(const char* fn, int line) {
 
 // A 256-bit aligned pointer, and rows that start 16-byte aligned.
 void require_aligned(const char* fn, const void* p, unsigned ldm, Element t, int line) {
+    if (!block_checked()) return;
     const uintptr_t off = reinterpret_cast<uintptr_t>(p) % 32;
     if (off != 0) library_fault(FaultKind::MisalignedAddress, fn, "32", int64_t(off), name_of(t), line);
     if (ldm % unsigned(16 / bytes_of(t)) != 0) library_fault(FaultKind::MisalignedAddress, fn, "ldm", int64_t(ldm), name_of(t), line);
@@ -118,14 +125,15 @@ void store(void* p, const void* x, Element type, unsigned ldm, bool col_major, i
 }
 
 // d[e] = c[e] + sum_k A[m][k]·B[k][n] for this lane's elements (m, n):
-// products of __half values exactly, sums in float.
-void mma(void* d, Element d_type, const void* a, const void* b, const void* c, Element c_type, int line) {
+// products of __half or bf16 values exactly (11 or 8 significant bits each:
+// a float holds the product), sums in float.
+void mma(void* d, Element d_type, const void* a, const void* b, Element ab_type, const void* c, Element c_type, int line) {
     require_whole_warp("wmma::mma_sync", line);
     const unsigned t = linear_thread(), warp = t / 32, lane = t % 32;
     Stage& s = stage();
     for (int e = 0; e < kPerLane; ++e) {
-        s.a[warp][lane * kPerLane + e] = to_float(a, Element::Half, e);
-        s.b[warp][lane * kPerLane + e] = to_float(b, Element::Half, e);
+        s.a[warp][lane * kPerLane + e] = to_float(a, ab_type, e);
+        s.b[warp][lane * kPerLane + e] = to_float(b, ab_type, e);
     }
     float cv[kPerLane];
     for (int e = 0; e < kPerLane; ++e) cv[e] = to_float(c, c_type, e);

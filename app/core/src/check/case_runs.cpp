@@ -101,9 +101,11 @@ void judge_kernel_data(const Exercise& ex, const Case& spec, protocol::CaseRepor
     KernelRules rules = ex.kernel_rules;
     if (!rules.min_bytes_per_request_when.empty() && evaluate_case_expression(rules.min_bytes_per_request_when, names) == 0)
         rules.min_bytes_per_load_request = rules.min_bytes_per_store_request = 0;  // rows too short for whole float4s
-    const int64_t least = minimum_sectors(reference::find_op(ex.reference), case_inputs(ex, spec), output_size);
+    const reference::Op* op = reference::find_op(ex.reference);
+    const int64_t least = minimum_sectors(op, case_inputs(ex, spec), output_size);
+    const double flops = rules.min_tensor_flop_ratio > 0 && op ? reference::op_flops(*op, case_inputs(ex, spec)).value_or(0.0) : 0.0;
     const KernelCaseVerdict kv = judge_kernel_case(c.verdict, k.launches, k.unwritten_count, output_size, least,
-                                                   rules, k.leaked_buffers, required_blocks);
+                                                   rules, k.leaked_buffers, required_blocks, flops);
     c.verdict = kv.verdict;
     k.cause = kv.cause;
     k.rule_value = kv.value;

@@ -245,11 +245,26 @@ bool narrow(const std::vector<emu::LaunchReport>& launches, double limit, bool l
     }
     return v.verdict == Verdict::KernelRule;
 }
+// The FLOPs the case's launches ran on tensor cores against the operation's
+// count, when that is under the bound (0 FLOPs known: not judged).
+bool off_tensor_cores(const std::vector<emu::LaunchReport>& launches, double operation_flops, double limit, KernelCaseVerdict& v) {
+    if (limit <= 0 || operation_flops <= 0) return false;
+    double tensor = 0;
+    for (const emu::LaunchReport& L : launches) tensor += double(L.counters.tensor_flops);
+    const double ratio = tensor / operation_flops;
+    if (ratio >= limit) return false;
+    v.verdict = Verdict::KernelRule;
+    v.cause = KernelCause::of_rule(KernelRuleCause::TensorCoresUnderused);
+    v.rule = "min_tensor_flop_ratio";
+    v.value = ratio;
+    v.limit = limit;
+    return true;
+}
 }  // namespace
 
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
                                     int64_t unwritten_count, int64_t output_size, int64_t minimum_sectors, const KernelRules& rules,
-                                    int64_t leaked_buffers, int64_t required_blocks) {
+                                    int64_t leaked_buffers, int64_t required_blocks, double operation_flops) {
     KernelCaseVerdict v;
     for (size_t i = 0; i < launches.size(); ++i) {
         if (launches[i].ok()) continue;
@@ -295,6 +310,7 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
     const bool sampled = emu::sampled(launches);
     if (wrong_block_count(launches, required_blocks, v)) return v;
     if (!sampled && reads_without_reuse(launches, minimum_sectors, rules.max_global_read_ratio, v)) return v;
+    if (!sampled && off_tensor_cores(launches, operation_flops, rules.min_tensor_flop_ratio, v)) return v;
     if (breaks_tile_promises(launches, rules, v)) return v;
     if (!sampled && wasteful(launches, minimum_sectors, rules.max_wasted_sector_ratio, v)) return v;
     if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, KernelRuleCause::UncoalescedLoads)) return v;

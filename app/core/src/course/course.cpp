@@ -307,7 +307,7 @@ void load_kernel_rules(JsonFile& f, const json& rules, KernelRules& r) {
     static const std::vector<std::string> keys = {
         "max_sectors_per_load_request", "max_sectors_per_store_request", "max_wasted_sector_ratio", "max_shared_bytes_per_block",
         "inputs_loaded_once_per_block", "max_global_read_ratio",        "blocks_per_launch",       "min_bytes_per_load_request",
-        "min_bytes_per_store_request",  "min_bytes_per_request_when"};
+        "min_bytes_per_store_request",  "min_bytes_per_request_when",   "min_tensor_flop_ratio"};
     if (!rules.is_object()) f.fail("kernel_rules", "expected an object");
     for (const auto& [key, value] : rules.items())
         if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
@@ -322,6 +322,7 @@ void load_kernel_rules(JsonFile& f, const json& rules, KernelRules& r) {
     r.max_global_read_ratio = f.positive(rules, "max_global_read_ratio", "kernel_rules", 0);
     r.min_bytes_per_load_request = f.positive(rules, "min_bytes_per_load_request", "kernel_rules", 0);
     r.min_bytes_per_store_request = f.positive(rules, "min_bytes_per_store_request", "kernel_rules", 0);
+    r.min_tensor_flop_ratio = f.positive(rules, "min_tensor_flop_ratio", "kernel_rules", 0);
     if (rules.contains("blocks_per_launch")) r.blocks_per_launch = f.string(rules, "blocks_per_launch", "kernel_rules");
     if (rules.contains("min_bytes_per_request_when")) {
         r.min_bytes_per_request_when = f.string(rules, "min_bytes_per_request_when", "kernel_rules");

@@ -50,6 +50,9 @@ void library_access(const void* p, unsigned size, bool write, const void* call, 
 // FLOPs the running block did on tensor cores (a warp's wmma::mma_sync), for
 // the performance report's tensor-core roof.
 void count_tensor_flops(int64_t flops);
+// false in an unchecked block of a sampled launch: a library skips the rule
+// checks a GPU would make of the call (the learner's copy skips its own).
+bool block_checked();
 
 // ---------------------------------------------------------------- reports
 void set_learner_source(const char* path);  // whose lines faults name (the file as compiled)

@@ -65,13 +65,14 @@ struct KernelCaseVerdict {
 // the host function cudaMalloc'd and never freed (compute-sanitizer's leak
 // check), then the exercise's counter rules: the block count of every launch
 // (`required_blocks`, the case's value of rules.blocks_per_launch; 0: no
-// rule), the global bytes read against the least traffic, the tile promises,
+// rule), the global bytes read against the least traffic, the FLOPs run on
+// tensor cores against the operation's (`operation_flops`; 0: not judged), the tile promises,
 // the wasted sectors, the sectors per request, then the bytes per request
 // (rules.min_bytes_per_*_request; the caller clears them in a case that
 // min_bytes_per_request_when leaves out).
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
                                     int64_t unwritten_count, int64_t output_size, int64_t minimum_sectors, const KernelRules& rules,
-                                    int64_t leaked_buffers = 0, int64_t required_blocks = 0);
+                                    int64_t leaked_buffers = 0, int64_t required_blocks = 0, double operation_flops = 0);
 
 std::string signal_name(int sig);  // "SIGSEGV", ..., "signal 42 (...)"
 

@@ -82,6 +82,13 @@ struct KernelRules {
     double min_bytes_per_load_request = 0;     // 0: no rule
     double min_bytes_per_store_request = 0;    // 0: no rule
     std::string min_bytes_per_request_when;    // "": every case
+    // The FLOPs the case's launches ran through wmma::mma_sync (the emulator
+    // counts 2·16·16·16 per warp-wide call) against the operation's own count
+    // (the reference op's flops), at least: a kernel that leaves one of its
+    // products to float multiply-adds runs about half. Tiles padded past T
+    // and masked keys count too, so a fully checked case with many full tiles
+    // is where the rule bites; a sampled case is not judged.
+    double min_tensor_flop_ratio = 0;          // 0: no rule
 };
 
 // A catalogued mistake of this exercise (exercise.json "mistakes"), with the

@@ -23,8 +23,9 @@ enum class KernelRuleCause {
     GlobalReadsNotReused,    // far more global bytes read than the operation needs (no on-chip reuse)
     NarrowLoads,             // fewer bytes per global load request than 4-byte loads can exceed (no float4)
     NarrowStores,            // the same for stores
+    TensorCoresUnderused,    // fewer of the operation's FLOPs through wmma::mma_sync than the exercise asks
 };
-inline constexpr KernelRuleCause kLastKernelRuleCause = KernelRuleCause::NarrowStores;
+inline constexpr KernelRuleCause kLastKernelRuleCause = KernelRuleCause::TensorCoresUnderused;
 
 inline const char* rule_cause_code(KernelRuleCause cause) {  // stable: fixtures, --json, message keys
     switch (cause) {
@@ -39,6 +40,7 @@ inline const char* rule_cause_code(KernelRuleCause cause) {  // stable: fixtures
         case KernelRuleCause::GlobalReadsNotReused: return "global_reads_not_reused";
         case KernelRuleCause::NarrowLoads: return "narrow_loads";
         case KernelRuleCause::NarrowStores: return "narrow_stores";
+        case KernelRuleCause::TensorCoresUnderused: return "tensor_cores_underused";
     }
     return "?";
 }
