@@ -322,6 +322,58 @@ TEST_CASE("kernel_rules: bytes per request, at least, and the cases it is judged
     }
 }
 
+TEST_CASE("kernel_rules: shared load requests per warp FMA, the FMA count and the cases it is judged in") {
+    const fs::path cuda_course = fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course";
+    const std::map<std::string, LocalizedText> topics = load_course(cuda_course).topics;
+    struct Row {
+        const char* what;
+        json rule;
+        const char* field;  // "": loads
+        const char* problem;
+    };
+    const char* kRule = "kernel_rules.max_shared_load_requests_per_warp_fma";
+    const Row rows[] = {
+        {"a bound, the FMAs and a condition", {{"limit", 1}, {"fmas", "B*T*D"}, {"when", "T >= 3"}}, "", ""},
+        {"not an object", 1, kRule, "expected {"},
+        {"an unknown key", {{"limit", 1}, {"fmas", "B*T*D"}, {"where", "T >= 3"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.where", "unknown key"},
+        {"no bound", {{"fmas", "B*T*D"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.limit", "is missing"},
+        {"a bound that is not positive", {{"limit", 0}, {"fmas", "B*T*D"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.limit", "positive"},
+        {"no FMA count", {{"limit", 1}}, "kernel_rules.max_shared_load_requests_per_warp_fma.fmas", "is missing"},
+        {"a name the cases do not bind", {{"limit", 1}, {"fmas", "M*N*K"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.fmas", "(case 1)"},
+        {"no multiply-add in a judged case", {{"limit", 1}, {"fmas", "T - 1"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.fmas",
+         "less than 1 multiply-add in case 2"},
+        {"a condition no case meets", {{"limit", 1}, {"fmas", "B*T*D"}, {"when", "T > 100000"}},
+         "kernel_rules.max_shared_load_requests_per_warp_fma.when", "holds in no case"},
+        {"a broken condition", {{"limit", 1}, {"fmas", "B*T*D"}, {"when", "N > 1"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.when",
+         "(case 1)"},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(std::string(row.what));
+        TempDir tmp;
+        const fs::path dir = tmp.path() / "fx-cuda-split";
+        fs::copy(cuda_course / "fx-cuda-split", dir, fs::copy_options::recursive);
+        fs::copy(cuda_course / "mistakes", tmp.path() / "mistakes", fs::copy_options::recursive);  // the catalogue's words
+        json j = json::parse(*read_file(dir / "exercise.json"));
+        j["kernel_rules"] = {{"max_shared_load_requests_per_warp_fma", row.rule}};
+        write_file_atomic(dir / "exercise.json", j.dump(2));
+        if (std::string(row.field).empty()) {
+            const Exercise ex = load_exercise(dir, topics);
+            CHECK(ex.kernel_rules.max_shared_load_requests_per_warp_fma.limit == 1);
+            CHECK(ex.kernel_rules.max_shared_load_requests_per_warp_fma.fmas == "B*T*D");
+            CHECK(ex.kernel_rules.max_shared_load_requests_per_warp_fma.when == "T >= 3");
+            continue;
+        }
+        try {
+            load_exercise(dir, topics);
+            FAIL("loaded");
+        } catch (const CourseError& e) {
+            CAPTURE(std::string(e.what()));
+            CHECK(e.field() == row.field);
+            CHECK(contains(e.what(), row.problem));
+        }
+    }
+}
+
 TEST_CASE("invalid JSON names the file") {
     CourseCopy course;
     course.write_text("mini-split/exercise.json", "{\"id\": \"mini-split\", \"title\": ");

@@ -199,6 +199,25 @@ bool reads_without_reuse(const std::vector<emu::LaunchReport>& launches, int64_t
     return true;
 }
 
+// Shared-memory load requests, summed over the case's launches, per warp's
+// worth (32) of the multiply-adds the operation needs: a thread that loads
+// both factors of every FMA from shared memory makes 2; one that keeps a
+// TM x TN micro-tile in registers (TM + TN) / (TM·TN). Tiles padded past the
+// edges and extra launches only add loads, so nothing dilutes it.
+bool shared_loads_not_reused(const std::vector<emu::LaunchReport>& launches, int64_t fmas, double limit, KernelCaseVerdict& v) {
+    if (limit <= 0 || fmas <= 0) return false;
+    int64_t requests = 0;
+    for (const emu::LaunchReport& L : launches) requests += L.counters.shared_load_requests;
+    const double per_warp_fma = double(requests) / (double(fmas) / 32.0);
+    if (per_warp_fma <= limit) return false;
+    v.verdict = Verdict::KernelRule;
+    v.cause = KernelCause::of_rule(KernelRuleCause::SharedLoadsNotReused);
+    v.rule = "max_shared_load_requests_per_warp_fma";
+    v.value = per_warp_fma;
+    v.limit = limit;
+    return true;
+}
+
 // The launch with the most shared memory per block over the bound, or the
 // first launch whose blocks reloaded global data (the figure: bytes reloaded).
 bool breaks_tile_promises(const std::vector<emu::LaunchReport>& launches, const KernelRules& rules, KernelCaseVerdict& v) {
@@ -247,9 +266,20 @@ bool narrow(const std::vector<emu::LaunchReport>& launches, double limit, bool l
 }
 }  // namespace
 
+// The block count, and the multiply-adds the shared-load rule weighs (0 where
+// its `when` leaves the case out: tiles padded past a small case's edges).
+CaseRuleValues case_rule_values(const KernelRules& rules, const CaseNames& names) {
+    CaseRuleValues values;
+    if (!rules.blocks_per_launch.empty()) values.required_blocks = evaluate_case_expression(rules.blocks_per_launch, names);
+    const KernelRules::SharedLoadsPerFma& shared = rules.max_shared_load_requests_per_warp_fma;
+    if (shared.limit > 0 && (shared.when.empty() || evaluate_case_expression(shared.when, names) != 0))
+        values.fmas = evaluate_case_expression(shared.fmas, names);
+    return values;
+}
+
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
                                     int64_t unwritten_count, int64_t output_size, int64_t minimum_sectors, const KernelRules& rules,
-                                    int64_t leaked_buffers, int64_t required_blocks) {
+                                    int64_t leaked_buffers, CaseRuleValues case_values) {
     KernelCaseVerdict v;
     for (size_t i = 0; i < launches.size(); ++i) {
         if (launches[i].ok()) continue;
@@ -293,8 +323,9 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
     // weigh the whole operation's traffic against its least are left to the
     // cases that check every block; the per-block and per-request ones hold.
     const bool sampled = emu::sampled(launches);
-    if (wrong_block_count(launches, required_blocks, v)) return v;
+    if (wrong_block_count(launches, case_values.required_blocks, v)) return v;
     if (!sampled && reads_without_reuse(launches, minimum_sectors, rules.max_global_read_ratio, v)) return v;
+    if (!sampled && shared_loads_not_reused(launches, case_values.fmas, rules.max_shared_load_requests_per_warp_fma.limit, v)) return v;
     if (breaks_tile_promises(launches, rules, v)) return v;
     if (!sampled && wasteful(launches, minimum_sectors, rules.max_wasted_sector_ratio, v)) return v;
     if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, KernelRuleCause::UncoalescedLoads)) return v;

@@ -23,8 +23,9 @@ enum class KernelRuleCause {
     GlobalReadsNotReused,    // far more global bytes read than the operation needs (no on-chip reuse)
     NarrowLoads,             // fewer bytes per global load request than 4-byte loads can exceed (no float4)
     NarrowStores,            // the same for stores
+    SharedLoadsNotReused,    // more shared load requests per FMA than a micro-tile in registers makes
 };
-inline constexpr KernelRuleCause kLastKernelRuleCause = KernelRuleCause::NarrowStores;
+inline constexpr KernelRuleCause kLastKernelRuleCause = KernelRuleCause::SharedLoadsNotReused;
 
 inline const char* rule_cause_code(KernelRuleCause cause) {  // stable: fixtures, --json, message keys
     switch (cause) {
@@ -39,6 +40,7 @@ inline const char* rule_cause_code(KernelRuleCause cause) {  // stable: fixtures
         case KernelRuleCause::GlobalReadsNotReused: return "global_reads_not_reused";
         case KernelRuleCause::NarrowLoads: return "narrow_loads";
         case KernelRuleCause::NarrowStores: return "narrow_stores";
+        case KernelRuleCause::SharedLoadsNotReused: return "shared_loads_not_reused";
     }
     return "?";
 }
