@@ -182,6 +182,17 @@ bool wrong_block_count(const std::vector<emu::LaunchReport>& launches, int64_t r
     return false;
 }
 
+// A whole case's figure over its bound: the verdict names the cause, the
+// exercise.json rule, the figure and the bound. Always true.
+bool broken_rule(KernelCaseVerdict& v, KernelRuleCause cause, const char* rule, double value, double limit) {
+    v.verdict = Verdict::KernelRule;
+    v.cause = KernelCause::of_rule(cause);
+    v.rule = rule;
+    v.value = value;
+    v.limit = limit;
+    return true;
+}
+
 // Global bytes the threads read, summed over the case's launches, against the
 // least traffic: threads that each fetch what their neighbours fetch too (a
 // GEMM without tiles) read many times more than the operation needs.
@@ -190,13 +201,7 @@ bool reads_without_reuse(const std::vector<emu::LaunchReport>& launches, int64_t
     int64_t bytes = 0;
     for (const emu::LaunchReport& L : launches) bytes += L.counters.global_bytes_read;
     const double ratio = double(bytes) / (32.0 * double(minimum_sectors));
-    if (ratio <= limit) return false;
-    v.verdict = Verdict::KernelRule;
-    v.cause = KernelCause::of_rule(KernelRuleCause::GlobalReadsNotReused);
-    v.rule = "max_global_read_ratio";
-    v.value = ratio;
-    v.limit = limit;
-    return true;
+    return ratio > limit && broken_rule(v, KernelRuleCause::GlobalReadsNotReused, "max_global_read_ratio", ratio, limit);
 }
 
 // Shared-memory load requests, summed over the case's launches, per warp's
@@ -209,13 +214,8 @@ bool shared_loads_not_reused(const std::vector<emu::LaunchReport>& launches, int
     int64_t requests = 0;
     for (const emu::LaunchReport& L : launches) requests += L.counters.shared_load_requests;
     const double per_warp_fma = double(requests) / (double(fmas) / 32.0);
-    if (per_warp_fma <= limit) return false;
-    v.verdict = Verdict::KernelRule;
-    v.cause = KernelCause::of_rule(KernelRuleCause::SharedLoadsNotReused);
-    v.rule = "max_shared_load_requests_per_warp_fma";
-    v.value = per_warp_fma;
-    v.limit = limit;
-    return true;
+    return per_warp_fma > limit &&
+           broken_rule(v, KernelRuleCause::SharedLoadsNotReused, "max_shared_load_requests_per_warp_fma", per_warp_fma, limit);
 }
 
 // The launch with the most shared memory per block over the bound, or the
