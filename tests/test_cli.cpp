@@ -189,8 +189,8 @@ TEST_CASE("list shows the course in order, in English and in Indonesian") {
         "stable-softmax",  "weighted-sum",   "concat-project",   "causal-mhsa",    "why-many-heads",
         "batched-layout",  "batched-mhsa",   "online-softmax",   "param-count",    "head-dim-tiles",
         "cuda-first-kernel", "cuda-split-heads", "cuda-coalescing", "cuda-row-sum", "cuda-causal-softmax", "cuda-float4-softmax",
-        "cuda-attention", "cuda-attention-tiles", "cuda-online-softmax", "cuda-coalescing-untransposed", "cuda-qkv-gemm", "cuda-tensor-core-qkv",
-        "cuda-flash-attention", "cuda-flash-attention-wmma"};
+        "cuda-attention", "cuda-attention-tiles", "cuda-online-softmax", "cuda-coalescing-untransposed", "cuda-qkv-gemm", "cuda-register-tiled-gemm",
+        "cuda-tensor-core-qkv", "cuda-flash-attention", "cuda-flash-attention-wmma"};
     REQUIRE(exercises.size() == order.size());
     for (size_t i = 0; i < order.size(); ++i) CHECK(exercises[i].id == order[i]);
 

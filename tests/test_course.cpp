@@ -17,6 +17,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -276,9 +277,34 @@ TEST_CASE("the real course loads without problems") {
 
 // ---- broken exercises -----------------------------------------------------
 
-TEST_CASE("kernel_rules: bytes per request, at least, and the cases it is judged in") {
+namespace {
+// The fixture course's fx-cuda-split with `rules` as its kernel_rules, loaded
+// from a copy: the exercise when `field` is empty, else nothing, after
+// checking that loading fails on that field with `problem` in its words.
+std::optional<Exercise> load_split_with_kernel_rules(const json& rules, const char* field, const char* problem) {
     const fs::path cuda_course = fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course";
     const std::map<std::string, LocalizedText> topics = load_course(cuda_course).topics;
+    TempDir tmp;
+    const fs::path dir = tmp.path() / "fx-cuda-split";
+    fs::copy(cuda_course / "fx-cuda-split", dir, fs::copy_options::recursive);
+    fs::copy(cuda_course / "mistakes", tmp.path() / "mistakes", fs::copy_options::recursive);  // the catalogue's words
+    json j = json::parse(*read_file(dir / "exercise.json"));
+    j["kernel_rules"] = rules;
+    write_file_atomic(dir / "exercise.json", j.dump(2));
+    if (std::string(field).empty()) return load_exercise(dir, topics);
+    try {
+        load_exercise(dir, topics);
+        FAIL("loaded");
+    } catch (const CourseError& e) {
+        CAPTURE(std::string(e.what()));
+        CHECK(e.field() == field);
+        CHECK(contains(e.what(), problem));
+    }
+    return std::nullopt;
+}
+}  // namespace
+
+TEST_CASE("kernel_rules: bytes per request, at least, and the cases it is judged in") {
     struct Row {
         const char* what;
         json rules;
@@ -297,28 +323,45 @@ TEST_CASE("kernel_rules: bytes per request, at least, and the cases it is judged
     };
     for (const Row& row : rows) {
         CAPTURE(std::string(row.what));
-        TempDir tmp;
-        const fs::path dir = tmp.path() / "fx-cuda-split";
-        fs::copy(cuda_course / "fx-cuda-split", dir, fs::copy_options::recursive);
-        fs::copy(cuda_course / "mistakes", tmp.path() / "mistakes", fs::copy_options::recursive);  // the catalogue's words
-        json j = json::parse(*read_file(dir / "exercise.json"));
-        j["kernel_rules"] = row.rules;
-        write_file_atomic(dir / "exercise.json", j.dump(2));
-        if (std::string(row.field).empty()) {
-            const Exercise ex = load_exercise(dir, topics);
-            CHECK(ex.kernel_rules.min_bytes_per_load_request == 160);
-            CHECK(ex.kernel_rules.min_bytes_per_store_request == 150);
-            CHECK(ex.kernel_rules.min_bytes_per_request_when == "T >= 2");
-            continue;
-        }
-        try {
-            load_exercise(dir, topics);
-            FAIL("loaded");
-        } catch (const CourseError& e) {
-            CAPTURE(std::string(e.what()));
-            CHECK(e.field() == row.field);
-            CHECK(contains(e.what(), row.problem));
-        }
+        const std::optional<Exercise> ex = load_split_with_kernel_rules(row.rules, row.field, row.problem);
+        if (!ex) continue;
+        CHECK(ex->kernel_rules.min_bytes_per_load_request == 160);
+        CHECK(ex->kernel_rules.min_bytes_per_store_request == 150);
+        CHECK(ex->kernel_rules.min_bytes_per_request_when == "T >= 2");
+    }
+}
+
+TEST_CASE("kernel_rules: shared load requests per warp FMA, the FMA count and the cases it is judged in") {
+    struct Row {
+        const char* what;
+        json rule;
+        const char* field;  // "": loads
+        const char* problem;
+    };
+    const char* kRule = "kernel_rules.max_shared_load_requests_per_warp_fma";
+    const Row rows[] = {
+        {"a bound, the FMAs and a condition", {{"limit", 1}, {"fmas", "B*T*D"}, {"when", "T >= 3"}}, "", ""},
+        {"not an object", 1, kRule, "expected {"},
+        {"an unknown key", {{"limit", 1}, {"fmas", "B*T*D"}, {"where", "T >= 3"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.where", "unknown key"},
+        {"no bound", {{"fmas", "B*T*D"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.limit", "is missing"},
+        {"a bound that is not positive", {{"limit", 0}, {"fmas", "B*T*D"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.limit", "positive"},
+        {"no FMA count", {{"limit", 1}}, "kernel_rules.max_shared_load_requests_per_warp_fma.fmas", "is missing"},
+        {"a name the cases do not bind", {{"limit", 1}, {"fmas", "M*N*K"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.fmas", "(case 1)"},
+        {"no multiply-add in a judged case", {{"limit", 1}, {"fmas", "T - 1"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.fmas",
+         "less than 1 multiply-add in case 2"},
+        {"a condition no case meets", {{"limit", 1}, {"fmas", "B*T*D"}, {"when", "T > 100000"}},
+         "kernel_rules.max_shared_load_requests_per_warp_fma.when", "holds in no case"},
+        {"a broken condition", {{"limit", 1}, {"fmas", "B*T*D"}, {"when", "N > 1"}}, "kernel_rules.max_shared_load_requests_per_warp_fma.when",
+         "(case 1)"},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(std::string(row.what));
+        const std::optional<Exercise> ex =
+            load_split_with_kernel_rules({{"max_shared_load_requests_per_warp_fma", row.rule}}, row.field, row.problem);
+        if (!ex) continue;
+        CHECK(ex->kernel_rules.max_shared_load_requests_per_warp_fma.limit == 1);
+        CHECK(ex->kernel_rules.max_shared_load_requests_per_warp_fma.fmas == "B*T*D");
+        CHECK(ex->kernel_rules.max_shared_load_requests_per_warp_fma.when == "T >= 3");
     }
 }
 

@@ -243,7 +243,8 @@ TEST_CASE("a CUDA exercise's verdicts read as Indonesian under --lang id: every 
     for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::FaultKind::KernelException); ++k)
         results.push_back(with_launch(static_cast<emu::FaultKind>(k)));
     for (const char* cause : {"output_not_written", "uncoalesced_loads", "uncoalesced_stores", "block_count", "global_reads_not_reused",
-                              "memory_leak", "inputs_reloaded", "narrow_loads", "narrow_stores", "tensor_cores_underused"}) {
+                              "memory_leak", "inputs_reloaded", "narrow_loads", "narrow_stores", "tensor_cores_underused",
+                              "shared_loads_not_reused"}) {
         CheckResult r = result(Verdict::KernelRule);
         r.cases[0].kernels.cause = *kernel_cause_from_code(cause);
         r.cases[0].kernels.unwritten_count = std::string(cause) == "output_not_written" ? 3 : 0;
@@ -280,6 +281,33 @@ TEST_CASE("a figure just short of a lower bound is not printed as the bound") {
     CHECK(contains(en, "159.996 bytes per warp request"));
     r.cases[0].kernels.rule_value = 114.19;
     CHECK(contains(explain(r, exercise(), Lang::En), "114.19 bytes per warp request"));
+}
+
+TEST_CASE("shared loads per warp FMA: the message gives the requests and the case's multiply-adds, from the rule's expression") {
+    Exercise e = exercise();
+    e.params = {{"x", ValueKind::Tensor, "(T, D)"}, {"w_qkv", ValueKind::Tensor, "(D, 3D)"}};
+    e.kernel_rules.max_shared_load_requests_per_warp_fma = {1, "3*T*D*D", "T >= 256"};
+    Case c;
+    c.args = {Value::of_tensor(TensorData::zeros({257, 64})), Value::of_tensor(TensorData::zeros({64, 192}))};
+    e.cases = {c};
+    CheckResult r = result(Verdict::KernelRule);
+    r.cause = KernelCause::of_rule(KernelRuleCause::SharedLoadsNotReused);
+    r.cases[0].kernels.cause = r.cause;
+    emu::LaunchReport L;
+    L.counters.shared_load_requests = 208896;  // the plain 16 x 16 tiled GEMM at T = 257, D = 64: 204 blocks x 8 warps x 4 steps x 32
+    r.cases[0].kernels.launches = {L};
+    r.cases[0].kernels.rule_value = 208896.0 / 98688;
+    r.cases[0].kernels.rule_limit = 1;
+    const std::string en = explain(r, e, Lang::En);
+    CAPTURE(en);
+    CHECK(contains(en, "2.12 shared-memory load requests per warp FMA"));
+    CHECK(contains(en, "208,896 shared load requests (Nsight Compute: smsp__inst_executed_op_shared_ld.sum)"));
+    CHECK(contains(en, "3,158,016 multiply-adds this case needs (3*T*D*D), 98,688 warp instructions"));
+    const std::string id = explain(r, e, Lang::Id);
+    CAPTURE(id);
+    CHECK(contains(id, "208.896 request load shared memory"));
+    CHECK(contains(id, "3.158.016 perkalian-penjumlahan"));
+    CHECK(english_words(id).empty());
 }
 
 TEST_CASE("a buffer the host never freed is titled as such, not as a kernel's rule") {

@@ -370,12 +370,73 @@ TEST_CASE("judge_kernel_case: the block count the exercise asks for, and global 
     };
     for (const Row& row : rows) {
         CAPTURE(row.what);
-        const KernelCaseVerdict v = judge_kernel_case(row.values, row.launches, 0, 24, minimum, rules, 0, row.required_blocks);
+        const KernelCaseVerdict v = judge_kernel_case(row.values, row.launches, 0, 24, minimum, rules, 0, {row.required_blocks});
         CHECK(v.verdict == row.verdict);
         CHECK(v.cause.code() == row.cause);
         if (row.verdict == Verdict::KernelRule) CHECK(v.value == doctest::Approx(row.value));
     }
     CHECK(judge_kernel_case(Verdict::Pass, {launch(6, 1, 176000)}, 0, 24, minimum, KernelRules{}).verdict == Verdict::Pass);
+}
+
+TEST_CASE("judge_kernel_case: shared load requests per warp FMA (a micro-tile in registers), summed over launches") {
+    using F = emu::FaultKind;
+    KernelRules rules;
+    rules.max_shared_load_requests_per_warp_fma.limit = 1;
+    rules.max_global_read_ratio = 8;
+    const int64_t fmas = 3 * 257 * 64 * 64;  // the GEMM of x (257, 64) and w (64, 192): 98 688 warp FMAs
+    const int64_t minimum = 100;             // sectors: 3 200 bytes
+    auto launch = [](int64_t shared_load_requests, int64_t bytes_read = 6400, int64_t unchecked_blocks = 0) {
+        emu::LaunchReport L = launch_with(F::None, 10, 40);
+        L.counters.shared_load_requests = shared_load_requests;
+        L.counters.global_bytes_read = bytes_read;
+        L.counters.unchecked_blocks = unchecked_blocks;
+        return L;
+    };
+    struct Row {
+        const char* what;
+        std::vector<emu::LaunchReport> launches;
+        int64_t fmas;
+        Verdict values;
+        Verdict verdict;
+        const char* cause;
+        double value;
+    };
+    const Row rows[] = {
+        {"a 4 x 4 micro-tile: 8 loads for 16 FMAs", {launch(98688 / 2)}, fmas, Verdict::Pass, Verdict::Pass, "", 0},
+        {"exactly at the bound", {launch(98688)}, fmas, Verdict::Pass, Verdict::Pass, "", 0},
+        {"one output per thread: 2 loads per FMA", {launch(2 * 98688)}, fmas, Verdict::Pass, Verdict::KernelRule, "shared_loads_not_reused", 2},
+        {"loads add up over launches", {launch(98688 / 2), launch(98688 / 2), launch(98688 / 2)}, fmas, Verdict::Pass, Verdict::KernelRule,
+         "shared_loads_not_reused", 1.5},
+        {"a case the rule leaves out (fmas 0)", {launch(50 * 98688)}, 0, Verdict::Pass, Verdict::Pass, "", 0},
+        {"a sampled case is left to the cases checked whole", {launch(2 * 98688, 6400, 142)}, fmas, Verdict::Pass, Verdict::Pass, "", 0},
+        {"global reads are judged first", {launch(2 * 98688, 176000)}, fmas, Verdict::Pass, Verdict::KernelRule, "global_reads_not_reused", 55},
+        {"wrong values keep their verdict", {launch(2 * 98688)}, fmas, Verdict::WrongAnswer, Verdict::WrongAnswer, "", 0},
+    };
+    for (const Row& row : rows) {
+        CAPTURE(row.what);
+        const KernelCaseVerdict v = judge_kernel_case(row.values, row.launches, 0, 24, minimum, rules, 0, {0, row.fmas});
+        CHECK(v.verdict == row.verdict);
+        CHECK(v.cause.code() == row.cause);
+        if (row.verdict == Verdict::KernelRule) CHECK(v.value == doctest::Approx(row.value));
+        if (std::string(row.cause) == "shared_loads_not_reused") CHECK(v.rule == "max_shared_load_requests_per_warp_fma");
+    }
+    CHECK(judge_kernel_case(Verdict::Pass, {launch(2 * 98688)}, 0, 24, minimum, KernelRules{}, 0, {0, fmas}).verdict == Verdict::Pass);  // no rule set
+}
+
+TEST_CASE("case_rule_values: the block count, and the FMAs only where the rule's condition holds") {
+    KernelRules rules;
+    rules.blocks_per_launch = "B*H";
+    rules.max_shared_load_requests_per_warp_fma = {1, "3*T*D*D", "T >= 256"};
+    const CaseRuleValues large = case_rule_values(rules, {{"B", 1}, {"H", 12}, {"T", 257}, {"D", 64}});
+    CHECK(large.required_blocks == 12);
+    CHECK(large.fmas == 3 * 257 * 64 * 64);
+    const CaseRuleValues small = case_rule_values(rules, {{"B", 2}, {"H", 1}, {"T", 5}, {"D", 4}});
+    CHECK(small.required_blocks == 2);
+    CHECK(small.fmas == 0);  // tiles padded past a small case's edges: not judged
+    rules.max_shared_load_requests_per_warp_fma.when = "";
+    CHECK(case_rule_values(rules, {{"B", 2}, {"H", 1}, {"T", 5}, {"D", 4}}).fmas == 240);
+    CHECK(case_rule_values(KernelRules{}, {{"T", 5}}).fmas == 0);  // no rule
+    CHECK(case_rule_values(KernelRules{}, {{"T", 5}}).required_blocks == 0);
 }
 
 TEST_CASE("judge_kernel_case: bytes per request, at least (float4 and not single floats), launch by launch") {

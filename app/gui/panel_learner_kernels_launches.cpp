@@ -57,6 +57,7 @@ void draw_launch_selector(Ui& ui, const CheckResult& r, const CaseOutcome& c) {
                                        {"loads", format_count(k.global_load_requests, lang)},
                                        {"sectors", format_fixed(k.sectors_per_load_request(), 2, lang)},
                                        {"stores", format_count(k.global_store_requests, lang)},
+                                       {"shared_loads", format_count(k.shared_load_requests, lang)},
                                        {"conflicts", format_count(k.shared_bank_conflicts, lang)}}));
     if (launch.ok()) return;
     const std::string code = fault_name(emu::fault_code(launch.fault.kind), ui.session.lang());

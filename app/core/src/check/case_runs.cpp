@@ -97,15 +97,15 @@ void judge_kernel_data(const Exercise& ex, const Case& spec, protocol::CaseRepor
     k.first_leak_line = rec.kernel.first_leak_line;
     const int64_t output_size = static_cast<int64_t>(c.expected.tensor.data.size());
     const CaseNames names = case_names(ex.params, {spec}, ex.derived_case_names).front();
-    const int64_t required_blocks = ex.kernel_rules.blocks_per_launch.empty() ? 0 : evaluate_case_expression(ex.kernel_rules.blocks_per_launch, names);
     KernelRules rules = ex.kernel_rules;
     if (!rules.min_bytes_per_request_when.empty() && evaluate_case_expression(rules.min_bytes_per_request_when, names) == 0)
         rules.min_bytes_per_load_request = rules.min_bytes_per_store_request = 0;  // rows too short for whole float4s
     const reference::Op* op = reference::find_op(ex.reference);
     const int64_t least = minimum_sectors(op, case_inputs(ex, spec), output_size);
-    const double flops = rules.min_tensor_flop_ratio > 0 && op ? reference::op_flops(*op, case_inputs(ex, spec)).value_or(0.0) : 0.0;
+    CaseRuleValues values = case_rule_values(ex.kernel_rules, names);
+    if (rules.min_tensor_flop_ratio > 0 && op) values.operation_flops = reference::op_flops(*op, case_inputs(ex, spec)).value_or(0.0);
     const KernelCaseVerdict kv = judge_kernel_case(c.verdict, k.launches, k.unwritten_count, output_size, least,
-                                                   rules, k.leaked_buffers, required_blocks, flops);
+                                                   rules, k.leaked_buffers, values);
     c.verdict = kv.verdict;
     k.cause = kv.cause;
     k.rule_value = kv.value;

@@ -182,6 +182,17 @@ bool wrong_block_count(const std::vector<emu::LaunchReport>& launches, int64_t r
     return false;
 }
 
+// A whole case's figure over its bound: the verdict names the cause, the
+// exercise.json rule, the figure and the bound. Always true.
+bool broken_rule(KernelCaseVerdict& v, KernelRuleCause cause, const char* rule, double value, double limit) {
+    v.verdict = Verdict::KernelRule;
+    v.cause = KernelCause::of_rule(cause);
+    v.rule = rule;
+    v.value = value;
+    v.limit = limit;
+    return true;
+}
+
 // Global bytes the threads read, summed over the case's launches, against the
 // least traffic: threads that each fetch what their neighbours fetch too (a
 // GEMM without tiles) read many times more than the operation needs.
@@ -190,13 +201,21 @@ bool reads_without_reuse(const std::vector<emu::LaunchReport>& launches, int64_t
     int64_t bytes = 0;
     for (const emu::LaunchReport& L : launches) bytes += L.counters.global_bytes_read;
     const double ratio = double(bytes) / (32.0 * double(minimum_sectors));
-    if (ratio <= limit) return false;
-    v.verdict = Verdict::KernelRule;
-    v.cause = KernelCause::of_rule(KernelRuleCause::GlobalReadsNotReused);
-    v.rule = "max_global_read_ratio";
-    v.value = ratio;
-    v.limit = limit;
-    return true;
+    return ratio > limit && broken_rule(v, KernelRuleCause::GlobalReadsNotReused, "max_global_read_ratio", ratio, limit);
+}
+
+// Shared-memory load requests, summed over the case's launches, per warp's
+// worth (32) of the multiply-adds the operation needs: a thread that loads
+// both factors of every FMA from shared memory makes 2; one that keeps a
+// TM x TN micro-tile in registers (TM + TN) / (TM·TN). Tiles padded past the
+// edges and extra launches only add loads, so nothing dilutes it.
+bool shared_loads_not_reused(const std::vector<emu::LaunchReport>& launches, int64_t fmas, double limit, KernelCaseVerdict& v) {
+    if (limit <= 0 || fmas <= 0) return false;
+    int64_t requests = 0;
+    for (const emu::LaunchReport& L : launches) requests += L.counters.shared_load_requests;
+    const double per_warp_fma = double(requests) / (double(fmas) / 32.0);
+    return per_warp_fma > limit &&
+           broken_rule(v, KernelRuleCause::SharedLoadsNotReused, "max_shared_load_requests_per_warp_fma", per_warp_fma, limit);
 }
 
 // The launch with the most shared memory per block over the bound, or the
@@ -262,9 +281,20 @@ bool off_tensor_cores(const std::vector<emu::LaunchReport>& launches, double ope
 }
 }  // namespace
 
+// The block count, and the multiply-adds the shared-load rule weighs (0 where
+// its `when` leaves the case out: tiles padded past a small case's edges).
+CaseRuleValues case_rule_values(const KernelRules& rules, const CaseNames& names) {
+    CaseRuleValues values;
+    if (!rules.blocks_per_launch.empty()) values.required_blocks = evaluate_case_expression(rules.blocks_per_launch, names);
+    const KernelRules::SharedLoadsPerFma& shared = rules.max_shared_load_requests_per_warp_fma;
+    if (shared.limit > 0 && (shared.when.empty() || evaluate_case_expression(shared.when, names) != 0))
+        values.fmas = evaluate_case_expression(shared.fmas, names);
+    return values;
+}
+
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
                                     int64_t unwritten_count, int64_t output_size, int64_t minimum_sectors, const KernelRules& rules,
-                                    int64_t leaked_buffers, int64_t required_blocks, double operation_flops) {
+                                    int64_t leaked_buffers, CaseRuleValues case_values) {
     KernelCaseVerdict v;
     for (size_t i = 0; i < launches.size(); ++i) {
         if (launches[i].ok()) continue;
@@ -308,9 +338,10 @@ KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<em
     // weigh the whole operation's traffic against its least are left to the
     // cases that check every block; the per-block and per-request ones hold.
     const bool sampled = emu::sampled(launches);
-    if (wrong_block_count(launches, required_blocks, v)) return v;
+    if (wrong_block_count(launches, case_values.required_blocks, v)) return v;
     if (!sampled && reads_without_reuse(launches, minimum_sectors, rules.max_global_read_ratio, v)) return v;
-    if (!sampled && off_tensor_cores(launches, operation_flops, rules.min_tensor_flop_ratio, v)) return v;
+    if (!sampled && off_tensor_cores(launches, case_values.operation_flops, rules.min_tensor_flop_ratio, v)) return v;
+    if (!sampled && shared_loads_not_reused(launches, case_values.fmas, rules.max_shared_load_requests_per_warp_fma.limit, v)) return v;
     if (breaks_tile_promises(launches, rules, v)) return v;
     if (!sampled && wasteful(launches, minimum_sectors, rules.max_wasted_sector_ratio, v)) return v;
     if (over(rules.max_sectors_per_load_request, &emu::LaunchCounters::sectors_per_load_request, KernelRuleCause::UncoalescedLoads)) return v;

@@ -302,12 +302,28 @@ void load_reference(JsonFile& f, const json& root, Exercise& ex) {
     if (op->returns != ex.returns.kind) f.fail("entry.returns.kind", std::string("the reference op returns ") + value_kind_name(op->returns));
 }
 
+// "max_shared_load_requests_per_warp_fma": {"limit": 1, "fmas": "3*T*D*D",
+// "when": "T >= 256"}; the expressions are checked against the cases in
+// check_case_rules.
+void load_shared_loads_per_fma(JsonFile& f, const json& rule, KernelRules& r) {
+    const std::string field = "kernel_rules.max_shared_load_requests_per_warp_fma";
+    if (!rule.is_object()) f.fail(field, "expected {\"limit\": …, \"fmas\": …, \"when\": …}");
+    for (const auto& [key, value] : rule.items())
+        if (key != "limit" && key != "fmas" && key != "when") f.fail(field + "." + key, "unknown key (limit, fmas, when)");
+    KernelRules::SharedLoadsPerFma& s = r.max_shared_load_requests_per_warp_fma;
+    s.limit = f.positive(rule, "limit", field, 0);
+    if (s.limit == 0) f.fail(field + ".limit", "is missing");
+    s.fmas = f.string(rule, "fmas", field);
+    if (rule.contains("when")) s.when = f.string(rule, "when", field);
+}
+
 // "kernel_rules": the structural rules of a CUDA exercise (course.hpp, KernelRules).
 void load_kernel_rules(JsonFile& f, const json& rules, KernelRules& r) {
     static const std::vector<std::string> keys = {
         "max_sectors_per_load_request", "max_sectors_per_store_request", "max_wasted_sector_ratio", "max_shared_bytes_per_block",
         "inputs_loaded_once_per_block", "max_global_read_ratio",        "blocks_per_launch",       "min_bytes_per_load_request",
-        "min_bytes_per_store_request",  "min_bytes_per_request_when",   "min_tensor_flop_ratio"};
+        "min_bytes_per_store_request",  "min_bytes_per_request_when",   "min_tensor_flop_ratio",
+        "max_shared_load_requests_per_warp_fma"};
     if (!rules.is_object()) f.fail("kernel_rules", "expected an object");
     for (const auto& [key, value] : rules.items())
         if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
@@ -333,6 +349,7 @@ void load_kernel_rules(JsonFile& f, const json& rules, KernelRules& r) {
         if (!rules["inputs_loaded_once_per_block"].is_boolean()) f.fail("kernel_rules.inputs_loaded_once_per_block", "expected true or false");
         r.inputs_loaded_once_per_block = rules["inputs_loaded_once_per_block"].get<bool>();
     }
+    if (rules.contains("max_shared_load_requests_per_warp_fma")) load_shared_loads_per_fma(f, rules["max_shared_load_requests_per_warp_fma"], r);
 }
 
 // "runtime": "cpp" (default) or "cuda"; a CUDA exercise names the device
@@ -379,11 +396,35 @@ void load_derived_case_names(JsonFile& f, const json& root, Exercise& ex) {
 }
 
 // A rule that depends on the case must mean something in every case: a
-// broken expression is the course's problem, found when it loads.
+// broken expression is the course's problem, found when it loads. The FMA
+// count is evaluated only where its condition holds (a division by a name
+// that is 0 in a small case would be no error there).
+void check_shared_loads_rule(JsonFile& f, const KernelRules::SharedLoadsPerFma& rule, const std::vector<CaseNames>& cases) {
+    if (rule.limit == 0) return;
+    const std::string field = "kernel_rules.max_shared_load_requests_per_warp_fma.";
+    bool any_case_judged = false;
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const std::string in_case = " (case " + std::to_string(i + 1) + ")";
+        try {
+            if (!rule.when.empty() && evaluate_case_expression(rule.when, cases[i]) == 0) continue;
+        } catch (const CaseFigureError& e) {
+            f.fail(field + "when", e.what() + in_case);
+        }
+        any_case_judged = true;
+        try {
+            if (evaluate_case_expression(rule.fmas, cases[i]) < 1) f.fail(field + "fmas", "is less than 1 multiply-add in case " + std::to_string(i + 1));
+        } catch (const CaseFigureError& e) {
+            f.fail(field + "fmas", e.what() + in_case);
+        }
+    }
+    if (!any_case_judged) f.fail(field + "when", "holds in no case");  // a rule no case judges checks nothing
+}
+
 void check_case_rules(JsonFile& f, const Exercise& ex) {
     const KernelRules& r = ex.kernel_rules;
-    if (r.blocks_per_launch.empty() && r.min_bytes_per_request_when.empty()) return;
+    if (r.blocks_per_launch.empty() && r.min_bytes_per_request_when.empty() && r.max_shared_load_requests_per_warp_fma.limit == 0) return;
     const std::vector<CaseNames> cases = case_names(ex);
+    check_shared_loads_rule(f, r.max_shared_load_requests_per_warp_fma, cases);
     bool any_case_judged = false;
     for (size_t i = 0; i < cases.size(); ++i) {
         const std::string in_case = " (case " + std::to_string(i + 1) + ")";

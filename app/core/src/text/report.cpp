@@ -18,6 +18,7 @@
 #include "attnlab/core/text/number_format.hpp"
 #include "attnlab/core/check/performance.hpp"
 #include "attnlab/core/check/stage_comparison.hpp"  // learner_stages: the line of a placed stage
+#include "attnlab/core/check/verdict.hpp"  // case_rule_values: the multiply-adds the shared-load rule weighed
 #include "attnlab/core/text/performance_words.hpp"
 #include "attnlab/core/text/protection_words.hpp"
 #include "attnlab/core/base/util.hpp"
@@ -181,6 +182,29 @@ int first_launch_with_blocks_other_than(const std::vector<emu::LaunchReport>& la
     return -1;
 }
 
+// A rule's measured figure, two decimals; three when it lies just past its
+// bound, which it must not print as ("1.00× ... at most 1×", "160.00 ... at least 160").
+std::string rule_figure(const LearnerKernels& k, Lang lang) {
+    const bool near_bound = k.rule_value > k.rule_limit ? k.rule_value < k.rule_limit * 1.01 : k.rule_value > k.rule_limit * 0.99;
+    return format_fixed(k.rule_value, near_bound ? 3 : 2, lang);
+}
+
+// The figure with what it is made of: the requests the launches made and the
+// multiply-adds the case needs, from the same expression the check weighed.
+std::string explain_shared_loads_not_reused(const CaseOutcome& c, const Exercise& ex, Lang lang, const std::string& label) {
+    const LearnerKernels& k = c.kernels;
+    int64_t requests = 0;
+    for (const emu::LaunchReport& L : k.launches) requests += L.counters.shared_load_requests;
+    const KernelRules::SharedLoadsPerFma& rule = ex.kernel_rules.max_shared_load_requests_per_warp_fma;
+    int64_t fmas = 0;
+    if (c.index >= 0 && size_t(c.index) < ex.cases.size())
+        fmas = case_rule_values(ex.kernel_rules, case_names(ex.params, {ex.cases[size_t(c.index)]}, ex.derived_case_names).front()).fmas;
+    return tr(lang, msg::explain_kernel_rule_shared_loads_not_reused,
+              {{"case", label}, {"value", rule_figure(k, lang)}, {"limit", format_number(k.rule_limit, lang)},
+               {"requests", format_count(requests, lang)}, {"fmas", format_count(fmas, lang)}, {"expr", rule.fmas},
+               {"warp_fmas", fmas % 32 == 0 ? format_count(fmas / 32, lang) : format_fixed(double(fmas) / 32.0, 1, lang)}});
+}
+
 std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang lang, const std::string& label) {
     const LearnerKernels& k = c.kernels;
     if (k.cause.rule == KernelRuleCause::OutputNotWritten) {
@@ -204,13 +228,10 @@ std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang l
                    {"blocks", format_count(static_cast<int64_t>(k.rule_value), lang)}, {"required", format_count(static_cast<int64_t>(k.rule_limit), lang)},
                    {"expr", ex.kernel_rules.blocks_per_launch}});
     }
+    if (k.cause.rule == KernelRuleCause::SharedLoadsNotReused) return explain_shared_loads_not_reused(c, ex, lang, label);
     const std::string variant = k.rule_name == "max_wasted_sector_ratio" ? ".wasted" : "";
     const bool in_bytes = k.cause.rule == KernelRuleCause::SharedMemoryOverBudget || k.cause.rule == KernelRuleCause::InputsReloaded;
-    // A figure just past its bound must not print as the bound ("1.00× ... at most 1×", "160.00 ... at least 160").
-    const bool near_bound = k.rule_value > k.rule_limit ? k.rule_value < k.rule_limit * 1.01 : k.rule_value > k.rule_limit * 0.99;
-    const int decimals = near_bound ? 3 : 2;
-    const std::string value =
-        in_bytes ? format_count(static_cast<int64_t>(k.rule_value), lang) : format_fixed(k.rule_value, decimals, lang);
+    const std::string value = in_bytes ? format_count(static_cast<int64_t>(k.rule_value), lang) : rule_figure(k, lang);
     return tr(lang, built_key("explain.kernel_rule." + k.cause.code() + variant),
               {{"case", label}, {"value", value}, {"limit", format_number(k.rule_limit, lang)}});
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attnlab/core/check/check_result.hpp"
+#include "attnlab/core/course/case_figures.hpp"
 #include "attnlab/core/course/course.hpp"
 #include "attnlab/core/check/process.hpp"
 
@@ -61,18 +62,26 @@ struct KernelCaseVerdict {
     double limit = 0;        // KernelRule: the bound
     std::string rule;        // KernelRule: the exercise.json rule that fired ("" for built-in causes)
 };
+// The case's values of the rules that depend on the case, evaluated from its
+// names (the check judges with them; the report words the figures).
+struct CaseRuleValues {
+    int64_t required_blocks = 0;  // rules.blocks_per_launch; 0: no rule
+    int64_t fmas = 0;             // rules.max_shared_load_requests_per_warp_fma.fmas; 0: not judged in this case
+    double operation_flops = 0;   // the reference op's FLOPs, for rules.min_tensor_flop_ratio (the caller's); 0: not judged
+};
+CaseRuleValues case_rule_values(const KernelRules& rules, const CaseNames& names);
 // In order: a faulted launch, output no kernel wrote, wrong values, buffers
 // the host function cudaMalloc'd and never freed (compute-sanitizer's leak
 // check), then the exercise's counter rules: the block count of every launch
-// (`required_blocks`, the case's value of rules.blocks_per_launch; 0: no
-// rule), the global bytes read against the least traffic, the FLOPs run on
-// tensor cores against the operation's (`operation_flops`; 0: not judged), the tile promises,
-// the wasted sectors, the sectors per request, then the bytes per request
-// (rules.min_bytes_per_*_request; the caller clears them in a case that
-// min_bytes_per_request_when leaves out).
+// (`case_values.required_blocks`), the global bytes read against the least
+// traffic, the FLOPs run on tensor cores against the operation's
+// (`case_values.operation_flops`), the shared loads per warp FMA
+// (`case_values.fmas`), the tile promises, the wasted sectors, the sectors per
+// request, then the bytes per request (rules.min_bytes_per_*_request; the
+// caller clears them in a case that min_bytes_per_request_when leaves out).
 KernelCaseVerdict judge_kernel_case(Verdict values_verdict, const std::vector<emu::LaunchReport>& launches,
                                     int64_t unwritten_count, int64_t output_size, int64_t minimum_sectors, const KernelRules& rules,
-                                    int64_t leaked_buffers = 0, int64_t required_blocks = 0, double operation_flops = 0);
+                                    int64_t leaked_buffers = 0, CaseRuleValues case_values = {});
 
 std::string signal_name(int sig);  // "SIGSEGV", ..., "signal 42 (...)"
 

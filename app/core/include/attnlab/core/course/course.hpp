@@ -89,6 +89,20 @@ struct KernelRules {
     // and masked keys count too, so a fully checked case with many full tiles
     // is where the rule bites; a sampled case is not judged.
     double min_tensor_flop_ratio = 0;          // 0: no rule
+    // Shared-memory load requests (warp instructions, Nsight Compute's
+    // smsp__inst_executed_op_shared_ld) per warp's worth of the operation's
+    // multiply-adds (32 FMAs), summed over a case's launches, at most. `fmas`
+    // is an expression over the case's names for the multiply-adds the
+    // operation needs (a GEMM's M·N·K); the rule is judged only in the cases
+    // where `when` holds (every case when empty), large enough that a tile's
+    // padding past the edges counts for little. A thread computing one output
+    // of a shared-memory tiled GEMM loads 2 per FMA; a TM x TN micro-tile held
+    // in registers (TM + TN) / (TM·TN).
+    struct SharedLoadsPerFma {
+        double limit = 0;  // 0: no rule
+        std::string fmas;
+        std::string when;
+    } max_shared_load_requests_per_warp_fma;
 };
 
 // A catalogued mistake of this exercise (exercise.json "mistakes"), with the

@@ -24,8 +24,9 @@ enum class KernelRuleCause {
     NarrowLoads,             // fewer bytes per global load request than 4-byte loads can exceed (no float4)
     NarrowStores,            // the same for stores
     TensorCoresUnderused,    // fewer of the operation's FLOPs through wmma::mma_sync than the exercise asks
+    SharedLoadsNotReused,    // more shared load requests per FMA than a micro-tile in registers makes
 };
-inline constexpr KernelRuleCause kLastKernelRuleCause = KernelRuleCause::TensorCoresUnderused;
+inline constexpr KernelRuleCause kLastKernelRuleCause = KernelRuleCause::SharedLoadsNotReused;
 
 inline const char* rule_cause_code(KernelRuleCause cause) {  // stable: fixtures, --json, message keys
     switch (cause) {
@@ -41,6 +42,7 @@ inline const char* rule_cause_code(KernelRuleCause cause) {  // stable: fixtures
         case KernelRuleCause::NarrowLoads: return "narrow_loads";
         case KernelRuleCause::NarrowStores: return "narrow_stores";
         case KernelRuleCause::TensorCoresUnderused: return "tensor_cores_underused";
+        case KernelRuleCause::SharedLoadsNotReused: return "shared_loads_not_reused";
     }
     return "?";
 }
