@@ -320,7 +320,7 @@ TEST_CASE("judge_kernel_case: the FLOPs run on tensor cores against the operatio
     };
     for (const Row& row : rows) {
         CAPTURE(row.what);
-        const KernelCaseVerdict v = judge_kernel_case(Verdict::Pass, row.launches, 0, 24, 0, rules, 0, 0, row.flops);
+        const KernelCaseVerdict v = judge_kernel_case(Verdict::Pass, row.launches, 0, 24, 0, rules, 0, {0, 0, row.flops});
         CHECK(v.verdict == row.verdict);
         CHECK(v.cause.code() == row.cause);
         if (row.verdict == Verdict::KernelRule) {
@@ -331,8 +331,8 @@ TEST_CASE("judge_kernel_case: the FLOPs run on tensor cores against the operatio
     // A sampled case counts its checked blocks alone: not judged.
     emu::LaunchReport sampled = launch(0);
     sampled.counters.unchecked_blocks = 3;
-    CHECK(judge_kernel_case(Verdict::Pass, {sampled}, 0, 24, 0, rules, 0, 0, operation).verdict == Verdict::Pass);
-    CHECK(judge_kernel_case(Verdict::Pass, {launch(0)}, 0, 24, 0, KernelRules{}, 0, 0, operation).verdict == Verdict::Pass);
+    CHECK(judge_kernel_case(Verdict::Pass, {sampled}, 0, 24, 0, rules, 0, {0, 0, operation}).verdict == Verdict::Pass);
+    CHECK(judge_kernel_case(Verdict::Pass, {launch(0)}, 0, 24, 0, KernelRules{}, 0, {0, 0, operation}).verdict == Verdict::Pass);
 }
 
 TEST_CASE("judge_kernel_case: the block count the exercise asks for, and global reads without on-chip reuse") {
