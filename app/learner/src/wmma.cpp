@@ -11,6 +11,7 @@
 // of the tile's rows or columns (tile_accesses).
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "attnlab/bfloat16_bits.hpp"
 #include "attnlab/emu/raw_memory.hpp"
@@ -27,10 +28,27 @@ constexpr int kPerLane = kTile * kTile / 32;  // 8 elements of a 16x16 tile per 
 size_t bytes_of(Element t) { return t == Element::Float ? 4 : 2; }
 const char* name_of(Element t) { return t == Element::Float ? "float" : t == Element::BFloat16 ? "__nv_bfloat16" : "__half"; }
 
+// Every __half's float, made once by the same conversion: x86-64 without
+// F16C converts in software (libgcc's __extendhfsf2), a call per element that
+// cost a tensor-core FlashAttention check a second.
+float half_to_float(unsigned short bits) {
+    static const std::vector<float> table = [] {
+        std::vector<float> t(size_t{1} << 16);
+        for (size_t i = 0; i < t.size(); ++i) {
+            const auto b = static_cast<unsigned short>(i);
+            _Float16 h;
+            std::memcpy(&h, &b, sizeof h);
+            t[i] = static_cast<float>(h);
+        }
+        return t;
+    }();
+    return table[bits];
+}
+
 float to_float(const void* x, Element t, int e) {
     if (t == Element::Float) return static_cast<const float*>(x)[e];
     if (t == Element::BFloat16) return bf16::to_float(static_cast<const unsigned short*>(x)[e]);
-    return static_cast<float>(static_cast<const _Float16*>(x)[e]);
+    return half_to_float(static_cast<const unsigned short*>(x)[e]);
 }
 // Rounded as the element type rounds a float: _Float16's conversion, or
 // bf16's round to nearest even of the float's top 16 bits.
@@ -138,12 +156,17 @@ void mma(void* d, Element d_type, const void* a, const void* b, Element ab_type,
     float cv[kPerLane];
     for (int e = 0; e < kPerLane; ++e) cv[e] = to_float(c, c_type, e);
     __syncwarp(0xffffffffu, line);  // every lane's A and B are staged
+    // The lane's 8 elements share one row m of D and are 8 neighbours n0..n0+7
+    // in it. Each is still c + A[m][0]·B[0][n] + A[m][1]·B[1][n] + ... in that
+    // order (the same float sums as one element at a time), but the 8 sums
+    // advance together over k: 8 independent chains instead of one 128 long.
+    const int m = int(lane) * kPerLane / kTile, n0 = int(lane) * kPerLane % kTile;
     float dv[kPerLane];
-    for (int e = 0; e < kPerLane; ++e) {
-        const int i = int(lane) * kPerLane + e, m = i / kTile, n = i % kTile;
-        float acc = cv[e];
-        for (int k = 0; k < kTile; ++k) acc += s.a[warp][m * kTile + k] * s.b[warp][k * kTile + n];
-        dv[e] = acc;
+    for (int e = 0; e < kPerLane; ++e) dv[e] = cv[e];
+    for (int k = 0; k < kTile; ++k) {
+        const float a_mk = s.a[warp][m * kTile + k];
+        const float* b_k = &s.b[warp][k * kTile + n0];
+        for (int e = 0; e < kPerLane; ++e) dv[e] += a_mk * b_k[e];
     }
     __syncwarp(0xffffffffu, line);  // every lane has read them before the next mma stages its own
     if (lane == 0) count_tensor_flops(2 * kTile * kTile * kTile);
