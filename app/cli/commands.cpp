@@ -26,7 +26,9 @@
 #include "attnlab/core/course/course.hpp"
 #include "attnlab/core/base/install_layout.hpp"
 #include "attnlab/core/desk/lab.hpp"
+#include "attnlab/core/check/kernel_versions.hpp"
 #include "attnlab/core/check/performance.hpp"
+#include "attnlab/core/text/version_words.hpp"
 #include "attnlab/core/text/performance_words.hpp"
 #include "attnlab/core/text/messages.hpp"
 #include "attnlab/core/text/report.hpp"
@@ -57,6 +59,7 @@ const std::map<std::string, MessageKey>& help_texts() {
         {"history", msg::cli_help_history},
         {"restore", msg::cli_help_restore},
         {"watch", msg::cli_help_watch},
+        {"compare", msg::cli_help_compare},
         {"doctor", msg::cli_help_doctor},
         {"dev", msg::cli_help_dev},
     };
@@ -120,6 +123,7 @@ Options parse_options(const std::vector<std::string>& args) {
         else if (a == "--tab") o.gui.tab = value(a), o.gui_flags = true;
         else if (a == "--show") o.gui.show = value(a), o.gui_flags = true;
         else if (a == "--view") o.gui.view = value(a), o.gui_flags = true;
+        else if (a == "--compare") o.gui.compare = value(a), o.gui_flags = true;
         else if (a == "--size") {
             const std::string v = value(a);
             if (std::sscanf(v.c_str(), "%dx%d", &o.gui.width, &o.gui.height) != 2 || o.gui.width < 320 || o.gui.height < 240) usage_error(o.lang_flag, msg::cli_usage_size);
@@ -343,6 +347,62 @@ int cmd_check(Context& ctx) {
     print_result(ctx, e, r);
     if (r.verdict == Verdict::InternalError) return kExitUsage;
     return r.passed() ? kExitOk : kExitFailed;
+}
+
+// The earlier exercise `attnlab compare ID [EARLIER]` runs: EARLIER when it
+// is one of ID's versions, else the first version with the learner's own work.
+const Exercise& earlier_to_compare(Context& ctx, const Exercise& e, const std::vector<const Exercise*>& versions) {
+    if (versions.empty()) usage_error(ctx.t(msg::cli_compare_none, {{"id", e.id}}));
+    if (ctx.opt.positional.size() == 3) {
+        for (const Exercise* v : versions)
+            if (v->id == ctx.opt.positional[2]) return *v;
+        std::string list;
+        for (const Exercise* v : versions) list += (list.empty() ? "" : ", ") + v->id;
+        usage_error(ctx.t(msg::cli_compare_not_earlier, {{"earlier", ctx.opt.positional[2]}, {"id", e.id}, {"list", list}}));
+    }
+    for (const Exercise* v : versions)
+        if (ctx.lab->workspace().own_work(*v)) return *v;
+    return *versions.front();  // none written yet: its own words say so
+}
+
+// `attnlab compare ID [EARLIER]`: beat your v1 (kernel_versions.hpp). The
+// learner's file of ID is checked; their file of EARLIER then runs on the
+// case ID's speed report is of, and both kernels' figures are printed side by side.
+int cmd_compare(Context& ctx) {
+    if (ctx.opt.positional.size() < 2 || ctx.opt.positional.size() > 3) usage_error(ctx.t(msg::cli_usage_compare));
+    const Exercise& e = ctx.exercise(ctx.opt.positional[1]);
+    const Exercise& earlier = earlier_to_compare(ctx, e, earlier_versions(ctx.lab->course(), e));
+    const std::optional<std::string> earlier_text = ctx.lab->workspace().own_work(earlier);
+    if (!earlier_text) {
+        std::cerr << "attnlab: " << ctx.t(msg::versions_no_own_work, {{"title", earlier.title.get(ctx.lang)}, {"earlier", earlier.id}}) << "\n";
+        return kExitFailed;
+    }
+    CheckControl control;
+    control.gpu_arch = ctx.opt.gpu_arch;
+    const fs::path file = ctx.lab->workspace().ensure_learner_file(e, ctx.lang);
+    if (!ctx.opt.json) std::cerr << ctx.t(msg::cli_check_checking, {{"file", file.string()}}) << "\n";
+    CheckResult current = ctx.lab->runner().check(e, file, control);
+    wait_for_resources(current);
+    const std::optional<Performance> perf = check_performance(current, e);
+    if (!perf) {
+        std::cerr << "attnlab: " << ctx.t(msg::cli_compare_no_case, {{"id", e.id}, {"verdict", verdict_title(current.verdict, current.cause, ctx.lang)}}) << "\n";
+        return kExitFailed;
+    }
+    const std::string case_number = std::to_string(perf->case_index + 1);
+    if (!ctx.opt.json) std::cerr << ctx.t(msg::cli_compare_running, {{"earlier", earlier.id}, {"case", case_number}, {"id", e.id}}) << "\n";
+    const Exercise on_case = version_on_case(earlier, e, perf->case_index);
+    CheckResult earlier_result =
+        ctx.lab->runner().check_source(on_case, *earlier_text, ctx.lab->workspace().learner_file(earlier).string(), control);
+    const VersionComparison c = compare_versions(e, current, on_case, std::move(earlier_result), perf->case_index);
+    const size_t gpu = gpu_model_for_arch(ctx.opt.gpu_arch);
+    if (ctx.opt.json) {
+        json j = version_comparison_to_json(c, gpu, ctx.lang);
+        j["current_verdict"] = verdict_code(current.verdict);
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::cout << inert_text(describe_version_comparison(c, earlier.title.get(ctx.lang), gpu, ctx.lang)) << "\n";
+    }
+    return c.before && c.after ? kExitOk : kExitFailed;
 }
 
 int cmd_hint(Context& ctx) {
@@ -611,6 +671,7 @@ int run(const std::vector<std::string>& args) {
     static const std::map<std::string, int (*)(Context&)> commands = {
         {"", cmd_list},         {"list", cmd_list},   {"show", cmd_show},   {"check", cmd_check}, {"hint", cmd_hint},
         {"solution", cmd_solution}, {"reset", cmd_reset}, {"watch", cmd_watch}, {"dev", cmd_dev},
+        {"compare", cmd_compare},
         {"history", cmd_history},   {"restore", cmd_restore},
     };
     auto it = commands.find(command);

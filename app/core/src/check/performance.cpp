@@ -177,34 +177,53 @@ Performance launches_performance(const std::vector<emu::LaunchReport>& launches,
     return p;
 }
 
+namespace {
+
+// Case k's launches all completed and were checked whole (a sampled case
+// counted its checked blocks alone: an estimate needs every block's counters).
+bool whole_completed_case(const CheckResult& r, size_t k) {
+    const CaseOutcome& c = r.cases[k];
+    if (c.kernels.launches.empty()) return false;
+    if (!std::all_of(c.kernels.launches.begin(), c.kernels.launches.end(), [](const emu::LaunchReport& L) { return L.ok(); })) return false;
+    return !emu::sampled(c.kernels.launches);
+}
+
+int64_t case_minimum_sectors(const CheckResult& r, const Exercise& ex, size_t k) {
+    const CaseOutcome& c = r.cases[k];
+    const int64_t output = c.expected.kind == ValueKind::Tensor ? static_cast<int64_t>(c.expected.tensor.data.size()) : 0;
+    return minimum_sectors(reference::find_op(ex.reference), case_inputs(ex, ex.cases[k]), output);
+}
+
+}  // namespace
+
+std::optional<Performance> case_performance(const CheckResult& r, const Exercise& ex, int case_index) {
+    const size_t k = static_cast<size_t>(case_index);
+    if (!ex.profile().reports_kernel_launches || case_index < 0 || k >= r.cases.size() || k >= ex.cases.size()) return std::nullopt;
+    if (!whole_completed_case(r, k)) return std::nullopt;
+    std::optional<double> flops;
+    if (const reference::Op* op = reference::find_op(ex.reference)) flops = reference::op_flops(*op, case_inputs(ex, ex.cases[k]));
+    Performance p = launches_performance(r.cases[k].kernels.launches, case_minimum_sectors(r, ex, k) * 32, flops, r.resources.get());
+    p.case_index = case_index;
+    // Where a GPU ran the same file: its own time of that case, beside the estimates.
+    if (r.gpu && k < r.gpu->device_time_ns.size() && r.gpu->device_time_ns[k] >= 0) {
+        p.measured_seconds = static_cast<double>(r.gpu->device_time_ns[k]) * 1e-9;
+        p.measured_device = r.gpu->device;
+    }
+    return p;
+}
+
 std::optional<Performance> check_performance(const CheckResult& r, const Exercise& ex) {
     if (!ex.profile().reports_kernel_launches) return std::nullopt;
     int best = -1;
     int64_t best_min = -1;
     for (size_t k = 0; k < r.cases.size() && k < ex.cases.size(); ++k) {
-        const CaseOutcome& c = r.cases[k];
-        if (c.kernels.launches.empty()) continue;
-        if (!std::all_of(c.kernels.launches.begin(), c.kernels.launches.end(), [](const emu::LaunchReport& L) { return L.ok(); })) continue;
-        // A sampled case counted its checked blocks alone: the estimate needs every block's counters.
-        if (emu::sampled(c.kernels.launches)) continue;
-        const int64_t output = c.expected.kind == ValueKind::Tensor ? static_cast<int64_t>(c.expected.tensor.data.size()) : 0;
-        const int64_t m = minimum_sectors(reference::find_op(ex.reference), case_inputs(ex, ex.cases[k]), output);
-        if (m > best_min) {
+        if (!whole_completed_case(r, k)) continue;
+        if (const int64_t m = case_minimum_sectors(r, ex, k); m > best_min) {
             best_min = m;
             best = static_cast<int>(k);
         }
     }
-    if (best < 0) return std::nullopt;
-    std::optional<double> flops;
-    if (const reference::Op* op = reference::find_op(ex.reference)) flops = reference::op_flops(*op, case_inputs(ex, ex.cases[best]));
-    Performance p = launches_performance(r.cases[best].kernels.launches, best_min * 32, flops, r.resources.get());
-    p.case_index = best;
-    // Where a GPU ran the same file: its own time of that case, beside the estimates.
-    if (r.gpu && static_cast<size_t>(best) < r.gpu->device_time_ns.size() && r.gpu->device_time_ns[static_cast<size_t>(best)] >= 0) {
-        p.measured_seconds = static_cast<double>(r.gpu->device_time_ns[static_cast<size_t>(best)]) * 1e-9;
-        p.measured_device = r.gpu->device;
-    }
-    return p;
+    return best < 0 ? std::nullopt : case_performance(r, ex, best);
 }
 
 // ---- attnlab's own attention kernels as reference points ------------------------

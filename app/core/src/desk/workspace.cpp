@@ -38,6 +38,14 @@ fs::path Workspace::starter_for(const Exercise& exercise, Lang lang) {
     return lang != Lang::En && fs::is_regular_file(localized, ec) ? localized : exercise.starter_path();
 }
 
+std::optional<std::string> Workspace::own_work(const Exercise& exercise) const {
+    std::optional<std::string> text = read_file(learner_file(exercise));
+    if (!text) return std::nullopt;
+    for (Lang lang : {Lang::En, Lang::Id})
+        if (read_file(starter_for(exercise, lang)) == text) return std::nullopt;
+    return text;
+}
+
 fs::path Workspace::ensure_learner_file(const Exercise& exercise, Lang lang) const {
     fs::path p = learner_file(exercise);
     if (!fs::exists(p)) {

@@ -334,6 +334,14 @@ const Entry kMessages[] = {
     {"cli.usage.history", "history needs an exercise id", "history memerlukan ID latihan"},
     {"cli.usage.restore", "restore needs an exercise id and a version number", "restore memerlukan ID latihan dan nomor versi"},
     {"cli.usage.watch", "watch needs an exercise id and optionally a file", "watch memerlukan ID latihan dan, bila perlu, sebuah berkas"},
+    {"cli.usage.compare", "compare needs an exercise id and optionally an earlier exercise id", "compare memerlukan ID latihan dan, bila perlu, ID latihan sebelumnya"},
+    {"cli.compare.none", "{id} has no earlier exercise whose kernel takes the same tensors and gives the same output.",
+     "{id} tidak punya latihan sebelumnya yang kernelnya menerima tensor yang sama dan memberi keluaran yang sama."},
+    {"cli.compare.not_earlier", "{earlier} is not an earlier version of {id}; these are: {list}.",
+     "{earlier} bukan versi sebelumnya dari {id}; yang termasuk: {list}."},
+    {"cli.compare.no_case", "The check of {id} gave no case to compare on ({verdict}): a check whose kernels all complete, with a case checked whole, gives one.",
+     "Pemeriksaan {id} tidak memberi kasus untuk dibandingkan ({verdict}): pemeriksaan yang semua kernelnya selesai, dengan satu kasus yang diperiksa utuh, memberinya."},
+    {"cli.compare.running", "Running your {earlier} kernel on case {case} of {id}…", "Menjalankan kernel {earlier}-mu pada kasus {case} dari {id}…"},
     {"cli.usage.dev", "dev needs a subcommand: check or ops", "dev memerlukan subperintah: check atau ops"},
     {"cli.usage.unknown_dev", "unknown dev subcommand {name}", "subperintah dev {name} tidak dikenal"},
     {"cli.usage.no_such_file", "no such file: {file}", "berkas tidak ada: {file}"},
@@ -347,8 +355,8 @@ usage: attnlab [--lang en|id] [--course DIR] [COMMAND [ARGS]]
 
 With no command, attnlab opens its window (GUI options: --exercise ID, --run,
 --screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help|history,
---view heatmaps|stages|memory|experiments|kernel|roofline).
+--show settings|help|history, --compare EARLIER,
+--view heatmaps|stages|memory|experiments|kernel|roofline|versions).
 
 commands:
   list                 the exercises in course order, with your progress
@@ -360,11 +368,12 @@ commands:
   history ID           the versions of your file (one at every save and check)
   restore ID N         bring version N back (your file is kept as a version first)
   watch ID [FILE]      re-check every time the file is saved
+  compare ID [EARLIER] your earlier kernel of the same operation beside this one
   dev check            course authors: every starter fails, every solution passes
   dev ops              course authors: the Eigen reference ops and their parameters
   doctor               what this machine gives attnlab (compiler, sandbox, CUDA)
 
-options: --lang en|id (language), --json (list, show, check, history, restore, dev check, doctor), --help
+options: --lang en|id (language), --json (list, show, check, compare, history, restore, dev check, doctor), --help
 exit codes: 0 pass/ok, 1 a check failed, 2 usage or set-up error
 data: $ATTNLAB_HOME, else the XDG data/cache/config dirs (see README))",
      R"(attnlab — belajar causal multi-head self-attention dengan menuliskannya
@@ -373,8 +382,8 @@ pemakaian: attnlab [--lang en|id] [--course DIR] [PERINTAH [ARGUMEN]]
 
 Tanpa perintah, attnlab membuka jendelanya (opsi GUI: --exercise ID, --run,
 --screenshot out.png, --quit-after N, --size WxH, --timing, --tab hints|solution,
---show settings|help|history,
---view heatmaps|stages|memory|experiments|kernel|roofline).
+--show settings|help|history, --compare LAMA,
+--view heatmaps|stages|memory|experiments|kernel|roofline|versions).
 
 perintah:
   list                 daftar latihan sesuai urutan kursus, dengan kemajuanmu
@@ -386,11 +395,12 @@ perintah:
   history ID           versi-versi berkasmu (satu setiap simpan dan periksa)
   restore ID N         kembalikan versi N (berkasmu disimpan sebagai versi dulu)
   watch ID [BERKAS]    periksa ulang setiap kali berkas disimpan
+  compare ID [LAMA]    kernelmu yang lebih dulu untuk operasi yang sama di samping yang ini
   dev check            penulis kursus: setiap starter gagal, setiap solusi lulus
   dev ops              penulis kursus: operasi referensi Eigen dan parameternya
   doctor               yang disediakan mesin ini untuk attnlab (kompiler, sandbox, CUDA)
 
-opsi: --lang en|id (bahasa), --json (list, show, check, history, restore, dev check, doctor), --help
+opsi: --lang en|id (bahasa), --json (list, show, check, compare, history, restore, dev check, doctor), --help
 kode keluar: 0 lulus/ok, 1 pemeriksaan gagal, 2 galat pemakaian atau persiapan
 data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"},
     {"cli.help.list",
@@ -420,6 +430,9 @@ data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"},
     {"cli.help.watch",
      "usage: attnlab watch ID [FILE]\nChecks the file now and again every time it is saved. Ctrl+C stops.",
      "pemakaian: attnlab watch ID [BERKAS]\nMemeriksa berkas sekarang dan setiap kali disimpan. Ctrl+C untuk berhenti."},
+    {"cli.help.compare",
+     "usage: attnlab compare ID [EARLIER] [--json] [--arch sm_90]\nBeat your v1: checks your file of ID, then runs your file of EARLIER (an exercise before ID\nwhose kernel takes the same tensors; default: the first of them you wrote) on the case ID's\nspeed report is of, and prints both kernels' counters and estimated times side by side.",
+     "pemakaian: attnlab compare ID [LAMA] [--json] [--arch sm_90]\nKalahkan v1-mu: memeriksa berkasmu untuk ID, lalu menjalankan berkasmu untuk LAMA (latihan\nsebelum ID yang kernelnya menerima tensor yang sama; bawaan: yang pertama kamu tulis) pada kasus\nlaporan kecepatan ID, dan menampilkan penghitung serta perkiraan waktu kedua kernel berdampingan."},
     {"cli.help.doctor",
      "usage: attnlab doctor [--json]\nReports the compiler, the learner runtime, the sandbox's protections, the limits,\nthe CUDA toolkit, NVRTC and the GPU. Exit code 2 when checks cannot run here.",
      "pemakaian: attnlab doctor [--json]\nMelaporkan kompiler, runtime latihan, perlindungan sandbox, batas, CUDA toolkit,\nNVRTC, dan GPU. Kode keluar 2 bila pemeriksaan tidak bisa berjalan di sini."},
@@ -908,6 +921,52 @@ data: $ATTNLAB_HOME, atau direktori data/cache/config XDG (lihat README))"},
      "{label} tidak melakukan aritmetika, jadi tidak punya titik di grafik: ia memindahkan {bytes}, sekitar {used} dibanding atap memori {gpu} sebesar {roof} (lebar penuh batang), perkiraan {time} ({bound})."},
     {"gui.roofline.point", "{label}: {intensity} FLOP/byte, {flops_per_s} (estimated {time}, {bound})",
      "{label}: {intensity} FLOP/byte, {flops_per_s} (perkiraan {time}, {bound})"},
+    // ---- beat your v1 (kernel_versions.hpp, version_words.cpp, panel_versions.cpp, attnlab compare)
+    {"gui.compare_failed", "--compare {earlier}: nothing to run beside this check (the Kernel tab's Beat your v1 section says why).",
+     "--compare {earlier}: tidak ada yang bisa dijalankan di samping pemeriksaan ini (bagian Kalahkan v1-mu di tab Kernel menjelaskan alasannya)."},
+    {"versions.title", "Beat your v1", "Kalahkan v1-mu"},
+    {"versions.intro",
+     "Your kernels for earlier exercises of this course take the same tensors and compute the same thing. Run one on case {case} (the one the roofline shows) and set its counters and estimated time beside this kernel's, the way llm.c's dev/cuda goes from attention_forward1 to forward5.",
+     "Kernel-kernelmu untuk latihan sebelumnya di kursus ini menerima tensor yang sama dan menghitung hal yang sama. Jalankan salah satunya pada kasus {case} (yang ditampilkan roofline) dan letakkan penghitung serta perkiraan waktunya di samping kernel ini, seperti dev/cuda di llm.c bergerak dari attention_forward1 ke forward5."},
+    {"versions.choose", "Earlier kernel", "Kernel sebelumnya"},
+    {"versions.run", "Run my {earlier} kernel on case {case}", "Jalankan kernel {earlier}-ku pada kasus {case}"},
+    {"versions.running", "Running your {earlier} kernel on case {case}…", "Menjalankan kernel {earlier}-mu pada kasus {case}…"},
+    {"versions.no_own_work", "{title} ({earlier}) has no kernel of yours yet: its file is missing or still the starter.",
+     "{title} ({earlier}) belum punya kernel tulisanmu: berkasnya tidak ada atau masih berupa starter."},
+    {"versions.no_case", "Nothing to compare on yet: a check whose kernels all complete, with a case checked whole, gives the case.",
+     "Belum ada yang bisa dibandingkan: pemeriksaan yang semua kernelnya selesai, dengan satu kasus yang diperiksa utuh, memberi kasusnya."},
+    {"versions.header", "Your kernel for {earlier} (“{title}”) beside this one, on case {case}:", "Kernelmu untuk {earlier} (“{title}”) di samping kernel ini, pada kasus {case}:"},
+    {"versions.column.before", "earlier", "sebelumnya"},
+    {"versions.column.after", "this one", "yang ini"},
+    {"versions.column.counter", "counter", "penghitung"},
+    {"versions.column.change", "change", "perubahan"},
+    {"versions.better", "better", "lebih baik"},
+    {"versions.worse", "worse", "lebih buruk"},
+    {"versions.faster", "Estimated {times}× faster than your earlier kernel on {gpu}.", "Perkiraan {times}× lebih cepat daripada kernel sebelumnya di {gpu}."},
+    {"versions.slower", "Estimated {times}× slower than your earlier kernel on {gpu}: look at the rows marked worse.",
+     "Perkiraan {times}× lebih lambat daripada kernel sebelumnya di {gpu}: lihat baris yang bertanda lebih buruk."},
+    {"versions.earlier_wrong",
+     "Your {earlier} kernel ran this case to the end, but its values are wrong here. {verdict} Its figures are of a kernel that does not compute this case.",
+     "Kernel {earlier}-mu menjalankan kasus ini sampai selesai, tetapi nilainya salah di sini. {verdict} Angkanya milik kernel yang tidak menghitung kasus ini."},
+    {"versions.earlier_no_figures",
+     "Your {earlier} kernel gives no figures on this case. {verdict} A kernel written for the smaller cases of its own exercise (a fixed-size array, a whole row in shared memory) can fail on a larger one.",
+     "Kernel {earlier}-mu tidak memberi angka pada kasus ini. {verdict} Kernel yang ditulis untuk kasus-kasus kecil latihannya sendiri (array berukuran tetap, satu baris utuh di shared memory) bisa gagal pada kasus yang lebih besar."},
+    {"versions.row.estimated_time", "estimated time ({gpu})", "perkiraan waktu ({gpu})"},
+    {"versions.row.dram_bytes", "DRAM traffic, cache estimate ({gpu})", "lalu lintas DRAM, perkiraan cache ({gpu})"},
+    {"versions.row.requested_bytes", "bytes requested of L1", "byte yang diminta dari L1"},
+    {"versions.row.traffic_ratio", "requested ÷ least traffic", "diminta ÷ lalu lintas minimum"},
+    {"versions.row.intensity", "arithmetic intensity (FLOP/byte)", "intensitas aritmetika (FLOP/byte)"},
+    {"versions.row.tensor_flops", "FLOPs on tensor cores", "FLOP di tensor core"},
+    {"versions.row.launches", "launches", "peluncuran"},
+    {"versions.row.blocks", "blocks", "blok"},
+    {"versions.row.threads", "threads", "thread"},
+    {"versions.row.waves", "waves ({gpu})", "gelombang ({gpu})"},
+    {"versions.row.global_load_requests", "global load requests", "permintaan load global"},
+    {"versions.row.sectors_per_load_request", "sectors per load request", "sektor per permintaan load"},
+    {"versions.row.global_reloaded_bytes", "global bytes a block loaded again", "byte global yang dimuat ulang oleh blok"},
+    {"versions.row.shared_load_requests", "shared load requests", "permintaan load shared"},
+    {"versions.row.shared_bank_conflicts", "shared bank conflicts", "konflik bank shared"},
+    {"versions.row.barriers", "barriers (__syncthreads)", "barrier (__syncthreads)"},
     // ---- the Kernel view of CUDA exercises (kernel_views.cpp, panel_learner_kernels*.cpp)
     {"kview.axis.batch", "batch", "batch"},
     {"kview.axes.batch", "batches", "batch"},

@@ -119,6 +119,10 @@ Performance launches_performance(const std::vector<emu::LaunchReport>& launches,
 // The check's report: of its largest case (by least traffic) whose launches
 // all completed; nullopt for C++ exercises or when no such case ran.
 std::optional<Performance> check_performance(const CheckResult& result, const Exercise& exercise);
+// The figures of case `case_index` alone; nullopt when its launches did not
+// all complete or were sampled (kernel_versions.hpp runs an earlier kernel
+// on the case check_performance chose).
+std::optional<Performance> case_performance(const CheckResult& result, const Exercise& exercise, int case_index);
 
 
 // attnlab's own attention kernels (v1: one block per (b, h); v2: tiled) on the

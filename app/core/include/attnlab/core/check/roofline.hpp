@@ -76,6 +76,15 @@ inline const GpuModel* gpu_model_for_device(const std::string& device_name) {
     return nullptr;
 }
 
+// The report's first GPU of architecture `arch` (the one the resource report
+// is for), else the first: what the roofline and `attnlab compare` show.
+inline size_t gpu_model_for_arch(const std::string& arch) {
+    const std::vector<GpuModel>& gpus = gpu_models();
+    for (size_t i = 0; i < gpus.size(); ++i)
+        if (gpus[i].arch == arch) return i;
+    return 0;
+}
+
 enum class PerfBound { Memory, Compute, TooFewBlocks };
 
 inline const char* perf_bound_code(PerfBound bound) {  // "memory", "compute", "too_few_blocks"

@@ -36,6 +36,10 @@ public:
     fs::path reset(const Exercise& exercise, Lang lang = Lang::En) const;
     // The starter a learner gets in `lang`.
     static fs::path starter_for(const Exercise& exercise, Lang lang);
+    // The learner's file when it holds their own work: nullopt when it is
+    // missing, unreadable, or still a starter in either language (an earlier
+    // kernel to compare with, kernel_versions.hpp, must be one they wrote).
+    std::optional<std::string> own_work(const Exercise& exercise) const;
     // Atomic save of an editor buffer.
     void save(const Exercise& exercise, const std::string& text) const;
     // Writes `text` beside the learner's file as <id>.cpp.<kind>-<time>
