@@ -66,3 +66,52 @@ TEST_CASE("a tensor-core kernel is a point under the tensor cores' roof, not a l
     for (const LaunchPerformance& L : checked.perf.launches)
         if (L.tensor_flops > 0) CHECK_MESSAGE(h.has("roofline_point:" + L.kernel), L.kernel);
 }
+
+// Beat your v1 (panel_versions.cpp) on the fixture course: fx-cuda-sampled's
+// earlier version is fx-cuda-split. Without the learner's own file there the
+// section says so; with it, the button runs it on the roofline's case and
+// the table and the roofline's points come from the session's comparison.
+TEST_CASE("beat your v1: the learner's earlier kernel runs on this case, its counters beside this kernel's") {
+    const fs::path course = kFixtures / "cuda-course";
+    testing::Harness h(testing::HarnessConfig{course, "fx-cuda-sampled", ImVec2(1800, 1600), nullptr});
+    h.set_buffer(slurp(course / "fx-cuda-sampled" / "solution.cu"));
+    h.click("run");
+    REQUIRE(h.wait_result(240.0));
+    REQUIRE(h.session.last_result()->verdict == Verdict::Pass);
+    h.ui.select_bottom_tab = static_cast<int>(gui::BottomTab::Kernel);
+    h.frames(4);
+    REQUIRE(h.has("kview_section:versions"));
+    CHECK(h.has("versions_no_own_work"));  // fx-cuda-split was never written: nothing of theirs to run
+    CHECK_FALSE(h.has("versions_run"));
+
+    // The learner's fx-cuda-split file, written as they would (the editor, saved).
+    REQUIRE(h.session.open("fx-cuda-split"));
+    h.set_buffer(slurp(course / "fx-cuda-split" / "wrong" / "uncoalesced.cu"));
+    REQUIRE(h.session.save());
+    REQUIRE(h.session.open("fx-cuda-sampled"));
+    h.ui.scroll_to_versions = 4;  // the section is below the roofline: scrolled to, as a learner would
+    h.frames(6);
+    REQUIRE(h.has("versions_run"));
+    h.click("versions_run");
+    h.frames(2);
+    REQUIRE(h.session.comparing());
+    REQUIRE(h.wait_until([&] { return !h.session.comparing(); }, 240.0));
+    REQUIRE(h.session.comparison() != nullptr);
+    const VersionComparison& c = *h.session.comparison();
+    CHECK(c.earlier_id == "fx-cuda-split");
+    REQUIRE(c.before);
+    REQUIRE(c.after);
+    CHECK(c.before->counters.sectors_per_load_request() > c.after->counters.sectors_per_load_request());
+    for (Lang lang : {Lang::En, Lang::Id}) {
+        h.session.set_lang(lang);
+        h.frames(4);
+        CHECK(h.has("versions_table"));
+        CHECK(h.has("versions_choice"));
+        CHECK_FALSE(h.has("versions_outcome"));  // its values are right on this case
+    }
+    // A new check of the exercise clears the comparison: its figures were of the previous result.
+    h.click("run");
+    REQUIRE(h.wait_result(240.0));
+    h.frames(2);
+    CHECK(h.session.comparison() == nullptr);
+}

@@ -14,7 +14,8 @@ struct GuiOptions {
     bool timing = false;     // --timing: print when the first frame was on screen
     std::string tab;         // --tab statement|hints|solution
     std::string show;        // --show settings|help|history (for scripted screenshots)
-    std::string view;        // --view results|heatmaps|stages|memory|experiments|kernel|roofline
+    std::string compare;     // --compare EARLIER: after the check, run the learner's EARLIER kernel beside it (beat your v1)
+    std::string view;        // --view results|heatmaps|stages|memory|experiments|kernel|roofline|versions
     int width = 1400;        // --size WxH
     int height = 860;
 };

@@ -173,6 +173,10 @@ void apply_options(Ui& ui, Session& session, const GuiOptions& opt) {
         ui.select_bottom_tab = static_cast<int>(BottomTab::Kernel);
         ui.scroll_to_roofline = 8;
     }
+    if (opt.view == "versions") {  // the Kernel tab, scrolled to beat your v1
+        ui.select_bottom_tab = static_cast<int>(BottomTab::Kernel);
+        ui.scroll_to_versions = 8;
+    }
 }
 
 // Theme and fonts follow the preferences (the settings window changes them).
@@ -211,7 +215,16 @@ void render_frame(Ui& ui, GLFWwindow* window) {
 // done, write the picture and quit. Returns false when the picture could not be written.
 bool scripted_step(Ui& ui, GLFWwindow* window, const GuiOptions& opt, int& frames_after_ready) {
     if (opt.screenshot.empty() && opt.quit_after < 0) return true;
-    const bool ready = !opt.run || (!ui.session.checking() && ui.session.last_result());
+    const bool checked = !opt.run || (!ui.session.checking() && ui.session.last_result());
+    // --compare: once the check is in, the earlier kernel runs beside it, as its button would.
+    static bool compare_started = false;
+    if (checked && !opt.compare.empty() && !compare_started) {
+        ui.version_choice = opt.compare;
+        compare_started = true;
+        if (!ui.session.compare_with(opt.compare))
+            std::cerr << "attnlab: " << tr(ui.session.lang(), msg::gui_compare_failed, {{"earlier", opt.compare}}) << "\n";
+    }
+    const bool ready = checked && !ui.session.comparing();
     if (!ready || ++frames_after_ready <= std::max(opt.quit_after, 1)) return true;
     ui.quit_requested = true;
     if (opt.screenshot.empty() || write_screenshot(window, opt.screenshot)) return true;

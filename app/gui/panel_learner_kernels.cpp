@@ -69,6 +69,7 @@ void draw_learner_kernels_panel(Ui& ui) {
         if (draw_request_list(ui)) draw_request_detail(ui);
         draw_resources(ui, r);
         draw_roofline(ui, r);
+        draw_versions(ui, r);
         ImGui::EndChild();
         return;
     }
@@ -81,6 +82,7 @@ void draw_learner_kernels_panel(Ui& ui) {
     draw_left(ui, *r, *c);
     draw_resources(ui, r);
     draw_roofline(ui, r);
+    draw_versions(ui, r);
     ImGui::EndChild();
     ImGui::TableNextColumn();
     ImGui::BeginChild("kview_right", ImVec2(0, ImGui::GetContentRegionAvail().y), false);

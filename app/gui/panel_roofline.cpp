@@ -179,17 +179,6 @@ PlotPoint point(const std::string& label, double flops, double bytes, const Time
     return p;
 }
 
-// The GPU the roofline shows: the learner's choice, else the first of the
-// report's GPUs with the architecture chosen for the resource panel, so the
-// two agree until the learner picks another.
-int shown_gpu(const Ui& ui) {
-    const std::vector<GpuModel>& gpus = gpu_models();
-    if (ui.roofline_gpu >= 0 && ui.roofline_gpu < static_cast<int>(gpus.size())) return ui.roofline_gpu;
-    for (size_t i = 0; i < gpus.size(); ++i)
-        if (gpus[i].arch == ui.session.gpu_arch()) return static_cast<int>(i);
-    return 0;
-}
-
 // The launch's name on the plot: its kernel, numbered when it is launched more than once.
 std::string launch_label(const Performance& perf, size_t i) {
     int same = 0, nth = 0;
@@ -266,6 +255,14 @@ LaunchPoints learner_launch_points(const Performance& perf, int gpu_index) {
 
 }  // namespace
 
+// The GPU the roofline shows: the learner's choice, else the first of the
+// report's GPUs with the architecture chosen for the resource panel, so the
+// two agree until the learner picks another.
+size_t shown_gpu_index(const Ui& ui) {
+    if (ui.roofline_gpu >= 0 && ui.roofline_gpu < static_cast<int>(gpu_models().size())) return static_cast<size_t>(ui.roofline_gpu);
+    return gpu_model_for_arch(ui.session.gpu_arch());
+}
+
 void draw_roofline(Ui& ui, const CheckResult* r) {
     ImGui::Spacing();
     if (!ImGui::CollapsingHeader((ui.t(msg::gui_roofline_title) + "###roofline").c_str(), ImGuiTreeNodeFlags_DefaultOpen)) return;
@@ -281,7 +278,7 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
         ImGui::SetScrollHereY(0.0f);
         --ui.scroll_to_roofline;
     }
-    const int gpu_index = shown_gpu(ui);
+    const int gpu_index = static_cast<int>(shown_gpu_index(ui));
     draw_gpu_selector(ui, gpu_index);
     const GpuModel& gpu = gpu_models()[size_t(gpu_index)];
     if (static_cast<size_t>(perf->case_index) < r->cases.size())
@@ -301,6 +298,13 @@ void draw_roofline(Ui& ui, const CheckResult* r) {
         if (refs.points[i].bytes > 0 && size_t(gpu_index) < refs.points[i].estimates.size())
             points.push_back(point(refs.points[i].label, refs.points[i].flops, double(refs.points[i].bytes),
                                    refs.points[i].estimates[size_t(gpu_index)], ref_colours[i % 2]));
+    // Beat your v1: the earlier kernel's launches on the same case, beside these.
+    if (const VersionComparison* c = ui.session.comparison(); c && c->before)
+        for (PlotPoint& p : learner_launch_points(c->before->performance, gpu_index).points) {
+            p.label = c->earlier_id + ": " + p.label;
+            p.colour = IM_COL32(220, 90, 170, 255);
+            points.push_back(std::move(p));
+        }
     // A launch without arithmetic has no point on the plot, only a bar of bytes.
     // The plot comes first when a launch of the learner's is on it (helper
     // launches' bars below it); when none is, the bars come first, where the

@@ -156,7 +156,9 @@ struct Ui {
     CudaKernelView cuda_kernel;
     BottomTab bottom_tab = BottomTab::Results;
     int roofline_gpu = -1;  // the roofline's GPU (gpu_models() index); -1: the architecture selector's
-    int scroll_to_roofline = 0;  // --view roofline: frames left to scroll the Kernel tab to it (once it has figures)
+    int scroll_to_roofline = 0;
+    int scroll_to_versions = 0;  // --view versions: the same for the beat-your-v1 section
+    std::string version_choice;  // Beat your v1: the earlier exercise picked (""; the first with the learner's work)  // --view roofline: frames left to scroll the Kernel tab to it (once it has figures)
     // Per-exercise view state: the exercise the panels last showed, and the
     // case each exercise's views had chosen.
     std::string shown_exercise;
@@ -194,6 +196,8 @@ void draw_kernel_tab(Ui& ui);
 // The learner's own kernels (called by draw_kernel_tab).
 void draw_learner_kernels_panel(Ui& ui);
 void draw_roofline(Ui& ui, const CheckResult* result);  // panel_roofline.cpp: the Kernel view's roofline (an estimate)
+size_t shown_gpu_index(const Ui& ui);                   // panel_roofline.cpp: the GPU (gpu_models() index) the roofline shows
+void draw_versions(Ui& ui, const CheckResult* result);  // panel_versions.cpp: beat your v1, below the roofline
 // The heatmap grid of one case (used by the panel and the frame benchmark).
 void draw_heatmap_grid(Ui& ui, const CaseOutcome& c, int generation, const std::vector<std::string>& dims);
 // The case the views show: the chosen one, else the failing one, else the first.

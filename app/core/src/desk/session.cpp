@@ -290,6 +290,7 @@ void Session::poll() {
     collect_recording();
     timing_.poll();
     collect_pending_resources();
+    collect_comparison();
     const int resource_reports = resources_job_.generation();
     resources_job_.poll();
     if (resources_job_.generation() != resource_reports && resources_job_.result()->arch == prefs_.gpu_arch)
@@ -332,9 +333,43 @@ void Session::collect_finished() {
         checked.display_name = job->display_name();
         checked.gpu_arch = job->gpu_arch();
         recordings_.erase(r.exercise_id);  // they were of the previous result
+        comparisons_.erase(r.exercise_id);
+        if (version_run_ && version_run_->current_id == r.exercise_id) version_run_.reset();  // its job cancels as it goes
         if (recording_job_.running() && recording_job_.request().exercise.id == r.exercise_id) recording_job_.cancel();
         if (current_ && r.exercise_id == current_->id) ++result_generation_;
     }
+}
+
+std::vector<const Exercise*> Session::earlier_versions() const {
+    return current_ ? attnlab::earlier_versions(course(), *current_) : std::vector<const Exercise*>{};
+}
+
+bool Session::compare_with(const std::string& earlier_id) {
+    const CheckResult* r = last_result();
+    const Exercise* earlier = course().find(earlier_id);
+    if (!current_ || !r || version_run_ || !earlier || !same_kernel_interface(*earlier, *current_)) return false;
+    const std::optional<Performance> perf = check_performance(*r, *current_);
+    std::optional<std::string> text = own_work(*earlier);
+    if (!perf || !text) return false;
+    VersionRun run{current_->id, version_on_case(*earlier, *current_, perf->case_index), perf->case_index, nullptr};
+    run.job = std::make_shared<CheckJob>(lab_.runner(), run.on_case, std::move(*text), lab_.workspace().learner_file(*earlier).string(),
+                                         prefs_.gpu_arch);
+    version_run_ = std::move(run);
+    comparisons_.erase(current_->id);
+    return true;
+}
+
+// A finished comparison run joins the result it was of, once both NVRTC
+// reports are in (the estimates' occupancy needs them): never waits.
+void Session::collect_comparison() {
+    if (!version_run_ || !version_run_->job->done() || !version_run_->job->result().resources_ready()) return;
+    const auto r = results_.find(version_run_->current_id);
+    if (r != results_.end() && !r->second.resources_ready()) return;
+    VersionRun run = std::move(*version_run_);
+    version_run_.reset();
+    const Exercise* current = course().find(run.current_id);
+    if (r == results_.end() || !current || run.job->result().verdict == Verdict::Cancelled) return;
+    comparisons_[run.current_id] = compare_versions(*current, r->second, run.on_case, run.job->result(), run.case_index);
 }
 
 bool Session::record_block(int case_index, size_t launch, uint64_t block) {

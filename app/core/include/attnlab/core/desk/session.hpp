@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attnlab/core/desk/block_recording.hpp"
+#include "attnlab/core/check/kernel_versions.hpp"
 #include "attnlab/core/desk/check_job.hpp"
 #include "attnlab/core/course/course.hpp"
 #include "attnlab/core/desk/editor_buffer.hpp"
@@ -148,6 +149,28 @@ public:
     // keeps its selection (result_generation() would reset every view).
     int recordings_generation() const { return recordings_generation_; }
 
+    // ---- beat your v1 (check/kernel_versions.hpp) -----------------------------------
+    // The exercises before the current one whose kernels take the same
+    // tensors and give the same output, in course order.
+    std::vector<const Exercise*> earlier_versions() const;
+    // The learner's own file of `exercise` (nullopt: missing or still a starter).
+    std::optional<std::string> own_work(const Exercise& exercise) const { return lab_.workspace().own_work(exercise); }
+    // Runs the learner's file of `earlier_id` on the case the current
+    // exercise's latest performance report is of, in the background. False
+    // when there is no such case, no work of theirs, it is not a version of
+    // the current exercise, or a comparison is running.
+    bool compare_with(const std::string& earlier_id);
+    // A comparison of the current exercise is running.
+    bool comparing() const { return version_run_ && current_ && version_run_->current_id == current_->id; }
+    // The earlier exercise being run (empty when none).
+    std::string comparing_with() const { return version_run_ ? version_run_->on_case.id : std::string(); }
+    // The comparison with the current exercise's latest result (nullptr when
+    // none; a new result of the exercise clears it).
+    const VersionComparison* comparison() const {
+        const auto it = current_ ? comparisons_.find(current_->id) : comparisons_.end();
+        return it == comparisons_.end() ? nullptr : &it->second;
+    }
+
     // ---- the learner's own work ---------------------------------------------------
     // The lines of the open file the latest check names (compiler diagnostics,
     // a kernel fault and its racing access), worded in the session's language.
@@ -228,6 +251,17 @@ private:
     BlockRecordingJob recording_job_;
     int recordings_generation_ = 0;
     void collect_recording();
+    // Beat your v1: the earlier kernel's run, and per exercise the comparison
+    // with its latest result.
+    struct VersionRun {
+        std::string current_id;
+        Exercise on_case;  // version_on_case(): the earlier exercise on one case of the current one
+        int case_index = -1;
+        std::shared_ptr<CheckJob> job;
+    };
+    std::optional<VersionRun> version_run_;
+    std::map<std::string, VersionComparison> comparisons_;
+    void collect_comparison();
     int result_generation_ = 0;
     int saves_ = 0;
     std::vector<Version> versions_;  // versions(): of current_, unless stale
