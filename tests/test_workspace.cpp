@@ -200,6 +200,20 @@ TEST_CASE("Workspace::ensure_learner_file copies the starter once and never over
     CHECK(slurp(e.starter_path()) == starter);
 }
 
+TEST_CASE("Workspace::own_work: the learner's file once it is no longer a starter (beat your v1 runs only their own kernels)") {
+    TempDir tmp;
+    Workspace ws(paths_in(tmp.path()));
+    const Exercise& e = fixture_exercise();
+    CHECK_FALSE(ws.own_work(e));  // no file yet
+    ws.ensure_learner_file(e, Lang::Id);
+    CHECK_FALSE(ws.own_work(e));  // the starter, in whichever language it was given
+    ws.save(e, slurp(e.starter_path()));
+    CHECK_FALSE(ws.own_work(e));
+    ws.save(e, "// my kernel\n");
+    REQUIRE(ws.own_work(e));
+    CHECK(*ws.own_work(e) == "// my kernel\n");
+}
+
 TEST_CASE("Workspace::reset keeps a backup and restores the starter") {
     TempDir tmp;
     Workspace ws(paths_in(tmp.path()));
