@@ -33,15 +33,28 @@ string(JOIN " " ATTNLAB_EMU_CUDA_FLAGS_STRING ${ATTNLAB_EMU_CUDA_FLAGS})
 # The flags above that serve the checks alone: an exercise with sampled cases
 # also compiles the learner's file without them (its unchecked copy, which
 # runs the blocks a sampled launch does not check at native speed:
-# app/core/src/check/unchecked_copy.cpp), keeping -O2,
-# -fnon-call-exceptions and -fsanitize=bounds (a compare per index of an
-# array of known size, which the shared precompiled header needs: it holds
-# the bounds checks of the inline functions it parsed, and g++ stops with an
-# internal error on them without the flag), and defining __SANITIZE_THREAD__
-# as the checked build does, so no #if can tell the two builds apart.
+# app/core/src/check/unchecked_copy.cpp), keeping -O2 and
+# -fnon-call-exceptions, and defining __SANITIZE_THREAD__ as the checked
+# build does, so no #if can tell the two builds apart. -fsanitize=bounds goes
+# too: its compare per index stops a loop from vectorising. The copy has a
+# precompiled header of its own, built with its own flags (g++ stops with an
+# internal error when a header precompiled with bounds checks meets a
+# compile without them).
 set(ATTNLAB_EMU_CUDA_CHECK_ONLY_FLAGS
-    -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -g1 -fno-tree-vectorize -fno-tree-sra -fno-thread-jumps)
+    -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -fsanitize=bounds -fno-sanitize-recover=bounds
+    -g1 -fno-tree-vectorize -fno-tree-sra -fno-thread-jumps)
 string(JOIN " " ATTNLAB_EMU_CUDA_CHECK_ONLY_FLAGS_STRING ${ATTNLAB_EMU_CUDA_CHECK_ONLY_FLAGS})
+
+# What the unchecked copy adds for speed alone (its values are still compared;
+# no check runs in it): a loop's float sums may be reassociated, so a dot
+# product of hd terms vectorises into several partial sums instead of one
+# chain of dependent adds (4 cycles each); no NaN or infinity is assumed away
+# (no -ffinite-math-only), so a softmax that overflows still overflows. Its
+# blocks may differ from the checked blocks of the same code in the last bits,
+# as a GPU's fused multiply-adds differ from both.
+set(ATTNLAB_EMU_CUDA_UNCHECKED_FLAGS
+    -fassociative-math -fno-signed-zeros -fno-trapping-math -fvect-cost-model=dynamic)
+string(JOIN " " ATTNLAB_EMU_CUDA_UNCHECKED_FLAGS_STRING ${ATTNLAB_EMU_CUDA_UNCHECKED_FLAGS})
 
 # Compile SOURCES as emulated CUDA. Only their compile lines change: the link
 # never asks for libtsan, whose hooks attnlab_cuda_emu defines itself.

@@ -171,6 +171,8 @@ Toolchain Toolchain::detect() {
     for (std::string f; emulated_cuda >> f;) t.cuda_flags.push_back(f);
     std::istringstream check_only(ATTNLAB_EMU_CUDA_CHECK_ONLY_FLAGS);
     for (std::string f; check_only >> f;) t.cuda_check_only_flags.push_back(f);
+    std::istringstream unchecked(ATTNLAB_EMU_CUDA_UNCHECKED_FLAGS);
+    for (std::string f; unchecked >> f;) t.cuda_unchecked_flags.push_back(f);
     t.objcopy = resolve_program(env_or("ATTNLAB_OBJCOPY", "objcopy"));
     // -pthread defines _REENTRANT: the precompiled header must be built with it too, or g++
     // silently ignores the PCH and parses every header again (0.5 s per check).
@@ -223,6 +225,7 @@ std::string Toolchain::fingerprint() const {
     for (const auto& f : flags) s += "|" + f;
     for (const auto& f : link_flags) s += "|" + f;
     for (const auto& f : cuda_check_only_flags) s += "|" + f;
+    for (const auto& f : cuda_unchecked_flags) s += "|unchecked " + f;
     s += "|" + file_stamp(objcopy);
     s += use_pch ? "|pch" : "|nopch";
     return hex64(hash64(s));
@@ -256,8 +259,11 @@ Compiler::Compiler(Toolchain toolchain, fs::path cache_dir)
     sweep_dead_work_dirs(cache_dir_ / "tmp");
     fs::create_directories(cache_dir_ / "pch", ec);
     remove_stale(cache_dir_ / "pch");
-    for (const RuntimeProfile* profile : all_runtime_profiles())
-        precompiled_[static_cast<size_t>(profile->runtime)] = std::make_unique<PrecompiledHeaders>(cache_dir_ / "pch" / fingerprint_ / profile->code);
+    for (const RuntimeProfile* profile : all_runtime_profiles()) {
+        const fs::path dir = cache_dir_ / "pch" / fingerprint_ / profile->code;
+        precompiled_[static_cast<size_t>(profile->runtime)] = std::make_unique<PrecompiledHeaders>(dir);
+        unchecked_precompiled_[static_cast<size_t>(profile->runtime)] = std::make_unique<PrecompiledHeaders>(dir.string() + "-unchecked");
+    }
 }
 
 // The generated files around a learner's file. The learner's translation unit
@@ -332,7 +338,7 @@ void Compiler::remove_stale(const fs::path& parent) const {
         if (old.is_directory(ec) && old.path().filename() != fingerprint_) fs::remove_all(old.path(), ec);
 }
 
-fs::path Compiler::precompiled_header(Runtime runtime, const std::string& source, const std::atomic<bool>* cancel) {
+fs::path Compiler::precompiled_header(Runtime runtime, const std::string& source, const std::atomic<bool>* cancel, bool unchecked) {
     if (!toolchain_.use_pch) return {};
     const RuntimeProfile& profile = profile_of(runtime);
     const std::vector<std::string> headers = leading_library_includes(source, profile.precompilable_headers(toolchain_));
@@ -340,12 +346,13 @@ fs::path Compiler::precompiled_header(Runtime runtime, const std::string& source
     // precompiled header matches every flag the compile uses (-Winvalid-pch in
     // the tests says so); -MD lists what it was built from.
     auto build = [&](const fs::path& header, const fs::path& output, const fs::path& deps, bool& refused) {
-        std::vector<std::string> argv = compiler_prefix(runtime);
+        std::vector<std::string> argv = unchecked ? unchecked_prefix(runtime) : compiler_prefix(runtime);
         argv.insert(argv.end(), {"-x", "c++-header", header.string(), "-o", output.string(), "-MD", "-MF", deps.string()});
         return build_beside(std::move(argv), header.parent_path(), output, output, cancel, refused);
     };
     const std::string stem = fs::path(profile.pch_name).stem().string();
-    return precompiled_[static_cast<size_t>(runtime)]->header_for(stem, precompiled_header_prelude(source), std::string("attnlab/") + profile.entry_header,
+    PrecompiledHeaders& cache = *(unchecked ? unchecked_precompiled_ : precompiled_)[static_cast<size_t>(runtime)];
+    return cache.header_for(stem, precompiled_header_prelude(source), std::string("attnlab/") + profile.entry_header,
                                                                   headers, build);
 }
 
@@ -387,16 +394,24 @@ std::vector<std::string> Compiler::object_command(const Exercise& exercise, cons
 
 std::vector<fs::path> Compiler::instrumentation_dumps(const fs::path& work) { return {work / "functions.tsan", work / "functions.tsan0"}; }
 
-// The same file built as the unchecked copy: the checked build's command
-// without the flags that serve the checks, and nothing registered.
-std::vector<std::string> Compiler::unchecked_object_command(const Exercise& exercise, const std::string& text, const fs::path& src,
-                                                            const fs::path& object, const std::atomic<bool>* cancel) {
+std::vector<std::string> Compiler::unchecked_prefix(Runtime runtime) const {
     std::vector<std::string> argv;
-    for (std::string& f : compiler_prefix(exercise.runtime))
+    for (std::string& f : compiler_prefix(runtime))
         if (std::find(toolchain_.cuda_check_only_flags.begin(), toolchain_.cuda_check_only_flags.end(), f) == toolchain_.cuda_check_only_flags.end())
             argv.push_back(std::move(f));
+    argv.insert(argv.end(), toolchain_.cuda_unchecked_flags.begin(), toolchain_.cuda_unchecked_flags.end());
     argv.insert(argv.end(), {"-g0", "-D__SANITIZE_THREAD__=1"});
-    if (const fs::path pch = precompiled_header(exercise.runtime, text, cancel); !pch.empty()) argv.insert(argv.end(), {"-include", pch.string()});
+    return argv;
+}
+
+// The same file built as the unchecked copy: the checked build's command
+// without the flags that serve the checks, with those for speed, its own
+// precompiled header, and nothing registered.
+std::vector<std::string> Compiler::unchecked_object_command(const Exercise& exercise, const std::string& text, const fs::path& src,
+                                                            const fs::path& object, const std::atomic<bool>* cancel) {
+    std::vector<std::string> argv = unchecked_prefix(exercise.runtime);
+    if (const fs::path pch = precompiled_header(exercise.runtime, text, cancel, true); !pch.empty())
+        argv.insert(argv.end(), {"-include", pch.string()});
     argv.insert(argv.end(), {"-include", entry_file(exercise, EntryFile::UncheckedDeclaration).string(), "-c", src.string(), "-o", object.string()});
     return argv;
 }

@@ -34,6 +34,7 @@ struct Toolchain {
     // Those of cuda_flags that a sampled exercise's unchecked copy leaves out,
     // and the objcopy that renames that copy's functions (unchecked_copy.hpp).
     std::vector<std::string> cuda_check_only_flags;
+    std::vector<std::string> cuda_unchecked_flags;  // and what it adds, for speed alone
     std::string objcopy;
     fs::path boost_context_library;  // the shared library the emulator's fibers need
     // CUDA exercises on a real GPU (beside the emulator, where a GPU exists)
@@ -130,8 +131,12 @@ private:
     // includes first, precompiled once per toolchain fingerprint
     // (precompiled_headers.hpp); "" when unavailable (clang, or the build
     // failed), in which case we compile without.
-    fs::path precompiled_header(Runtime runtime, const std::string& source, const std::atomic<bool>* cancel);
+    // `unchecked`: for a sampled exercise's unchecked copy, whose flags differ.
+    fs::path precompiled_header(Runtime runtime, const std::string& source, const std::atomic<bool>* cancel, bool unchecked = false);
     std::vector<std::string> compiler_prefix(Runtime runtime) const;
+    // The same for the unchecked copy: the checked build's flags less those
+    // that serve the checks, plus those for speed (cmake/AttnlabEmulatedCuda.cmake).
+    std::vector<std::string> unchecked_prefix(Runtime runtime) const;
     bool build_beside(std::vector<std::string> argv, const fs::path& dir, const fs::path& tmp, const fs::path& target,
                       const std::atomic<bool>* cancel, bool& refused);
     void remove_stale(const fs::path& parent) const;
@@ -156,6 +161,7 @@ private:
     fs::path cache_dir_;
     std::string fingerprint_;
     std::unique_ptr<PrecompiledHeaders> precompiled_[kRuntimeCount];  // per runtime
+    std::unique_ptr<PrecompiledHeaders> unchecked_precompiled_[kRuntimeCount];  // per runtime, for unchecked copies
     std::mutex entry_mu_;
     bool entry_object_failed_ = false;
 };
