@@ -278,10 +278,10 @@ TEST_CASE("the real course loads without problems") {
 // ---- broken exercises -----------------------------------------------------
 
 namespace {
-// The fixture course's fx-cuda-split with `rules` as its kernel_rules, loaded
-// from a copy: the exercise when `field` is empty, else nothing, after
+// The fixture course's fx-cuda-split with `value` as its exercise.json `key`,
+// loaded from a copy: the exercise when `field` is empty, else nothing, after
 // checking that loading fails on that field with `problem` in its words.
-std::optional<Exercise> load_split_with_kernel_rules(const json& rules, const char* field, const char* problem) {
+std::optional<Exercise> load_split_with(const char* key, const json& value, const char* field, const char* problem) {
     const fs::path cuda_course = fs::path(ATTNLAB_TEST_FIXTURES) / "cuda-course";
     const std::map<std::string, LocalizedText> topics = load_course(cuda_course).topics;
     TempDir tmp;
@@ -289,7 +289,7 @@ std::optional<Exercise> load_split_with_kernel_rules(const json& rules, const ch
     fs::copy(cuda_course / "fx-cuda-split", dir, fs::copy_options::recursive);
     fs::copy(cuda_course / "mistakes", tmp.path() / "mistakes", fs::copy_options::recursive);  // the catalogue's words
     json j = json::parse(*read_file(dir / "exercise.json"));
-    j["kernel_rules"] = rules;
+    j[key] = value;
     write_file_atomic(dir / "exercise.json", j.dump(2));
     if (std::string(field).empty()) return load_exercise(dir, topics);
     try {
@@ -302,7 +302,23 @@ std::optional<Exercise> load_split_with_kernel_rules(const json& rules, const ch
     }
     return std::nullopt;
 }
+
+std::optional<Exercise> load_split_with_kernel_rules(const json& rules, const char* field, const char* problem) {
+    return load_split_with("kernel_rules", rules, field, problem);
+}
 }  // namespace
+
+TEST_CASE("rule_advice: an exercise's own words for a rule that takes advice; any other cause is refused, naming those that do") {
+    const json words = {{"en", "Stop at the last key tile."}, {"id", "Berhenti di tile key terakhir."}};
+    const std::optional<Exercise> ex = load_split_with("rule_advice", {{"global_reads_not_reused", words}}, "", "");
+    REQUIRE(ex);
+    REQUIRE(ex->rule_advice.count("global_reads_not_reused"));
+    CHECK(ex->rule_advice.at("global_reads_not_reused").get(Lang::Id) == "Berhenti di tile key terakhir.");
+    load_split_with("rule_advice", {{"block_count", words}}, "rule_advice.block_count", "these do: global_reads_not_reused");
+    load_split_with("rule_advice", {{"shared_race", words}}, "rule_advice.shared_race", "no kernel rule takes advice");
+    load_split_with("rule_advice", {{"global_reads_not_reused", 3}}, "rule_advice.global_reads_not_reused", "expected {");
+    load_split_with("rule_advice", json::array(), "rule_advice", "expected an object");
+}
 
 TEST_CASE("kernel_rules: bytes per request, at least, and the cases it is judged in") {
     struct Row {

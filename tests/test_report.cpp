@@ -384,3 +384,25 @@ TEST_CASE("what attnlab cannot read of a CUDA file: each line in words, in both 
     CHECK(j["problem"]["code"] == "source_unread");
     for (const auto& part : j["unread_parts"]) CHECK(english_words(part["message"].get<std::string>()).empty());
 }
+
+TEST_CASE("a rule that takes advice: the exercise's own words after the measured figure, else attnlab's general ones") {
+    CheckResult r = result(Verdict::KernelRule);
+    r.cases[0].kernels.cause = KernelCause::of_rule(KernelRuleCause::GlobalReadsNotReused);
+    r.cause = r.cases[0].kernels.cause;
+    r.cases[0].kernels.rule_name = "max_global_read_ratio";
+    r.cases[0].kernels.rule_value = 4.5;
+    r.cases[0].kernels.rule_limit = 2.4;
+    Exercise plain = exercise();
+    Exercise own = exercise();
+    own.rule_advice["global_reads_not_reused"] = {"Stop at the block's last key tile.", "Berhenti di tile key terakhir blok."};
+    for (Lang lang : {Lang::En, Lang::Id}) {
+        const std::string general = tr(lang, msg::explain_kernel_rule_global_reads_not_reused_advice);
+        const std::string with_general = explain(r, plain, lang), with_own = explain(r, own, lang);
+        CAPTURE(with_own);
+        CHECK(contains(with_general, general));
+        CHECK(contains(with_own, own.rule_advice["global_reads_not_reused"].get(lang)));
+        CHECK_FALSE(contains(with_own, general));
+        CHECK_FALSE(contains(with_own, "{advice}"));
+        CHECK(contains(with_own, "2" + std::string(lang == Lang::En ? "." : ",") + "4"));  // the measured part stays
+    }
+}

@@ -555,6 +555,27 @@ void load_texts(const fs::path& dir, Exercise& ex) {
 
 }  // namespace
 
+namespace {
+
+// "rule_advice": {"<cause code>": {"en": …, "id": …}}, for the rules whose
+// explanation takes advice (kernel_cause.hpp: rule_takes_advice).
+void load_rule_advice(const JsonFile& f, const json& root, Exercise& ex) {
+    if (!root.contains("rule_advice")) return;
+    const json& advice = root["rule_advice"];
+    if (!advice.is_object()) f.fail("rule_advice", "expected an object: a kernel rule's cause code -> {\"en\": …, \"id\": …}");
+    std::string takes;
+    for (int r = 0; r <= static_cast<int>(kLastKernelRuleCause); ++r)
+        if (rule_takes_advice(static_cast<KernelRuleCause>(r))) takes += (takes.empty() ? "" : ", ") + std::string(rule_cause_code(static_cast<KernelRuleCause>(r)));
+    for (const auto& [code, text] : advice.items()) {
+        const std::optional<KernelCause> cause = kernel_cause_from_code(code);
+        if (!cause || cause->fault != emu::FaultKind::None || !rule_takes_advice(cause->rule))
+            f.fail("rule_advice." + code, "no kernel rule takes advice under this name (these do: " + takes + ")");
+        ex.rule_advice[code] = f.localized(text, "rule_advice." + code);
+    }
+}
+
+}  // namespace
+
 Exercise load_exercise(const fs::path& dir, const std::map<std::string, LocalizedText>& topics) {
     JsonFile f(dir / "exercise.json");
     const json& root = f.root();
@@ -564,6 +585,7 @@ Exercise load_exercise(const fs::path& dir, const std::map<std::string, Localize
     if (ex.id != dir.filename().string()) f.fail("id", "\"" + ex.id + "\" must equal the folder name \"" + dir.filename().string() + "\"");
     ex.title = f.localized(f.require(root, "title", ""), "title");
     if (root.contains("non_finite_hint")) ex.non_finite_hint = f.localized(root["non_finite_hint"], "non_finite_hint");
+    load_rule_advice(f, root, ex);
     load_topics(f, root, topics, ex);
     load_entry(f, root, ex);
     load_reference(f, root, ex);

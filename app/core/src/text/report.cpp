@@ -232,8 +232,13 @@ std::string explain_kernel_rule(const CaseOutcome& c, const Exercise& ex, Lang l
     const std::string variant = k.rule_name == "max_wasted_sector_ratio" ? ".wasted" : "";
     const bool in_bytes = k.cause.rule == KernelRuleCause::SharedMemoryOverBudget || k.cause.rule == KernelRuleCause::InputsReloaded;
     const std::string value = in_bytes ? format_count(static_cast<int64_t>(k.rule_value), lang) : rule_figure(k, lang);
+    // A rule that takes advice: the exercise's own words, else attnlab's general ones.
+    const auto own = ex.rule_advice.find(k.cause.code());
+    const std::string advice = !rule_takes_advice(k.cause.rule) ? ""
+                               : own != ex.rule_advice.end() ? own->second.get(lang)
+                                                             : tr(lang, built_key("explain.kernel_rule." + k.cause.code() + ".advice"));
     return tr(lang, built_key("explain.kernel_rule." + k.cause.code() + variant),
-              {{"case", label}, {"value", value}, {"limit", format_number(k.rule_limit, lang)}});
+              {{"case", label}, {"value", value}, {"limit", format_number(k.rule_limit, lang)}, {"advice", advice}});
 }
 
 std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exercise& ex, Lang lang) {

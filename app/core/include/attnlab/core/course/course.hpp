@@ -158,6 +158,10 @@ struct Exercise {
     // Where a NaN or an infinity comes from in this exercise (exercise.json
     // "non_finite_hint"); empty: attnlab's own words, which speak of a softmax.
     LocalizedText non_finite_hint;
+    // exercise.json "rule_advice": what to do when one of its kernel rules
+    // fails, in this exercise's words, by the rule's cause code
+    // ("global_reads_not_reused"); in place of attnlab's general advice.
+    std::map<std::string, LocalizedText> rule_advice;
 
     const RuntimeProfile& profile() const { return profile_of(runtime); }
     const char* source_extension() const { return profile().source_extension; }

@@ -58,6 +58,12 @@ struct KernelCause {
     bool operator!=(const KernelCause& o) const { return !(*this == o); }
 };
 
+// The rules whose explanation is a measurement followed by advice that an
+// exercise may give in its own words (exercise.json "rule_advice"): the
+// general advice fits the operation the rule was written for (a GEMM's
+// tiles), an exercise's own fits its kernel (a causal early exit).
+inline bool rule_takes_advice(KernelRuleCause cause) { return cause == KernelRuleCause::GlobalReadsNotReused; }
+
 // The cause a code names (a fixture's "expect"); nullopt when it names none.
 inline std::optional<KernelCause> kernel_cause_from_code(const std::string& code) {
     for (int k = static_cast<int>(emu::FaultKind::BarrierDivergence); k <= static_cast<int>(emu::kLastFaultKind); ++k)
