@@ -1,4 +1,4 @@
-// Correct (a probe): 4 x 4 micro-tile whose inner loop reads both operands straight from shared memory, acc[i][j] += xs[ty*4+i][k] * ws[k][tx*4+j], no explicit register arrays; with the loops unrolled nvcc keeps each of the 8 values in a register (no store or barrier between), so the SASS issues 8 LDS per 16 FFMA like the explicit version. Does attnlab count source accesses (32 per 16 FMAs: 2.0, over the limit) or instructions?
+// Correct (a probe): 4 x 4 micro-tile whose inner loop reads both operands straight from shared memory, acc[i][j] += xs[ty*4+i][k] * ws[k][tx*4+j], no explicit register arrays; with the loops unrolled nvcc keeps each of the 8 values in a register (no store or barrier between), so the PTX of nvcc -O2 has 8 ld.shared per 16 fma per k step, like the explicit version. Does attnlab count source accesses (32 per 16 FMAs: 2.0, over the limit) or instructions? [attnlab 2026-12-03: shared_loads_not_reused, 2.49 per warp FMA counted per source access; nvcc -O2 PTX has 128 ld.shared.f32 for 256 fma.rn.f32 per k-tile, 0.5]
 #include <cuda_runtime.h>
 
 constexpr int kBM = 64, kBN = 64, kBK = 16, kTM = 4, kTN = 4;
