@@ -1,4 +1,4 @@
-// Wrong: the key tile, one contiguous run of rows*hd floats, copied 16 bytes at a time with no check that the head's start (b*H + h)*T*hd is a multiple of 4 floats nor that n is: T = 130, hd = 5 puts odd heads 8 bytes off a 16-byte boundary, and a partial last tile copies past T; expect misaligned_address (cp.async source) or out_of_bounds.
+// Wrong: the key tile, one contiguous run of rows*hd floats, copied 16 bytes at a time with no check that the head's start (b*H + h)*T*hd is a multiple of 4 floats nor that n is: T = 130, hd = 5 puts odd heads 8 bytes off a 16-byte boundary, and a partial last tile copies past T; expect misaligned_address (cp.async source) or out_of_bounds. [attnlab 2026-12-03: out_of_bounds on T = 3, hd = 2 (a 16-byte copy at index 4 of a 6-float k), worded "read index 4 ... -1 past its end"]
 #include <cuda_runtime.h>
 #include <cuda_pipeline.h>
 #include <math.h>

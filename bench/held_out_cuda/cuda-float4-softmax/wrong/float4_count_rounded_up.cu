@@ -1,4 +1,4 @@
-// Wrong: float4 count rounded up, (T - head + 3) / 4, and no scalar tail: the last float4 of a row reads and writes up to 3 floats of the next row (and past the end of x and out on the last row); expect global_race or out_of_bounds, with a sensible count past the end.
+// Wrong: float4 count rounded up, (T - head + 3) / 4, and no scalar tail: the last float4 of a row reads and writes up to 3 floats of the next row (and past the end of x and out on the last row); expect global_race or out_of_bounds, with a sensible count past the end. [attnlab 2026-12-03: global_race, named right, but its advice "put a __syncthreads between the write and the read" fits neither a write-write pair nor two rows writing one element]
 #include <cuda_runtime.h>
 #include <math.h>
 

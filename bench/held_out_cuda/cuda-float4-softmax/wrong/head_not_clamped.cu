@@ -1,4 +1,4 @@
-// Wrong: head = (4 - start % 4) % 4 is not clamped to T, so with T = 1 a row's "head" runs into the next rows (and nvec = (T - head) >> 2 goes negative, so the tail starts before the row); expect global_race or out_of_bounds on the T = 1 case.
+// Wrong: head = (4 - start % 4) % 4 is not clamped to T, so with T = 1 a row's "head" runs into the next rows (and nvec = (T - head) >> 2 goes negative, so the tail starts before the row); expect global_race or out_of_bounds on the T = 1 case. [attnlab 2026-12-03: global_race, named right, but its advice "put a __syncthreads between the write and the read" fits neither a write-write pair nor two rows writing one element]
 #include <cuda_runtime.h>
 #include <math.h>
 

@@ -1,4 +1,4 @@
-// Wrong: double-buffered GEMM whose prefetched tiles are stored into the stage being computed from (stash(cur) instead of stash(cur ^ 1)): a fast warp overwrites xs[cur]/ws[cur] while slower warps still multiply from it, and the next step reads the other, stale stage; expect shared_race.
+// Wrong: double-buffered GEMM whose prefetched tiles are stored into the stage being computed from (stash(cur) instead of stash(cur ^ 1)): a fast warp overwrites xs[cur]/ws[cur] while slower warps still multiply from it, and the next step reads the other, stale stage; expect shared_race. [attnlab 2026-12-03: shared_race with the loop-wraparound advice "add a __syncthreads at the end of the loop body", which is already there: the write sits in a lambda defined above the loop]
 #include <cuda_runtime.h>
 
 constexpr int BM = 64, BN = 64, BK = 16;
