@@ -288,3 +288,33 @@ TEST_CASE("a sector set: insertion, membership, growth and clearing") {
     s.clear();  // few keys in a large table: emptied slot by slot
     for (uint64_t k = 0; k < 1000; ++k) CHECK(s.insert(k * 7919));
 }
+
+TEST_CASE("a head access laid out after the loop it precedes is issued before the loop, as the logs show") {
+    // if (lane < head) m = x[0]; then for (i = lane; i < n2; i += 32) ... x2[i]:
+    // lane 0 runs the head load (site 7) and then four float2 loop loads
+    // (site 5), the other lanes the loop loads alone. The head's code sits
+    // after the loop's (site 7 > 5), but no lane ran the loop before the head:
+    // a GPU issues the head (lane 0 alone) and then four rounds of the loop
+    // for all 32 lanes, 5 requests; replaying by code address alone issued
+    // every round twice (lanes 1-31, then lane 0 after its head).
+    Lanes lanes(32);
+    for (int l = 0; l < 32; ++l) {
+        if (l == 0) lanes[l].push_back({7, kBase});
+        for (int it = 0; it < 4; ++it) lanes[l].push_back({5, kBase + 8 + 8 * uint64_t(l + 32 * it), 8});
+    }
+    const LaunchCounters c = count(AccessLog::GlobalLoads, lanes);
+    CHECK(c.global_load_requests == 5);
+    CHECK(c.partial_requests == 1);  // the head's
+    // A loop body (its two sites run in both orders, so the code's order
+    // stands) still pairs round by round, a causal loop's extra round partial.
+    Lanes loop(32);
+    for (int l = 0; l < 32; ++l) {
+        for (int it = 0; it < (l < 16 ? 2 : 1); ++it) {
+            loop[l].push_back({3, kBase + 4 * uint64_t(l)});
+            loop[l].push_back({2, kBase + 4096 + 4 * uint64_t(l)});
+        }
+    }
+    const LaunchCounters d = count(AccessLog::GlobalLoads, loop);
+    CHECK(d.global_load_requests == 4);  // (3, 2) for all lanes, then (3, 2) for lanes 0-15
+    CHECK(d.partial_requests == 2);
+}

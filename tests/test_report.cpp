@@ -406,3 +406,51 @@ TEST_CASE("a rule that takes advice: the exercise's own words after the measured
         CHECK(contains(with_own, "2" + std::string(lang == Lang::En ? "." : ",") + "4"));  // the measured part stays
     }
 }
+
+TEST_CASE("a CUDA program that runs out of time is told why a right kernel can be slow on the emulator; a C++ one is not") {
+    const CheckResult r = result(Verdict::Timeout);
+    Exercise cuda = exercise();
+    cuda.runtime = Runtime::Cuda;
+    for (Lang lang : {Lang::En, Lang::Id}) {
+        const std::string hint = tr(lang, built_key("explain.timeout.cuda.hint"));
+        CHECK(contains(explain(r, cuda, lang), hint));
+        CHECK_FALSE(contains(explain(r, exercise(), lang), hint));
+    }
+    CHECK(contains(explain(r, cuda, Lang::En), "warp operation"));
+}
+
+TEST_CASE("fault words: a write-write race says both ways it happens; a wide access inside the buffer runs past its end, never -1 past it") {
+    emu::Fault race;
+    race.kind = emu::FaultKind::GlobalRace;
+    race.space = emu::MemorySpace::Global;
+    race.buffer = "out";
+    race.index = 7;
+    race.size = 16;
+    race.thread = {40, 0, 0};
+    race.other_thread = {3, 0, 0};
+    race.is_write = race.other_is_write = true;
+    race.line = 20;
+    race.other_line = 20;
+    const std::string both = describe_fault(race, Lang::En);
+    CAPTURE(both);
+    CHECK(contains(both, "Both accesses are writes"));
+    CHECK_FALSE(contains(both, "between the write and the read"));
+    race.is_write = false;  // a read after another thread's write: the timing advice
+    CHECK(contains(describe_fault(race, Lang::En), "between the write and the read"));
+
+    emu::Fault wide;
+    wide.kind = emu::FaultKind::OutOfBounds;
+    wide.space = emu::MemorySpace::Global;
+    wide.buffer = "k";
+    wide.index = 4;  // a 16-byte copy from element 4 of 6 floats
+    wide.size = 6;
+    wide.line = 12;
+    for (Lang lang : {Lang::En, Lang::Id}) {
+        const std::string text = describe_fault(wide, lang);
+        CAPTURE(text);
+        CHECK(contains(text, tr(lang, msg::launch_past_end_wide)));
+        CHECK_FALSE(contains(text, "-1"));
+    }
+    wide.index = 8;
+    CHECK(contains(describe_fault(wide, Lang::En), ", 3 past its end"));
+}

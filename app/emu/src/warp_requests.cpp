@@ -3,6 +3,7 @@
 #include "attnlab/emu/warp_requests.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace attnlab::emu {
 namespace {
@@ -34,6 +35,70 @@ struct RequestTally {
 
 using LaneLogs = const std::vector<uint64_t>* const*;
 
+// The program order of the sites a diverged warp's lanes ran in one barrier
+// interval, for replaying them: the sites' code addresses, corrected where
+// the logs themselves say otherwise. A site that some lane ran before
+// another, and no lane after it, comes first: a row's head access that the
+// compiler laid out after the loop it precedes (`if (lane < head) m = x[0];`
+// then a lane-strided loop) is issued before the loop, as the source and a
+// GPU's reconverging warp have it, not after every round of it. Sites a lane
+// ran in both orders (a loop's body) keep their code addresses' order.
+class SiteOrder {
+public:
+    SiteOrder(LaneLogs logs, int nlanes, ProgramPosition program_position) {
+        for (int l = 0; l < nlanes; ++l)
+            for (uint64_t e : *logs[l])
+                if (const uint64_t key = e >> kLogLineShift; index_of(key) == keys_.size()) keys_.push_back(key);
+        const size_t n = keys_.size();
+        rank_.resize(n);
+        std::vector<size_t> order(n);
+        for (size_t i = 0; i < n; ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return program_position(keys_[a]) < program_position(keys_[b]); });
+        if (n > 1 && n <= kMaxCorrected) correct(logs, nlanes, order);
+        for (size_t i = 0; i < n; ++i) rank_[order[i]] = i;
+    }
+    uint64_t rank(uint64_t key) const { return rank_[index_of(key)]; }  // key: one of the logs' sites
+
+private:
+    static constexpr size_t kMaxCorrected = 64;  // sites per warp and interval; beyond, addresses alone
+
+    size_t index_of(uint64_t key) const {  // keys_.size() when not among them
+        return size_t(std::find(keys_.begin(), keys_.end(), key) - keys_.begin());
+    }
+
+    // Moves each site before the sites it strictly precedes in the logs.
+    void correct(LaneLogs logs, int nlanes, std::vector<size_t>& order) const {
+        const size_t n = keys_.size();
+        std::vector<uint8_t> ran_before(n * n, 0);  // [a * n + b]: some lane ran a, later b
+        std::vector<size_t> seen;
+        std::vector<uint8_t> is_seen(n);
+        for (int l = 0; l < nlanes; ++l) {
+            seen.clear();
+            std::fill(is_seen.begin(), is_seen.end(), 0);
+            for (uint64_t e : *logs[l]) {
+                const size_t b = index_of(e >> kLogLineShift);
+                for (size_t a : seen)
+                    if (a != b) ran_before[a * n + b] = 1;
+                if (!is_seen[b]) is_seen[b] = 1, seen.push_back(b);
+            }
+        }
+        auto strictly_first = [&](size_t a, size_t b) { return ran_before[a * n + b] && !ran_before[b * n + a]; };
+        for (size_t pass = 0; pass < n; ++pass) {  // bounded: contradictory logs cannot loop for ever
+            bool moved = false;
+            for (size_t i = 0; i < n && !moved; ++i)
+                for (size_t j = i + 1; j < n && !moved; ++j)
+                    if (strictly_first(order[j], order[i])) {
+                        std::rotate(order.begin() + long(i), order.begin() + long(j), order.begin() + long(j) + 1);
+                        moved = true;
+                    }
+            if (!moved) return;
+        }
+    }
+
+    std::vector<uint64_t> keys_;  // the distinct sites, as the logs first name them
+    std::vector<uint64_t> rank_;
+};
+
 // True when every lane made the same accesses line by line (no divergence):
 // then the k-th entries already form the requests.
 bool same_lines(LaneLogs logs, int nlanes) {
@@ -61,9 +126,10 @@ void diverged_requests(LaneLogs logs, int nlanes, ProgramPosition program_positi
     size_t at[32] = {};
     uint64_t last[32], next[32], key[32];
     bool started[32] = {};
+    const SiteOrder order(logs, nlanes, program_position);
     uint64_t cached_key = ~uint64_t(0), cached_position = 0;
     auto position = [&](uint64_t k) {
-        if (k != cached_key) cached_key = k, cached_position = program_position(k);
+        if (k != cached_key) cached_key = k, cached_position = order.rank(k);
         return cached_position;
     };
     uint64_t v[32];

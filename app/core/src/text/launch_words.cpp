@@ -118,7 +118,11 @@ std::string access_text(const Fault& f, Lang lang) {
     args["place"] = where(f, lang);
     if (f.kind == FaultKind::OutOfBounds && f.detail == "freed") return tr(lang, msg::launch_fault_use_after_free, args);
     if (f.kind == FaultKind::OutOfBounds) {
-        args["past"] = f.index < 0 || null_pointer(f) ? "" : tr(lang, msg::launch_past_end, {{"count", num(f.index - f.size + 1)}});
+        // An index inside the buffer that faulted: an access wider than an element
+        // (a float4, a 16-byte async copy) that starts inside and runs past the end.
+        args["past"] = f.index < 0 || null_pointer(f) ? ""
+                       : f.index < f.size             ? tr(lang, msg::launch_past_end_wide)
+                                                      : tr(lang, msg::launch_past_end, {{"count", num(f.index - f.size + 1)}});
         return tr(lang, msg::launch_fault_out_of_bounds, args);
     }
     return tr(lang, f.space == MemorySpace::Shared ? msg::launch_fault_uninitialized_read_shared : msg::launch_fault_uninitialized_read_global,
@@ -140,6 +144,7 @@ std::string race_advice(const Fault& f, Lang lang) {
     const bool same_warp = f.other_block == f.block && f.thread.y == f.other_thread.y && f.thread.z == f.other_thread.z &&
                            f.thread.x / ws == f.other_thread.x / ws;
     if (same_warp) return tr(lang, msg::launch_race_same_warp, {{"warp_size", warp_size()}});
+    if (f.is_write && f.other_is_write) return tr(lang, msg::launch_race_both_write);
     return tr(lang, msg::launch_race_timing);
 }
 

@@ -299,7 +299,11 @@ std::string explain_case(const CheckResult& r, const CaseOutcome& c, const Exerc
         case Verdict::Timeout: {
             const std::string secs = format_number(r.limit_value, lang);
             if (r.crashed_before_entry) return tr(lang, msg::explain_timeout_static, {{"seconds", secs}});
-            return tr(lang, r.limit == LimitKind::CpuTime ? msg::explain_timeout_cpu : msg::explain_timeout_wall, {{"case", label}, {"seconds", secs}});
+            std::string s = tr(lang, r.limit == LimitKind::CpuTime ? msg::explain_timeout_cpu : msg::explain_timeout_wall, {{"case", label}, {"seconds", secs}});
+            // A runtime may say why a right program can be slow there (the emulator).
+            const std::string hint_key = std::string("explain.timeout.") + ex.profile().message_prefix + "hint";
+            if (has_message(lang, hint_key)) s += " " + tr(lang, built_key(hint_key));
+            return s;
         }
         case Verdict::OutputLimit:
             return tr(lang, r.limit == LimitKind::FileSize ? msg::explain_file_size_limit : msg::explain_output_limit,
