@@ -3,6 +3,7 @@
 #include "attnlab/emu/warp_requests.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace attnlab::emu {
@@ -46,15 +47,36 @@ using LaneLogs = const std::vector<uint64_t>* const*;
 class SiteOrder {
 public:
     SiteOrder(LaneLogs logs, int nlanes, ProgramPosition program_position) {
-        for (int l = 0; l < nlanes; ++l)
-            for (uint64_t e : *logs[l])
-                if (const uint64_t key = e >> kLogLineShift; index_of(key) == keys_.size()) keys_.push_back(key);
+        std::vector<uint8_t> ran_before;  // [a * kMaxCorrected + b]: some lane ran site a, later site b
+        std::vector<size_t> first, last;  // per site, in the lane being read: where it first and last ran
+        for (int l = 0; l < nlanes; ++l) {
+            first.assign(keys_.size(), SIZE_MAX);
+            last.assign(keys_.size(), 0);
+            uint64_t previous = ~uint64_t(0);
+            size_t b = 0;
+            for (size_t i = 0; i < logs[l]->size(); ++i) {
+                const uint64_t key = (*logs[l])[i] >> kLogLineShift;
+                if (key != previous) {  // a loop's body alternates among a few sites: look up only on a change
+                    previous = key;
+                    b = index_of(key);
+                    if (b == keys_.size()) keys_.push_back(key), first.push_back(SIZE_MAX), last.push_back(0);
+                }
+                if (first[b] == SIZE_MAX) first[b] = i;
+                last[b] = i;
+            }
+            // a ran before b in this lane when a's first run is earlier than b's last
+            const size_t n = std::min(keys_.size(), kMaxCorrected);
+            ran_before.resize(kMaxCorrected * kMaxCorrected);
+            for (size_t a = 0; a < n; ++a)
+                for (size_t c = 0; c < n; ++c)
+                    if (a != c && first[a] != SIZE_MAX && first[c] != SIZE_MAX && first[a] < last[c]) ran_before[a * kMaxCorrected + c] = 1;
+        }
         const size_t n = keys_.size();
-        rank_.resize(n);
         std::vector<size_t> order(n);
         for (size_t i = 0; i < n; ++i) order[i] = i;
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return program_position(keys_[a]) < program_position(keys_[b]); });
-        if (n > 1 && n <= kMaxCorrected) correct(logs, nlanes, order);
+        if (n > 1 && n <= kMaxCorrected) correct(ran_before, order);
+        rank_.resize(n);
         for (size_t i = 0; i < n; ++i) rank_[order[i]] = i;
     }
     uint64_t rank(uint64_t key) const { return rank_[index_of(key)]; }  // key: one of the logs' sites
@@ -67,22 +89,9 @@ private:
     }
 
     // Moves each site before the sites it strictly precedes in the logs.
-    void correct(LaneLogs logs, int nlanes, std::vector<size_t>& order) const {
-        const size_t n = keys_.size();
-        std::vector<uint8_t> ran_before(n * n, 0);  // [a * n + b]: some lane ran a, later b
-        std::vector<size_t> seen;
-        std::vector<uint8_t> is_seen(n);
-        for (int l = 0; l < nlanes; ++l) {
-            seen.clear();
-            std::fill(is_seen.begin(), is_seen.end(), 0);
-            for (uint64_t e : *logs[l]) {
-                const size_t b = index_of(e >> kLogLineShift);
-                for (size_t a : seen)
-                    if (a != b) ran_before[a * n + b] = 1;
-                if (!is_seen[b]) is_seen[b] = 1, seen.push_back(b);
-            }
-        }
-        auto strictly_first = [&](size_t a, size_t b) { return ran_before[a * n + b] && !ran_before[b * n + a]; };
+    static void correct(const std::vector<uint8_t>& ran_before, std::vector<size_t>& order) {
+        const size_t n = order.size();
+        auto strictly_first = [&](size_t a, size_t b) { return ran_before[a * kMaxCorrected + b] && !ran_before[b * kMaxCorrected + a]; };
         for (size_t pass = 0; pass < n; ++pass) {  // bounded: contradictory logs cannot loop for ever
             bool moved = false;
             for (size_t i = 0; i < n && !moved; ++i)
