@@ -121,3 +121,11 @@ TEST_CASE("parse_diagnostics: a 60 KB line, 90 KB of colons and digits, binary b
     REQUIRE(d.size() == 1);
     CHECK(d[0].message.substr(d[0].message.size() - 4) == std::string("a") + "…");
 }
+
+TEST_CASE("missing_header: the header of the first 'No such file or directory', else nothing") {
+    const std::string cub = "mine.cu:3:10: fatal error: cub/cub.cuh: No such file or directory\n    3 | #include <cub/cub.cuh>\n      |          ^~~~~~~~~~~~~\n";
+    CHECK(missing_header(parse_diagnostics(cub)) == "cub/cub.cuh");
+    CHECK(missing_header(parse_diagnostics("mine.cpp:5:3: error: 'x' was not declared in this scope\n")).empty());
+    CHECK(missing_header(parse_diagnostics("mine.cpp:1:10: fatal error: too many errors\n")).empty());
+    CHECK(missing_header({}).empty());
+}

@@ -454,3 +454,29 @@ TEST_CASE("fault words: a write-write race says both ways it happens; a wide acc
     wide.index = 8;
     CHECK(contains(describe_fault(wide, Lang::En), ", 3 past its end"));
 }
+
+TEST_CASE("a header the compiler could not find: what a file of the exercise's runtime may include instead") {
+    CheckResult r = result(Verdict::CompileError);
+    Diagnostic d;
+    d.file = "mine.cu";
+    d.line = 3;
+    d.column = 10;
+    d.severity = "fatal error";
+    d.message = "cub/cub.cuh: No such file or directory";
+    r.diagnostics = {d};
+    Exercise cuda = exercise();
+    cuda.runtime = Runtime::Cuda;
+    const std::string en = explain(r, cuda, Lang::En);
+    CAPTURE(en);
+    CHECK(contains(en, "cub/cub.cuh is not here"));
+    CHECK(contains(en, "<cuda_runtime.h>"));
+    CHECK(contains(en, "<mma.h>"));
+    CHECK(contains(en, "<cooperative_groups/reduce.h>"));
+    CHECK_FALSE(contains(en, "bfloat16_bits"));  // attnlab's own headers are not offered
+    CHECK(contains(explain(r, cuda, Lang::Id), "tidak ada di sini"));
+    r.diagnostics[0].message = "Eigen/Dense: No such file or directory";
+    CHECK(contains(explain(r, exercise(), Lang::En), "<attnlab/tensor.hpp>"));
+    r.diagnostics[0].severity = "error";
+    r.diagnostics[0].message = "'x' was not declared in this scope";
+    CHECK_FALSE(contains(explain(r, cuda, Lang::En), "is not here"));
+}

@@ -109,4 +109,14 @@ std::vector<Diagnostic> in_line_order(std::vector<Diagnostic> diagnostics) {
     return ordered;
 }
 
+std::string missing_header(const std::vector<Diagnostic>& diagnostics) {
+    static const std::string kMissing = ": No such file or directory";
+    for (const Diagnostic& d : diagnostics) {
+        if (d.severity != "fatal error" || d.message.size() <= kMissing.size()) continue;
+        if (d.message.compare(d.message.size() - kMissing.size(), kMissing.size(), kMissing) == 0)
+            return d.message.substr(0, d.message.size() - kMissing.size());
+    }
+    return "";
+}
+
 }  // namespace attnlab

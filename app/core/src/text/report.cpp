@@ -9,7 +9,9 @@
 #include <map>
 
 #include "attnlab/common/protocol.hpp"  // ProtocolLimits: the probes a case keeps
+#include "attnlab/core/base/install_layout.hpp"  // the CUDA headers a learner's .cu may include
 #include "attnlab/core/check/compiler.hpp"  // kMaxSourceBytes
+#include "attnlab/core/check/diagnostics.hpp"  // missing_header
 #include "attnlab/core/check/gpu_resources.hpp"
 #include "attnlab/core/check/launch_shapes.hpp"
 #include "attnlab/core/text/launch_words.hpp"
@@ -348,6 +350,34 @@ std::string explain_mistake(const CheckResult& r, Lang lang) {
     return s;
 }
 
+
+namespace {
+
+// The CUDA headers attnlab puts beside a learner's .cu on the emulator, as
+// <name> (a folder's: <folder/name>), sorted; attnlab's own are left out.
+std::string cuda_headers_text() {
+    std::vector<std::string> names;
+    std::error_code ec;
+    const fs::path dir = InstallLayout::current().cuda_include_dir;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string rel = it->path().lexically_relative(dir).generic_string();
+        if (it->is_regular_file(ec) && it->path().extension() == ".h" && rel.rfind("attnlab/", 0) != 0) names.push_back(rel);
+    }
+    std::sort(names.begin(), names.end());
+    std::string text;
+    for (const std::string& n : names) text += (text.empty() ? "<" : ", <") + n + ">";
+    return text;
+}
+
+}  // namespace
+
+// A header the compiler could not find: what a file may include here, by runtime.
+std::string missing_header_text(const std::string& header, const Exercise& ex, Lang lang) {
+    const std::string key = std::string("explain.compile.missing_header.") + ex.profile().code;
+    if (!has_message(lang, key)) return "";
+    return tr(lang, built_key(key), {{"header", header}, {"headers", ex.runtime == Runtime::Cuda ? cuda_headers_text() : std::string()}});
+}
+
 std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) {
     std::string s;
     auto add = [&](const std::string& line) {
@@ -398,6 +428,7 @@ std::string explain_detail(const CheckResult& r, const Exercise& ex, Lang lang) 
                 }
                 if (shown == 0) add(r.compiler_output.substr(0, 4000));
             }
+            if (const std::string header = missing_header(r.diagnostics); !header.empty()) add(missing_header_text(header, ex, lang));
             break;
         case Verdict::MissingEntry: add(tr(lang, msg::explain_missing_entry, {{"signature", r.missing_entry_signature}})); break;
         case Verdict::Cancelled: add(tr(lang, msg::explain_cancelled)); break;

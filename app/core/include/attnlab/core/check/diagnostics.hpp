@@ -27,4 +27,8 @@ std::vector<Diagnostic> parse_diagnostics(const std::string& output);
 // (a compiler reports a template's errors at its instantiation, out of order).
 std::vector<Diagnostic> in_line_order(std::vector<Diagnostic> diagnostics);
 
+// The header a "fatal error: NAME: No such file or directory" names, the
+// first such; "" when no diagnostic is one. Pure.
+std::string missing_header(const std::vector<Diagnostic>& diagnostics);
+
 }  // namespace attnlab

@@ -30,6 +30,10 @@ std::string explain_detail(const CheckResult& result, const Exercise& exercise, 
 std::string explain_difference(const Exercise& exercise, const CheckResult& result, Lang lang);
 // The named mistake, if the check found one ("" otherwise).
 std::string explain_mistake(const CheckResult& result, Lang lang);
+// A header the compiler could not find (check/diagnostics.hpp: missing_header)
+// and what a file of the exercise's runtime may include instead; "" when the
+// runtime has no such words.
+std::string missing_header_text(const std::string& header, const Exercise& exercise, Lang lang);
 // The problem (CheckResult::problem) in words, "" when there is none.
 std::string problem_text(const CheckResult& result, Lang lang);
 // One thing a learner's object may not define (learner_object.hpp), in words,
