@@ -152,12 +152,28 @@ void draw_plot(Ui& ui, const GpuModel& gpu, const std::vector<PlotPoint>& points
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
     const PlotPoint* nearest = nullptr;
     float nearest_d2 = em * em;
+    std::vector<ImRect> labels;  // where labels went: two kernels at one point get their labels one under the other
     for (const PlotPoint& p : points) {
         if (!(p.intensity > 0) || !(p.flops_per_s > 0)) continue;
         const ImVec2 at(f.X(p.intensity), f.Y(p.flops_per_s));
         dl->AddCircleFilled(at, em * 0.35f, p.colour);
         dl->AddCircle(at, em * 0.35f, text);
-        dl->AddText(ImVec2(at.x + em * 0.5f, at.y - em * 0.5f), p.colour, p.label.c_str());
+        const ImVec2 label_size = ImGui::CalcTextSize(p.label.c_str());
+        // Right of the point; where the plot's edge would cut it, left of the
+        // point, or else under it, as far right as the label fits.
+        const float right_x = at.x + em * 0.5f, left_x = at.x - em * 0.5f - label_size.x;
+        ImVec2 label_at(right_x, at.y - em * 0.5f);
+        if (right_x + label_size.x > f.right) {
+            if (left_x >= f.left) label_at.x = left_x;
+            else label_at = ImVec2(std::max(f.left, f.right - label_size.x), at.y + em * 0.4f);
+        }
+        for (int tries = 0; tries < 6; ++tries) {
+            const ImRect box(label_at, ImVec2(label_at.x + label_size.x, label_at.y + label_size.y));
+            if (std::none_of(labels.begin(), labels.end(), [&](const ImRect& r) { return r.Overlaps(box); })) break;
+            label_at.y += label_size.y;
+        }
+        labels.emplace_back(label_at, ImVec2(label_at.x + label_size.x, label_at.y + label_size.y));
+        dl->AddText(label_at, p.colour, p.label.c_str());
         const ImVec2 m = ImGui::GetIO().MousePos;
         const float d2 = (m.x - at.x) * (m.x - at.x) + (m.y - at.y) * (m.y - at.y);
         if (hovered && d2 < nearest_d2) nearest = &p, nearest_d2 = d2;
