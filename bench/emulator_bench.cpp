@@ -122,10 +122,14 @@ int main() {
     emu::LaunchOptions bare = full;
     bare.checks = false;
     bare.counters = false;
-    std::printf("attnlab CUDA emulator (a launch's blocks run one after another on one OS thread)\n");
+    emu::LaunchOptions inline_counting = full;
+    inline_counting.count_beside = false;
+    std::printf("attnlab CUDA emulator (a launch's blocks run one after another on one OS thread; its counters\n"
+                "are counted on a second one beside it, or inline)\n");
     bench_barrier(full);
     for (int version : {1, 2}) {
         bench_attention(version, full, "checks + counters:");
+        bench_attention(version, inline_counting, "counted inline:");
         bench_attention(version, bare, "bounds only:");
     }
     // Not a timing: what the (B, H, T, hd) transpose changes, in counters.

@@ -398,6 +398,35 @@ TEST_CASE("counters: the transposed layout keeps sectors/request but touches far
     CHECK(strided.counters.global_pages >= H * 90);
 }
 
+TEST_CASE("counters: counted on the second thread beside the blocks or inline, every figure is the same") {
+    // Diverged warps (causal rows), barriers (rotate_through_shared), many
+    // blocks with their pages and footprints (read_head_slice): the counting
+    // thread takes the logs in the order they close, so nothing may differ.
+    const int T = 128, H = 12, hd = 64;
+    auto in = iota_buffer("qkv", size_t(T) * H * hd);
+    Device<float> rows("rows", 40), rotated("rotated", 64 * 3), slices("slices", size_t(H) * 128);
+    auto in_rot = iota_buffer("in", 64 * 3);
+    auto launch_all = [&](bool beside) {
+        LaunchOptions options;
+        options.count_beside = beside;
+        ScopedLaunchOptions scoped(options);
+        return std::vector<LaunchReport>{
+            run("causal_rows", causal_rows, dim3(1), dim3(40), 0, rows.get(), 40, 8),
+            run("rotate_through_shared", rotate_through_shared, dim3(3), dim3(64), 0, rotated.get(), in_rot.get()),
+            run("read_head_slice", read_head_slice, dim3(H), dim3(128), 0, slices.get(), in.get(), T, hd, hd, H * hd)};
+    };
+    const std::vector<LaunchReport> beside = launch_all(true), inline_counted = launch_all(false);
+    for (size_t k = 0; k < beside.size(); ++k) {
+        CAPTURE(beside[k].kernel);
+        REQUIRE((beside[k].ok() && inline_counted[k].ok()));
+        CHECK(beside[k].counters.global_load_requests + beside[k].counters.shared_load_requests > 0);  // something was counted
+        for (const LaunchCounterField& field : kLaunchCounterFields) {
+            CAPTURE(field.name);
+            CHECK(beside[k].counters.*field.member == inline_counted[k].counters.*field.member);
+        }
+    }
+}
+
 TEST_CASE("a bad launch configuration is a fault, not a crash") {
     Device<float> out("out", 32);
     LaunchReport r = run("copy_n", copy_n, dim3(1), dim3(2048), 0, out.get(), out.get(), 0);

@@ -48,23 +48,15 @@ Dim3 thread_of_linear(unsigned linear) { return unlinear(linear, {blockDim.x, bl
 
 // ---------------------------------------------------------- counters
 
-// Turn one warp's logs into requests and empty them. Called when every lane
-// of the warp is at one program point: a barrier, a completed warp
-// operation, the end.
+// Hand one warp's logs over to be turned into requests, which empties them.
+// Called when every lane of the warp is at one program point: a barrier, a
+// completed warp operation, the end.
 void close_warp(Worker& w, unsigned warp) {
-    static constexpr std::pair<AccessLog, std::vector<uint64_t> ThreadState::*> kLogs[] = {
-        {AccessLog::GlobalLoads, &ThreadState::global_loads},
-        {AccessLog::GlobalStores, &ThreadState::global_stores},
-        {AccessLog::SharedLoads, &ThreadState::shared_loads},
-        {AccessLog::SharedStores, &ThreadState::shared_stores}};
     const unsigned first = warp * 32;
-    WarpLogs logs;
-    logs.count = int(std::min(32u, w.nthreads - first));
-    for (const auto& [kind, log] : kLogs) {
-        for (int l = 0; l < logs.count; ++l) logs.lanes[l] = &(w.threads[first + l].get()->*log);
-        w.requests.count(kind, logs, w.counters);
-        for (int l = 0; l < logs.count; ++l) (w.threads[first + l].get()->*log).clear();
-    }
+    ThreadState* lanes[32];
+    const int count = int(std::min(32u, w.nthreads - first));
+    for (int l = 0; l < count; ++l) lanes[l] = w.threads[first + unsigned(l)].get();
+    w.counting.hand_over(lanes, count);
 }
 
 namespace {
@@ -106,6 +98,9 @@ ctx::fiber make_fiber(Worker& w, FiberThread* ft) {
         Worker& w = worker;
         ft->state = RunState::Done;
         ++w.done;
+        WarpState& ws = w.warps[ft->warp];
+        ws.done |= 1u << ft->lane;
+        if (ws.done == ws.existing) close_warp(w, ft->warp);  // its logs are complete: counted while the next warps run
         // Hand over like yield() does; this fiber's own slot receives nothing.
         FiberThread* next = w.block_fault ? nullptr : next_runnable(w, int(ft->linear));
         current_thread = next;
@@ -257,7 +252,7 @@ void run_block(Worker& w, Launch& L, uint64_t b, bool checked) {
     w.released_barrier_lines.clear();
     w.block_fault = false;
     w.unwritten_reads.clear();
-    w.requests.take_pages();  // a block the scheduler failed in may have left some
+    w.counting.start_block();
     w.body = checked ? &L.body : &L.unchecked_body;
     start_threads(w, L, checked);
     w.barrier_votes[0] = w.barrier_votes[1] = 0;
@@ -274,9 +269,8 @@ void run_block(Worker& w, Launch& L, uint64_t b, bool checked) {
     }
     release_fibers(w);
     close_interval(w);
+    w.counting.end_block();
     LaunchCounters& c = w.counters;
-    c.global_pages += w.requests.take_pages();
-    c.global_load_block_sectors += w.requests.take_block_sectors(w.loaded, w.stored);
     c.blocks += 1;
     c.unchecked_blocks += checked ? 0 : 1;
     c.threads += w.nthreads;
@@ -338,11 +332,12 @@ void run_blocks(Launch& L) {
     running_launch = {L.smem, w.launch_first_epoch};
     w.block_serials.clear();
     w.counters = LaunchCounters{};
-    w.requests.take_block_sectors(w.loaded, w.stored);  // what a failed block of an earlier launch left
+    w.counting.set_beside(L.options.count_beside);
     w.loaded.clear();
     w.stored.clear();
     w.trace.clear();
     run_all_blocks(w, L);
+    w.counting.take(w.counters, w.loaded, w.stored);
     std::lock_guard<std::mutex> lock(L.m);
     L.counters.add(w.counters);
     for (auto [mine, launch] : {std::pair{&w.loaded, &L.loaded}, std::pair{&w.stored, &L.stored}}) {

@@ -11,6 +11,7 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
+#include "counting_pipeline.hpp"
 #include "thread_state.hpp"
 #include "attnlab/emu/warp_requests.hpp"
 
@@ -40,6 +41,7 @@ struct PendingWarpOp {
 
 struct WarpState {
     unsigned existing = 0;  // lanes that exist in this (possibly partial) warp
+    unsigned done = 0;      // lanes that returned
     uint32_t syncs = 0;     // __syncwarp epoch: a fresh value after each one
     // Lane groups with disjoint masks may each be inside their own operation
     // (Volta's independent thread scheduling): one entry per group.
@@ -133,7 +135,7 @@ struct Worker {
     const std::function<void()>* body = nullptr;  // what the running block's threads run: checked or not
     bool block_fault = false;
     LaunchCounters counters;
-    WarpRequestCounter requests{log_program_position};  // the running block's warps' logs -> counters
+    CountingPipeline counting;  // closed warps' logs -> counters (access requests, pages, footprints)
     SectorSet loaded, stored;  // the distinct global sectors of the blocks this worker ran in the launch
     std::vector<AccessEvent> trace;
     uint64_t block_linear = 0;       // the running block, for trace events

@@ -44,8 +44,13 @@ using detail::ThreadState;
 
 // ------------------------------------------------------------------ lines
 
+constexpr uint32_t kMaxSites = 0x10000;
 struct Sites {
-    std::vector<uintptr_t> pcs{0};       // id -> return address (id 0: unknown)
+    // id -> return address (id 0: unknown). Never moved: the counting thread
+    // reads the sites of the logs it was handed (site_code_address) while new
+    // ones are added here (counting_pipeline.hpp).
+    std::unique_ptr<uintptr_t[]> pcs = std::make_unique<uintptr_t[]>(kMaxSites);
+    uint32_t count = 1;
     std::vector<int> lines{0};           // id -> learner line, -1 until looked up
     std::vector<uint32_t> table = std::vector<uint32_t>(1u << 16, 0);  // open addressing: pc -> id
     std::string learner_file;
@@ -104,9 +109,9 @@ unsigned site_lookup(uintptr_t pc) {
         if (s.pcs[id] == pc) return id;
         slot = (slot + 1) & 0xffff;
     }
-    if (s.pcs.size() >= 0xffff) return 0;
-    const uint32_t id = uint32_t(s.pcs.size());
-    s.pcs.push_back(pc);
+    if (s.count >= kMaxSites - 1) return 0;
+    const uint32_t id = s.count++;
+    s.pcs[id] = pc;
     s.lines.push_back(-1);
     s.table[slot] = id;
     return id;
@@ -635,7 +640,7 @@ double atomic_f64(double* p, AtomicOp op, double v, int line) {
 namespace attnlab::emu::detail {
 uint64_t site_code_address(unsigned site) {
     const raw::Sites& s = raw::sites();
-    return site < s.pcs.size() ? raw::code_address(s.pcs[site]) : site;
+    return site < raw::kMaxSites ? raw::code_address(s.pcs[site]) : site;
 }
 }  // namespace attnlab::emu::detail
 

@@ -38,6 +38,7 @@ struct LaunchOptions {
     CheckedBlocks checked_blocks = CheckedBlocks::All;
     bool checks = true;        // memcheck bounds are always on; this adds initcheck + racecheck
     bool counters = true;      // sectors/request, bank conflicts (logs every access)
+    bool count_beside = true;  // count them on a second OS thread while blocks run (same figures; one core: inline)
     bool trace = false;        // record every access of trace_block (per-block views)
     Dim3 trace_block{0, 0, 0};
     bool trace_all_blocks = false;  // with `trace`: every block, each event naming its block
