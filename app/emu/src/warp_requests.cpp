@@ -147,9 +147,6 @@ void diverged_requests(LaneLogs logs, int nlanes, ProgramPosition program_positi
         bool one_site = true;     // every lane still running waits at the same site
         for (int l = 0; l < nlanes; ++l) {
             if (at[l] == logs[l]->size()) continue;
-            // 32 logs read in step are more streams than the hardware
-            // prefetcher follows: ask for each lane's next line ahead.
-            if ((at[l] & 7) == 0) __builtin_prefetch(logs[l]->data() + at[l] + 64);
             key[l] = (*logs[l])[at[l]] >> kLogLineShift;
             if (l0 < 0) l0 = l;
             one_site = one_site && key[l] == key[l0];
