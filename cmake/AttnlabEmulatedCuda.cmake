@@ -8,6 +8,9 @@
 #   -fsanitize=thread           every load and store calls attnlab's hooks
 #                               (sanitizer_hooks.cpp; libtsan is never linked)
 #   --param=tsan-instrument-func-entry-exit=0   no hook at each function's entry and exit
+#   --param=tsan-distinguish-volatile=1   a volatile access has hooks of its own: it is
+#                               always issued, where a repeated shared load is
+#                               served from a register as nvcc keeps it
 #   -fsanitize=bounds -fno-sanitize-recover=bounds   arrays of known size (`float acc[32]`)
 #   -fnon-call-exceptions       a fault may unwind out of a hook
 #   -g1                         the lines faults name
@@ -26,7 +29,7 @@
 #                               pair a warp's lanes by instruction) would see
 #                               two half-empty requests
 set(ATTNLAB_EMU_CUDA_FLAGS
-    -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -fsanitize=bounds -fno-sanitize-recover=bounds
+    -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 --param=tsan-distinguish-volatile=1 -fsanitize=bounds -fno-sanitize-recover=bounds
     -fnon-call-exceptions -g1 -fno-tree-vectorize -fno-tree-sra -O2 -fno-thread-jumps)
 string(JOIN " " ATTNLAB_EMU_CUDA_FLAGS_STRING ${ATTNLAB_EMU_CUDA_FLAGS})
 
@@ -41,7 +44,7 @@ string(JOIN " " ATTNLAB_EMU_CUDA_FLAGS_STRING ${ATTNLAB_EMU_CUDA_FLAGS})
 # internal error when a header precompiled with bounds checks meets a
 # compile without them).
 set(ATTNLAB_EMU_CUDA_CHECK_ONLY_FLAGS
-    -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 -fsanitize=bounds -fno-sanitize-recover=bounds
+    -fsanitize=thread --param=tsan-instrument-func-entry-exit=0 --param=tsan-distinguish-volatile=1 -fsanitize=bounds -fno-sanitize-recover=bounds
     -g1 -fno-tree-vectorize -fno-tree-sra -fno-thread-jumps)
 string(JOIN " " ATTNLAB_EMU_CUDA_CHECK_ONLY_FLAGS_STRING ${ATTNLAB_EMU_CUDA_CHECK_ONLY_FLAGS})
 

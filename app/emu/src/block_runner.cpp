@@ -357,3 +357,19 @@ void run_blocks(Launch& L) {
 }
 
 }  // namespace attnlab::emu::detail
+
+namespace attnlab::emu {
+
+void leave_state_to_exit() {
+    using namespace detail;
+    Worker& w = worker;
+    // Moved into objects never freed: the vectors left behind are empty, so
+    // the Worker's destructor has nothing to give back.
+    new std::vector<std::unique_ptr<FiberThread>>(std::move(w.threads));
+    w.threads.clear();
+    new std::vector<ctx::stack_context>(std::move(w.stacks.free));
+    w.stacks.free.clear();
+    w.counting.leave_spares_to_exit();
+}
+
+}  // namespace attnlab::emu

@@ -146,6 +146,12 @@ void CountingPipeline::counting_loop() {
     }
 }
 
+void CountingPipeline::leave_spares_to_exit() {
+    std::lock_guard<std::mutex> lock(m_);
+    new std::vector<std::unique_ptr<Job>>(std::move(spare_));  // never freed, by design
+    spare_.clear();
+}
+
 void CountingPipeline::take(LaunchCounters& into, SectorSet& loaded, SectorSet& stored) {
     {
         std::unique_lock<std::mutex> lock(m_);

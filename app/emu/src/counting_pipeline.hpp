@@ -39,6 +39,8 @@ public:
     void start_block();
     // A block ended: its distinct pages and sectors, after its warps.
     void end_block();
+    // Every spare job's logs are left to the process's exit (leave_state_to_exit).
+    void leave_spares_to_exit();
     // Waits for every job, then gives the counters since the last take (added
     // to `into`) and the distinct global sectors loaded and stored (swapped
     // into the empty `loaded`, `stored`), and starts over.

@@ -227,7 +227,22 @@ inline void check_async_landed(const detail::SharedRegion& r, int64_t e, const d
         detail::fault_race(r, e, write, sh.async_writer, true, sh.async_line, line, "async_copy_not_landed");
 }
 
-void shared_read(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int line) {
+// A shared load that one load of the source repeats soon is served from a
+// register, as nvcc compiles it: the same element read by the same thread at
+// the same site (a micro-tile's operand, read again in each round of its i
+// and j loops, which nvcc unrolls; a loop-invariant load), with no barrier
+// and no __syncwarp since (nothing may have changed it that is not a race,
+// and the thread's own store nvcc forwards), and at most this many other
+// loads issued between: the operands an unrolled 8 x 8 micro-tile holds per
+// step along k. Another load of the element (a second pass over a row) is
+// issued: which loads share a register is nvcc's decision per instruction,
+// the same for every lane, and a site is one instruction.
+constexpr uint32_t kRegisterWindow = 16;
+
+// Returns whether the load is served from a register (above). Fibers run a
+// thread from one barrier to the next with no other thread between, so the
+// element's latest reader is this thread exactly when no other read it since.
+bool shared_read(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int line, unsigned site) {
     detail::Shadow& sh = fresh(r.shadow[e]);
     check_async_landed(r, e, sh, false, line);
     if (sh.written_in_block != detail::clock.block_serial) detail::note_unwritten_shared_read(r, e, line);
@@ -242,7 +257,11 @@ void shared_read(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int 
             sh.reader2 = -1;
         }
     }
+    const bool in_register = sh.reader == me && sh.reader_site == site && sh.reader_sync == *ts.warp_sync &&
+                             ts.shared_loads_issued - sh.reader_issued <= kRegisterWindow;
     sh.reader = me, sh.reader_line = line, sh.reader_sync = *ts.warp_sync;
+    sh.reader_issued = ts.shared_loads_issued, sh.reader_site = site;
+    return in_register;
 }
 
 void shared_write(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int line) {
@@ -308,15 +327,21 @@ const detail::SharedRegion& shared_target(uintptr_t a, unsigned size, bool write
     return *r;
 }
 
-void shared_access(uintptr_t a, unsigned size, bool write, unsigned site, ThreadState& ts) {
+void shared_access(uintptr_t a, unsigned size, bool write, bool always_issued, unsigned site, ThreadState& ts) {
     int64_t first = 0, last = 0;
     const detail::SharedRegion& r = shared_target(a, size, write, site, first, last);
     step(ts, site);
+    bool in_register = false;  // a load nvcc serves from a register (shared_read)
     if (ts.checks) {
         const int line = line_of_site(site);
-        for (int64_t e = first; e <= last; ++e) write ? shared_write(r, e, ts, line) : shared_read(r, e, ts, line);
+        in_register = !write && !always_issued;
+        for (int64_t e = first; e <= last; ++e)
+            if (write) shared_write(r, e, ts, line);
+            else in_register = shared_read(r, e, ts, line, site) && in_register;
     }
-    if (ts.counters) (write ? ts.shared_stores : ts.shared_loads).push_back(detail::log_site_entry(site, width_class(size), a >> 2));
+    if (!write && !in_register) ++ts.shared_loads_issued;
+    if (ts.counters && !in_register)
+        (write ? ts.shared_stores : ts.shared_loads).push_back(detail::log_site_entry(site, width_class(size), a >> 2));
     if (ts.trace) detail::trace_access(ts, MemorySpace::Shared, write, r.name, first, (a >> 2) & 31, line_of_site(site));
 }
 
@@ -425,7 +450,7 @@ void freed_access(uintptr_t a, bool write, unsigned site) {
 
 // ---------------------------------------------------------------- dispatch
 
-void access(uintptr_t a, unsigned size, bool write, uintptr_t pc) {
+void access(uintptr_t a, unsigned size, bool write, uintptr_t pc, bool always_issued) {
     ThreadState* ts = current_thread;
     if (!ts) {  // host code: device memory is off limits, as on a GPU
         if (a < kNullPage) null_access(a, size, write, line_of_pc(code_address(pc)));
@@ -434,7 +459,7 @@ void access(uintptr_t a, unsigned size, bool write, uintptr_t pc) {
         if (in_shared(a)) host_access("shared memory", pc);
         return;
     }
-    if (in_shared(a)) return shared_access(a, size, write, site_of(pc), *ts);
+    if (in_shared(a)) return shared_access(a, size, write, always_issued, site_of(pc), *ts);
     const unsigned slot = site_slot(pc);
     const uint64_t generation = the_heap ? the_heap->generation : 0;
     if (site_cache.outside[slot] == a && site_cache.generation[slot] == generation) return;
@@ -462,7 +487,7 @@ void library_access(const void* p, unsigned size, bool write, const void* call, 
         const unsigned id = site_of(key);
         if (id != 0 && s.lines[id] < 0 && line > 0) s.lines[id] = line;
     }
-    access(uintptr_t(p), size, write, key);
+    access(uintptr_t(p), size, write, key, /*always_issued=*/true);  // a fragment's load is its own instruction
 }
 
 // ------------------------------------------------------ asynchronous copies

@@ -28,8 +28,8 @@ inline uintptr_t caller(void* ra) { return reinterpret_cast<uintptr_t>(ra); }
     extern "C" void __tsan_write##N(void* p) { access(uintptr_t(p), N, true, caller(__builtin_return_address(0))); } \
     extern "C" void __tsan_unaligned_read##N(void* p) { access(uintptr_t(p), N, false, caller(__builtin_return_address(0))); } \
     extern "C" void __tsan_unaligned_write##N(void* p) { access(uintptr_t(p), N, true, caller(__builtin_return_address(0))); } \
-    extern "C" void __tsan_volatile_read##N(void* p) { access(uintptr_t(p), N, false, caller(__builtin_return_address(0))); } \
-    extern "C" void __tsan_volatile_write##N(void* p) { access(uintptr_t(p), N, true, caller(__builtin_return_address(0))); }
+    extern "C" void __tsan_volatile_read##N(void* p) { access(uintptr_t(p), N, false, caller(__builtin_return_address(0)), true); } \
+    extern "C" void __tsan_volatile_write##N(void* p) { access(uintptr_t(p), N, true, caller(__builtin_return_address(0)), true); }
 ATTNLAB_TSAN_ACCESS(1)
 ATTNLAB_TSAN_ACCESS(2)
 ATTNLAB_TSAN_ACCESS(4)

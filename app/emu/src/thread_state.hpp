@@ -41,6 +41,7 @@ struct ThreadState {
     uint64_t steps = 0, step_limit = 0;
     int64_t bytes_read = 0, bytes_written = 0, atomics = 0;
     int64_t reloaded_bytes = 0;  // global bytes its block had already loaded
+    uint32_t shared_loads_issued = 0;  // shared loads not served from a register (raw_access.cpp: shared_read)
     // Per barrier interval: one entry per access, in program order.
     std::vector<uint64_t> global_loads, global_stores;  // log_entry(line, absolute 32-byte sector)
     std::vector<uint64_t> shared_loads, shared_stores;  // log_entry(line, absolute 4-byte word)
@@ -77,6 +78,8 @@ struct Shadow {
     int32_t reader2 = -1, reader2_line = 0;  // the latest other reader in reader's warp
     int32_t other_warp_reader = -1, other_warp_reader_line = 0;  // the latest reader of another warp
     uint32_t writer_sync = 0, reader_sync = 0, reader2_sync = 0;  // their warp's __syncwarp count then
+    uint32_t reader_issued = 0;  // the latest reader's count of issued shared loads then (ThreadState::shared_loads_issued)
+    uint32_t reader_site = 0;    // and the access site it read at
     // An asynchronous copy into this element that has not landed yet: its
     // thread and line, in block `async_block` (a block serial; none: 0).
     uint32_t async_block = 0;

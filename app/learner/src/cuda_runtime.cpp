@@ -349,6 +349,7 @@ void register_cuda_entry(const char* name, int arity, ErasedFn fn, Invoker invok
     case_hooks().begin = &begin_case;
     case_hooks().finish = &finish_case;
     case_hooks().output_at_exit = &output_at_exit;
+    case_hooks().all_reported = &emu::leave_state_to_exit;
     case_hooks().record_tensor_ops = false;
     raw::refuse_host_access(true);  // as on a GPU: only kernels touch device memory
     emu::set_host_fault_handler(&fail_running_case);

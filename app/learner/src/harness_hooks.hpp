@@ -16,6 +16,9 @@ struct CaseHooks {
     // case: the output so far, when the runtime has news worth reporting (a
     // CUDA fault before a CUDA_CHECK-style exit(1)); false: nothing to say.
     bool (*output_at_exit)(Slot& output) = nullptr;
+    // Every case has reported and the program is about to return from main:
+    // what only the system needs to take back may be left to the exit.
+    void (*all_reported)() = nullptr;
     // Record the learner's Tensor operations (automatic stages): C++ solutions
     // compute with Tensor; CUDA ones with their own kernels, which have no
     // stages to place.
