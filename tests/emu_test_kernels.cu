@@ -106,7 +106,9 @@ __global__ void out_of_bounds_in_block(float* out, int bad_block) {
 // and writes them reversed. Mode 0 waits, then __syncthreads; mode 1 forgets
 // the wait; mode 2 reads its own element before waiting; mode 3 starts the
 // next copy into the tile while other threads still read it (the missing
-// __syncthreads of double buffering); mode 4 is cooperative groups' form.
+// __syncthreads of double buffering); mode 4 is cooperative groups' form;
+// mode 5 waits but forgets the __syncthreads after the wait, and each thread
+// reads the element its neighbour below copied.
 __global__ void async_reverse(float* out, const float* in, int mode) {
     __shared__ float tile[64];
     const int t = threadIdx.x, base = blockIdx.x * 64;
@@ -120,6 +122,7 @@ __global__ void async_reverse(float* out, const float* in, int mode) {
         __pipeline_commit();
         if (mode == 2) { g_line = __LINE__; out[base + t] = tile[t]; }
         if (mode != 1) __pipeline_wait_prior(0);
+        if (mode == 5) { g_line = __LINE__; out[base + t] = tile[t > 0 ? t - 1 : 0]; return; }
         __syncthreads();
     }
     g_line = __LINE__; out[base + t] = tile[63 - t];

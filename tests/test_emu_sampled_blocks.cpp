@@ -165,9 +165,23 @@ TEST_CASE("cp.async: reading the destination before the copying thread waits is 
     }
 }
 
+TEST_CASE("cp.async: reading another thread's landed copy with no __syncthreads after the wait is a race named for the copy") {
+    const AsyncRun run = async_reverse(5);
+    REQUIRE(run.report.fault.kind == FaultKind::SharedRace);
+    CHECK(run.report.fault.detail == "async_copy_no_barrier");
+    CHECK(run.report.fault.other_is_write);
+    CHECK_FALSE(run.report.fault.is_write);
+    CHECK(run.report.fault.other_thread.x + 1 == run.report.fault.thread.x);  // the neighbour below copied it
+    CHECK(run.report.fault.line == emu_test::g_line);
+    const std::string en = attnlab::describe_fault(run.report.fault, attnlab::Lang::En);
+    CHECK(en.find("no __syncthreads after that wait") != std::string::npos);
+    CHECK(attnlab::describe_fault(run.report.fault, attnlab::Lang::Id).find("tanpa __syncthreads setelah penantian itu") != std::string::npos);
+}
+
 TEST_CASE("cp.async: copying into a tile other threads still read (no __syncthreads after the reads) is a race") {
     const AsyncRun run = async_reverse(3);
     REQUIRE(run.report.fault.kind == FaultKind::SharedRace);
+    CHECK(run.report.fault.detail == "async_copy_no_barrier");  // the next copy landed: it is what the reader meets
     CHECK(run.report.fault.other_is_write);  // the next copy (whose thread then waited: it landed)
     CHECK_FALSE(run.report.fault.is_write);  // a thread of the other warp still reading the tile
     CHECK(run.report.fault.other_thread.x < 32);  // a copy of the first warp...

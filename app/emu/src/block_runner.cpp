@@ -142,6 +142,7 @@ void start_threads(Worker& w, Launch& L, bool checked) {
         ft->interval_index = 0;
         ft->pending_copies.clear();
         ft->committed_groups = 0;
+        ft->issuing_copy = false;
         std::fill(std::begin(ft->trace_k), std::end(ft->trace_k), 0u);
         ft->state = RunState::Runnable;
         ft->fiber = make_fiber(w, ft);

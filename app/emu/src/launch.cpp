@@ -83,7 +83,10 @@ LaunchReport launch_function(const char* kernel_name, Dim3 grid, Dim3 block, uin
     report.trace_truncated = L.trace_truncated;
     raw::resolve_lines(report);
     Fault& f = report.fault;
-    if ((f.kind == FaultKind::SharedRace || f.kind == FaultKind::GlobalRace) && f.detail.empty() &&
+    // (Lines are known now: inside the kernel some were not.) A plain race, or
+    // a copy into an element another thread read, in the next round of a loop.
+    if ((f.kind == FaultKind::SharedRace || f.kind == FaultKind::GlobalRace) &&
+        (f.detail.empty() || f.detail == "async_copy_over_read") &&
         detail::loop_wraparound(f.is_write, f.other_is_write, f.line, f.other_line))
         f.detail = "loop_wraparound";
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -220,6 +220,14 @@ detail::Shadow& fresh(detail::Shadow& sh) {
     return sh;
 }
 
+// The element's latest write is an asynchronous copy that has landed: a race
+// with it is a missing __syncthreads after the copying thread's wait
+// ("async_copy_no_barrier"), not a plain store's race (nullptr).
+inline const char* written_by_landed_copy(const detail::Shadow& sh) {
+    const bool landed_copy = sh.landed_block == detail::clock.block_serial && sh.async_writer == sh.writer && sh.async_line == sh.writer_line;
+    return landed_copy ? "async_copy_no_barrier" : nullptr;
+}
+
 // An asynchronous copy into the element has not landed: whatever the access,
 // by the copying thread too, it races with the copy.
 inline void check_async_landed(const detail::SharedRegion& r, int64_t e, const detail::Shadow& sh, bool write, int line) {
@@ -247,7 +255,8 @@ bool shared_read(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int 
     check_async_landed(r, e, sh, false, line);
     if (sh.written_in_block != detail::clock.block_serial) detail::note_unwritten_shared_read(r, e, line);
     const int me = static_cast<int>(ts.linear);
-    if (detail::unordered(sh.writer, sh.writer_sync, ts)) detail::fault_race(r, e, false, sh.writer, true, sh.writer_line, line);
+    if (detail::unordered(sh.writer, sh.writer_sync, ts))
+        detail::fault_race(r, e, false, sh.writer, true, sh.writer_line, line, written_by_landed_copy(sh));
     sh.warps_read |= 1u << (ts.warp & 31);
     if (sh.reader >= 0 && sh.reader != me) {
         if (static_cast<unsigned>(sh.reader) / 32 == ts.warp) {
@@ -267,17 +276,22 @@ bool shared_read(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int 
 void shared_write(const detail::SharedRegion& r, int64_t e, ThreadState& ts, int line) {
     detail::Shadow& sh = fresh(r.shadow[e]);
     check_async_landed(r, e, sh, true, line);
-    if (detail::unordered(sh.writer, sh.writer_sync, ts)) detail::fault_race(r, e, true, sh.writer, true, sh.writer_line, line);
+    if (detail::unordered(sh.writer, sh.writer_sync, ts))
+        detail::fault_race(r, e, true, sh.writer, true, sh.writer_line, line, written_by_landed_copy(sh));
+    // A copy into an element another thread read is named for the copy (the
+    // launch names it loop_wraparound instead when it is a loop's next round).
+    auto over_read = [&](int) -> const char* { return ts.issuing_copy ? "async_copy_over_read" : nullptr; };
     if (sh.warps_read & ~(1u << (ts.warp & 31))) {
         const bool latest_is_other = sh.reader >= 0 && static_cast<unsigned>(sh.reader) / 32 != ts.warp;
         detail::fault_race(r, e, true, latest_is_other ? sh.reader : sh.other_warp_reader, false,
-                           latest_is_other ? sh.reader_line : sh.other_warp_reader_line, line);
+                           latest_is_other ? sh.reader_line : sh.other_warp_reader_line, line,
+                           over_read(latest_is_other ? sh.reader_line : sh.other_warp_reader_line));
     }
     const bool latest_is_me = sh.reader == static_cast<int>(ts.linear);
     if (!latest_is_me && detail::unordered(sh.reader, sh.reader_sync, ts))
-        detail::fault_race(r, e, true, sh.reader, false, sh.reader_line, line);
+        detail::fault_race(r, e, true, sh.reader, false, sh.reader_line, line, over_read(sh.reader_line));
     if (latest_is_me && detail::unordered(sh.reader2, sh.reader2_sync, ts))
-        detail::fault_race(r, e, true, sh.reader2, false, sh.reader2_line, line);
+        detail::fault_race(r, e, true, sh.reader2, false, sh.reader2_line, line, over_read(sh.reader2_line));
     sh.writer = static_cast<int>(ts.linear), sh.writer_line = line, sh.writer_sync = *ts.warp_sync;
     sh.written_in_block = detail::clock.block_serial;
 }
@@ -501,8 +515,13 @@ void mark_async_destination(uintptr_t dst, unsigned size, const ThreadState& ts,
     for (int64_t e = first; e <= last; ++e) {
         detail::Shadow& sh = r.shadow[e];
         if (!pending && sh.async_writer != static_cast<int>(ts.linear)) continue;  // a later copy's now
-        sh.async_block = pending ? detail::clock.block_serial : 0;
-        sh.async_writer = pending ? static_cast<int>(ts.linear) : -1;
+        if (!pending) {  // landed: the copy (thread, line) stays known for a race before the next barrier
+            sh.async_block = 0;
+            sh.landed_block = detail::clock.block_serial;
+            continue;
+        }
+        sh.async_block = detail::clock.block_serial;
+        sh.async_writer = static_cast<int>(ts.linear);
         sh.async_line = line;
     }
 }
@@ -520,7 +539,9 @@ void async_copy(void* dst, const void* src, size_t bytes, size_t zero_fill, int 
     }
     const void* call = __builtin_return_address(0);
     if (bytes > zero_fill) library_access(src, unsigned(bytes), false, call, 0, line);  // the copying thread's load
+    if (ts) ts->issuing_copy = true;  // (after a fault the thread never resumes; start_threads clears it)
     library_access(dst, unsigned(bytes), true, call, 1, line);  // its store, as far as races and counters go
+    if (ts) ts->issuing_copy = false;
     if (!ts) return;  // host code: library_access has already refused it
     if (!in_shared(uintptr_t(dst))) device_assert_failed("__pipeline_memcpy_async: the destination is shared memory", unsigned(line));
     detail::ThreadState::PendingCopy copy{static_cast<unsigned char*>(dst), {}, unsigned(bytes), ts->committed_groups};

@@ -58,6 +58,7 @@ struct ThreadState {
     };
     std::vector<PendingCopy> pending_copies;
     uint32_t committed_groups = 0;
+    bool issuing_copy = false;  // the access being checked is an asynchronous copy's store
 };
 inline thread_local ThreadState* current_thread = nullptr;
 
@@ -84,6 +85,10 @@ struct Shadow {
     // thread and line, in block `async_block` (a block serial; none: 0).
     uint32_t async_block = 0;
     int32_t async_writer = -1, async_line = 0;
+    // The block serial in which that copy landed (its thread waited for it):
+    // the copy stays the element's writer until a barrier, and a read by
+    // another thread before one is a race named for the copy.
+    uint32_t landed_block = 0;
 };
 
 // Did `other` touch the element without a barrier between it and `ts`? A
@@ -112,7 +117,10 @@ Fault access_fault(FaultKind kind, MemorySpace space, bool write, const std::str
 [[noreturn]] void fault_access(FaultKind kind, MemorySpace space, bool write, const std::string& buffer,
                                int64_t index, int64_t size, const char* type, int line);
 // `detail`: what the race is, when it is more than two plain accesses
-// ("async_copy_not_landed": the other is an asynchronous copy not waited for).
+// ("async_copy_not_landed": the other is an asynchronous copy not waited for;
+// "async_copy_no_barrier": one its thread waited for, with no barrier since;
+// "async_copy_over_read": the faulting access is a copy into an element
+// another thread read, with no barrier since).
 [[noreturn]] void fault_race(const SharedRegion& r, int64_t index, bool write, int other_thread,
                              bool other_write, int other_line, int line, const char* detail = nullptr);
 [[noreturn]] void fault_step_limit(int line);

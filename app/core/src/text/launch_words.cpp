@@ -195,7 +195,11 @@ std::string misaligned_text(const Fault& f, Lang lang) {
 }
 
 std::string race_text(const Fault& f, Lang lang) {
-    return tr(lang, f.detail == "async_copy_not_landed" ? msg::launch_fault_async_copy_race : msg::launch_fault_shared_race, race_pair(f, lang));
+    static const NamedMessage kAsync[] = {{"async_copy_not_landed", msg::launch_fault_async_copy_race},
+                                          {"async_copy_no_barrier", msg::launch_fault_async_copy_unsynced},
+                                          {"async_copy_over_read", msg::launch_fault_async_copy_over_read}};
+    const MessageKey* key = message_named(kAsync, f.detail);
+    return tr(lang, key ? *key : msg::launch_fault_shared_race, race_pair(f, lang));
 }
 
 // The emulator's launch refusals: a code in `detail`, the offending number in
