@@ -338,7 +338,8 @@ void run_blocks(Launch& L) {
     w.stored.clear();
     w.trace.clear();
     run_all_blocks(w, L);
-    w.counting.take(w.counters, w.loaded, w.stored);
+    const std::string counting_failed = w.counting.take(w.counters, w.loaded, w.stored);
+    if (!counting_failed.empty()) scheduler_failed(w, L, counting_failed.c_str());  // the counters are incomplete
     std::lock_guard<std::mutex> lock(L.m);
     L.counters.add(w.counters);
     for (auto [mine, launch] : {std::pair{&w.loaded, &L.loaded}, std::pair{&w.stored, &L.stored}}) {

@@ -16,9 +16,10 @@ constexpr std::pair<AccessLog, std::vector<uint64_t> ThreadState::*> kLogMembers
     {AccessLog::SharedLoads, &ThreadState::shared_loads},
     {AccessLog::SharedStores, &ThreadState::shared_stores}};
 
-// Past this many log entries waiting (8 bytes each: 256 MiB), the scheduler
-// waits for the counting to catch up: a kernel's logs may not pile up.
-constexpr size_t kMaxQueuedEntries = size_t(32) << 20;
+// Past this many log entries waiting (8 bytes each: 64 MiB), the scheduler
+// waits for the counting to catch up: a kernel's logs may not pile up under
+// the program's memory limit.
+constexpr size_t kMaxQueuedEntries = size_t(8) << 20;
 
 }  // namespace
 
@@ -137,7 +138,12 @@ void CountingPipeline::counting_loop() {
         queue_.pop_front();
         busy_ = true;
         lock.unlock();
-        run(*job);
+        try {
+            run(*job);
+        } catch (const std::exception& e) {  // no memory for the counters: said by take(), never std::terminate
+            std::lock_guard<std::mutex> relock(m_);
+            if (failure_.empty()) failure_ = e.what();
+        }
         lock.lock();
         busy_ = false;
         queued_entries_ -= job->entries;
@@ -152,7 +158,8 @@ void CountingPipeline::leave_spares_to_exit() {
     spare_.clear();
 }
 
-void CountingPipeline::take(LaunchCounters& into, SectorSet& loaded, SectorSet& stored) {
+std::string CountingPipeline::take(LaunchCounters& into, SectorSet& loaded, SectorSet& stored) {
+    std::string failure;
     {
         std::unique_lock<std::mutex> lock(m_);
         if (threaded()) {
@@ -162,6 +169,7 @@ void CountingPipeline::take(LaunchCounters& into, SectorSet& loaded, SectorSet& 
             for (; !queue_.empty(); queue_.pop_front()) run(*queue_.front());
             queued_entries_ = 0;
         }
+        failure.swap(failure_);
     }
     SectorSet unended_loads, unended_stores;  // a block the scheduler failed in never ended: its sectors are not the launch's
     requests_.take_block_sectors(unended_loads, unended_stores);
@@ -171,6 +179,7 @@ void CountingPipeline::take(LaunchCounters& into, SectorSet& loaded, SectorSet& 
     stored.swap(stored_);
     loaded_.clear();
     stored_.clear();
+    return failure;
 }
 
 }  // namespace attnlab::emu::detail

@@ -12,6 +12,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -43,8 +44,9 @@ public:
     void leave_spares_to_exit();
     // Waits for every job, then gives the counters since the last take (added
     // to `into`) and the distinct global sectors loaded and stored (swapped
-    // into the empty `loaded`, `stored`), and starts over.
-    void take(LaunchCounters& into, SectorSet& loaded, SectorSet& stored);
+    // into the empty `loaded`, `stored`), and starts over. Returns what went
+    // wrong on the counting thread (no memory), or "" when nothing did.
+    std::string take(LaunchCounters& into, SectorSet& loaded, SectorSet& stored);
 
 private:
     enum class JobKind { Warp, StartBlock, EndBlock };
@@ -72,6 +74,7 @@ private:
     bool beside_ = true;
     bool busy_ = false, stop_ = false;        // busy_: a job taken off queue_ is being counted
     size_t queued_entries_ = 0;
+    std::string failure_;  // the first exception a job threw on the counting thread
     std::vector<std::unique_ptr<Job>> spare_;  // counted jobs, their logs emptied with room kept
     // Not started: one core, or it could not start. A process forked from
     // this one has the object but not the thread: it counts inline there
