@@ -343,9 +343,10 @@ struct AttentionWay {
     BlockSwap swap = BlockSwap::None;
     SoftmaxKind softmax = SoftmaxKind::Stable;  // else softmax_without_max, in float
     bool kt_row_major = false;    // Kᵀ's 16 x 16 WMMA tiles read row_major from K's rows (wmma_kt_layout)
+    bool v_col_major = false;     // V's 16 x 16 WMMA tiles read col_major from V's rows (wmma_v_layout)
     bool right() const {
         return causal && !future_dropped && extra_keys == 0 && scale == ScaleRule::SqrtHd && swap == BlockSwap::None &&
-               softmax == SoftmaxKind::Stable && !kt_row_major;
+               softmax == SoftmaxKind::Stable && !kt_row_major && !v_col_major;
     }
 };
 
@@ -355,6 +356,10 @@ struct AttentionWay {
 // Kᵀ has (d0 + r, n0 + c). So key j's dimension d is taken from
 // k[16·(j / 16) + d % 16][16·(d / 16) + j % 16]; keys past T are the zeros
 // the kernel fills them with. hd must be a multiple of 16 (tensor cores).
+// The same transposition inside each 16 x 16 tile is what a kernel reads of V
+// (values(j, d), key j, dimension d) when it declares V's matrix_b fragment
+// wmma::col_major: element (r, c) of the tile at (n0, d0) comes from
+// v[n0 + c][d0 + r].
 Matrix keys_read_as_row_major_tiles(const Matrix& k) {
     const Index T = k.rows(), hd = k.cols(), tile = 16;
     if (hd % tile != 0) fail("k: a WMMA tiling needs hd a multiple of 16");
@@ -408,7 +413,7 @@ Result batched_attention_as(const AttentionWay& way, const Args& a) {
         if (way.future_dropped)
             for (Index i = 0; i < weights.back().rows(); ++i)
                 for (Index j = i + 1; j < weights.back().cols(); ++j) weights.back()(i, j) = 0.0;
-        out.push_back(attend(weights.back(), in.v.m[src]));
+        out.push_back(attend(weights.back(), way.v_col_major ? keys_read_as_row_major_tiles(in.v.m[src]) : in.v.m[src]));
     }
     const int64_t b = in.q.b, h = in.q.h;
     return tensor_result(write_slices(out, b, h),
@@ -442,6 +447,7 @@ void add_batched_attention_op(std::vector<Op>& ops) {
     mistake("softmax_without_max", [](AttentionWay& w) { w.softmax = SoftmaxKind::MaxFromZero; }, "weights");
     add_online_tile_forms(op);  // a kernel with an online softmax over tiles of keys
     mistake("wmma_kt_layout", [](AttentionWay& w) { w.kt_row_major = true; });  // cuda-flash-attention-wmma
+    mistake("wmma_v_layout", [](AttentionWay& w) { w.v_col_major = true; }, "");  // scores and weights are right: the output departs
 }
 
 // --------------------------------------------------------------- scores
